@@ -1,0 +1,8 @@
+import type { SessionStore } from './store/store.js';
+
+/** What activities need from outside: injected so tests pass a store in a temp folder. */
+export interface ActivityDeps {
+  store: SessionStore;
+  /** Environment for provider keys and config (`process.env` in production). */
+  env: NodeJS.ProcessEnv;
+}

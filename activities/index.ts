@@ -1,0 +1,17 @@
+import type { ActivityDeps } from './deps.js';
+import { createModelActivities } from './model/call-model.js';
+import { createSessionActivities } from './session.js';
+import { createToolActivities } from './tools/run-tool.js';
+
+export type { ActivityDeps } from './deps.js';
+
+/** Every activity the worker registers, built around one store. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createSessionActivities(deps),
+    ...createModelActivities(deps),
+    ...createToolActivities(deps),
+  };
+}
+
+export type LoomActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,76 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { APICallError, LoadAPIKeyError } from 'ai';
+import { ConfigError } from '../config/load.js';
+import { ProviderError } from './provider.js';
+
+/** Failure types the workflow, retry policies and the CLI act on. */
+export const ModelFailure = {
+  auth: 'ModelAuthError',
+  badRequest: 'ModelBadRequest',
+  notFound: 'ModelNotFound',
+  contextOverflow: 'ContextOverflow',
+  rateLimited: 'ModelRateLimited',
+  server: 'ModelServerError',
+  unreachable: 'ModelUnreachable',
+  config: 'ConfigError',
+  other: 'ModelError',
+} as const;
+
+const OVERFLOW = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds the context/i;
+
+/**
+ * Turns an error from a model call into an `ApplicationFailure` whose type says what went wrong
+ * and whether retrying can help: 400/401/403/404 and context overflow fail at once; rate limits,
+ * 5xx and network errors are retried (honouring `retry-after`).
+ */
+export function classifyModelError(error: unknown, model: string): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof ConfigError || error instanceof ProviderError) {
+    return failure(ModelFailure.config, error.message, false);
+  }
+  if (LoadAPIKeyError.isInstance(error)) return failure(ModelFailure.auth, error.message, false);
+  if (APICallError.isInstance(error)) return classifyApiError(error, model);
+  const message = error instanceof Error ? error.message : String(error);
+  return failure(ModelFailure.other, `Model ${model} failed: ${message}`, true);
+}
+
+function classifyApiError(error: APICallError, model: string): ApplicationFailure {
+  const status = error.statusCode;
+  const detail = `${model} at ${error.url}: ${status ? `HTTP ${status} ` : ''}${error.message}`;
+  // No status, or a stream that broke after a 200: the network failed, not the request.
+  if (status === undefined || status < 400) return failure(ModelFailure.unreachable, `Cannot reach ${detail}`, true);
+  if (OVERFLOW.test(`${error.message} ${error.responseBody ?? ''}`)) {
+    return failure(ModelFailure.contextOverflow, `Context overflow for ${detail}`, false, status);
+  }
+  if (status === 401 || status === 403) return failure(ModelFailure.auth, `Not authorized for ${detail}`, false, status);
+  if (status === 404) return failure(ModelFailure.notFound, `Not found: ${detail}`, false, status);
+  if (status === 429) {
+    return failure(ModelFailure.rateLimited, `Rate limited by ${detail}`, true, status, retryAfterMs(error));
+  }
+  if (status >= 500) return failure(ModelFailure.server, `Server error from ${detail}`, true, status, retryAfterMs(error));
+  if (status === 408 || status === 409) return failure(ModelFailure.server, `Transient error from ${detail}`, true, status);
+  return failure(ModelFailure.badRequest, `Request rejected by ${detail}`, false, status);
+}
+
+function failure(type: string, message: string, retryable: boolean, statusCode?: number, retryAfter?: number) {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: !retryable,
+    details: [{ statusCode }],
+    nextRetryDelay: retryAfter,
+  });
+}
+
+/** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date. */
+function retryAfterMs(error: APICallError): number | undefined {
+  const headers = error.responseHeaders ?? {};
+  const ms = Number(headers['retry-after-ms']);
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const value = headers['retry-after'];
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

@@ -1,0 +1,35 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import type { LanguageModel } from 'ai';
+import { parseModelId } from '../../core/model-id.js';
+import type { LoomConfig } from '../config/schema.js';
+
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+}
+
+/**
+ * Resolves `provider/model` to a language model. `openai` talks to OpenAI (Responses API) with
+ * `OPENAI_API_KEY`; a provider with a `baseURL` (from config, or `OPENAI_BASE_URL` for `openai`)
+ * is an OpenAI-compatible server and gets Chat Completions, which is what those servers speak.
+ */
+export function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): LanguageModel {
+  const { providerID, modelID } = parseModelId(model);
+  const configured = config.provider?.[providerID];
+  if (!configured && providerID !== 'openai') {
+    const known = ['openai', ...Object.keys(config.provider ?? {})].join(', ');
+    throw new ProviderError(
+      `Unknown provider "${providerID}" in model "${model}". Known providers: ${known}. ` +
+        `Define it under "provider" in loom.json with options.baseURL for an OpenAI-compatible server.`,
+    );
+  }
+  const options = configured?.options ?? {};
+  const baseURL = options.baseURL ?? (providerID === 'openai' ? env.OPENAI_BASE_URL : undefined);
+  const apiKey = options.apiKey ?? (providerID === 'openai' ? env.OPENAI_API_KEY : undefined);
+  if (!apiKey && !baseURL) {
+    throw new ProviderError(
+      `No API key for provider "${providerID}": set OPENAI_API_KEY, or configure provider.${providerID}.options in loom.json.`,
+    );
+  }
+  const provider = createOpenAI({ baseURL, apiKey: apiKey ?? 'not-needed', headers: options.headers, name: providerID });
+  return baseURL ? provider.chat(modelID) : provider.responses(modelID);
+}

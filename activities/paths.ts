@@ -1,0 +1,20 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where Loom keeps its data: `LOOM_DATA_DIR`, else the per-user data folder (like OpenCode's). */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LOOM_DATA_DIR) return env.LOOM_DATA_DIR;
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'loom');
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'loom');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'loom');
+}
+
+export function storeFile(dir = dataDir()): string {
+  return join(dir, 'loom.db');
+}
+
+/** The user's config folder (global `loom.json` lives here). */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LOOM_CONFIG_DIR) return env.LOOM_CONFIG_DIR;
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'loom');
+}

@@ -1,0 +1,104 @@
+import { idTime, partId } from '../core/ids.js';
+import type { MessageError } from '../core/message.js';
+import type { Part } from '../core/part.js';
+import { defaultTitle, type SessionStatus } from '../core/session.js';
+import type { ActivityDeps } from './deps.js';
+
+export const ABORTED_TOOL_ERROR = 'Tool execution aborted';
+
+/** Store writes the loop makes around model and tool calls. All idempotent. */
+export function createSessionActivities({ store }: ActivityDeps) {
+  /** Creates the session, or marks an existing one busy under the agent and model of this run. */
+  async function openSession(input: {
+    sessionId: string;
+    parentId?: string;
+    title?: string;
+    agent: string;
+    model: string;
+    directory: string;
+  }): Promise<{ created: boolean; title: string }> {
+    const now = Date.now();
+    const existing = await store.getSession(input.sessionId);
+    const session = existing
+      ? { ...existing, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
+      : {
+          id: input.sessionId,
+          parentID: input.parentId,
+          title: input.title ?? defaultTitle(input.parentId !== undefined, now),
+          agent: input.agent,
+          model: input.model,
+          directory: input.directory,
+          status: 'busy' as const,
+          time: { created: now, updated: now },
+        };
+    await store.saveSession(session);
+    return { created: !existing, title: session.title };
+  }
+
+  async function saveUserMessage(input: {
+    sessionId: string;
+    messageId: string;
+    agent: string;
+    model: string;
+    text: string;
+  }): Promise<void> {
+    const created = idTime(input.messageId);
+    await store.saveMessage({
+      id: input.messageId,
+      sessionID: input.sessionId,
+      role: 'user',
+      agent: input.agent,
+      model: input.model,
+      time: { created },
+    });
+    await store.savePart({
+      id: partId(input.messageId, 0),
+      sessionID: input.sessionId,
+      messageID: input.messageId,
+      type: 'text',
+      text: input.text,
+    });
+  }
+
+  /** A tool call that could not run (unknown tool, invalid arguments, infrastructure failure). */
+  async function failToolCall(input: { partId: string; error: string }): Promise<void> {
+    const now = Date.now();
+    await store.updatePart(input.partId, (part) => {
+      if (part.type !== 'tool') return part;
+      const start = part.state.status === 'running' ? part.state.time.start : now;
+      return { ...part, state: { status: 'error', input: part.state.input, error: input.error, time: { start, end: now } } };
+    });
+  }
+
+  /**
+   * Records how a run ended. On cancellation or failure, tool calls still pending or running are
+   * marked aborted and the error is kept on the assistant message.
+   */
+  async function finishRun(input: {
+    sessionId: string;
+    status: SessionStatus;
+    messageId?: string;
+    error?: MessageError;
+  }): Promise<void> {
+    const now = Date.now();
+    const message = input.messageId ? await store.getMessage(input.messageId) : undefined;
+    if (message?.role === 'assistant' && input.error) {
+      for (const part of (await store.parts(message.id)).filter(isUnfinishedTool)) {
+        await store.savePart({ ...part, state: abortedState(part, now) });
+      }
+      await store.saveMessage({ ...message, error: input.error, time: { ...message.time, completed: now } });
+    }
+    await store.setSessionStatus(input.sessionId, input.status, now);
+  }
+
+  return { openSession, saveUserMessage, failToolCall, finishRun };
+}
+
+function isUnfinishedTool(part: Part): part is Extract<Part, { type: 'tool' }> {
+  return part.type === 'tool' && (part.state.status === 'pending' || part.state.status === 'running');
+}
+
+function abortedState(part: Extract<Part, { type: 'tool' }>, now: number) {
+  const start = part.state.status === 'running' ? part.state.time.start : now;
+  return { status: 'error' as const, input: part.state.input, error: ABORTED_TOOL_ERROR, time: { start, end: now } };
+}

@@ -1,0 +1,35 @@
+/** Schema versions, applied in order; `PRAGMA user_version` records how many have run. */
+export const migrations: string[] = [
+  `
+  CREATE TABLE session (
+    id TEXT PRIMARY KEY,
+    parent_id TEXT,
+    time_updated INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX session_parent ON session(parent_id);
+  CREATE INDEX session_updated ON session(time_updated);
+
+  CREATE TABLE message (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    rev INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX message_session ON message(session_id, id);
+  CREATE INDEX message_rev ON message(session_id, rev);
+
+  CREATE TABLE part (
+    id TEXT PRIMARY KEY,
+    message_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    rev INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX part_message ON part(message_id, id);
+  CREATE INDEX part_rev ON part(session_id, rev);
+
+  CREATE TABLE revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+  INSERT INTO revision (id, value) VALUES (1, 0);
+  `,
+];

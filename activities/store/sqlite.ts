@@ -1,0 +1,197 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Message, type MessageWithParts } from '../../core/message.js';
+import { Part } from '../../core/part.js';
+import { Session, type SessionStatus } from '../../core/session.js';
+import { migrations } from './migrations.js';
+import { NotFoundError, type SessionChanges, type SessionStore } from './store.js';
+
+/** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
+export class SqliteSessionStore implements SessionStore {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 10000');
+    this.migrate();
+    this.statements = this.prepare();
+  }
+
+  private migrate(): void {
+    const applied = this.db.pragma('user_version', { simple: true }) as number;
+    if (applied > migrations.length) {
+      throw new Error(
+        `Session store ${this.file} has schema version ${applied}, newer than this Loom (${migrations.length}). Upgrade Loom.`,
+      );
+    }
+    for (let version = applied; version < migrations.length; version++) {
+      this.db.transaction(() => {
+        this.db.exec(migrations[version]);
+        this.db.pragma(`user_version = ${version + 1}`);
+      }).immediate();
+    }
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      nextRev: db.prepare('UPDATE revision SET value = value + 1 WHERE id = 1 RETURNING value'),
+      upsertSession: db.prepare(
+        `INSERT INTO session (id, parent_id, time_updated, data) VALUES (@id, @parent, @updated, @data)
+         ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, data = excluded.data`,
+      ),
+      getSession: db.prepare('SELECT data FROM session WHERE id = ?'),
+      listSessions: db.prepare('SELECT data FROM session ORDER BY time_updated DESC, id DESC LIMIT ?'),
+      listRoots: db.prepare('SELECT data FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC, id DESC LIMIT ?'),
+      children: db.prepare('SELECT data FROM session WHERE parent_id = ? ORDER BY id'),
+      upsertMessage: db.prepare(
+        `INSERT INTO message (id, session_id, rev, data) VALUES (@id, @session, @rev, @data)
+         ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+      ),
+      getMessage: db.prepare('SELECT data FROM message WHERE id = ?'),
+      messages: db.prepare('SELECT data FROM message WHERE session_id = ? ORDER BY id'),
+      partsOfMessage: db.prepare('SELECT data FROM part WHERE message_id = ? ORDER BY id'),
+      partsOfSession: db.prepare('SELECT data FROM part WHERE session_id = ? ORDER BY id'),
+      upsertPart: db.prepare(
+        `INSERT INTO part (id, message_id, session_id, rev, data) VALUES (@id, @message, @session, @rev, @data)
+         ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+      ),
+      getPart: db.prepare('SELECT data FROM part WHERE id = ?'),
+      deleteParts: db.prepare('DELETE FROM part WHERE message_id = ?'),
+      messagesSince: db.prepare('SELECT data FROM message WHERE session_id = ? AND rev > ? ORDER BY id'),
+      partsSince: db.prepare('SELECT data FROM part WHERE session_id = ? AND rev > ? ORDER BY id'),
+      currentRev: db.prepare('SELECT value FROM revision WHERE id = 1'),
+    };
+  }
+
+  private rev(): number {
+    return (this.statements.nextRev.get() as { value: number }).value;
+  }
+
+  async saveSession(session: Session): Promise<void> {
+    this.writeSession(session);
+  }
+
+  private writeSession(session: Session): void {
+    const valid = Session.parse(session);
+    this.statements.upsertSession.run({
+      id: valid.id,
+      parent: valid.parentID ?? null,
+      updated: valid.time.updated,
+      data: JSON.stringify(valid),
+    });
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    return this.readOne(this.statements.getSession, id, Session);
+  }
+
+  async listSessions(options: { roots?: boolean; limit?: number } = {}): Promise<Session[]> {
+    const statement = options.roots ? this.statements.listRoots : this.statements.listSessions;
+    return this.readAll(statement, [options.limit ?? -1], Session);
+  }
+
+  async children(parentID: string): Promise<Session[]> {
+    return this.readAll(this.statements.children, [parentID], Session);
+  }
+
+  async setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void> {
+    this.db.transaction(() => {
+      const session = this.readOne(this.statements.getSession, id, Session);
+      if (!session) throw new NotFoundError(`Unknown session "${id}"`);
+      this.writeSession({ ...session, status, time: { ...session.time, updated: now } });
+    }).immediate();
+  }
+
+  async saveMessage(message: Message): Promise<void> {
+    const valid = Message.parse(message);
+    this.db.transaction(() => {
+      this.statements.upsertMessage.run({
+        id: valid.id,
+        session: valid.sessionID,
+        rev: this.rev(),
+        data: JSON.stringify(valid),
+      });
+    }).immediate();
+  }
+
+  async getMessage(id: string): Promise<Message | undefined> {
+    return this.readOne(this.statements.getMessage, id, Message);
+  }
+
+  async messages(sessionID: string): Promise<MessageWithParts[]> {
+    return this.db.transaction(() => {
+      const messages = this.readAll(this.statements.messages, [sessionID], Message);
+      const parts = this.readAll(this.statements.partsOfSession, [sessionID], Part);
+      const byMessage = new Map<string, Part[]>(messages.map((m) => [m.id, []]));
+      for (const part of parts) byMessage.get(part.messageID)?.push(part);
+      return messages.map((info) => ({ info, parts: byMessage.get(info.id) ?? [] }));
+    })();
+  }
+
+  async parts(messageID: string): Promise<Part[]> {
+    return this.readAll(this.statements.partsOfMessage, [messageID], Part);
+  }
+
+  async savePart(part: Part): Promise<void> {
+    this.db.transaction(() => this.writePart(part)).immediate();
+  }
+
+  private writePart(part: Part): void {
+    const valid = Part.parse(part);
+    this.statements.upsertPart.run({
+      id: valid.id,
+      message: valid.messageID,
+      session: valid.sessionID,
+      rev: this.rev(),
+      data: JSON.stringify(valid),
+    });
+  }
+
+  async getPart(id: string): Promise<Part | undefined> {
+    return this.readOne(this.statements.getPart, id, Part);
+  }
+
+  async updatePart(id: string, update: (part: Part) => Part): Promise<Part> {
+    return this.db.transaction(() => {
+      const current = this.readOne(this.statements.getPart, id, Part);
+      if (!current) throw new NotFoundError(`Unknown part "${id}"`);
+      const next = update(current);
+      this.writePart(next);
+      return next;
+    }).immediate();
+  }
+
+  async deleteParts(messageID: string): Promise<void> {
+    this.statements.deleteParts.run(messageID);
+  }
+
+  async changes(sessionID: string, since: number): Promise<SessionChanges> {
+    return this.db.transaction(() => {
+      const cursor = (this.statements.currentRev.get() as { value: number }).value;
+      return {
+        cursor,
+        messages: this.readAll(this.statements.messagesSince, [sessionID, since], Message),
+        parts: this.readAll(this.statements.partsSince, [sessionID, since], Part),
+      };
+    })();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private readOne<T>(statement: Database.Statement, id: string, schema: { parse(v: unknown): T }): T | undefined {
+    const row = statement.get(id) as { data: string } | undefined;
+    return row ? schema.parse(JSON.parse(row.data)) : undefined;
+  }
+
+  private readAll<T>(statement: Database.Statement, args: unknown[], schema: { parse(v: unknown): T }): T[] {
+    return (statement.all(...args) as { data: string }[]).map((row) => schema.parse(JSON.parse(row.data)));
+  }
+}

@@ -1,0 +1,44 @@
+import type { Message, MessageWithParts } from '../../core/message.js';
+import type { Part } from '../../core/part.js';
+import type { Session, SessionStatus } from '../../core/session.js';
+
+/** What changed in a session since a cursor: for following a run live. */
+export interface SessionChanges {
+  cursor: number;
+  messages: Message[];
+  parts: Part[];
+}
+
+/**
+ * The source of truth for sessions, messages and parts. Writes are upserts keyed by id, so an
+ * activity that is retried rewrites the same rows.
+ */
+export interface SessionStore {
+  saveSession(session: Session): Promise<void>;
+  getSession(id: string): Promise<Session | undefined>;
+  /** Newest first. `roots` leaves out child sessions. */
+  listSessions(options?: { roots?: boolean; limit?: number }): Promise<Session[]>;
+  children(parentID: string): Promise<Session[]>;
+  setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void>;
+
+  saveMessage(message: Message): Promise<void>;
+  getMessage(id: string): Promise<Message | undefined>;
+  /** The session's messages with their parts, in creation order. */
+  messages(sessionID: string): Promise<MessageWithParts[]>;
+
+  /** A message's parts, in order. */
+  parts(messageID: string): Promise<Part[]>;
+  savePart(part: Part): Promise<void>;
+  getPart(id: string): Promise<Part | undefined>;
+  /** Reads, changes and writes a part in one transaction. Returns the new part. */
+  updatePart(id: string, update: (part: Part) => Part): Promise<Part>;
+  /** Removes a message's parts (a retried model call starts its answer again). */
+  deleteParts(messageID: string): Promise<void>;
+
+  changes(sessionID: string, since: number): Promise<SessionChanges>;
+  close(): Promise<void>;
+}
+
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+}

@@ -1,0 +1,19 @@
+import { relative } from 'node:path';
+import type { z } from 'zod';
+import type { glob as globSpec } from '../../core/tools/glob.js';
+import { findFiles } from './project-files.js';
+import { resolveInProject } from './project-path.js';
+import type { ToolHandler } from './tool-handler.js';
+
+const LIMIT = 100;
+
+export const glob: ToolHandler<z.infer<typeof globSpec.parameters>> = async (input, context) => {
+  const root = resolveInProject(context.directory, input.path);
+  const files = await findFiles(context.directory, root, input.pattern, { signal: context.abort });
+  const title = relative(context.directory, root) || '.';
+  if (files.length === 0) return { title, output: 'No files found', metadata: { count: 0, truncated: false } };
+  const shown = files.slice(0, LIMIT).map((file) => file.path);
+  const cut =
+    files.length > LIMIT ? `\n\n(Showing the ${LIMIT} most recently modified of ${files.length} files. Use a more specific pattern or path.)` : '';
+  return { title, output: shown.join('\n') + cut, metadata: { count: files.length, truncated: files.length > LIMIT } };
+};

@@ -1,0 +1,93 @@
+import { open, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import type { z } from 'zod';
+import { READ_DEFAULT_LIMIT, READ_MAX_LINE_LENGTH, type read as readSpec } from '../../core/tools/read.js';
+import { resolveInProject } from './project-path.js';
+import { ToolError, type ToolHandler } from './tool-handler.js';
+
+const MAX_BYTES = 50 * 1024;
+const BINARY_EXTENSIONS = new Set(
+  '.zip .tar .gz .tgz .bz2 .xz .7z .rar .jar .war .class .exe .dll .so .dylib .o .a .bin .dat .wasm .pyc .pyo .db .sqlite .png .jpg .jpeg .gif .bmp .ico .webp .pdf .mp3 .mp4 .mov .avi .woff .woff2 .ttf .otf'.split(' '),
+);
+
+export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (input, context) => {
+  const path = resolveInProject(context.directory, input.filePath);
+  const title = relative(context.directory, path) || '.';
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new ToolError(await notFound(path));
+  if (info.isDirectory()) {
+    const entries = await readdir(path, { withFileTypes: true });
+    const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
+    return { title, output: `${path} is a directory with ${names.length} entries:\n${names.join('\n')}`, metadata: { directory: true } };
+  }
+  if (await isBinary(path)) throw new ToolError(`Cannot read binary file: ${path}`);
+
+  const text = await readText(path);
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const offset = input.offset ?? 1;
+  const limit = input.limit ?? READ_DEFAULT_LIMIT;
+  if (offset > Math.max(lines.length, 1)) {
+    throw new ToolError(`Offset ${offset} is past the end of ${path}, which has ${lines.length} lines.`);
+  }
+  const numbered: string[] = [];
+  let bytes = 0;
+  let last = offset - 1;
+  for (let index = offset - 1; index < Math.min(lines.length, offset - 1 + limit); index++) {
+    let line = lines[index];
+    if (line.length > READ_MAX_LINE_LENGTH) line = `${line.slice(0, READ_MAX_LINE_LENGTH)}... (line truncated to ${READ_MAX_LINE_LENGTH} chars)`;
+    const entry = `${String(index + 1).padStart(6)}\t${line}`;
+    bytes += Buffer.byteLength(entry) + 1;
+    if (bytes > MAX_BYTES) break;
+    numbered.push(entry);
+    last = index + 1;
+  }
+  const footer =
+    last < lines.length
+      ? `(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to read more.)`
+      : `(End of file - ${lines.length} lines)`;
+  return {
+    title,
+    output: `<file path="${path}">\n${numbered.join('\n')}\n\n${footer}\n</file>`,
+    metadata: { lines: lines.length, from: offset, to: last },
+  };
+};
+
+async function readText(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isBinary(path: string): Promise<boolean> {
+  if (BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return true;
+  const handle = await open(path, 'r');
+  try {
+    const sample = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
+    if (bytesRead === 0) return false;
+    let odd = 0;
+    for (let i = 0; i < bytesRead; i++) {
+      if (sample[i] === 0) return true;
+      if (sample[i] < 9 || (sample[i] > 13 && sample[i] < 32)) odd++;
+    }
+    return odd / bytesRead > 0.3;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** "File not found", with the names in that folder that look like the one asked for. */
+async function notFound(path: string): Promise<string> {
+  const stem = (name: string) => basename(name, extname(name)).toLowerCase();
+  const wanted = stem(path);
+  const entries = await readdir(dirname(path)).catch(() => [] as string[]);
+  const similar = entries
+    .filter((name) => stem(name).length >= 3 && (stem(name).includes(wanted) || wanted.includes(stem(name))))
+    .slice(0, 3)
+    .map((name) => join(dirname(path), name));
+  return similar.length > 0 ? `File not found: ${path}\n\nDid you mean one of these?\n${similar.join('\n')}` : `File not found: ${path}`;
+}

@@ -1,0 +1,26 @@
+import type { Tokens } from './message.js';
+import type { ToolCall } from './tool-call.js';
+
+/** One model call: the workflow passes ids and names; the activity reads the transcript itself. */
+export interface ModelStepInput {
+  sessionId: string;
+  /** The assistant message this call writes. */
+  messageId: string;
+  /** The user message being answered. */
+  parentMessageId: string;
+  agent: string;
+  model: string;
+  step: number;
+  directory: string;
+  /** Tool names offered to the model. */
+  tools: string[];
+}
+
+/** Only what steers the loop; the answer itself is in the store. */
+export interface ModelStepResult {
+  finish: string;
+  toolCalls: ToolCall[];
+  tokens: Tokens;
+  /** The text of this step, cut at `FINAL_TEXT_LIMIT`. */
+  text: string;
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+const PartBase = z.object({
+  id: z.string(),
+  sessionID: z.string(),
+  messageID: z.string(),
+});
+
+const Span = z.object({ start: z.number(), end: z.number().optional() });
+
+export const TextPart = PartBase.extend({
+  type: z.literal('text'),
+  text: z.string(),
+  /** Written by Loom, not typed by the user or the model (e.g. an injected reminder). */
+  synthetic: z.boolean().optional(),
+  time: Span.optional(),
+});
+
+export const ReasoningPart = PartBase.extend({
+  type: z.literal('reasoning'),
+  text: z.string(),
+  time: Span,
+});
+
+export const ToolStatePending = z.object({
+  status: z.literal('pending'),
+  input: z.record(z.string(), z.unknown()),
+  raw: z.string(),
+});
+export const ToolStateRunning = z.object({
+  status: z.literal('running'),
+  input: z.unknown(),
+  title: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  time: z.object({ start: z.number() }),
+});
+export const ToolStateCompleted = z.object({
+  status: z.literal('completed'),
+  input: z.unknown(),
+  output: z.string(),
+  title: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  time: z.object({ start: z.number(), end: z.number(), compacted: z.number().optional() }),
+});
+export const ToolStateError = z.object({
+  status: z.literal('error'),
+  input: z.unknown(),
+  error: z.string(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  time: z.object({ start: z.number(), end: z.number() }),
+});
+/** pending → running → completed | error */
+export const ToolState = z.discriminatedUnion('status', [
+  ToolStatePending,
+  ToolStateRunning,
+  ToolStateCompleted,
+  ToolStateError,
+]);
+export type ToolState = z.infer<typeof ToolState>;
+
+export const ToolPart = PartBase.extend({
+  type: z.literal('tool'),
+  callID: z.string(),
+  tool: z.string(),
+  state: ToolState,
+});
+
+export const FilePart = PartBase.extend({
+  type: z.literal('file'),
+  mime: z.string(),
+  filename: z.string().optional(),
+  /** A `file://` or `data:` URL. */
+  url: z.string(),
+});
+
+/** An `@agent` mention in a user prompt. */
+export const AgentPart = PartBase.extend({
+  type: z.literal('agent'),
+  name: z.string(),
+});
+
+/** A delegated task waiting to run (slash-command subtasks). */
+export const SubtaskPart = PartBase.extend({
+  type: z.literal('subtask'),
+  prompt: z.string(),
+  description: z.string(),
+  agent: z.string(),
+  model: z.string().optional(),
+  command: z.string().optional(),
+});
+
+/** A request to summarise the conversation so far. */
+export const CompactionPart = PartBase.extend({
+  type: z.literal('compaction'),
+  auto: z.boolean(),
+  overflow: z.boolean().optional(),
+});
+
+export const Part = z.discriminatedUnion('type', [
+  TextPart,
+  ReasoningPart,
+  ToolPart,
+  FilePart,
+  AgentPart,
+  SubtaskPart,
+  CompactionPart,
+]);
+export type Part = z.infer<typeof Part>;
+export type TextPart = z.infer<typeof TextPart>;
+export type ReasoningPart = z.infer<typeof ReasoningPart>;
+export type ToolPart = z.infer<typeof ToolPart>;
+export type FilePart = z.infer<typeof FilePart>;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** `idle`: the last run finished; `busy`: a run is working; `failed`/`cancelled`: how the last run ended. */
+export const SessionStatus = z.enum(['idle', 'busy', 'failed', 'cancelled']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const Session = z.object({
+  id: z.string(),
+  parentID: z.string().optional(),
+  title: z.string(),
+  agent: z.string(),
+  model: z.string(),
+  /** The project directory the session works in. */
+  directory: z.string(),
+  status: SessionStatus,
+  time: z.object({ created: z.number(), updated: z.number() }),
+});
+export type Session = z.infer<typeof Session>;
+
+export function defaultTitle(isChild: boolean, now: number): string {
+  return `${isChild ? 'Child session' : 'New session'} - ${new Date(now).toISOString()}`;
+}

@@ -1,0 +1,104 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { inject } from 'vitest';
+import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { newId } from '../../core/ids.js';
+import type { SessionRunInput, SessionRunResult } from '../../core/run.js';
+import { sessionWorkflow } from '../../workflows/index.js';
+import { createLoomWorker } from '../../worker/create-worker.js';
+import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
+
+export const SCRIPTED_MODEL = 'scripted/test-model';
+
+export interface LoomTestEnv {
+  client: Client;
+  nativeConnection: NativeConnection;
+  taskQueue: string;
+  dataDir: string;
+  project: string;
+  store: SqliteSessionStore;
+  model: ScriptedModel;
+  /** Environment for activities and CLI processes: data dir, scripted provider config. */
+  env: NodeJS.ProcessEnv;
+  worker(options?: { maxCachedWorkflows?: number }): Promise<Worker>;
+  start(prompt: string, input?: Partial<SessionRunInput>): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real dev server (from the global setup), a SQLite store and a project folder in a temp dir,
+ * and the scripted model answering on a real port. One per test file.
+ */
+export async function createLoomTestEnv(options: { files?: Record<string, string>; rules?: ScriptRule[] } = {}): Promise<LoomTestEnv> {
+  const address = inject('temporalAddress');
+  const root = mkdtempSync(join(tmpdir(), 'loom-test-'));
+  const dataDir = join(root, 'data');
+  const project = join(root, 'project');
+  mkdirSync(project, { recursive: true });
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(project, path)), { recursive: true });
+    writeFileSync(join(project, path), content);
+  }
+  const model = await startScriptedModel(options.rules ?? []);
+  const store = new SqliteSessionStore(join(dataDir, 'loom.db'));
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `test-${newId('ses', Date.now(), Math.random).slice(4)}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOOM_DATA_DIR: dataDir,
+    LOOM_CONFIG_DIR: join(root, 'config'),
+    LOOM_CONFIG_CONTENT: JSON.stringify({ provider: { scripted: { options: { baseURL: model.url, apiKey: 'test' } } } }),
+    TEMPORAL_ADDRESS: address,
+    LOOM_TASK_QUEUE: taskQueue,
+  };
+  const workers: { worker: Worker; running: Promise<void> }[] = [];
+
+  return {
+    client,
+    nativeConnection,
+    taskQueue,
+    dataDir,
+    project,
+    store,
+    model,
+    env,
+    async worker(workerOptions = {}) {
+      const worker = await createLoomWorker({ connection: nativeConnection, namespace: 'default', taskQueue, store, env, ...workerOptions });
+      workers.push({ worker, running: worker.run() });
+      return worker;
+    },
+    async start(prompt, input = {}) {
+      const sessionId = input.sessionId ?? newId('ses', Date.now(), Math.random);
+      const handle = await client.workflow.start(sessionWorkflow, {
+        workflowId: sessionId,
+        taskQueue,
+        args: [
+          {
+            sessionId,
+            directory: project,
+            agent: 'build',
+            model: SCRIPTED_MODEL,
+            prompt,
+            modelRetry: { maximumAttempts: 3, initialIntervalMs: 100, maximumIntervalMs: 500 },
+            ...input,
+          },
+        ],
+      });
+      return { sessionId, result: () => handle.result() };
+    },
+    async close() {
+      for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await Promise.allSettled(workers.map(({ running }) => running));
+      await model.close();
+      await store.close();
+      await connection.close();
+      await nativeConnection.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

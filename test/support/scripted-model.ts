@@ -1,0 +1,285 @@
+// A real HTTP server that speaks OpenAI's `POST /v1/chat/completions`
+// (JSON and SSE streaming) and answers from a script of rules matched against
+// the request's content. Every request is recorded so tests can assert what
+// the model was shown. Node built-ins only. Wire formats live in
+// scripted-model-protocol.ts.
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  completionBody,
+  describeNoMatch,
+  errorBody,
+  matches,
+  streamChunks,
+  toRecordedRequest,
+  type WireToolCall,
+} from './scripted-model-protocol.js';
+
+export interface ScriptedToolCall {
+  name: string;
+  /** Serialised with JSON.stringify; a string is sent raw (lets tests send invalid JSON). */
+  args: unknown | string;
+  id?: string;
+}
+
+export interface ScriptedReply {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: ScriptedToolCall[];
+  finish?: 'stop' | 'tool_calls' | 'length' | 'content_filter';
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  status?: number;
+  errorMessage?: string;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  chunkDelayMs?: number;
+  chunkSize?: number;
+  hangUp?: boolean;
+}
+
+export interface RecordedRequest {
+  index: number;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  model: string;
+  stream: boolean;
+  messages: any[];
+  system: string;
+  lastUser: string;
+  lastTool: string;
+  lastRole: string;
+  toolNames: string[];
+  rule?: string;
+}
+
+export interface Matcher {
+  system?: string | RegExp;
+  lastUser?: string | RegExp;
+  lastTool?: string | RegExp;
+  lastRole?: 'user' | 'tool' | 'assistant' | 'system';
+  anyMessage?: string | RegExp;
+  toolOffered?: string;
+  model?: string;
+  test?: (req: RecordedRequest) => boolean;
+}
+
+export interface ScriptRule {
+  name?: string;
+  when?: Matcher;
+  reply: ScriptedReply | ((req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+  times?: number;
+}
+
+export interface ScriptedModel {
+  url: string;
+  requests: RecordedRequest[];
+  setScript(rules: ScriptRule[]): void;
+  addRules(...rules: ScriptRule[]): void;
+  waitForRequest(pred: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  pred: (r: RecordedRequest) => boolean;
+  resolve: (r: RecordedRequest) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export async function startScriptedModel(
+  rules: ScriptRule[] = [],
+  options: { apiKey?: string; port?: number } = {},
+): Promise<ScriptedModel> {
+  let script: { rule: ScriptRule; used: number; name: string }[] = [];
+  const requests: RecordedRequest[] = [];
+  const waiters = new Set<Waiter>();
+  const sockets = new Set<Socket>();
+  const sleepers = new Set<() => void>();
+  const modelsSeen = new Set<string>(['scripted']);
+  let closing = false;
+  let responses = 0;
+  let toolCallIds = 0;
+
+  const addRules = (...more: ScriptRule[]) => {
+    for (const rule of more) script.push({ rule, used: 0, name: rule.name ?? `rule ${script.length}` });
+  };
+  addRules(...rules);
+
+  /** Sleep that `close()` cuts short; resolves to false when the server is closing. */
+  const sleep = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      if (closing) return resolve(false);
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve(!closing);
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
+
+  const record = (r: RecordedRequest) => {
+    requests.push(r);
+    for (const w of waiters) {
+      if (w.pred(r)) {
+        waiters.delete(w);
+        clearTimeout(w.timer);
+        w.resolve(r);
+      }
+    }
+  };
+
+  const sendJson = (res: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest) => {
+    const entry = script.find((e) => (e.rule.times === undefined || e.used < e.rule.times) && matches(e.rule.when, r));
+    if (!entry) {
+      record(r);
+      const available = script.filter((e) => e.rule.times === undefined || e.used < e.rule.times);
+      return sendJson(res, 400, errorBody(400, describeNoMatch(r, available.map((e) => e.name))));
+    }
+    entry.used++;
+    r.rule = entry.name;
+    record(r);
+    const reply = typeof entry.rule.reply === 'function' ? await entry.rule.reply(r) : entry.rule.reply;
+    const alive = () => !closing && !res.destroyed && !req.socket.destroyed;
+    /** Send `data`, let it reach the client, then drop the connection (a network error mid-answer). */
+    const hangUp = async (data: string) => {
+      await new Promise((resolve) => res.write(data, resolve));
+      await sleep(20);
+      req.socket.destroy();
+    };
+    if (reply.delayMs && !(await sleep(reply.delayMs))) return;
+    if (!alive()) return;
+    if (reply.status !== undefined && reply.status >= 400) {
+      return sendJson(res, reply.status, errorBody(reply.status, reply.errorMessage), reply.headers);
+    }
+    const calls: WireToolCall[] = (reply.toolCalls ?? []).map((c) => ({
+      id: c.id ?? `call_${++toolCallIds}`,
+      name: c.name,
+      arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}),
+    }));
+    const id = `chatcmpl-scripted${++responses}`;
+    const model = r.model || 'scripted';
+    if (!r.stream) {
+      const body = JSON.stringify(completionBody(id, model, reply, r, calls));
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+      if (reply.hangUp) return hangUp(body.slice(0, Math.floor(body.length / 2)));
+      return void res.end(body);
+    }
+    res.writeHead(reply.status ?? 200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...reply.headers,
+    });
+    res.flushHeaders();
+    const chunks = streamChunks(id, model, reply, r, calls);
+    const hangUpAfter = reply.hangUp ? Math.max(1, Math.min(3, chunks.length - 1)) : Infinity;
+    for (let i = 0; i < chunks.length; i++) {
+      if (i > 0 && reply.chunkDelayMs && !(await sleep(reply.chunkDelayMs))) return;
+      if (!alive()) return;
+      const data = `data: ${JSON.stringify(chunks[i])}\n\n`;
+      if (i + 1 >= hangUpAfter) return hangUp(data);
+      res.write(data);
+    }
+    if (alive()) res.end('data: [DONE]\n\n');
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.on('error', () => {}); // the client may vanish mid-answer; that is not our failure
+    const path = (req.url ?? '/').split('?')[0];
+    let raw = '';
+    for await (const part of req) raw += part;
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      if (path === '/v1/chat/completions') record(toRecordedRequest(requests.length, path, req.headers, safeJson(raw)));
+      return sendJson(res, 401, errorBody(401, 'Incorrect API key provided.'));
+    }
+    if (req.method === 'GET' && path === '/v1/models') {
+      const data = [...modelsSeen].map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' }));
+      return sendJson(res, 200, { object: 'list', data });
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      return sendJson(res, 404, errorBody(404, `Unknown route ${req.method} ${path}`));
+    }
+    const body = safeJson(raw);
+    const r = toRecordedRequest(requests.length, path, req.headers, body);
+    if (r.model) modelsSeen.add(r.model);
+    if (body === undefined) {
+      record(r);
+      return sendJson(res, 400, errorBody(400, 'Request body is not valid JSON.'));
+    }
+    await answer(req, res, r);
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const message = `Scripted model failed: ${err instanceof Error ? err.message : String(err)}`;
+      if (res.headersSent) req.socket.destroy();
+      else sendJson(res, 500, errorBody(500, message));
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    setScript(newRules) {
+      script = [];
+      addRules(...newRules);
+    },
+    addRules,
+    waitForRequest(pred, timeoutMs = 10_000) {
+      const seen = requests.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          const summary = requests.map((r) => `#${r.index} ${r.lastRole}: ${JSON.stringify(r.lastUser.slice(0, 60))}`);
+          reject(
+            new Error(
+              `waitForRequest: no matching request within ${timeoutMs} ms; ` +
+                `${requests.length} recorded${summary.length ? ` (${summary.join('; ')})` : ''}`,
+            ),
+          );
+        }, timeoutMs);
+        const waiter: Waiter = { pred, resolve, reject, timer };
+        waiters.add(waiter);
+      });
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      for (const wake of [...sleepers]) wake();
+      for (const w of waiters) {
+        clearTimeout(w.timer);
+        w.reject(new Error('waitForRequest: scripted model closed'));
+      }
+      waiters.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}
+
+function safeJson(raw: string): any {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}

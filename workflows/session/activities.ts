@@ -1,0 +1,57 @@
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { LoomActivities } from '../../activities/index.js';
+import type { ModelRetry } from '../../core/run.js';
+
+/** One proxy per retry/timeout policy. */
+
+const storePolicy: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 30 },
+};
+
+/** Writes to the session store: quick, idempotent, retried patiently. */
+export const store = proxyActivities<LoomActivities>(storePolicy);
+
+export const NON_RETRYABLE_MODEL_FAILURES = [
+  'ModelAuthError',
+  'ModelBadRequest',
+  'ModelNotFound',
+  'ContextOverflow',
+  'ConfigError',
+];
+
+/** A streaming model call: heartbeats every second, so cancellation and worker death show within seconds. */
+export function modelCall(retry: ModelRetry, summary: string) {
+  return proxyActivities<LoomActivities>({
+    summary,
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: {
+      initialInterval: retry.initialIntervalMs,
+      maximumInterval: retry.maximumIntervalMs,
+      backoffCoefficient: 2,
+      maximumAttempts: retry.maximumAttempts,
+      nonRetryableErrorTypes: NON_RETRYABLE_MODEL_FAILURES,
+    },
+  }).callModel;
+}
+
+/** Tools that only look at the world may be retried. */
+export function readOnlyTool(summary: string) {
+  return proxyActivities<LoomActivities>({
+    summary,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  }).runTool;
+}
+
+/** Tools that change the world run at most once; an interrupted run is reported to the model. */
+export function mutatingTool(summary: string) {
+  return proxyActivities<LoomActivities>({
+    summary,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 1 },
+  }).runTool;
+}
