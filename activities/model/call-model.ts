@@ -40,11 +40,11 @@ export function createModelActivities({ store, env }: ActivityDeps) {
       cost: 0,
     };
     try {
+      await store.deleteParts(input.messageId);
+      await store.saveMessage(message);
       const agent = findAgent(input.agent);
       const model = resolveModel(input.model, loadConfig(input.directory, env), env);
       const history = (await store.messages(input.sessionId)).filter((m) => m.info.id !== input.messageId);
-      await store.deleteParts(input.messageId);
-      await store.saveMessage(message);
 
       const stream = streamText({
         model,

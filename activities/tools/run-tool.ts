@@ -14,7 +14,8 @@ export function createToolActivities({ store }: ActivityDeps) {
     const context = Context.current();
     const start = Date.now();
     await store.updatePart(input.partId, (part) =>
-      part.type === 'tool' ? { ...part, state: { status: 'running', input: input.input, time: { start } } } : part,
+      // `tool` may have been repaired from the model's spelling (`Read` → `read`).
+      part.type === 'tool' ? { ...part, tool: input.tool, state: { status: 'running', input: input.input, time: { start } } } : part,
     );
     const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     try {

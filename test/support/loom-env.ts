@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
@@ -8,10 +10,17 @@ import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { newId } from '../../core/ids.js';
 import type { SessionRunInput, SessionRunResult } from '../../core/run.js';
 import { sessionWorkflow } from '../../workflows/index.js';
+import { PROJECT_ROOT, workflowBundlePath } from '../../worker/bundle.js';
 import { createLoomWorker } from '../../worker/create-worker.js';
+import { installQuietRuntime } from '../../worker/runtime.js';
 import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
 
 export const SCRIPTED_MODEL = 'scripted/test-model';
+/** A provider whose endpoint refuses connections. */
+export const DEAD_MODEL = 'dead/test-model';
+export const HISTORIES_DIR = join(PROJECT_ROOT, 'test', 'replay', 'histories');
+
+installQuietRuntime('ERROR');
 
 export interface LoomTestEnv {
   client: Client;
@@ -25,6 +34,11 @@ export interface LoomTestEnv {
   env: NodeJS.ProcessEnv;
   worker(options?: { maxCachedWorkflows?: number }): Promise<Worker>;
   start(prompt: string, input?: Partial<SessionRunInput>): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
+  /**
+   * Replays the session's latest run from its recorded history with today's workflow code; with
+   * `LOOM_RECORD_HISTORIES=1` also saves it as a fixture for `test/replay/`.
+   */
+  checkReplay(sessionId: string, fixtureName?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,7 +66,12 @@ export async function createLoomTestEnv(options: { files?: Record<string, string
     ...process.env,
     LOOM_DATA_DIR: dataDir,
     LOOM_CONFIG_DIR: join(root, 'config'),
-    LOOM_CONFIG_CONTENT: JSON.stringify({ provider: { scripted: { options: { baseURL: model.url, apiKey: 'test' } } } }),
+    LOOM_CONFIG_CONTENT: JSON.stringify({
+      provider: {
+        scripted: { options: { baseURL: model.url, apiKey: 'test' } },
+        dead: { options: { baseURL: `http://127.0.0.1:${await closedPort()}/v1`, apiKey: 'test' } },
+      },
+    }),
     TEMPORAL_ADDRESS: address,
     LOOM_TASK_QUEUE: taskQueue,
   };
@@ -91,6 +110,14 @@ export async function createLoomTestEnv(options: { files?: Record<string, string
       });
       return { sessionId, result: () => handle.result() };
     },
+    async checkReplay(sessionId, fixtureName) {
+      const history = await client.workflow.getHandle(sessionId).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: { codePath: await workflowBundlePath() } }, history, sessionId);
+      if (fixtureName && process.env.LOOM_RECORD_HISTORIES) {
+        mkdirSync(HISTORIES_DIR, { recursive: true });
+        writeFileSync(join(HISTORIES_DIR, `${fixtureName}.json`), historyToJSON(history));
+      }
+    },
     async close() {
       for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await Promise.allSettled(workers.map(({ running }) => running));
@@ -101,4 +128,15 @@ export async function createLoomTestEnv(options: { files?: Record<string, string
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
 }

@@ -1,0 +1,8 @@
+import type { CliContext } from '../context.js';
+import { devServer } from '../dev-server.js';
+
+/** `loom down`: stops the background Temporal dev server that `loom run` started. */
+export async function downCommand(context: CliContext): Promise<number> {
+  context.report((await devServer('stop', context.env)).trim());
+  return 0;
+}

@@ -1,0 +1,21 @@
+import pc from 'picocolors';
+import type { CliContext } from '../context.js';
+import type { RunOutcome } from '../watch-run.js';
+
+/** The last word on a run: a JSON object on stdout, or a status line on stderr. Returns the exit code. */
+export function printOutcome(context: CliContext, outcome: RunOutcome, json: boolean): number {
+  const exitCode = outcome.status === 'completed' ? 0 : outcome.status === 'failed' ? 1 : 130;
+  if (json) {
+    const { sessionId, status, text, tokens, error } = outcome;
+    process.stdout.write(`${JSON.stringify({ sessionId, status, text, tokens, ...(error ? { error } : {}) })}\n`);
+    return exitCode;
+  }
+  const total = outcome.tokens.input + outcome.tokens.output + outcome.tokens.cache.read;
+  const facts = [outcome.sessionId, outcome.status, outcome.steps ? `${outcome.steps} steps` : undefined, `${total.toLocaleString('en-US')} tokens`];
+  const line = facts.filter(Boolean).join(' · ');
+  if (outcome.status === 'completed') context.report(pc.dim(`\n● ${line}`));
+  else if (outcome.status === 'failed') context.report(pc.red(`\n✗ ${line}\n  ${outcome.error?.name}: ${outcome.error?.message}`));
+  else if (outcome.status === 'cancelled') context.report(pc.yellow(`\n■ ${line}`));
+  else context.report(`\nLeft ${outcome.sessionId} running. \`loom show ${outcome.sessionId}\` shows its progress.`);
+  return exitCode;
+}

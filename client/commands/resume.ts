@@ -1,0 +1,31 @@
+import { CliError } from '../cli-error.js';
+import type { CliContext } from '../context.js';
+import { chooseModel, modelRetryFromEnv } from '../model-choice.js';
+import { currentCursor } from '../render/follow.js';
+import { resumeSession } from '../sessions.js';
+import { watchRun } from '../watch-run.js';
+import { printOutcome } from './outcome.js';
+
+/** `loom resume <sessionId> "<prompt>"`: a new run of the session with its history (queued if it is busy). */
+export async function resumeCommand(
+  context: CliContext,
+  sessionId: string,
+  prompt: string,
+  options: { agent?: string; model?: string; json?: boolean },
+): Promise<number> {
+  const session = await context.store.getSession(sessionId);
+  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  const model = options.model ? chooseModel(options.model, session.directory, context.env) : undefined;
+  const cursor = await currentCursor(context.store, sessionId);
+  const { client } = await context.temporal();
+  await context.ensureWorker();
+  const handle = await resumeSession(client, context.store, session, {
+    prompt,
+    agent: options.agent,
+    model,
+    taskQueue: context.settings.taskQueue,
+    modelRetry: modelRetryFromEnv(context.env),
+  });
+  const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });
+  return printOutcome(context, outcome, Boolean(options.json));
+}

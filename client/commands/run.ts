@@ -1,0 +1,34 @@
+import { resolve } from 'node:path';
+import { DEFAULT_AGENT } from '../../core/agents/index.js';
+import type { CliContext } from '../context.js';
+import { chooseModel, modelRetryFromEnv } from '../model-choice.js';
+import { startSession } from '../sessions.js';
+import { watchRun } from '../watch-run.js';
+import { printOutcome } from './outcome.js';
+
+export interface RunOptions {
+  agent?: string;
+  model?: string;
+  title?: string;
+  dir?: string;
+  json?: boolean;
+}
+
+/** `loom run "<prompt>"`: a new session, followed until its answer. */
+export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
+  const directory = resolve(options.dir ?? process.cwd());
+  const model = chooseModel(options.model, directory, context.env);
+  const { client } = await context.temporal();
+  await context.ensureWorker();
+  const { sessionId, handle } = await startSession(client, {
+    prompt,
+    agent: options.agent ?? DEFAULT_AGENT,
+    model,
+    directory,
+    title: options.title,
+    taskQueue: context.settings.taskQueue,
+    modelRetry: modelRetryFromEnv(context.env),
+  });
+  const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
+  return printOutcome(context, outcome, Boolean(options.json));
+}

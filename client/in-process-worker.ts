@@ -1,0 +1,29 @@
+import { NativeConnection } from '@temporalio/worker';
+import type { SessionStore } from '../activities/store/store.js';
+import { createLoomWorker } from '../worker/create-worker.js';
+import { installQuietRuntime } from '../worker/runtime.js';
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+/** A worker inside the CLI process, for as long as one command needs it. */
+export async function startInProcessWorker(options: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  store: SessionStore;
+}): Promise<RunningWorker> {
+  // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
+  installQuietRuntime('ERROR');
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await createLoomWorker({ connection, namespace: options.namespace, taskQueue: options.taskQueue, store: options.store });
+  const running = worker.run();
+  return {
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { Command } from 'commander';
+import pc from 'picocolors';
+import { CliError } from './cli-error.js';
+import { cancelCommand } from './commands/cancel.js';
+import { downCommand } from './commands/down.js';
+import { lsCommand } from './commands/ls.js';
+import { resumeCommand } from './commands/resume.js';
+import { runCommand } from './commands/run.js';
+import { showCommand } from './commands/show.js';
+import { workerCommand } from './commands/worker.js';
+import { CliContext } from './context.js';
+
+const program = new Command('loom')
+  .description('Durable OpenCode-style agents and subagents on Temporal.')
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    `
+Environment:
+  TEMPORAL_ADDRESS     Temporal server (default: the embedded dev server on localhost:7233, started when needed)
+  TEMPORAL_NAMESPACE   namespace (default: default)
+  LOOM_TASK_QUEUE      task queue (default: loom)
+  LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
+  OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server`,
+  );
+
+program
+  .command('run')
+  .description('start a session and follow it until the agent answers')
+  .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
+  .option('-a, --agent <name>', 'the agent to run (default: build)')
+  .option('-m, --model <provider/model>', 'the model, e.g. openai/gpt-4.1')
+  .option('-t, --title <title>', 'a title for the session')
+  .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
+  .action(async (words: string[], options) => execute(async (context) => runCommand(context, await promptFrom(words), options)));
+
+program
+  .command('resume')
+  .description('continue a session with a new prompt (queued if the session is busy)')
+  .argument('<sessionId>', 'the session to continue')
+  .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
+  .option('-a, --agent <name>', 'switch agent for this run')
+  .option('-m, --model <provider/model>', 'switch model for this run')
+  .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
+  .action(async (sessionId: string, words: string[], options) =>
+    execute(async (context) => resumeCommand(context, sessionId, await promptFrom(words), options)),
+  );
+
+program
+  .command('show')
+  .description("print a session's messages and parts")
+  .argument('<sessionId>')
+  .option('--full', 'print tool outputs in full')
+  .option('--json', 'print the session, its messages and parts as JSON')
+  .action(async (sessionId: string, options) => execute((context) => showCommand(context, sessionId, options)));
+
+program
+  .command('ls')
+  .description('list sessions, most recent first')
+  .option('--all', 'include child sessions')
+  .option('-n, --limit <count>', 'how many to list', '50')
+  .option('--json', 'print the sessions as JSON')
+  .action(async (options) => execute((context) => lsCommand(context, options)));
+
+program
+  .command('cancel')
+  .description("cancel a session's running run, with its tools and subagents")
+  .argument('<sessionId>')
+  .action(async (sessionId: string) => execute((context) => cancelCommand(context, sessionId)));
+
+program
+  .command('worker')
+  .description('run a worker for the task queue until stopped (start several to scale out)')
+  .action(async () => execute((context) => workerCommand(context)));
+
+program
+  .command('down')
+  .description('stop the background Temporal dev server')
+  .action(async () => execute((context) => downCommand(context)));
+
+async function execute(action: (context: CliContext) => Promise<number>): Promise<never> {
+  let exitCode = 1;
+  let context: CliContext | undefined;
+  try {
+    context = new CliContext();
+    exitCode = await action(context);
+  } catch (error) {
+    exitCode = error instanceof CliError ? error.exitCode : 1;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${pc.red('Error:')} ${message}\n`);
+    if (!(error instanceof CliError) && process.env.LOOM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+  } finally {
+    await context?.close().catch(() => undefined);
+  }
+  process.exit(exitCode);
+}
+
+async function promptFrom(words: string[]): Promise<string> {
+  const prompt = words.join(' ').trim();
+  if (prompt) return prompt;
+  if (process.stdin.isTTY) throw new CliError('No prompt given. Pass it as an argument or on stdin.', 2);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const fromStdin = Buffer.concat(chunks).toString('utf8').trim();
+  if (!fromStdin) throw new CliError('No prompt given. Pass it as an argument or on stdin.', 2);
+  return fromStdin;
+}
+
+await program.parseAsync();

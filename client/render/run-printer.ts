@@ -1,0 +1,99 @@
+import pc from 'picocolors';
+import type { SessionChanges } from '../../activities/store/store.js';
+import type { Part } from '../../core/part.js';
+import { findTool } from '../../core/tools/index.js';
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+/**
+ * Prints a run as it happens: the assistant's text to `answer` (stdout) as it streams, tool calls
+ * and errors to `status` (stderr), so `loom run … > answer.txt` keeps just the answer.
+ */
+export class RunPrinter {
+  private readonly userMessages = new Set<string>();
+  private readonly printedText = new Map<string, number>();
+  private readonly reported = new Set<string>();
+  private lastWrite: { stream: 'answer' | 'status'; partId?: string } | undefined;
+
+  constructor(
+    private readonly answer: Output,
+    private readonly status: Output,
+  ) {}
+
+  update(changes: SessionChanges): void {
+    for (const message of changes.messages) if (message.role === 'user') this.userMessages.add(message.id);
+    for (const part of changes.parts) this.printPart(part);
+    for (const message of changes.messages) {
+      if (message.role === 'assistant' && message.error && this.once(`error:${message.id}`)) {
+        this.statusLine(pc.red(`✗ ${message.error.name}: ${message.error.message}`));
+      }
+    }
+  }
+
+  /** Ends streamed text with a newline. */
+  close(): void {
+    if (this.lastWrite?.stream === 'answer') this.answer.write('\n');
+    this.lastWrite = undefined;
+  }
+
+  private printPart(part: Part): void {
+    if (this.userMessages.has(part.messageID)) return;
+    if (part.type === 'text' && !part.synthetic) this.printText(part.id, part.text);
+    if (part.type === 'reasoning') this.printReasoning(part.id, part.text);
+    if (part.type !== 'tool') return;
+    const { state } = part;
+    if (state.status === 'completed' && this.once(part.id)) {
+      this.statusLine(`${pc.green('✓')} ${describeCall(part.tool, state.input)}`);
+    }
+    if (state.status === 'error' && this.once(part.id)) {
+      this.statusLine(`${pc.red('✗')} ${describeCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`);
+    }
+  }
+
+  private printText(partId: string, text: string): void {
+    const fresh = this.unprinted(partId, text);
+    if (!fresh) return;
+    if (this.lastWrite?.stream === 'answer' && this.lastWrite.partId !== partId) this.answer.write('\n\n');
+    this.answer.write(fresh);
+    this.lastWrite = { stream: 'answer', partId };
+  }
+
+  private printReasoning(partId: string, text: string): void {
+    const fresh = this.unprinted(partId, text);
+    if (fresh?.trim()) this.statusLine(pc.dim(fresh.trim()));
+  }
+
+  /** The part of a streamed text not printed yet (a retried model call rewrites it from the start). */
+  private unprinted(partId: string, text: string): string | undefined {
+    const printed = this.printedText.get(partId) ?? 0;
+    if (text.length <= printed) return undefined;
+    this.printedText.set(partId, text.length);
+    return text.slice(printed);
+  }
+
+  private once(key: string): boolean {
+    if (this.reported.has(key)) return false;
+    this.reported.add(key);
+    return true;
+  }
+
+  private statusLine(line: string): void {
+    if (this.lastWrite?.stream === 'answer') this.answer.write('\n');
+    this.status.write(`${line}\n`);
+    this.lastWrite = { stream: 'status' };
+  }
+}
+
+/** `read README.md`, `grep TODO in *.ts`: a tool call as a person reads it. */
+export function describeCall(tool: string, input: unknown): string {
+  const spec = findTool(tool);
+  const parsed = spec?.parameters.safeParse(input);
+  return spec && parsed?.success ? spec.summarize(parsed.data) : tool;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0];
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}

@@ -1,0 +1,68 @@
+import pc from 'picocolors';
+import type { MessageWithParts } from '../../core/message.js';
+import type { Part } from '../../core/part.js';
+import type { Session } from '../../core/session.js';
+import { describeCall } from './run-printer.js';
+
+const OUTPUT_PREVIEW_LINES = 8;
+
+/** A session as text: a header, then every message with every part. */
+export function renderSession(session: Session, messages: MessageWithParts[], options: { full?: boolean } = {}): string {
+  const lines = [
+    `${pc.bold(session.title)}`,
+    pc.dim(`${session.id} · ${session.agent} · ${session.model} · ${session.status}`),
+    pc.dim(`${session.directory} · created ${time(session.time.created)} · updated ${time(session.time.updated)}`),
+  ];
+  if (session.parentID) lines.push(pc.dim(`child of ${session.parentID}`));
+  for (const { info, parts } of messages) {
+    lines.push('');
+    if (info.role === 'user') {
+      lines.push(pc.cyan(`── user · ${time(info.time.created)}`));
+    } else {
+      const tokens = info.tokens.input + info.tokens.output + info.tokens.cache.read;
+      const facts = [`step ${info.step}`, info.finish, `${tokens} tokens`].filter(Boolean).join(' · ');
+      lines.push(pc.magenta(`── ${info.agent} · ${facts}`));
+      if (info.error) lines.push(pc.red(`  ✗ ${info.error.name}: ${info.error.message}`));
+    }
+    for (const part of parts) lines.push(...renderPart(part, options.full ?? false));
+  }
+  return lines.join('\n');
+}
+
+function renderPart(part: Part, full: boolean): string[] {
+  switch (part.type) {
+    case 'text':
+      return [part.synthetic ? pc.dim(part.text) : part.text];
+    case 'reasoning':
+      return [pc.dim(pc.italic(part.text))];
+    case 'tool': {
+      const { state } = part;
+      const label = describeCall(part.tool, state.input);
+      if (state.status === 'completed') return [`${pc.green('✓')} ${label}`, ...indent(preview(state.output, full))];
+      if (state.status === 'error') return [`${pc.red('✗')} ${label}`, ...indent(preview(state.error, full))];
+      return [`${pc.yellow('…')} ${label} ${pc.dim(`(${state.status})`)}`];
+    }
+    case 'file':
+      return [pc.dim(`[file ${part.filename ?? part.url} · ${part.mime}]`)];
+    case 'agent':
+      return [pc.dim(`[@${part.name}]`)];
+    case 'subtask':
+      return [pc.dim(`[subtask @${part.agent}: ${part.description}]`)];
+    case 'compaction':
+      return [pc.dim(`[compaction${part.auto ? ' (automatic)' : ''}]`)];
+  }
+}
+
+function preview(text: string, full: boolean): string[] {
+  const lines = text.split('\n');
+  if (full || lines.length <= OUTPUT_PREVIEW_LINES) return lines;
+  return [...lines.slice(0, OUTPUT_PREVIEW_LINES), pc.dim(`… ${lines.length - OUTPUT_PREVIEW_LINES} more lines (--full shows all)`)];
+}
+
+function indent(lines: string[]): string[] {
+  return lines.map((line) => pc.dim(`    ${line}`));
+}
+
+export function time(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}

@@ -1,0 +1,127 @@
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { SessionStore } from '../activities/store/store.js';
+import { findAgent } from '../core/agents/index.js';
+import { newId } from '../core/ids.js';
+import { parseModelId } from '../core/model-id.js';
+import type { ModelRetry, SessionRunInput } from '../core/run.js';
+import type { Session } from '../core/session.js';
+import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
+import { promptSignal } from '../workflows/api.js';
+import { sessionWorkflow } from '../workflows/index.js';
+import { CliError } from './cli-error.js';
+
+export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
+
+export interface StartOptions {
+  prompt: string;
+  agent: string;
+  model: string;
+  directory: string;
+  taskQueue: string;
+  title?: string;
+  modelRetry?: ModelRetry;
+}
+
+/** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
+export async function startSession(client: Client, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
+  checkAgentAndModel(options.agent, options.model);
+  const sessionId = newId('ses', Date.now(), Math.random);
+  const input: SessionRunInput = {
+    sessionId,
+    directory: options.directory,
+    agent: options.agent,
+    model: options.model,
+    prompt: options.prompt,
+    title: options.title,
+    modelRetry: options.modelRetry,
+  };
+  const handle = await client.workflow.start(sessionWorkflow, {
+    workflowId: sessionId,
+    taskQueue: options.taskQueue,
+    args: [input],
+    ...runMetadata(sessionId, options.agent, options.title ?? options.prompt, options.prompt),
+  });
+  return { sessionId, handle };
+}
+
+/**
+ * Sends a prompt to an existing session. A busy session queues it for its next step; an idle one
+ * gets a new run under the same workflow id, which restores its history from the store.
+ */
+export async function resumeSession(
+  client: Client,
+  store: SessionStore,
+  session: Session,
+  options: { prompt: string; agent?: string; model?: string; taskQueue: string; modelRetry?: ModelRetry },
+): Promise<SessionHandle> {
+  const agent = options.agent ?? session.agent;
+  const model = options.model ?? session.model;
+  checkAgentAndModel(agent, model);
+  const input: SessionRunInput = {
+    sessionId: session.id,
+    directory: session.directory,
+    agent,
+    model,
+    parentId: session.parentID,
+    modelRetry: options.modelRetry,
+  };
+  const started = await client.workflow.signalWithStart(sessionWorkflow, {
+    workflowId: session.id,
+    taskQueue: options.taskQueue,
+    args: [input],
+    signal: promptSignal,
+    signalArgs: [{ text: options.prompt }],
+    ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session)),
+  });
+  return client.workflow.getHandle(session.id, started.signaledRunId);
+}
+
+/** Requests cancellation of a session's open run; cancellation reaches its activities and children. */
+export async function cancelSession(client: Client, sessionId: string): Promise<'cancelled' | 'not-running'> {
+  const handle = client.workflow.getHandle(sessionId);
+  try {
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') return 'not-running';
+    await handle.cancel();
+    return 'cancelled';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return 'not-running';
+    throw error;
+  }
+}
+
+function checkAgentAndModel(agent: string, model: string): void {
+  try {
+    findAgent(agent);
+    parseModelId(model);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** What the Temporal UI shows for a run: a one-line summary, the prompt, searchable ids. */
+function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId = sessionId) {
+  return {
+    staticSummary: `${agent} · ${excerpt(title, 80)}`,
+    staticDetails: `**Prompt**\n\n${excerpt(prompt, 4000)}`,
+    typedSearchAttributes: [
+      { key: AgentAttribute, value: agent },
+      { key: RootSessionAttribute, value: rootId },
+    ],
+  };
+}
+
+async function rootOf(store: SessionStore, session: Session): Promise<string> {
+  let current = session;
+  while (current.parentID) {
+    const parent = await store.getSession(current.parentID);
+    if (!parent) break;
+    current = parent;
+  }
+  return current.id;
+}
+
+function excerpt(text: string, limit: number): string {
+  const oneLine = limit <= 80 ? text.replace(/\s+/g, ' ').trim() : text.trim();
+  return oneLine.length <= limit ? oneLine : `${oneLine.slice(0, limit - 1)}…`;
+}

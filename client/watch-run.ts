@@ -1,0 +1,110 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
+import { addTokens, zeroTokens, type MessageError, type Tokens } from '../core/message.js';
+import type { SessionRunResult } from '../core/run.js';
+import type { CliContext } from './context.js';
+import { enums } from './proto-enums.js';
+import { followSession } from './render/follow.js';
+import { RunPrinter } from './render/run-printer.js';
+import type { SessionHandle } from './sessions.js';
+
+const WATCHDOG_EVERY_MS = 5_000;
+const UNPICKED_TASK_MS = 10_000;
+
+export interface RunOutcome {
+  sessionId: string;
+  status: 'completed' | 'failed' | 'cancelled' | 'detached';
+  text: string;
+  tokens: Tokens;
+  steps?: number;
+  error?: MessageError;
+}
+
+/**
+ * Waits for a run, printing it as it goes (unless `quiet`). Ctrl-C cancels the run; a second
+ * Ctrl-C leaves it running. If no worker picks the run up, one starts in this process.
+ */
+export async function watchRun(
+  context: CliContext,
+  handle: SessionHandle,
+  sessionId: string,
+  cursor: number,
+  options: { quiet: boolean },
+): Promise<RunOutcome> {
+  let detach: (outcome: RunOutcome) => void = () => undefined;
+  const detached = new Promise<RunOutcome>((resolve) => (detach = resolve));
+  const outcome = Promise.race([
+    handle.result().then(
+      (result) => completed(result),
+      (error) => failed(context, sessionId, cursor, error),
+    ),
+    detached,
+  ]);
+
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      context.report(`\nCancelling ${sessionId} … (Ctrl-C again to leave it running)`);
+      handle.cancel().catch((error: Error) => context.report(`Could not cancel: ${error.message}`));
+    } else {
+      detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
+    }
+  };
+  process.on('SIGINT', onInterrupt);
+  const reportedAttempts = new Set<string>();
+  const watchdog = setInterval(() => void checkOnRun(context, handle, reportedAttempts), WATCHDOG_EVERY_MS);
+  try {
+    if (!options.quiet) {
+      const printer = new RunPrinter(process.stdout, process.stderr);
+      await followSession(context.store, sessionId, cursor, printer, outcome);
+    }
+    return await outcome;
+  } finally {
+    clearInterval(watchdog);
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+function completed(result: SessionRunResult): RunOutcome {
+  return { sessionId: result.sessionId, status: 'completed', text: result.text, tokens: result.tokens, steps: result.steps };
+}
+
+async function failed(context: CliContext, sessionId: string, cursor: number, error: unknown): Promise<RunOutcome> {
+  const { messages } = await context.store.changes(sessionId, cursor);
+  const tokens = messages.reduce((sum, m) => (m.role === 'assistant' ? addTokens(sum, m.tokens) : sum), zeroTokens());
+  const cause = error instanceof WorkflowFailedError ? error.cause : error;
+  if (cause instanceof CancelledFailure) return { sessionId, status: 'cancelled', text: '', tokens };
+  if (cause instanceof TerminatedFailure) {
+    return { sessionId, status: 'failed', text: '', tokens, error: { name: 'Terminated', message: cause.message } };
+  }
+  const name = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : ((cause as Error)?.name ?? 'Error');
+  return { sessionId, status: 'failed', text: '', tokens, error: { name, message: (cause as Error)?.message ?? String(cause) } };
+}
+
+/**
+ * Looks in on the run: reports activities being retried (a model endpoint failing, say), and when
+ * a workflow task waits with nobody taking it, there is no worker, so one starts here.
+ */
+async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAttempts: Set<string>): Promise<void> {
+  try {
+    const { raw } = await handle.describe();
+    for (const activity of raw.pendingActivities ?? []) {
+      const attempt = activity.attempt ?? 1;
+      const key = `${activity.activityId}:${attempt}`;
+      if (attempt < 2 || !activity.lastFailure || reportedAttempts.has(key)) continue;
+      reportedAttempts.add(key);
+      const limit = activity.maximumAttempts ? `/${activity.maximumAttempts}` : '';
+      context.report(`↻ ${activity.activityType?.name} attempt ${attempt}${limit} after: ${activity.lastFailure.message}`);
+    }
+    const task = raw.pendingWorkflowTask;
+    const scheduled = Number(task?.scheduledTime?.seconds ?? 0) * 1000;
+    const waiting = task?.state === enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
+    if (!context.hasInProcessWorker && waiting && Date.now() - scheduled > UNPICKED_TASK_MS) {
+      context.report('No worker picked up the run; running one in this process.');
+      await context.ensureWorker(true);
+    }
+  } catch {
+    // The next tick tries again.
+  }
+}

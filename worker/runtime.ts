@@ -1,0 +1,20 @@
+import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
+
+let installed = false;
+
+/**
+ * Installs the Temporal runtime with a logger that keeps the terminal quiet: warnings and errors
+ * only, unless `LOOM_LOG_LEVEL` says otherwise. Must run before the first worker is created.
+ */
+export function installQuietRuntime(defaultLevel: LogLevel = 'WARN'): void {
+  if (installed) return;
+  const level = (process.env.LOOM_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) || defaultLevel;
+  installed = true;
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : '';
+      process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${meta}\n`);
+    }),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} } },
+  });
+}
