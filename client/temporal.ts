@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { hostname } from 'node:os';
 import { devServer, isListening } from './dev-server.js';
 import { CliError } from './cli-error.js';
 import { enums } from './proto-enums.js';
@@ -51,6 +52,21 @@ export async function hasLiveWorker(client: Client, namespace: string, taskQueue
   const now = Date.now();
   return (response.pollers ?? []).some((poller) => {
     const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-    return now - seconds * 1000 < LIVE_POLLER_MS;
+    return now - seconds * 1000 < LIVE_POLLER_MS && !isDeadLocalWorker(poller.identity ?? '');
   });
+}
+
+/**
+ * The server lists a stopped worker's pollers for a minute or more. A Loom worker on this machine
+ * (identity `loom@<host>:<pid>`) whose process is gone is known to be dead.
+ */
+function isDeadLocalWorker(identity: string): boolean {
+  const match = /^loom@(.+):(\d+)$/.exec(identity);
+  if (!match || match[1] !== hostname()) return false;
+  try {
+    process.kill(Number(match[2]), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }

@@ -8,8 +8,10 @@ import { followSession } from './render/follow.js';
 import { RunPrinter } from './render/run-printer.js';
 import type { SessionHandle } from './sessions.js';
 
+const FIRST_CHECK_MS = 2_000;
 const WATCHDOG_EVERY_MS = 5_000;
-const UNPICKED_TASK_MS = 10_000;
+/** A live worker takes a workflow task within milliseconds; this long means there is none. */
+const UNPICKED_TASK_MS = 1_500;
 
 export interface RunOutcome {
   sessionId: string;
@@ -53,7 +55,9 @@ export async function watchRun(
   };
   process.on('SIGINT', onInterrupt);
   const reportedAttempts = new Set<string>();
-  const watchdog = setInterval(() => void checkOnRun(context, handle, reportedAttempts), WATCHDOG_EVERY_MS);
+  const check = () => void checkOnRun(context, handle, reportedAttempts);
+  const firstCheck = setTimeout(check, FIRST_CHECK_MS);
+  const watchdog = setInterval(check, WATCHDOG_EVERY_MS);
   try {
     if (!options.quiet) {
       const printer = new RunPrinter(process.stdout, process.stderr);
@@ -61,6 +65,7 @@ export async function watchRun(
     }
     return await outcome;
   } finally {
+    clearTimeout(firstCheck);
     clearInterval(watchdog);
     process.off('SIGINT', onInterrupt);
   }

@@ -46,8 +46,10 @@ export interface LoomTestEnv {
  * A real dev server (from the global setup), a SQLite store and a project folder in a temp dir,
  * and the scripted model answering on a real port. One per test file.
  */
-export async function createLoomTestEnv(options: { files?: Record<string, string>; rules?: ScriptRule[] } = {}): Promise<LoomTestEnv> {
-  const address = inject('temporalAddress');
+export async function createLoomTestEnv(
+  options: { files?: Record<string, string>; rules?: ScriptRule[]; address?: string } = {},
+): Promise<LoomTestEnv> {
+  const address = options.address ?? inject('temporalAddress');
   const root = mkdtempSync(join(tmpdir(), 'loom-test-'));
   const dataDir = join(root, 'data');
   const project = join(root, 'project');

@@ -1,0 +1,176 @@
+import proto from '@temporalio/proto';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { parseJson, runLoom } from '../support/run-loom.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({
+    files: { 'README.md': '# Demo\nhello from the readme\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' },
+  });
+});
+afterAll(() => env?.close());
+
+const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  runLoom(args, { env: { ...env.env, NO_COLOR: '1', ...extraEnv }, cwd: env.project });
+
+const exploreScript = () =>
+  env.model.setScript([
+    {
+      name: 'explore',
+      when: { lastUser: 'What is in this project?', lastRole: 'user' },
+      reply: { text: 'Let me look.', toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }, { name: 'glob', args: { pattern: 'src/**/*.ts' } }] },
+    },
+    { name: 'answer', when: { lastUser: 'What is in this project?', lastRole: 'tool' }, reply: { text: 'A demo with two TypeScript files.' } },
+    { name: 'follow-up', when: { lastUser: 'Which one exports b?' }, reply: { text: 'src/b.ts exports b.' } },
+  ]);
+
+describe('loom run, show, resume and ls', () => {
+  let sessionId: string;
+
+  it('runs a session that reads and globs, printing one JSON object', async () => {
+    exploreScript();
+    const result = await loom(['run', '--json', '--model', 'scripted/test-model', 'What is in this project?']);
+    const output = parseJson(result);
+    expect(result.code).toBe(0);
+    expect(output).toMatchObject({ status: 'completed', text: 'A demo with two TypeScript files.' });
+    expect(Object.keys(output).sort()).toEqual(['sessionId', 'status', 'text', 'tokens']);
+    expect(output.tokens.input).toBeGreaterThan(0);
+    sessionId = output.sessionId;
+  });
+
+  it('shows every message and part', async () => {
+    const shown = parseJson(await loom(['show', sessionId, '--json']));
+    expect(shown.session).toMatchObject({ id: sessionId, agent: 'build', model: 'scripted/test-model', status: 'idle', directory: env.project });
+    const parts = shown.messages.flatMap((m: any) => m.parts.map((p: any) => `${m.info.role}:${p.type}${p.tool ? `:${p.tool}:${p.state.status}` : ''}`));
+    expect(parts).toEqual(['user:text', 'assistant:text', 'assistant:tool:read:completed', 'assistant:tool:glob:completed', 'assistant:text']);
+
+    const text = await loom(['show', sessionId]);
+    expect(text.stdout).toContain('What is in this project?');
+    expect(text.stdout).toContain('✓ read README.md');
+    expect(text.stdout).toContain('hello from the readme');
+    expect(text.stdout).toContain('✓ glob src/**/*.ts');
+    expect(text.stdout).toContain('A demo with two TypeScript files.');
+  });
+
+  it('resumes under the same workflow id, and the model is shown the earlier turns', async () => {
+    const result = await loom(['resume', sessionId, 'Which one exports b?']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('src/b.ts exports b.');
+    const request = env.model.requests.find((r) => r.rule === 'follow-up')!;
+    expect(request.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'user']);
+    expect(JSON.stringify(request.messages)).toContain('hello from the readme');
+
+    const runs = [];
+    for await (const run of env.client.workflow.list({ query: `WorkflowId = '${sessionId}'` })) runs.push(run.runId);
+    expect(new Set(runs).size).toBe(2);
+  });
+
+  it('lists the session', async () => {
+    const sessions = parseJson(await loom(['ls', '--json']));
+    expect(sessions.map((s: any) => s.id)).toContain(sessionId);
+    expect((await loom(['ls'])).stdout).toContain(sessionId);
+  });
+
+  it('labels the run and its activities for the Temporal UI', async () => {
+    const handle = env.client.workflow.getHandle(sessionId);
+    const first = env.client.workflow.getHandle(sessionId, (await firstRunId(sessionId))!);
+    expect(await (await first.describe()).staticSummary()).toBe('build · What is in this project?');
+    expect(await (await first.describe()).staticDetails()).toContain('What is in this project?');
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(AgentAttribute)).toBe('build');
+    expect(description.typedSearchAttributes.get(RootSessionAttribute)).toBe(sessionId);
+
+    const history = await first.fetchHistory();
+    const summaries = (history.events ?? []).flatMap((event) => {
+      const payload = event.userMetadata?.summary;
+      return event.activityTaskScheduledEventAttributes && payload ? [defaultPayloadConverter.fromPayload<string>(payload as never)] : [];
+    });
+    expect(summaries).toEqual(['llm scripted/test-model · step 1', 'read README.md', 'glob src/**/*.ts', 'llm scripted/test-model · step 2']);
+  });
+});
+
+async function firstRunId(workflowId: string): Promise<string | undefined> {
+  const runs = [];
+  for await (const run of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
+  return runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime())[0]?.runId;
+}
+
+describe('loom run in a terminal', () => {
+  it('streams the answer to stdout and tool calls to stderr', async () => {
+    exploreScript();
+    const result = await loom(['run', '-m', 'scripted/test-model', 'What is in this project?']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Let me look.');
+    expect(result.stdout).toContain('A demo with two TypeScript files.');
+    expect(result.stdout).not.toContain('✓');
+    expect(result.stderr).toContain('✓ read README.md');
+    expect(result.stderr).toContain('✓ glob src/**/*.ts');
+    expect(result.stderr).toMatch(/ses_\w+ · completed · 2 steps/);
+  });
+
+  it('reads the prompt from stdin', async () => {
+    exploreScript();
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model'], { env: env.env, cwd: env.project, input: 'What is in this project?\n' });
+    expect(parseJson(result)).toMatchObject({ status: 'completed' });
+  });
+
+  it('cancels a running session with loom cancel', async () => {
+    env.model.setScript([{ name: 'slow', reply: { text: 'tick '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } }]);
+    const running = loom(['run', '--json', '-m', 'scripted/test-model', 'Count slowly']);
+    await env.model.waitForRequest((r) => r.rule === 'slow', 30_000);
+    const [session] = await env.store.listSessions({ limit: 1 });
+    const cancelled = await loom(['cancel', session.id]);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stderr).toContain(`Cancellation requested for ${session.id}`);
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(parseJson(result)).toMatchObject({ sessionId: session.id, status: 'cancelled' });
+    expect(await env.store.getSession(session.id)).toMatchObject({ status: 'cancelled' });
+  });
+});
+
+describe('bad input', () => {
+  it('names an unknown session', async () => {
+    const result = await loom(['resume', 'ses_doesnotexist', 'hello']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Unknown session "ses_doesnotexist"');
+    expect((await loom(['show', 'ses_doesnotexist'])).stderr).toContain('Unknown session "ses_doesnotexist"');
+  });
+
+  it('explains the form of a malformed --model', async () => {
+    const result = await loom(['run', '--model', 'gpt-4o', 'hello']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid model "gpt-4o": expected provider/model');
+  });
+
+  it('names an unreachable TEMPORAL_ADDRESS', async () => {
+    const result = await loom(['run', '-m', 'scripted/test-model', 'hello'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Cannot reach Temporal at 127.0.0.1:1 (from TEMPORAL_ADDRESS)');
+  });
+
+  it('stores and prints a rejected API key without retrying', async () => {
+    env.model.setScript([{ name: 'denied', reply: { status: 401, errorMessage: 'Incorrect API key provided' } }]);
+    const before = env.model.requests.length;
+    const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'hello']);
+    expect(result.code).toBe(1);
+    const output = parseJson(result);
+    expect(output).toMatchObject({ status: 'failed', error: { name: 'ModelAuthError' } });
+    expect(output.error.message).toContain('Incorrect API key provided');
+    expect(env.model.requests.length - before).toBe(1);
+    const [, answer] = await env.store.messages(output.sessionId);
+    expect(answer.info).toMatchObject({ error: { name: 'ModelAuthError' } });
+  });
+
+  it('gives up on an unreachable model endpoint and says where it tried', async () => {
+    const result = await loom(['run', '-m', 'dead/test-model', 'hello'], { LOOM_MODEL_MAX_ATTEMPTS: '2', LOOM_MODEL_RETRY_INITIAL_MS: '100' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ModelUnreachable: Cannot reach dead\/test-model at http:\/\/127\.0\.0\.1:\d+\/v1/);
+  });
+});
+
+void proto;
