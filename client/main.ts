@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { createRequire } from 'node:module';
 import pc from 'picocolors';
 import { CliError } from './cli-error.js';
 import { cancelCommand } from './commands/cancel.js';
@@ -10,8 +11,11 @@ import { showCommand } from './commands/show.js';
 import { workerCommand } from './commands/worker.js';
 import { CliContext } from './context.js';
 
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
 const program = new Command('loom')
   .description('Durable OpenCode-style agents and subagents on Temporal.')
+  .version(version)
   .showHelpAfterError()
   .addHelpText(
     'after',

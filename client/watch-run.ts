@@ -24,7 +24,7 @@ export interface RunOutcome {
 
 /**
  * Waits for a run, printing it as it goes (unless `quiet`). Ctrl-C cancels the run; a second
- * Ctrl-C leaves it running. If no worker picks the run up, one starts in this process.
+ * Ctrl-C, or SIGTERM, leaves it running. If no worker picks the run up, one starts in this process.
  */
 export async function watchRun(
   context: CliContext,
@@ -53,7 +53,9 @@ export async function watchRun(
       detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
     }
   };
+  const onTerminate = () => detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
   process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerminate);
   const reportedAttempts = new Set<string>();
   const check = () => void checkOnRun(context, handle, reportedAttempts);
   const firstCheck = setTimeout(check, FIRST_CHECK_MS);
@@ -68,6 +70,7 @@ export async function watchRun(
     clearTimeout(firstCheck);
     clearInterval(watchdog);
     process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onTerminate);
   }
 }
 

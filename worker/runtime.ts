@@ -11,6 +11,8 @@ export function installQuietRuntime(defaultLevel: LogLevel = 'WARN'): void {
   const level = (process.env.LOOM_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) || defaultLevel;
   installed = true;
   Runtime.install({
+    // Loom decides what a signal means (Ctrl-C cancels a run; `loom worker` drains and stops).
+    shutdownSignals: [],
     logger: new DefaultLogger(level, (entry) => {
       const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : '';
       process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${meta}\n`);

@@ -10,6 +10,8 @@ export const ModelFailure = {
   notFound: 'ModelNotFound',
   contextOverflow: 'ContextOverflow',
   rateLimited: 'ModelRateLimited',
+  /** A 429 that waiting will not fix: the account is out of credit. */
+  quota: 'ModelQuotaExceeded',
   server: 'ModelServerError',
   unreachable: 'ModelUnreachable',
   config: 'ConfigError',
@@ -44,6 +46,9 @@ function classifyApiError(error: APICallError, model: string): ApplicationFailur
   }
   if (status === 401 || status === 403) return failure(ModelFailure.auth, `Not authorized for ${detail}`, false, status);
   if (status === 404) return failure(ModelFailure.notFound, `Not found: ${detail}`, false, status);
+  if (status === 429 && /insufficient_quota|exceeded your current quota/i.test(`${error.message} ${error.responseBody ?? ''}`)) {
+    return failure(ModelFailure.quota, `Quota exhausted for ${detail}`, false, status);
+  }
   if (status === 429) {
     return failure(ModelFailure.rateLimited, `Rate limited by ${detail}`, true, status, retryAfterMs(error));
   }

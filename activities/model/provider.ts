@@ -3,6 +3,8 @@ import type { LanguageModel } from 'ai';
 import { parseModelId } from '../../core/model-id.js';
 import type { LoomConfig } from '../config/schema.js';
 
+const OPENAI_API_URL = 'https://api.openai.com/v1';
+
 export class ProviderError extends Error {
   override name = 'ProviderError';
 }
@@ -26,10 +28,18 @@ export function resolveModel(model: string, config: LoomConfig, env: NodeJS.Proc
   const baseURL = options.baseURL ?? (providerID === 'openai' ? env.OPENAI_BASE_URL : undefined);
   const apiKey = options.apiKey ?? (providerID === 'openai' ? env.OPENAI_API_KEY : undefined);
   if (!apiKey && !baseURL) {
+    // OPENAI_API_KEY only applies to `openai`; other providers are configured in loom.json.
     throw new ProviderError(
-      `No API key for provider "${providerID}": set OPENAI_API_KEY, or configure provider.${providerID}.options in loom.json.`,
+      providerID === 'openai'
+        ? 'No API key for provider "openai": set OPENAI_API_KEY, or configure provider.openai.options in loom.json.'
+        : `No base URL for provider "${providerID}": set provider.${providerID}.options.baseURL (and apiKey if the server needs one) in loom.json.`,
     );
   }
-  const provider = createOpenAI({ baseURL, apiKey: apiKey ?? 'not-needed', headers: options.headers, name: providerID });
+  const provider = createOpenAI({
+    baseURL: baseURL ?? OPENAI_API_URL,
+    apiKey: apiKey ?? 'not-needed',
+    headers: options.headers,
+    name: providerID,
+  });
   return baseURL ? provider.chat(modelID) : provider.responses(modelID);
 }

@@ -23,18 +23,19 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private migrate(): void {
-    const applied = this.db.pragma('user_version', { simple: true }) as number;
-    if (applied > migrations.length) {
-      throw new Error(
-        `Session store ${this.file} has schema version ${applied}, newer than this Loom (${migrations.length}). Upgrade Loom.`,
-      );
-    }
-    for (let version = applied; version < migrations.length; version++) {
-      this.db.transaction(() => {
+    // The version is read under the write lock: a worker and the CLI may open a new file at once.
+    this.db.transaction(() => {
+      const applied = this.db.pragma('user_version', { simple: true }) as number;
+      if (applied > migrations.length) {
+        throw new Error(
+          `Session store ${this.file} has schema version ${applied}, newer than this Loom (${migrations.length}). Upgrade Loom.`,
+        );
+      }
+      for (let version = applied; version < migrations.length; version++) {
         this.db.exec(migrations[version]);
         this.db.pragma(`user_version = ${version + 1}`);
-      }).immediate();
-    }
+      }
+    }).immediate();
   }
 
   private prepare() {

@@ -2,6 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { glob } from 'tinyglobby';
+import { isInside } from './project-path.js';
+import { ToolError } from './tool-handler.js';
 
 /** Folders nobody wants in a listing or a search. */
 export const ALWAYS_IGNORED = [
@@ -48,6 +50,12 @@ export async function findFiles(
   const ignored = gitignore(project);
   const files: ProjectFile[] = [];
   for (const path of paths) {
+    // A pattern may climb out of `root` (`../x/*`, `/etc/*`): the same boundary as for paths.
+    if (!isInside(project, path)) {
+      throw new ToolError(
+        `The pattern "${pattern}" reaches ${path}, outside the project directory ${project}. Access to other directories needs the external_directory permission, which is not granted.`,
+      );
+    }
     const rel = relative(project, path);
     if (rel && !rel.startsWith('..') && ignored.ignores(rel)) continue;
     try {

@@ -1,9 +1,8 @@
-import proto from '@temporalio/proto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom } from '../support/run-loom.js';
+import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
 
 let env: LoomTestEnv;
 
@@ -133,6 +132,37 @@ describe('loom run in a terminal', () => {
   });
 });
 
+describe('stopping the CLI', () => {
+  it('cancels the run on Ctrl-C', async () => {
+    env.model.setScript([{ name: 'slow', reply: { text: 'tock '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } }]);
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Count slowly'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Count slowly', 30_000);
+    run.child.kill('SIGINT');
+    const result = await run.result;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('Cancelling ses_');
+    expect(result.stderr).toMatch(/■ ses_\w+ · cancelled/);
+  });
+
+  it('leaves the run going on SIGTERM, and a worker started later finishes it', async () => {
+    env.model.setScript([
+      { name: 'slow', times: 1, reply: { text: 'tick '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } },
+      { name: 'later', reply: { text: 'Finished by another worker.' } },
+    ]);
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Keep going'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Keep going', 30_000);
+    run.child.kill('SIGTERM');
+    const result = await run.result;
+    expect(result.stderr).toMatch(/Left (ses_\w+) running/);
+    const sessionId = /Left (ses_\w+) running/.exec(result.stderr)![1];
+    const handle = env.client.workflow.getHandle(sessionId);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+
+    await env.worker();
+    expect(await handle.result()).toMatchObject({ status: 'completed', text: 'Finished by another worker.' });
+  });
+});
+
 describe('bad input', () => {
   it('names an unknown session', async () => {
     const result = await loom(['resume', 'ses_doesnotexist', 'hello']);
@@ -173,4 +203,3 @@ describe('bad input', () => {
   });
 });
 
-void proto;

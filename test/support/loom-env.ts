@@ -2,7 +2,6 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
@@ -13,6 +12,7 @@ import { sessionWorkflow } from '../../workflows/index.js';
 import { PROJECT_ROOT, workflowBundlePath } from '../../worker/bundle.js';
 import { createLoomWorker } from '../../worker/create-worker.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
+import { freePort } from './free-port.js';
 import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
 
 export const SCRIPTED_MODEL = 'scripted/test-model';
@@ -71,7 +71,7 @@ export async function createLoomTestEnv(
     LOOM_CONFIG_CONTENT: JSON.stringify({
       provider: {
         scripted: { options: { baseURL: model.url, apiKey: 'test' } },
-        dead: { options: { baseURL: `http://127.0.0.1:${await closedPort()}/v1`, apiKey: 'test' } },
+        dead: { options: { baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: 'test' } },
       },
     }),
     TEMPORAL_ADDRESS: address,
@@ -132,13 +132,3 @@ export async function createLoomTestEnv(
   };
 }
 
-/** A port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}

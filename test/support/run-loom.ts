@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { LOOM_BIN } from './worker-process.js';
 
 export interface LoomResult {
@@ -7,18 +7,29 @@ export interface LoomResult {
   stderr: string;
 }
 
-/** Runs the `loom` CLI as a user would, in its own process. */
-export function runLoom(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string }): Promise<LoomResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOOM_BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+export interface LoomOptions {
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  input?: string;
+}
+
+/** Starts the `loom` CLI in its own process, as a user would. */
+export function spawnLoom(args: string[], options: LoomOptions): { child: ChildProcessWithoutNullStreams; result: Promise<LoomResult> } {
+  const child = spawn(process.execPath, [LOOM_BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const result = new Promise<LoomResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
   });
+  child.stdin.end(options.input ?? '');
+  return { child, result };
+}
+
+export function runLoom(args: string[], options: LoomOptions): Promise<LoomResult> {
+  return spawnLoom(args, options).result;
 }
 
 export function parseJson<T = any>(result: LoomResult): T {

@@ -249,7 +249,7 @@ describe('scripted model server', () => {
   });
 
   it('hangUp breaks the stream mid-answer; client aborts do not hurt the server', async () => {
-    const { model, server } = await start([
+    const { model } = await start([
       { name: 'hang', when: { lastUser: 'hang' }, reply: { text: 'x'.repeat(200), chunkSize: 10, hangUp: true } },
       { name: 'slow', when: { lastUser: 'slow' }, reply: { text: 'y'.repeat(200), chunkSize: 10, chunkDelayMs: 30 } },
       { name: 'ok', reply: { text: 'still fine' } },

@@ -14,6 +14,7 @@ export const store = proxyActivities<LoomActivities>(storePolicy);
 
 export const NON_RETRYABLE_MODEL_FAILURES = [
   'ModelAuthError',
+  'ModelQuotaExceeded',
   'ModelBadRequest',
   'ModelNotFound',
   'ContextOverflow',
