@@ -135,8 +135,8 @@ describe('loom run in a terminal', () => {
 describe('stopping the CLI', () => {
   it('cancels the run on Ctrl-C', async () => {
     env.model.setScript([{ name: 'slow', reply: { text: 'tock '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } }]);
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Count slowly'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
-    await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Count slowly', 30_000);
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Count until Ctrl-C'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Count until Ctrl-C', 30_000);
     run.child.kill('SIGINT');
     const result = await run.result;
     expect(result.code).toBe(130);
