@@ -1,6 +1,6 @@
 import { idTime, partId } from '../core/ids.js';
 import type { MessageError } from '../core/message.js';
-import type { Part } from '../core/part.js';
+import type { Part, ToolPart } from '../core/part.js';
 import { defaultTitle, type SessionStatus } from '../core/session.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -62,12 +62,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
 
   /** A tool call that could not run (unknown tool, invalid arguments, infrastructure failure). */
   async function failToolCall(input: { partId: string; error: string }): Promise<void> {
-    const now = Date.now();
-    await store.updatePart(input.partId, (part) => {
-      if (part.type !== 'tool') return part;
-      const start = part.state.status === 'running' ? part.state.time.start : now;
-      return { ...part, state: { status: 'error', input: part.state.input, error: input.error, time: { start, end: now } } };
-    });
+    await store.updatePart(input.partId, (part) => (part.type === 'tool' ? failed(part, input.error, Date.now()) : part));
   }
 
   /**
@@ -84,21 +79,21 @@ export function createSessionActivities({ store }: ActivityDeps) {
     const message = input.messageId ? await store.getMessage(input.messageId) : undefined;
     if (message?.role === 'assistant' && input.error) {
       for (const part of (await store.parts(message.id)).filter(isUnfinishedTool)) {
-        await store.savePart({ ...part, state: abortedState(part, now) });
+        await store.savePart(failed(part, ABORTED_TOOL_ERROR, now));
       }
       await store.saveMessage({ ...message, error: input.error, time: { ...message.time, completed: now } });
     }
-    await store.setSessionStatus(input.sessionId, input.status, now);
+    if (await store.getSession(input.sessionId)) await store.setSessionStatus(input.sessionId, input.status, now);
   }
 
   return { openSession, saveUserMessage, failToolCall, finishRun };
 }
 
-function isUnfinishedTool(part: Part): part is Extract<Part, { type: 'tool' }> {
+function isUnfinishedTool(part: Part): part is ToolPart {
   return part.type === 'tool' && (part.state.status === 'pending' || part.state.status === 'running');
 }
 
-function abortedState(part: Extract<Part, { type: 'tool' }>, now: number) {
+function failed(part: ToolPart, error: string, now: number): ToolPart {
   const start = part.state.status === 'running' ? part.state.time.start : now;
-  return { status: 'error' as const, input: part.state.input, error: ABORTED_TOOL_ERROR, time: { start, end: now } };
+  return { ...part, state: { status: 'error', input: part.state.input, error, time: { start, end: now } } };
 }

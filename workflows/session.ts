@@ -57,6 +57,10 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
     queued: state.queued.length,
   }));
 
+  if (state.queued.length === 0 && !input.carried) {
+    throw ApplicationFailure.create({ type: 'NoPrompt', message: `Run of ${input.sessionId} started without a prompt`, nonRetryable: true });
+  }
+
   try {
     if (!input.carried) {
       await store.openSession({
@@ -73,7 +77,7 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
       state.step++;
       state.phase = 'model';
       state.assistantMessageId = newId('msg', Date.now(), Math.random);
-      describe(input, state);
+      showProgress(input, state);
       const callModel = modelCall(input.modelRetry ?? defaultModelRetry, `llm ${input.model} · step ${state.step}`);
       const answer = await callModel({
         sessionId: input.sessionId,
@@ -90,7 +94,7 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
       state.finish = answer.finish;
       if (answer.toolCalls.length > 0) {
         state.phase = 'tools';
-        describe(input, state);
+        showProgress(input, state);
         await runToolCalls(answer.toolCalls, {
           sessionId: input.sessionId,
           messageId: state.assistantMessageId,
@@ -179,7 +183,8 @@ function describeFailure(error: unknown): MessageError | undefined {
   return undefined;
 }
 
-function describe(input: SessionRunInput, state: RunState): void {
+/** The run's current details in the Temporal UI. */
+function showProgress(input: SessionRunInput, state: RunState): void {
   const total = state.tokens.input + state.tokens.output + state.tokens.cache.read;
   setCurrentDetails(
     `**${input.agent}** · ${input.model}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { TOOL_PREVIEW_LIMIT, type ToolRunInput, type ToolRunResult } from '../../core/tool-run.js';
 import type { ActivityDeps } from '../deps.js';
 import { toolHandlers } from './index.js';
+import { setToolState } from './tool-state.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -13,10 +14,7 @@ export function createToolActivities({ store }: ActivityDeps) {
   async function runTool(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
-    await store.updatePart(input.partId, (part) =>
-      // `tool` may have been repaired from the model's spelling (`Read` → `read`).
-      part.type === 'tool' ? { ...part, tool: input.tool, state: { status: 'running', input: input.input, time: { start } } } : part,
-    );
+    await setToolState(store, input.partId, { status: 'running', input: input.input, time: { start } }, input.tool);
     const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     try {
       const handler = toolHandlers[input.tool];
@@ -28,31 +26,19 @@ export function createToolActivities({ store }: ActivityDeps) {
         callId: input.callId,
         abort: context.cancellationSignal,
       });
-      const metadata = output.metadata ?? {};
-      await store.updatePart(input.partId, (part) =>
-        part.type === 'tool'
-          ? {
-              ...part,
-              state: {
-                status: 'completed',
-                input: input.input,
-                output: output.output,
-                title: output.title,
-                metadata,
-                time: { start, end: Date.now() },
-              },
-            }
-          : part,
-      );
+      await setToolState(store, input.partId, {
+        status: 'completed',
+        input: input.input,
+        output: output.output,
+        title: output.title,
+        metadata: output.metadata ?? {},
+        time: { start, end: Date.now() },
+      });
       return { status: 'completed', title: output.title, preview: output.output.slice(0, TOOL_PREVIEW_LIMIT) };
     } catch (error) {
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
       const message = error instanceof Error ? error.message : String(error);
-      await store.updatePart(input.partId, (part) =>
-        part.type === 'tool'
-          ? { ...part, state: { status: 'error', input: input.input, error: message, time: { start, end: Date.now() } } }
-          : part,
-      );
+      await setToolState(store, input.partId, { status: 'error', input: input.input, error: message, time: { start, end: Date.now() } });
       return { status: 'error', title: input.tool, preview: message.slice(0, TOOL_PREVIEW_LIMIT) };
     } finally {
       clearInterval(heartbeat);

@@ -117,6 +117,22 @@ describe('loom run in a terminal', () => {
     expect(parseJson(result)).toMatchObject({ status: 'completed' });
   });
 
+  it('queues a prompt for a busy session: loom resume waits for the same run', async () => {
+    env.model.setScript([
+      { name: 'busy', when: { lastUser: 'Start something long' }, reply: { text: 'Working on it.', delayMs: 3000 } },
+      { name: 'queued', when: { lastUser: 'And add this' }, reply: { text: 'Added it too.' } },
+    ]);
+    const first = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Start something long'], { env: env.env, cwd: env.project });
+    await env.model.waitForRequest((r) => r.rule === 'busy', 30_000);
+    const [session] = await env.store.listSessions({ limit: 1 });
+    const resumed = await loom(['resume', '--json', session.id, 'And add this']);
+    expect(parseJson(resumed)).toMatchObject({ sessionId: session.id, status: 'completed', text: 'Added it too.' });
+    expect(parseJson(await first.result)).toMatchObject({ sessionId: session.id, status: 'completed', text: 'Added it too.' });
+    const runs = [];
+    for await (const run of env.client.workflow.list({ query: `WorkflowId = '${session.id}'` })) runs.push(run);
+    expect(runs).toHaveLength(1);
+  });
+
   it('cancels a running session with loom cancel', async () => {
     env.model.setScript([{ name: 'slow', reply: { text: 'tick '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } }]);
     const running = loom(['run', '--json', '-m', 'scripted/test-model', 'Count slowly']);
