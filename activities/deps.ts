@@ -5,4 +5,6 @@ export interface ActivityDeps {
   store: SessionStore;
   /** Environment for provider keys and config (`process.env` in production). */
   env: NodeJS.ProcessEnv;
+  /** Loom's data folder (saved tool outputs). */
+  dataDir: string;
 }

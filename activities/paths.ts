@@ -18,3 +18,14 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.LOOM_CONFIG_DIR) return env.LOOM_CONFIG_DIR;
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'loom');
 }
+
+/** Where full tool outputs are saved when what the model sees is cut. */
+export function toolOutputDir(dir = dataDir()): string {
+  return join(dir, 'tool-output');
+}
+
+/** Downloaded helpers (ripgrep) and other caches shared by every data folder of this user. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LOOM_CACHE_DIR) return env.LOOM_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'loom');
+}

@@ -34,6 +34,9 @@ export const ToolStateRunning = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   time: z.object({ start: z.number() }),
 });
+/** A file a tool hands the model (an image `read` opened), as a `data:` URL. */
+export const Attachment = z.object({ mime: z.string(), url: z.string(), filename: z.string().optional() });
+
 export const ToolStateCompleted = z.object({
   status: z.literal('completed'),
   input: z.unknown(),
@@ -41,6 +44,7 @@ export const ToolStateCompleted = z.object({
   title: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   time: z.object({ start: z.number(), end: z.number(), compacted: z.number().optional() }),
+  attachments: z.array(Attachment).optional(),
 });
 export const ToolStateError = z.object({
   status: z.literal('error'),

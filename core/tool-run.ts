@@ -7,6 +7,10 @@ export interface ToolRunInput {
   tool: string;
   input: Record<string, unknown>;
   directory: string;
+  /** The run's model: tools adapt to what it accepts (images, PDFs). */
+  model: string;
+  /** Whether the agent may delegate with `task` (the hint for a cut output says so). */
+  canDelegate: boolean;
 }
 
 /** The output itself is in the store; the workflow gets a status and a short preview. */

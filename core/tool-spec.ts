@@ -10,11 +10,11 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
   description: string;
   parameters: Params;
   /**
-   * `read-only` tools may be retried freely; `mutating` tools change the world and are not
-   * retried blindly.
+   * How a call may be retried: `read-only` and `idempotent` tools freely; `mutating` tools change
+   * the world and run at most once.
    */
-  effect: 'read-only' | 'mutating';
-  /** A one-line label for the activity in the Temporal UI, e.g. `read src/index.ts`. */
+  effect: 'read-only' | 'idempotent' | 'mutating';
+  /** What the call is about, for labels: `src/index.ts` (shown as `read · src/index.ts`). */
   summarize(input: z.infer<Params>): string;
 }
 

@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { hostname } from 'node:os';
 import { createActivities } from '../activities/index.js';
+import { dataDir } from '../activities/paths.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { workflowBundlePath } from './bundle.js';
 
@@ -16,13 +17,14 @@ export interface LoomWorkerOptions {
 
 /** A worker that runs Loom's workflows and activities on one task queue. */
 export async function createLoomWorker(options: LoomWorkerOptions): Promise<Worker> {
+  const env = options.env ?? process.env;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     identity: `loom@${hostname()}:${process.pid}`,
     workflowBundle: { codePath: await workflowBundlePath() },
-    activities: createActivities({ store: options.store, env: options.env ?? process.env }),
+    activities: createActivities({ store: options.store, env, dataDir: dataDir(env) }),
     maxCachedWorkflows: options.maxCachedWorkflows,
     // Give running activities a moment to record their state when the worker stops.
     shutdownGraceTime: '3 seconds',

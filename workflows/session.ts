@@ -99,6 +99,7 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
           sessionId: input.sessionId,
           messageId: state.assistantMessageId,
           directory: input.directory,
+          model: input.model,
           offered: agent.tools,
         });
       }

@@ -8,7 +8,7 @@ import type { ToolHandler } from './tool-handler.js';
 const LIMIT = 100;
 
 export const glob: ToolHandler<z.infer<typeof globSpec.parameters>> = async (input, context) => {
-  const root = resolveInProject(context.directory, input.path);
+  const root = resolveInProject(context, input.path);
   const files = await findFiles(context.directory, root, input.pattern, { signal: context.abort });
   const title = relative(context.directory, root) || '.';
   if (files.length === 0) return { title, output: 'No files found', metadata: { count: 0, truncated: false } };

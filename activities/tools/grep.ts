@@ -11,7 +11,7 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_LINE_LENGTH = 2000;
 
 export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (input, context) => {
-  const root = resolveInProject(context.directory, input.path);
+  const root = resolveInProject(context, input.path);
   let regex: RegExp;
   try {
     regex = new RegExp(input.pattern);

@@ -8,7 +8,7 @@ import type { ToolHandler } from './tool-handler.js';
 const LIMIT = 100;
 
 export const list: ToolHandler<z.infer<typeof listSpec.parameters>> = async (input, context) => {
-  const root = resolveInProject(context.directory, input.path);
+  const root = resolveInProject(context, input.path);
   const files = await findFiles(context.directory, root, '**/*', { ignore: input.ignore, signal: context.abort });
   const shown = files
     .slice(0, LIMIT)

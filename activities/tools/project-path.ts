@@ -1,13 +1,15 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { ToolError } from './tool-handler.js';
+import { toolOutputDir } from '../paths.js';
+import { ExternalDirectoryError, type ToolContext } from './tool-handler.js';
 
-/** An absolute path for a tool argument, refusing paths outside the project directory. */
-export function resolveInProject(directory: string, path: string | undefined): string {
-  const absolute = path ? resolve(directory, path) : resolve(directory);
-  if (!isInside(directory, absolute)) {
-    throw new ToolError(
-      `${absolute} is outside the project directory ${directory}. Access to other directories needs the external_directory permission, which is not granted.`,
-    );
+/**
+ * An absolute path for a tool argument. Paths outside the project directory are refused, except
+ * Loom's saved tool outputs, which the model is told to read when an output was cut.
+ */
+export function resolveInProject(context: Pick<ToolContext, 'directory' | 'dataDir'>, path: string | undefined): string {
+  const absolute = path ? resolve(context.directory, path) : resolve(context.directory);
+  if (!isInside(context.directory, absolute) && !isInside(toolOutputDir(context.dataDir), absolute)) {
+    throw new ExternalDirectoryError(absolute, context.directory);
   }
   return absolute;
 }

@@ -11,7 +11,7 @@ const BINARY_EXTENSIONS = new Set(
 );
 
 export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (input, context) => {
-  const path = resolveInProject(context.directory, input.filePath);
+  const path = resolveInProject(context, input.filePath);
   const title = relative(context.directory, path) || '.';
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new ToolError(await notFound(path));

@@ -1,47 +1,75 @@
 import { Context } from '@temporalio/activity';
 import { TOOL_PREVIEW_LIMIT, type ToolRunInput, type ToolRunResult } from '../../core/tool-run.js';
+import { loadConfig } from '../config/load.js';
+import type { LoomConfig } from '../config/schema.js';
 import type { ActivityDeps } from '../deps.js';
+import { toolOutputDir } from '../paths.js';
 import { toolHandlers } from './index.js';
+import { ProgressWriter } from './progress-writer.js';
 import { setToolState } from './tool-state.js';
+import { truncateOutput } from './truncate.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
-export function createToolActivities({ store }: ActivityDeps) {
+export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
   /**
-   * Runs one tool call and writes its result into the call's part: `running` while it works,
-   * then `completed` with the output or `error` with a message the model can act on.
+   * Runs one tool call and writes its result into the call's part: `running` while it works (with
+   * progress), then `completed` with the output, cut to size, or `error` with a message the model
+   * can act on.
    */
   async function runTool(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
     await setToolState(store, input.partId, { status: 'running', input: input.input, time: { start } }, input.tool);
     const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    const progress = new ProgressWriter(store, input.partId);
     try {
       const handler = toolHandlers[input.tool];
       if (!handler) throw new Error(`No handler for tool "${input.tool}" on this worker`);
-      const output = await handler(input.input as never, {
+      const result = await handler(input.input as never, {
         directory: input.directory,
+        dataDir,
         sessionId: input.sessionId,
         messageId: input.messageId,
         callId: input.callId,
+        model: input.model,
+        config: configFor(input.directory),
+        store,
+        env,
         abort: context.cancellationSignal,
+        update: (update) => progress.update(update),
       });
+      await progress.stop();
+      const cut =
+        result.metadata?.truncated !== undefined
+          ? { output: result.output, truncated: Boolean(result.metadata.truncated) }
+          : await truncateOutput(result.output, { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
       await setToolState(store, input.partId, {
         status: 'completed',
         input: input.input,
-        output: output.output,
-        title: output.title,
-        metadata: output.metadata ?? {},
+        output: cut.output,
+        title: result.title,
+        metadata: { ...result.metadata, truncated: cut.truncated, ...(cut.outputPath ? { outputPath: cut.outputPath } : {}) },
         time: { start, end: Date.now() },
+        ...(result.attachments?.length ? { attachments: result.attachments } : {}),
       });
-      return { status: 'completed', title: output.title, preview: output.output.slice(0, TOOL_PREVIEW_LIMIT) };
+      return { status: 'completed', title: result.title, preview: cut.output.slice(0, TOOL_PREVIEW_LIMIT) };
     } catch (error) {
+      await progress.stop();
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
       const message = error instanceof Error ? error.message : String(error);
       await setToolState(store, input.partId, { status: 'error', input: input.input, error: message, time: { start, end: Date.now() } });
       return { status: 'error', title: input.tool, preview: message.slice(0, TOOL_PREVIEW_LIMIT) };
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  function configFor(directory: string): LoomConfig {
+    try {
+      return loadConfig(directory, env);
+    } catch {
+      return {};
     }
   }
 

@@ -1,12 +1,32 @@
+import type { LoomConfig } from '../config/schema.js';
+import type { SessionStore } from '../store/store.js';
+
 /** What a tool handler gets besides its input. */
 export interface ToolContext {
   /** The project directory; relative paths resolve against it. */
   directory: string;
+  /** Loom's data folder (saved tool outputs live under it). */
+  dataDir: string;
   sessionId: string;
   messageId: string;
   callId: string;
-  /** Aborted when the run is cancelled or the activity times out. */
+  /** The run's model (`provider/model`) and the configuration of the project. */
+  model: string;
+  config: LoomConfig;
+  store: SessionStore;
+  env: NodeJS.ProcessEnv;
+  /** Aborted when the run is cancelled, the call times out, or the worker shuts down. */
   abort: AbortSignal;
+  /** Shows progress on the running call (a title, or metadata such as a command's output so far). */
+  update(progress: { title?: string; metadata?: Record<string, unknown> }): void;
+}
+
+/** A file the model should see, e.g. an image that `read` opened. */
+export interface Attachment {
+  mime: string;
+  /** A `data:` URL. */
+  url: string;
+  filename?: string;
 }
 
 export interface ToolOutput {
@@ -15,6 +35,7 @@ export interface ToolOutput {
   /** What the model sees. */
   output: string;
   metadata?: Record<string, unknown>;
+  attachments?: Attachment[];
 }
 
 export type ToolHandler<Input = Record<string, unknown>> = (input: Input, context: ToolContext) => Promise<ToolOutput>;
@@ -22,4 +43,20 @@ export type ToolHandler<Input = Record<string, unknown>> = (input: Input, contex
 /** A failure the model should see and can act on (missing file, bad pattern, …). */
 export class ToolError extends Error {
   override name = 'ToolError';
+}
+
+/**
+ * A path outside the project directory. Until permissions decide (`external_directory`), such
+ * paths are refused.
+ */
+export class ExternalDirectoryError extends ToolError {
+  override name = 'ExternalDirectoryError';
+  constructor(
+    readonly path: string,
+    readonly directory: string,
+  ) {
+    super(
+      `${path} is outside the project directory ${directory}. Access to other directories needs the external_directory permission, which is not granted.`,
+    );
+  }
 }

@@ -90,7 +90,7 @@ export class RunPrinter {
 export function describeCall(tool: string, input: unknown): string {
   const spec = findTool(tool);
   const parsed = spec?.parameters.safeParse(input);
-  return spec && parsed?.success ? spec.summarize(parsed.data) : tool;
+  return spec && parsed?.success ? `${tool} ${spec.summarize(parsed.data)}` : tool;
 }
 
 function firstLine(text: string): string {

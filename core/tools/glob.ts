@@ -14,5 +14,5 @@ export const glob = defineTool({
     path: z.string().optional().describe('The directory to search in (default: the project directory)'),
   }),
   effect: 'read-only',
-  summarize: (input) => `glob ${input.pattern}`,
+  summarize: (input) => input.pattern,
 });

@@ -16,5 +16,5 @@ export const grep = defineTool({
     include: z.string().optional().describe('A glob of the files to search, e.g. "*.js"'),
   }),
   effect: 'read-only',
-  summarize: (input) => `grep ${input.pattern}${input.include ? ` in ${input.include}` : ''}`,
+  summarize: (input) => `${input.pattern}${input.include ? ` in ${input.include}` : ''}`,
 });

@@ -13,5 +13,5 @@ export const list = defineTool({
     ignore: z.array(z.string()).optional().describe('Glob patterns to leave out'),
   }),
   effect: 'read-only',
-  summarize: (input) => `list ${input.path ?? '.'}`,
+  summarize: (input) => input.path ?? '.',
 });

@@ -19,5 +19,5 @@ export const read = defineTool({
     limit: z.number().int().min(1).optional().describe(`The number of lines to read (default ${READ_DEFAULT_LIMIT})`),
   }),
   effect: 'read-only',
-  summarize: (input) => `read ${input.filePath}`,
+  summarize: (input) => input.filePath,
 });

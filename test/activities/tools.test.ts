@@ -7,6 +7,7 @@ import { grep } from '../../activities/tools/grep.js';
 import { list } from '../../activities/tools/list.js';
 import { read } from '../../activities/tools/read.js';
 import { ToolError, type ToolContext } from '../../activities/tools/tool-handler.js';
+import { createToolContext } from '../support/tool-context.js';
 
 let project: string;
 let context: ToolContext;
@@ -20,7 +21,7 @@ function tempProject(): string {
 }
 
 function contextFor(directory: string): ToolContext {
-  return { directory, sessionId: 'ses_t', messageId: 'msg_t', callId: 'call_t', abort: new AbortController().signal };
+  return createToolContext(directory);
 }
 
 function write(path: string, content: string | Buffer, mtimeSeconds?: number, root = project): void {

@@ -37,12 +37,12 @@ export function modelCall(retry: ModelRetry, summary: string) {
   }).callModel;
 }
 
-/** Tools that only look at the world may be retried. */
-export function readOnlyTool(summary: string) {
+/** Tools that only look at the world, or whose repetition is harmless, may be retried. */
+export function retriedTool(summary: string) {
   return proxyActivities<LoomActivities>({
     summary,
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumAttempts: 3 },
   }).runTool;
 }
@@ -52,7 +52,7 @@ export function mutatingTool(summary: string) {
   return proxyActivities<LoomActivities>({
     summary,
     startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: '10 seconds',
     retry: { maximumAttempts: 1 },
   }).runTool;
 }

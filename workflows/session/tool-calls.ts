@@ -1,12 +1,13 @@
 import { isCancellation } from '@temporalio/workflow';
 import { checkToolCall, type ToolCall } from '../../core/tool-call.js';
 import { findTool } from '../../core/tools/index.js';
-import { mutatingTool, readOnlyTool, store } from './activities.js';
+import { mutatingTool, retriedTool, store } from './activities.js';
 
 export interface ToolCallContext {
   sessionId: string;
   messageId: string;
   directory: string;
+  model: string;
   /** The tools the agent was offered this step. */
   offered: string[];
 }
@@ -29,7 +30,8 @@ async function runToolCall(call: ToolCall, context: ToolCallContext): Promise<vo
     return;
   }
   const spec = findTool(checked.call.tool)!;
-  const run = spec.effect === 'read-only' ? readOnlyTool(spec.summarize(checked.input)) : mutatingTool(spec.summarize(checked.input));
+  const summary = `${spec.name} · ${spec.summarize(checked.input)}`;
+  const run = spec.effect === 'mutating' ? mutatingTool(summary) : retriedTool(summary);
   try {
     await run({
       sessionId: context.sessionId,
@@ -39,6 +41,8 @@ async function runToolCall(call: ToolCall, context: ToolCallContext): Promise<vo
       tool: checked.call.tool,
       input: checked.input,
       directory: context.directory,
+      model: context.model,
+      canDelegate: context.offered.includes('task'),
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
