@@ -28,5 +28,8 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Work
     maxCachedWorkflows: options.maxCachedWorkflows,
     // Give running activities a moment to record their state when the worker stops.
     shutdownGraceTime: '3 seconds',
+    // Cancellation reaches an activity only on a heartbeat's reply: send them often enough that
+    // a cancelled command stops within a second or two.
+    maxHeartbeatThrottleInterval: '1 second',
   });
 }

@@ -15,7 +15,15 @@ export const ProviderConfig = z.looseObject({
     })
     .optional(),
   models: z
-    .record(z.string(), z.looseObject({ name: z.string().optional(), limit: ModelLimits.optional() }))
+    .record(
+      z.string(),
+      z.looseObject({
+        name: z.string().optional(),
+        limit: ModelLimits.optional(),
+        /** Whether the model accepts images and PDFs (default: true for openai, false otherwise). */
+        attachment: z.boolean().optional(),
+      }),
+    )
     .optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;

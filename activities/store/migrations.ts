@@ -32,4 +32,18 @@ export const migrations: string[] = [
   CREATE TABLE revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
   INSERT INTO revision (id, value) VALUES (1, 0);
   `,
+  `
+  -- When a session last read a file, so edits of files changed since then are refused.
+  CREATE TABLE file_read (
+    session_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    mtime REAL NOT NULL,
+    PRIMARY KEY (session_id, path)
+  );
+
+  CREATE TABLE todo (
+    session_id TEXT PRIMARY KEY,
+    data TEXT NOT NULL
+  );
+  `,
 ];

@@ -1,9 +1,11 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { z } from 'zod';
 import { Message, type MessageWithParts } from '../../core/message.js';
 import { Part } from '../../core/part.js';
 import { Session, type SessionStatus } from '../../core/session.js';
+import { Todo } from '../../core/todo.js';
 import { migrations } from './migrations.js';
 import { NotFoundError, type SessionChanges, type SessionStore } from './store.js';
 
@@ -67,6 +69,15 @@ export class SqliteSessionStore implements SessionStore {
       messagesSince: db.prepare('SELECT data FROM message WHERE session_id = ? AND rev > ? ORDER BY id'),
       partsSince: db.prepare('SELECT data FROM part WHERE session_id = ? AND rev > ? ORDER BY id'),
       currentRev: db.prepare('SELECT value FROM revision WHERE id = 1'),
+      recordFileRead: db.prepare(
+        `INSERT INTO file_read (session_id, path, mtime) VALUES (?, ?, ?)
+         ON CONFLICT(session_id, path) DO UPDATE SET mtime = excluded.mtime`,
+      ),
+      fileReadMtime: db.prepare('SELECT mtime FROM file_read WHERE session_id = ? AND path = ?'),
+      saveTodos: db.prepare(
+        'INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data',
+      ),
+      todos: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
     };
   }
 
@@ -181,6 +192,23 @@ export class SqliteSessionStore implements SessionStore {
         parts: this.readAll(this.statements.partsSince, [sessionID, since], Part),
       };
     })();
+  }
+
+  async recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void> {
+    this.statements.recordFileRead.run(sessionID, path, mtimeMs);
+  }
+
+  async fileReadMtime(sessionID: string, path: string): Promise<number | undefined> {
+    return (this.statements.fileReadMtime.get(sessionID, path) as { mtime: number } | undefined)?.mtime;
+  }
+
+  async saveTodos(sessionID: string, todos: Todo[]): Promise<void> {
+    this.statements.saveTodos.run(sessionID, JSON.stringify(z.array(Todo).parse(todos)));
+  }
+
+  async todos(sessionID: string): Promise<Todo[]> {
+    const row = this.statements.todos.get(sessionID) as { data: string } | undefined;
+    return row ? z.array(Todo).parse(JSON.parse(row.data)) : [];
   }
 
   async close(): Promise<void> {

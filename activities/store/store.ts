@@ -1,6 +1,7 @@
 import type { Message, MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session, SessionStatus } from '../../core/session.js';
+import type { Todo } from '../../core/todo.js';
 
 /** What changed in a session since a cursor: for following a run live. */
 export interface SessionChanges {
@@ -36,6 +37,14 @@ export interface SessionStore {
   deleteParts(messageID: string): Promise<void>;
 
   changes(sessionID: string, since: number): Promise<SessionChanges>;
+
+  /** Remembers the modification time of a file the session has read (or written). */
+  recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void>;
+  /** The modification time the file had when the session last read it. */
+  fileReadMtime(sessionID: string, path: string): Promise<number | undefined>;
+
+  saveTodos(sessionID: string, todos: Todo[]): Promise<void>;
+  todos(sessionID: string): Promise<Todo[]>;
   close(): Promise<void>;
 }
 

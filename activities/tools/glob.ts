@@ -1,15 +1,16 @@
 import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { glob as globSpec } from '../../core/tools/glob.js';
-import { findFiles } from './project-files.js';
 import { resolveInProject } from './project-path.js';
+import { newestFirst, searchBackend } from './search/index.js';
 import type { ToolHandler } from './tool-handler.js';
 
 const LIMIT = 100;
 
 export const glob: ToolHandler<z.infer<typeof globSpec.parameters>> = async (input, context) => {
   const root = resolveInProject(context, input.path);
-  const files = await findFiles(context.directory, root, input.pattern, { signal: context.abort });
+  const backend = await searchBackend(context.env);
+  const files = await newestFirst(await backend.listFiles(root, { glob: input.pattern, project: context.directory, signal: context.abort }));
   const title = relative(context.directory, root) || '.';
   if (files.length === 0) return { title, output: 'No files found', metadata: { count: 0, truncated: false } };
   const shown = files.slice(0, LIMIT).map((file) => file.path);

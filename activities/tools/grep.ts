@@ -1,35 +1,23 @@
-import { readFile, stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { grep as grepSpec } from '../../core/tools/grep.js';
-import { findFiles } from './project-files.js';
 import { resolveInProject } from './project-path.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
+import { newestFirst, searchBackend, type ContentMatch } from './search/index.js';
+import type { ToolHandler } from './tool-handler.js';
 
 const LIMIT = 100;
-const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_LINE_LENGTH = 2000;
 
 export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (input, context) => {
   const root = resolveInProject(context, input.path);
-  let regex: RegExp;
-  try {
-    regex = new RegExp(input.pattern);
-  } catch (error) {
-    throw new ToolError(`Invalid regular expression "${input.pattern}": ${(error as Error).message}`);
-  }
-  const pattern = input.include ? (input.include.includes('/') ? input.include : `**/${input.include}`) : '**/*';
-  const files = await findFiles(context.directory, root, pattern, { signal: context.abort });
-  const matches: { path: string; line: number; text: string }[] = [];
-  for (const file of files) {
-    context.abort.throwIfAborted();
-    if ((await stat(file.path)).size > MAX_FILE_BYTES) continue;
-    const content = await readFile(file.path, 'utf8');
-    if (content.includes('\u0000')) continue;
-    content.split('\n').forEach((text, index) => {
-      if (regex.test(text)) matches.push({ path: file.path, line: index + 1, text: text.slice(0, MAX_LINE_LENGTH) });
-    });
-  }
+  const backend = await searchBackend(context.env);
+  const found = await backend.searchContent(root, {
+    pattern: input.pattern,
+    include: input.include,
+    project: context.directory,
+    signal: context.abort,
+  });
+  const matches = await newestFilesFirst(found);
   const title = input.pattern;
   if (matches.length === 0) return { title, output: 'No files found', metadata: { matches: 0, truncated: false } };
   const lines: string[] = [`Found ${matches.length} matches${matches.length > LIMIT ? ` (showing the first ${LIMIT})` : ''}`];
@@ -39,7 +27,7 @@ export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (inp
       current = match.path;
       lines.push('', `${match.path}:`);
     }
-    lines.push(`  Line ${match.line}: ${match.text}`);
+    lines.push(`  Line ${match.line}: ${match.text.replace(/\r$/, '').slice(0, MAX_LINE_LENGTH)}`);
   }
   return {
     title,
@@ -47,3 +35,15 @@ export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (inp
     metadata: { matches: matches.length, truncated: matches.length > LIMIT, root: relative(context.directory, root) || '.' },
   };
 };
+
+/** Matches grouped by file, files most recently modified first, lines in order within a file. */
+async function newestFilesFirst(matches: ContentMatch[]): Promise<ContentMatch[]> {
+  const byFile = new Map<string, ContentMatch[]>();
+  for (const match of matches) {
+    const list = byFile.get(match.path);
+    if (list) list.push(match);
+    else byFile.set(match.path, [match]);
+  }
+  const files = await newestFirst([...byFile.keys()]);
+  return files.flatMap((file) => byFile.get(file.path)!.sort((a, b) => a.line - b.line));
+}

@@ -1,15 +1,16 @@
 import { relative, sep } from 'node:path';
 import type { z } from 'zod';
 import type { list as listSpec } from '../../core/tools/list.js';
-import { findFiles } from './project-files.js';
 import { resolveInProject } from './project-path.js';
+import { newestFirst, searchBackend } from './search/index.js';
 import type { ToolHandler } from './tool-handler.js';
 
 const LIMIT = 100;
 
 export const list: ToolHandler<z.infer<typeof listSpec.parameters>> = async (input, context) => {
   const root = resolveInProject(context, input.path);
-  const files = await findFiles(context.directory, root, '**/*', { ignore: input.ignore, signal: context.abort });
+  const backend = await searchBackend(context.env);
+  const files = await newestFirst(await backend.listFiles(root, { ignore: input.ignore, project: context.directory, signal: context.abort }));
   const shown = files
     .slice(0, LIMIT)
     .map((file) => relative(root, file.path))

@@ -1,11 +1,24 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { z } from 'zod';
 import { READ_DEFAULT_LIMIT, READ_MAX_LINE_LENGTH, type read as readSpec } from '../../core/tools/read.js';
+import { parseModelId } from '../../core/model-id.js';
+import { acceptsAttachments } from '../model/capabilities.js';
+import { rememberVersion } from './file-versions.js';
 import { resolveInProject } from './project-path.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
+import { ToolError, type ToolContext, type ToolHandler, type ToolOutput } from './tool-handler.js';
 
 const MAX_BYTES = 50 * 1024;
+const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** Files the model can be shown as attachments rather than text. */
+const ATTACHMENT_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.pdf': 'application/pdf',
+};
 const BINARY_EXTENSIONS = new Set(
   '.zip .tar .gz .tgz .bz2 .xz .7z .rar .jar .war .class .exe .dll .so .dylib .o .a .bin .dat .wasm .pyc .pyo .db .sqlite .png .jpg .jpeg .gif .bmp .ico .webp .pdf .mp3 .mp4 .mov .avi .woff .woff2 .ttf .otf'.split(' '),
 );
@@ -20,9 +33,12 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
     const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
     return { title, output: `${path} is a directory with ${names.length} entries:\n${names.join('\n')}`, metadata: { directory: true } };
   }
+  const mime = ATTACHMENT_TYPES[extname(path).toLowerCase()];
+  if (mime) return attachment(path, title, mime, info.size, context);
   if (await isBinary(path)) throw new ToolError(`Cannot read binary file: ${path}`);
 
   const text = await readText(path);
+  await rememberVersion(context, path);
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   const offset = input.offset ?? 1;
@@ -52,6 +68,25 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
     metadata: { lines: lines.length, from: offset, to: last },
   };
 };
+
+/** An image or PDF, handed to the model as a file when it accepts files. */
+async function attachment(path: string, title: string, mime: string, size: number, context: ToolContext): Promise<ToolOutput> {
+  if (!acceptsAttachments(context.config, context.model)) {
+    const { providerID, modelID } = parseModelId(context.model);
+    throw new ToolError(
+      `Cannot show ${path} (${mime}): the model ${context.model} is not configured to accept images or PDFs. ` +
+        `If it does, set provider.${providerID}.models.${modelID}.attachment to true in loom.json.`,
+    );
+  }
+  if (size > MAX_ATTACHMENT_BYTES) throw new ToolError(`${path} is too large to show (${size} bytes; the limit is ${MAX_ATTACHMENT_BYTES}).`);
+  const data = await readFile(path);
+  return {
+    title,
+    output: `${mime.startsWith('image/') ? 'Image' : 'PDF'} ${path} (${mime}, ${Math.ceil(size / 1024)} KiB) is attached.`,
+    metadata: { mime, bytes: size },
+    attachments: [{ mime, url: `data:${mime};base64,${data.toString('base64')}`, filename: basename(path) }],
+  };
+}
 
 async function readText(path: string): Promise<string> {
   const handle = await open(path, 'r');

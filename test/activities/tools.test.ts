@@ -58,7 +58,7 @@ beforeAll(() => {
   write('notes/todo.md', 'needle in the notes\n', 500);
   write('ten.txt', Array.from({ length: 10 }, (_, i) => ` line ${i + 1}`).join('\n') + '\n');
   write('wide.txt', `${'x'.repeat(2_500)}\nshort\n`);
-  write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  write('archive.zip', Buffer.from([0x50, 0x4b, 0x03, 0x04]));
   write('program', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02]));
   write('node_modules/pkg/index.ts', 'export const needle = 1;\n');
   write('.gitignore', 'secret.txt\nlogs/\n');
@@ -115,7 +115,7 @@ describe('read', () => {
   });
 
   it('refuses binary files, by extension and by content', async () => {
-    expect(await toolError(read({ filePath: 'logo.png' }, context))).toBe(`Cannot read binary file: ${at('logo.png')}`);
+    expect(await toolError(read({ filePath: 'archive.zip' }, context))).toBe(`Cannot read binary file: ${at('archive.zip')}`);
     expect(await toolError(read({ filePath: 'program' }, context))).toBe(`Cannot read binary file: ${at('program')}`);
   });
 
@@ -213,10 +213,11 @@ describe('glob', () => {
     expect((await glob({ pattern: '**/*.rs' }, context)).output).toBe('No files found');
   });
 
-  it('refuses a pattern that reaches outside the project', async () => {
-    for (const pattern of [`../${basename(outside)}/*`, join(outside, '*'), '../**/private.txt']) {
+  it('refuses a pattern that reaches outside the project, before looking there', async () => {
+    const reached = { [`../${basename(outside)}/*`]: outside, [join(outside, '*')]: outside, '../**/private.txt': dirname(project) };
+    for (const [pattern, folder] of Object.entries(reached)) {
       const message = await toolError(glob({ pattern }, context));
-      expect(message).toContain(`The pattern "${pattern}" reaches ${join(outside, 'private.txt')}, outside the project directory ${project}`);
+      expect(message).toContain(`The pattern "${pattern}" reaches ${folder}, outside the project directory ${project}`);
     }
   });
 

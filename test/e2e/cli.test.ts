@@ -88,7 +88,7 @@ describe('loom run, show, resume and ls', () => {
       const payload = event.userMetadata?.summary;
       return event.activityTaskScheduledEventAttributes && payload ? [defaultPayloadConverter.fromPayload<string>(payload as never)] : [];
     });
-    expect(summaries).toEqual(['llm scripted/test-model · step 1', 'read README.md', 'glob src/**/*.ts', 'llm scripted/test-model · step 2']);
+    expect(summaries).toEqual(['llm scripted/test-model · step 1', 'read · README.md', 'glob · src/**/*.ts', 'llm scripted/test-model · step 2']);
   });
 });
 

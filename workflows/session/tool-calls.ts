@@ -1,4 +1,4 @@
-import { isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
 import { checkToolCall, type ToolCall } from '../../core/tool-call.js';
 import { findTool } from '../../core/tools/index.js';
 import { mutatingTool, retriedTool, store } from './activities.js';
@@ -46,8 +46,21 @@ async function runToolCall(call: ToolCall, context: ToolCallContext): Promise<vo
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
-    await store.failToolCall({ partId: call.partId, error: `Tool "${checked.call.tool}" could not run: ${messageOf(error)}` });
+    await store.failToolCall({ partId: call.partId, error: describeToolFailure(checked.call.tool, spec.effect, error) });
   }
+}
+
+/** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */
+function describeToolFailure(tool: string, effect: string, error: unknown): string {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (cause instanceof TimeoutFailure) {
+    const rerun =
+      effect === 'mutating'
+        ? 'It was not run again because it may change things: check what it did before running it again.'
+        : 'Retrying did not help.';
+    return `Tool "${tool}" was interrupted: the worker running it stopped responding (${cause.timeoutType === 'HEARTBEAT' ? 'heartbeat' : 'time'} limit). ${rerun}`;
+  }
+  return `Tool "${tool}" could not run: ${messageOf(error)}`;
 }
 
 export function messageOf(error: unknown): string {

@@ -1,0 +1,108 @@
+import { stat } from 'node:fs/promises';
+import type { z } from 'zod';
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
+import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
+import { resolveInProject } from './project-path.js';
+import { ToolError, type ToolHandler } from './tool-handler.js';
+
+/** How much of the output so far a progress update carries. */
+const PROGRESS_CHARS = 30_000;
+/** Output held in memory; a runaway command's output past this is counted, not kept. */
+const MAX_KEPT_CHARS = 10 * 1024 * 1024;
+
+/**
+ * Runs a command with bash in its own process group. A timeout, a cancellation or the death of
+ * this worker stops the command and everything it started; a non-zero exit is a normal result.
+ */
+export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (input, context) => {
+  const workdir = resolveInProject(context, input.workdir);
+  await checkDirectory(workdir);
+  if (context.abort.aborted) throw abortError(context.abort);
+  const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+  const { description } = input;
+
+  const output = new CapturedOutput();
+  let group: ProcessGroup;
+  try {
+    group = await startProcessGroup(input.command, {
+      cwd: workdir,
+      env: context.env,
+      onOutput: (text) => {
+        output.append(text);
+        context.update({ metadata: { output: output.tail, description } });
+      },
+    });
+  } catch (error) {
+    throw new ToolError(`Could not start bash in ${workdir}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let stoppedBy: 'timeout' | 'abort' | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: 'timeout' | 'abort') => {
+    if (stoppedBy) return;
+    stoppedBy = reason;
+    stopping = group.kill();
+  };
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  const onAbort = () => stop('abort');
+  context.abort.addEventListener('abort', onAbort, { once: true });
+  if (context.abort.aborted) onAbort();
+  let exit: Exit;
+  try {
+    exit = await group.exited;
+    await stopping;
+  } finally {
+    clearTimeout(timer);
+    context.abort.removeEventListener('abort', onAbort);
+    await group.finish();
+  }
+  if (stoppedBy === 'abort') throw abortError(context.abort);
+
+  const text = output.text().replace(/\n+$/, '') || '(no output)';
+  if (stoppedBy === 'timeout') {
+    return {
+      title: description,
+      output: `${text}\n\nCommand timed out after ${timeoutMs} ms and was stopped.`,
+      metadata: { exit: null, description, timedOut: true },
+    };
+  }
+  const note = exit.signal ? `Killed by signal ${exit.signal}` : exit.code !== 0 ? `Exit code: ${exit.code}` : undefined;
+  return {
+    title: description,
+    output: note ? `${text}\n\n${note}` : text,
+    metadata: { exit: exit.code, description },
+  };
+};
+
+async function checkDirectory(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new ToolError(`The workdir ${path} does not exist.`);
+  if (!info.isDirectory()) throw new ToolError(`The workdir ${path} is a file, not a directory.`);
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new Error('The bash command was cancelled.');
+}
+
+/** The command's output: all of it for the result (up to a limit), and its tail for progress. */
+class CapturedOutput {
+  tail = '';
+  private chunks: string[] = [];
+  private kept = 0;
+  private dropped = 0;
+
+  append(text: string): void {
+    this.tail = (this.tail + text).slice(-PROGRESS_CHARS);
+    if (this.dropped === 0 && this.kept + text.length <= MAX_KEPT_CHARS) {
+      this.chunks.push(text);
+      this.kept += text.length;
+    } else {
+      this.dropped += text.length;
+    }
+  }
+
+  text(): string {
+    const text = this.chunks.join('');
+    return this.dropped > 0 ? `${text}\n(${this.dropped} more characters of output were not kept)` : text;
+  }
+}

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long a group has to stop after SIGTERM before it gets SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+/**
+ * How long to keep reading after the command exits. Output still in the pipe arrives at once; a
+ * process the command left in the background may hold the pipe open for ever.
+ */
+const DRAIN_MS = 500;
+const POLL_MS = 50;
+
+// The command runs as `bash -c <command>` with stderr joined to stdout, so both arrive through one
+// pipe in the order they were written. The command is an argument, never spliced into a script,
+// and `exec` leaves nothing between this worker and the command's shell: `$$`, the exit code and
+// a death by signal are the command's own.
+const MERGED_OUTPUT = 'exec "$BASH" -c "$1" bash 2>&1';
+// Node cannot ask the kernel to kill a child when its parent dies (no PR_SET_PDEATHSIG), so a
+// guard does it: it waits for one byte from the worker. A byte means the command is done; end of
+// file means the worker died (the kernel closed its end of the pipe), and the guard kills the
+// command's whole group. The guard is the worker's child, outside the group, so it survives the
+// SIGTERM of a kill, is reaped by the worker, and is invisible to the command.
+const GUARD = 'read -r -n 1 _ || kill -KILL -- "-$1" 2>/dev/null';
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A command running in its own process group, so that it and everything it starts can be killed together. */
+export interface ProcessGroup {
+  /** The command's pid, which is also the id of its process group. */
+  pid: number;
+  /** Settles when the command's own process exits (processes it left behind may still run). */
+  exited: Promise<Exit>;
+  /** SIGTERM to the whole group, then SIGKILL if anything is left after the grace period. */
+  kill(): Promise<void>;
+  /** Reads what is left of the output (briefly), then dismisses the guard. Call once, when done. */
+  finish(): Promise<void>;
+}
+
+export async function startProcessGroup(
+  command: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; onOutput(text: string): void },
+): Promise<ProcessGroup> {
+  const child = spawn('bash', ['-c', MERGED_OUTPUT, 'loom-bash', command], {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const streams = [child.stdout!, child.stderr!];
+  for (const stream of streams) {
+    stream.setEncoding('utf8');
+    stream.on('data', options.onOutput);
+  }
+  await once(child, 'spawn');
+  child.on('error', () => {});
+  const pid = child.pid!;
+  const guard = spawn('bash', ['-c', GUARD, 'loom-guard', String(pid)], {
+    env: { PATH: process.env.PATH },
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  guard.on('error', () => {});
+  guard.stdin!.on('error', () => {});
+  return {
+    pid,
+    exited,
+    kill: () => killGroup(pid),
+    async finish() {
+      await Promise.all(streams.map((stream) => closed(stream, DRAIN_MS)));
+      guard.stdin!.end('x');
+    },
+  };
+}
+
+/** Stops a process group: SIGTERM, and SIGKILL after `graceMs` if any of it is still there. */
+export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) return;
+  for (const deadline = Date.now() + graceMs; Date.now() < deadline; ) {
+    await sleep(POLL_MS);
+    // An orphan that died stays in the group as a zombie until PID 1 reaps it, and some PID 1s
+    // (containers without an init) never do; then the group looks alive until the deadline.
+    if (!signalGroup(pgid, 0)) return;
+  }
+  signalGroup(pgid, 'SIGKILL');
+}
+
+/** Sends a signal to every process in a group; false when the group is gone. */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function closed(stream: Readable, waitMs: number): Promise<void> {
+  if (stream.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => stream.destroy(), waitMs);
+    stream.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
