@@ -146,4 +146,18 @@ describe('toModelMessages', () => {
     ]);
     for (const message of messages) expect(modelMessageSchema.safeParse(message).error).toBeUndefined();
   });
+
+  it('hands files a tool attached to the model in a user message after the tool results', () => {
+    const image = { mime: 'image/png', url: 'data:image/png;base64,iVBORw0K', filename: 'logo.png' };
+    const messages = toModelMessages([
+      user('msg_1', [text('What is in logo.png?')]),
+      assistant('msg_2', [tool('call_1', { ...completed, output: 'Image logo.png is attached.', attachments: [image] })]),
+    ]);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    expect(messages[3].content).toEqual([
+      { type: 'text', text: 'Files attached by the tool calls above:' },
+      { type: 'file', data: image.url, mediaType: 'image/png', filename: 'logo.png' },
+    ]);
+    for (const message of messages) expect(modelMessageSchema.safeParse(message).error).toBeUndefined();
+  });
 });

@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,11 @@ describe('the coding tools in a session', () => {
     const [, edited, ran] = parts;
     expect(edited.state.status === 'completed' && edited.state.metadata.diff).toContain('+  return a + b;');
     expect(ran.state.status === 'completed' && ran.state.metadata).toMatchObject({ exit: 0 });
+    const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
+    const summaries = (history.events ?? []).flatMap((event) =>
+      event.activityTaskScheduledEventAttributes && event.userMetadata?.summary ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)] : [],
+    );
+    expect(summaries.filter((s) => !s.startsWith('llm'))).toEqual(['read · math.mjs', 'edit · math.mjs', 'bash · node test.mjs']);
     await env.checkReplay(sessionId, 'read-edit-bash');
   });
 
