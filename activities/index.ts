@@ -1,5 +1,7 @@
 import type { ActivityDeps } from './deps.js';
 import { createModelActivities } from './model/call-model.js';
+import { createPermissionActivities } from './permissions.js';
+import { createRunConfigActivities } from './run-config.js';
 import { createSessionActivities } from './session.js';
 import { createToolActivities } from './tools/run-tool.js';
 
@@ -9,6 +11,8 @@ export type { ActivityDeps } from './deps.js';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSessionActivities(deps),
+    ...createRunConfigActivities(deps),
+    ...createPermissionActivities(deps),
     ...createModelActivities(deps),
     ...createToolActivities(deps),
   };

@@ -67,7 +67,8 @@ export function createSessionActivities({ store }: ActivityDeps) {
 
   /**
    * Records how a run ended. On cancellation or failure, tool calls still pending or running are
-   * marked aborted and the error is kept on the assistant message.
+   * marked aborted, the error is kept on the assistant message, and permission requests still
+   * waiting are withdrawn.
    */
   async function finishRun(input: {
     sessionId: string;
@@ -82,6 +83,11 @@ export function createSessionActivities({ store }: ActivityDeps) {
         await store.savePart(failed(part, ABORTED_TOOL_ERROR, now));
       }
       await store.saveMessage({ ...message, error: input.error, time: { ...message.time, completed: now } });
+    }
+    // Requests still waiting can no longer be answered: the run that asked is over.
+    for (const request of await store.permissionRequests({ status: 'pending' })) {
+      if (request.sessionID !== input.sessionId) continue;
+      await store.savePermissionRequest({ ...request, status: 'cancelled', time: { ...request.time, replied: now } });
     }
     if (await store.getSession(input.sessionId)) await store.setSessionStatus(input.sessionId, input.status, now);
   }

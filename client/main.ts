@@ -10,6 +10,9 @@ import { runCommand } from './commands/run.js';
 import { showCommand } from './commands/show.js';
 import { workerCommand } from './commands/worker.js';
 import { CliContext } from './context.js';
+import { agentsCommand } from './commands/agents.js';
+import { approveCommand } from './commands/approve.js';
+import { pendingCommand } from './commands/pending.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -72,6 +75,29 @@ program
   .description("cancel a session's running run, with its tools and subagents")
   .argument('<sessionId>')
   .action(async (sessionId: string) => execute((context) => cancelCommand(context, sessionId)));
+
+program
+  .command('pending')
+  .description('list permission requests waiting for an answer, in every session')
+  .option('--json', 'print the requests as JSON')
+  .action(async (options) => execute((context) => pendingCommand(context, options)));
+
+program
+  .command('approve')
+  .description('answer a permission request: allow once (default), always, or reject')
+  .argument('<requestId>', 'the request (per_…), from `loom pending` or the run that asked')
+  .option('--always', 'allow it, and the same kind of call, for the rest of the session tree')
+  .option('--reject', 'refuse it; without --message the turn stops')
+  .option('--message <feedback>', 'with --reject: tell the agent why; it carries on with that')
+  .action(async (requestId: string, options) => execute((context) => approveCommand(context, requestId, options)));
+
+program
+  .command('agents')
+  .description("list the project's agents: mode, model, description and permissions")
+  .option('--all', 'include hidden agents')
+  .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--json', 'print the agents as JSON')
+  .action(async (options) => execute((context) => agentsCommand(context, options)));
 
 program
   .command('worker')

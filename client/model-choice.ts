@@ -1,31 +1,16 @@
-import { loadConfig } from '../activities/config/load.js';
-import { MODEL_ID_FORM, parseModelId } from '../core/model-id.js';
-import type { ModelRetry } from '../core/run.js';
-import { defaultModelRetry } from '../core/run.js';
+import { parseModelId } from '../core/model-id.js';
+import { defaultModelRetry, type ModelRetry } from '../core/run.js';
 import { CliError } from './cli-error.js';
 
-export const OPENAI_DEFAULT_MODEL = 'openai/gpt-4.1';
-
-/** The model for a new session: `--model`, else config `model`, else `LOOM_MODEL`, else OpenAI's default with a key. */
-export function chooseModel(flag: string | undefined, directory: string, env: NodeJS.ProcessEnv): string {
-  const model = flag ?? configuredModel(directory, env) ?? env.LOOM_MODEL ?? (env.OPENAI_API_KEY ? OPENAI_DEFAULT_MODEL : undefined);
-  if (!model) {
-    throw new CliError(`No model given. Pass --model (${MODEL_ID_FORM}), set "model" in loom.json, or set OPENAI_API_KEY.`);
-  }
+/** Checks the form of `--model`; the run itself picks a model when none is given. */
+export function checkModelFlag(flag: string | undefined): string | undefined {
+  if (flag === undefined) return undefined;
   try {
-    parseModelId(model);
+    parseModelId(flag);
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  return model;
-}
-
-function configuredModel(directory: string, env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return loadConfig(directory, env).model;
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
+  return flag;
 }
 
 /** Model retry settings from `LOOM_MODEL_MAX_ATTEMPTS` and `LOOM_MODEL_RETRY_INITIAL_MS`. */

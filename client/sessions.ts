@@ -1,21 +1,18 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { SessionStore } from '../activities/store/store.js';
-import { findAgent } from '../core/agents/index.js';
 import { newId } from '../core/ids.js';
-import { parseModelId } from '../core/model-id.js';
 import type { ModelRetry, SessionRunInput } from '../core/run.js';
 import type { Session } from '../core/session.js';
 import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
 import { promptSignal } from '../workflows/api.js';
 import { sessionWorkflow } from '../workflows/index.js';
-import { CliError } from './cli-error.js';
 
 export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
 
 export interface StartOptions {
   prompt: string;
   agent: string;
-  model: string;
+  model?: string;
   directory: string;
   taskQueue: string;
   title?: string;
@@ -24,7 +21,6 @@ export interface StartOptions {
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
 export async function startSession(client: Client, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
-  checkAgentAndModel(options.agent, options.model);
   const sessionId = newId('ses', Date.now(), Math.random);
   const input: SessionRunInput = {
     sessionId,
@@ -55,13 +51,11 @@ export async function resumeSession(
   options: { prompt: string; agent?: string; model?: string; taskQueue: string; modelRetry?: ModelRetry },
 ): Promise<SessionHandle> {
   const agent = options.agent ?? session.agent;
-  const model = options.model ?? session.model;
-  checkAgentAndModel(agent, model);
   const input: SessionRunInput = {
     sessionId: session.id,
     directory: session.directory,
     agent,
-    model,
+    model: options.model,
     parentId: session.parentID,
     modelRetry: options.modelRetry,
   };
@@ -90,15 +84,6 @@ export async function cancelSession(client: Client, sessionId: string): Promise<
   }
 }
 
-function checkAgentAndModel(agent: string, model: string): void {
-  try {
-    findAgent(agent);
-    parseModelId(model);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-}
-
 /** What the Temporal UI shows for a run: a one-line summary, the prompt, searchable ids. */
 function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId = sessionId) {
   return {
@@ -111,7 +96,8 @@ function runMetadata(sessionId: string, agent: string, title: string, prompt: st
   };
 }
 
-async function rootOf(store: SessionStore, session: Session): Promise<string> {
+/** The root of a session's tree, where its permission requests are answered. */
+export async function rootOf(store: SessionStore, session: Session): Promise<string> {
   let current = session;
   while (current.parentID) {
     const parent = await store.getSession(current.parentID);

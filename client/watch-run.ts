@@ -5,10 +5,12 @@ import type { SessionRunResult } from '../core/run.js';
 import type { CliContext } from './context.js';
 import { enums } from './proto-enums.js';
 import { followSession } from './render/follow.js';
+import { PermissionPrompter } from './render/permission-prompter.js';
 import { RunPrinter } from './render/run-printer.js';
 import type { SessionHandle } from './sessions.js';
 
 const FIRST_CHECK_MS = 2_000;
+const PERMISSION_CHECK_MS = 300;
 const WATCHDOG_EVERY_MS = 5_000;
 /** A live worker takes a workflow task within milliseconds; this long means there is none. */
 const UNPICKED_TASK_MS = 1_500;
@@ -23,15 +25,16 @@ export interface RunOutcome {
 }
 
 /**
- * Waits for a run, printing it as it goes (unless `quiet`). Ctrl-C cancels the run; a second
- * Ctrl-C, or SIGTERM, leaves it running. If no worker picks the run up, one starts in this process.
+ * Waits for a run, printing it as it goes (unless `quiet`), and brings its permission requests (and
+ * those of its subagents) to the person at the terminal. Ctrl-C cancels the run; a second Ctrl-C,
+ * or SIGTERM, leaves it running. If no worker picks the run up, one starts in this process.
  */
 export async function watchRun(
   context: CliContext,
   handle: SessionHandle,
   sessionId: string,
   cursor: number,
-  options: { quiet: boolean },
+  options: { quiet: boolean; rootId?: string },
 ): Promise<RunOutcome> {
   let detach: (outcome: RunOutcome) => void = () => undefined;
   const detached = new Promise<RunOutcome>((resolve) => (detach = resolve));
@@ -56,6 +59,18 @@ export async function watchRun(
   const onTerminate = () => detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
+  const { client } = await context.temporal();
+  const interactive = !options.quiet && (Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1');
+  const prompter = new PermissionPrompter(client, context.store, options.rootId ?? sessionId, interactive, context.report);
+  let checking = false;
+  const permissions = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    prompter
+      .check()
+      .catch((error: Error) => context.report(`Could not check permission requests: ${error.message}`))
+      .finally(() => (checking = false));
+  }, PERMISSION_CHECK_MS);
   const reportedAttempts = new Set<string>();
   const check = () => void checkOnRun(context, handle, reportedAttempts);
   const firstCheck = setTimeout(check, FIRST_CHECK_MS);
@@ -68,6 +83,7 @@ export async function watchRun(
     return await outcome;
   } finally {
     clearTimeout(firstCheck);
+    clearInterval(permissions);
     clearInterval(watchdog);
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onTerminate);

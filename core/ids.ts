@@ -5,7 +5,7 @@
  * and `Math.random` are replay-safe) and activities. Part ids are derived from their message id,
  * so a retried activity rewrites the same rows instead of adding new ones.
  */
-export type IdPrefix = 'ses' | 'msg' | 'prt';
+export type IdPrefix = 'ses' | 'msg' | 'prt' | 'per';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 26;

@@ -14,6 +14,8 @@ export interface ModelStepInput {
   directory: string;
   /** Tool names offered to the model. */
   tools: string[];
+  /** The agent has used its last step: the model is told to answer without tools. */
+  lastStep?: boolean;
 }
 
 /** Only what steers the loop; the answer itself is in the store. */

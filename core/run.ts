@@ -1,4 +1,5 @@
 import type { Tokens } from './message.js';
+import type { Ruleset } from './permission.js';
 
 /** How model calls are retried on rate limits, overload, 5xx and network errors. */
 export interface ModelRetry {
@@ -14,9 +15,10 @@ export interface SessionRunInput {
   sessionId: string;
   /** The project directory the tools work in. */
   directory: string;
-  agent: string;
-  /** `provider/model` */
-  model: string;
+  /** The agent to run; the configured default agent (or the session's) when absent. */
+  agent?: string;
+  /** `provider/model`; when absent: the agent's model, the session's, or the configured default. */
+  model?: string;
   /** The new prompt. Absent when the prompt arrives by signal (resume of a busy session). */
   prompt?: string;
   parentId?: string;
@@ -31,6 +33,31 @@ export interface CarriedState {
   tokens: Tokens;
   queued: string[];
   userMessageId: string;
+  config: RunConfig;
+  /** Recent tool calls (`tool:input`), for the doom-loop guard. */
+  recentCalls: string[];
+}
+
+/** What a run decided at its start from the configuration (the `prepareRun` activity). */
+export interface RunConfig {
+  agent: {
+    name: string;
+    mode: 'primary' | 'subagent' | 'all';
+    steps?: number;
+    permission: Ruleset;
+  };
+  model: string;
+  /** Tools the agent may be offered (those its rules do not deny outright). */
+  tools: string[];
+  /** The session's own rules, evaluated after the agent's. */
+  sessionRules: Ruleset;
+  /** "Always" approvals of the session tree so far. */
+  approved: Ruleset;
+  rootId: string;
+  /** Identical tool calls in a row that trigger the `doom_loop` permission. */
+  doomLoopThreshold: number;
+  /** How long a permission request waits for a reply (no limit when unset). */
+  permissionTimeoutMs?: number;
 }
 
 export interface SessionRunResult {

@@ -4,6 +4,12 @@ import { z } from 'zod';
 export const SessionStatus = z.enum(['idle', 'busy', 'failed', 'cancelled']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
+export const RuleSchema = z.object({
+  permission: z.string(),
+  pattern: z.string(),
+  action: z.enum(['allow', 'ask', 'deny']),
+});
+
 export const Session = z.object({
   id: z.string(),
   parentID: z.string().optional(),
@@ -13,6 +19,8 @@ export const Session = z.object({
   /** The project directory the session works in. */
   directory: z.string(),
   status: SessionStatus,
+  /** Rules of this session, evaluated after the agent's (a child inherits its parent's denies). */
+  permission: z.array(RuleSchema).optional(),
   time: z.object({ created: z.number(), updated: z.number() }),
 });
 export type Session = z.infer<typeof Session>;

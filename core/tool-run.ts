@@ -11,6 +11,8 @@ export interface ToolRunInput {
   model: string;
   /** Whether the agent may delegate with `task` (the hint for a cut output says so). */
   canDelegate: boolean;
+  /** Paths outside the project were granted for this call (`external_directory`). */
+  externalAllowed?: boolean;
 }
 
 /** The output itself is in the store; the workflow gets a status and a short preview. */

@@ -1,4 +1,11 @@
 import type { z } from 'zod';
+import type { PermissionRequest } from './permission.js';
+
+/** What a tool needs to name the permissions of a call. */
+export interface PermissionContext {
+  /** The project directory (absolute). */
+  directory: string;
+}
 
 /**
  * What the workflow and the model need to know about a tool: how to offer it, how to validate a
@@ -16,6 +23,11 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
   effect: 'read-only' | 'idempotent' | 'mutating';
   /** What the call is about, for labels: `src/index.ts` (shown as `read · src/index.ts`). */
   summarize(input: z.infer<Params>): string;
+  /**
+   * The permissions a call needs, with the patterns rules are matched against (the path for
+   * read, the command for bash, …). Without it: the tool's own permission with pattern `*`.
+   */
+  permissions?(input: z.infer<Params>, context: PermissionContext): PermissionRequest[];
 }
 
 export function defineTool<Params extends z.ZodType>(spec: ToolSpec<Params>): ToolSpec<Params> {

@@ -1,11 +1,20 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PermissionReply } from '../core/permission-request.js';
 import type { RunProgress } from '../core/run.js';
 
-/** Signals and queries of `sessionWorkflow`, declared once for the workflow and the client. */
+/** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
 
 /** A new prompt for a session whose run is busy: handled at the run's next step. */
 export const promptSignal = defineSignal<[{ text: string }]>('prompt');
 
 export const progressQuery = defineQuery<RunProgress>('progress');
+
+/**
+ * A person's answer to a permission request of this run. Rejected by its validator when the run
+ * has no such request waiting (unknown, or answered already).
+ */
+export const permissionReplyUpdate = defineUpdate<{ requestId: string; status: 'approved' | 'rejected' }, [PermissionReply]>(
+  'permissionReply',
+);
 
 export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';

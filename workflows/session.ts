@@ -1,124 +1,113 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
   condition,
   continueAsNew,
   isCancellation,
-  setCurrentDetails,
   setHandler,
+  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { findAgent } from '../core/agents/index.js';
 import { newId } from '../core/ids.js';
-import { addTokens, zeroTokens, type MessageError } from '../core/message.js';
-import { defaultModelRetry, type RunProgress, type SessionRunInput, type SessionRunResult } from '../core/run.js';
-import { progressQuery, promptSignal } from './api.js';
+import { addTokens } from '../core/message.js';
+import { defaultModelRetry, type RunConfig, type SessionRunInput, type SessionRunResult } from '../core/run.js';
+import { permissionReplyUpdate, progressQuery, promptSignal } from './api.js';
 import { modelCall, store } from './session/activities.js';
-import { messageOf, runToolCalls } from './session/tool-calls.js';
-
-/** What steers one run; everything else lives in the session store. */
-interface RunState {
-  step: number;
-  phase: RunProgress['phase'];
-  tokens: RunProgress['tokens'];
-  /** Prompts waiting for the next step. */
-  queued: string[];
-  userMessageId: string;
-  assistantMessageId?: string;
-  text: string;
-  finish: string;
-}
+import { PermissionGate } from './session/permission-gate.js';
+import { appendQueuedPrompts, describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
+import { runToolCalls } from './session/tool-calls.js';
 
 /**
- * One run of a session's loop, OpenCode's loop on Temporal: append the prompt, call the model,
- * run the tools it asked for, repeat until it stops asking; then return its answer.
+ * One run of a session's loop, OpenCode's loop on Temporal: decide the agent and its rules, append
+ * the prompt, call the model, run the tools it asked for (once their permissions allow), repeat
+ * until it stops asking; then return its answer.
  */
 export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRunResult> {
-  const agent = resolveAgent(input.agent);
-  const state: RunState = {
-    step: input.carried?.step ?? 0,
-    phase: 'starting',
-    tokens: input.carried?.tokens ?? zeroTokens(),
-    queued: [...(input.carried?.queued ?? []), ...(input.prompt !== undefined ? [input.prompt] : [])],
-    userMessageId: input.carried?.userMessageId ?? '',
-    text: '',
-    finish: 'unknown',
-  };
+  const state = initialState(input);
   setHandler(promptSignal, ({ text }) => void state.queued.push(text));
   setHandler(progressQuery, () => ({
     sessionId: input.sessionId,
-    agent: input.agent,
-    model: input.model,
+    agent: state.config?.agent.name ?? input.agent ?? '',
+    model: state.config?.model ?? input.model ?? '',
     step: state.step,
     phase: state.phase,
     tokens: state.tokens,
     queued: state.queued.length,
   }));
+  setHandler(
+    permissionReplyUpdate,
+    (reply) => {
+      const result = state.gate!.receiveReply(reply);
+      showProgress(state);
+      return result;
+    },
+    {
+      validator: (reply) => {
+        if (!state.gate) throw new Error(`Session ${input.sessionId} has no permission request waiting.`);
+        state.gate.validateReply(reply);
+      },
+    },
+  );
 
   if (state.queued.length === 0 && !input.carried) {
     throw ApplicationFailure.create({ type: 'NoPrompt', message: `Run of ${input.sessionId} started without a prompt`, nonRetryable: true });
   }
 
   try {
-    if (!input.carried) {
-      await store.openSession({
-        sessionId: input.sessionId,
-        parentId: input.parentId,
-        title: input.title,
-        agent: input.agent,
-        model: input.model,
-        directory: input.directory,
-      });
-    }
+    const config = state.config ?? (await startSession(input));
+    state.config = config;
+    state.gate = new PermissionGate(config, { id: input.sessionId, agent: config.agent.name });
     for (;;) {
-      await appendQueuedPrompts(input, state);
+      await appendQueuedPrompts(input, state, config);
       state.step++;
       state.phase = 'model';
       state.assistantMessageId = newId('msg', Date.now(), Math.random);
-      showProgress(input, state);
-      const callModel = modelCall(input.modelRetry ?? defaultModelRetry, `llm ${input.model} · step ${state.step}`);
+      showProgress(state);
+      // At its step limit the agent is told to answer, and offered no tools to do otherwise.
+      const lastStep = config.agent.steps !== undefined && state.step >= config.agent.steps;
+      const tools = lastStep ? [] : config.tools;
+      const callModel = modelCall(input.modelRetry ?? defaultModelRetry, `llm ${config.model} · step ${state.step}`);
       const answer = await callModel({
         sessionId: input.sessionId,
         messageId: state.assistantMessageId,
         parentMessageId: state.userMessageId,
-        agent: input.agent,
-        model: input.model,
+        agent: config.agent.name,
+        model: config.model,
         step: state.step,
         directory: input.directory,
-        tools: agent.tools,
+        tools,
+        lastStep,
       });
       state.tokens = addTokens(state.tokens, answer.tokens);
       state.text = answer.text;
       state.finish = answer.finish;
       if (answer.toolCalls.length > 0) {
         state.phase = 'tools';
-        showProgress(input, state);
-        await runToolCalls(answer.toolCalls, {
+        showProgress(state);
+        const { stopTurn } = await runToolCalls(answer.toolCalls, {
           sessionId: input.sessionId,
           messageId: state.assistantMessageId,
           directory: input.directory,
-          model: input.model,
-          offered: agent.tools,
+          model: config.model,
+          offered: tools,
+          gate: state.gate,
+          agentRules: config.agent.permission,
+          recentCalls: state.recentCalls,
+          doomLoopThreshold: config.doomLoopThreshold,
         });
+        // A person rejected a call outright: the turn ends here, as in OpenCode.
+        if (stopTurn && state.queued.length === 0) break;
       }
       // Some OpenAI-compatible servers report `stop` alongside tool calls: the calls decide.
       const wantsMore = answer.toolCalls.length > 0 || state.queued.length > 0;
       if (!wantsMore) break;
-      if (workflowInfo().continueAsNewSuggested) await continueRunAsNew(input, state);
+      if (workflowInfo().continueAsNewSuggested) await continueRunAsNew(input, state, config);
     }
     state.phase = 'done';
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
     await condition(allHandlersFinished);
-    return {
-      sessionId: input.sessionId,
-      status: 'completed',
-      text: state.text,
-      finish: state.finish,
-      tokens: state.tokens,
-      steps: state.step,
-    };
+    return { sessionId: input.sessionId, status: 'completed', text: state.text, finish: state.finish, tokens: state.tokens, steps: state.step };
   } catch (error) {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(() =>
@@ -133,62 +122,44 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
     }
     const failure = describeFailure(error);
     if (!failure) throw error;
-    await store.finishRun({
-      sessionId: input.sessionId,
-      status: 'failed',
-      messageId: state.assistantMessageId,
-      error: failure,
-    });
+    await store.finishRun({ sessionId: input.sessionId, status: 'failed', messageId: state.assistantMessageId, error: failure });
     throw ApplicationFailure.create({ type: failure.name, message: failure.message, nonRetryable: true });
   }
 }
 
-function resolveAgent(name: string) {
-  try {
-    return findAgent(name);
-  } catch (error) {
-    throw ApplicationFailure.create({ type: 'UnknownAgent', message: messageOf(error), nonRetryable: true });
-  }
+/** Decides the run's agent, model and rules from the configuration, and opens the session. */
+async function startSession(input: SessionRunInput): Promise<RunConfig> {
+  const config = await store.prepareRun({
+    sessionId: input.sessionId,
+    parentId: input.parentId,
+    directory: input.directory,
+    agent: input.agent,
+    model: input.model,
+  });
+  upsertMemo({ agent: config.agent.name, model: config.model });
+  await store.openSession({
+    sessionId: input.sessionId,
+    parentId: input.parentId,
+    title: input.title,
+    agent: config.agent.name,
+    model: config.model,
+    directory: input.directory,
+  });
+  return config;
 }
 
-async function appendQueuedPrompts(input: SessionRunInput, state: RunState): Promise<void> {
-  while (state.queued.length > 0) {
-    const text = state.queued.shift()!;
-    state.userMessageId = newId('msg', Date.now(), Math.random);
-    await store.saveUserMessage({
-      sessionId: input.sessionId,
-      messageId: state.userMessageId,
-      agent: input.agent,
-      model: input.model,
-      text,
-    });
-  }
-}
-
-async function continueRunAsNew(input: SessionRunInput, state: RunState): Promise<never> {
+async function continueRunAsNew(input: SessionRunInput, state: RunState, config: RunConfig): Promise<never> {
   await condition(allHandlersFinished);
   return continueAsNew<typeof sessionWorkflow>({
     ...input,
     prompt: undefined,
-    carried: { step: state.step, tokens: state.tokens, queued: state.queued, userMessageId: state.userMessageId },
+    carried: {
+      step: state.step,
+      tokens: state.tokens,
+      queued: state.queued,
+      userMessageId: state.userMessageId,
+      config,
+      recentCalls: state.recentCalls,
+    },
   });
-}
-
-/** The failure to record on the assistant message, or undefined for errors that are bugs. */
-function describeFailure(error: unknown): MessageError | undefined {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) {
-    return { name: cause.type ?? 'Error', message: cause.message, retryable: !cause.nonRetryable };
-  }
-  if (error instanceof ActivityFailure) return { name: 'ActivityFailure', message: messageOf(error) };
-  return undefined;
-}
-
-/** The run's current details in the Temporal UI. */
-function showProgress(input: SessionRunInput, state: RunState): void {
-  const total = state.tokens.input + state.tokens.output + state.tokens.cache.read;
-  setCurrentDetails(
-    `**${input.agent}** · ${input.model}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
-      (state.queued.length ? ` · ${state.queued.length} queued` : ''),
-  );
 }

@@ -1,35 +1,40 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import type { z } from 'zod';
+import { LoomConfig, mergeConfig } from '../../core/config.js';
 import { configDir } from '../paths.js';
-import { LoomConfig } from './schema.js';
+import { ConfigError, substituteEnv, validate } from './errors.js';
+import { markdownConfigs } from './markdown.js';
 
+export { ConfigError } from './errors.js';
+
+/** In a folder's order of application: `loom.json` beats `opencode.json`, `.json` beats `.jsonc`. */
 const FILE_NAMES = ['opencode.jsonc', 'opencode.json', 'loom.jsonc', 'loom.json'];
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+/** Config folders inside each folder on the way to the project, in order (`.loom` wins). */
+const CONFIG_FOLDERS = ['.opencode', '.loom'];
 
 /**
- * Loads the configuration that applies to a project directory. Later sources override earlier
- * ones: the global config folder, then config files from the filesystem root down to the
- * directory, then `LOOM_CONFIG_CONTENT`.
+ * Loads the configuration that applies to a project directory. Layers, later overriding earlier
+ * (objects merged key by key):
+ * 1. the global config folder (`LOOM_CONFIG_DIR`): its JSON files, then its markdown agents,
+ *    modes and commands;
+ * 2. each folder from the filesystem root down to the project directory: its JSON files, then
+ *    its `.opencode/` (JSON, then markdown), then its `.loom/` (JSON, then markdown);
+ * 3. `LOOM_CONFIG_CONTENT`.
  */
 export function loadConfig(directory: string, env: NodeJS.ProcessEnv = process.env): LoomConfig {
-  const sources: { label: string; text: string }[] = [];
-  for (const folder of [configDir(env), ...ancestors(resolve(directory)).reverse()]) {
-    for (const name of FILE_NAMES) {
-      const file = join(folder, name);
-      if (existsSync(file)) sources.push({ label: file, text: readFileSync(file, 'utf8') });
-    }
+  const layers = configFolder(configDir(env), env);
+  for (const folder of ancestors(resolve(directory)).reverse()) {
+    layers.push(...jsonFiles(folder, env));
+    for (const name of CONFIG_FOLDERS) layers.push(...configFolder(join(folder, name), env));
   }
-  if (env.LOOM_CONFIG_CONTENT) sources.push({ label: 'LOOM_CONFIG_CONTENT', text: env.LOOM_CONFIG_CONTENT });
-  return sources.map((source) => parseConfig(source.text, source.label, env)).reduce(mergeConfig, {});
+  if (env.LOOM_CONFIG_CONTENT) layers.push(parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env));
+  return layers.reduce(mergeConfig, {});
 }
 
+/** Parses one JSONC config text; `label` (a file path) names it in errors. */
 export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv = process.env): LoomConfig {
-  const substituted = text.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
+  const substituted = substituteEnv(text, env);
   const errors: ParseError[] = [];
   const value = parseJsonc(substituted, errors, { allowTrailingComma: true });
   if (errors.length > 0) {
@@ -37,32 +42,17 @@ export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv 
     const line = substituted.slice(0, first.offset).split('\n').length;
     throw new ConfigError(`${label}: invalid JSON at line ${line}: ${printParseErrorCode(first.error)}`);
   }
-  const parsed = LoomConfig.safeParse(value ?? {});
-  if (!parsed.success) throw new ConfigError(describeIssues(label, parsed.error));
-  return parsed.data;
+  return validate(LoomConfig, value ?? {}, label);
 }
 
-function describeIssues(label: string, error: z.ZodError): string {
-  const lines = error.issues.map((issue) => {
-    const key = issue.path.length ? issue.path.join('.') : '(top level)';
-    return `  ${key}: ${issue.message}`;
-  });
-  return `${label}: invalid configuration\n${lines.join('\n')}`;
+function configFolder(folder: string, env: NodeJS.ProcessEnv): LoomConfig[] {
+  return [...jsonFiles(folder, env), ...markdownConfigs(folder, env)];
 }
 
-function mergeConfig(base: LoomConfig, next: LoomConfig): LoomConfig {
-  return deepMerge(base, next) as LoomConfig;
-}
-
-function deepMerge(base: unknown, next: unknown): unknown {
-  if (!isPlainObject(base) || !isPlainObject(next)) return next;
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(next)) merged[key] = key in base ? deepMerge(base[key], value) : value;
-  return merged;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function jsonFiles(folder: string, env: NodeJS.ProcessEnv): LoomConfig[] {
+  return FILE_NAMES.map((name) => join(folder, name))
+    .filter((file) => existsSync(file))
+    .map((file) => parseConfig(readFileSync(file, 'utf8'), file, env));
 }
 
 function ancestors(directory: string): string[] {

@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { jsonSchema, streamText, tool, type LanguageModelUsage, type ToolSet } from 'ai';
 import { z } from 'zod';
-import { findAgent } from '../../core/agents/index.js';
 import { idTime } from '../../core/ids.js';
 import type { AssistantMessage, Tokens } from '../../core/message.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
@@ -12,13 +11,12 @@ import { loadConfig } from '../config/load.js';
 import type { ActivityDeps } from '../deps.js';
 import { AnswerWriter } from './answer-writer.js';
 import { classifyModelError } from './errors.js';
+import { buildModelRequest } from './model-request.js';
 import { resolveModel } from './provider.js';
-import { systemPrompt } from './system-prompt.js';
-import { toModelMessages } from './transcript.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
-export function createModelActivities({ store, env }: ActivityDeps) {
+export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   /**
    * One model call: reads the conversation from the store, streams the answer into the assistant
    * message's parts, and returns only what the loop needs. Each attempt starts the message afresh.
@@ -42,16 +40,19 @@ export function createModelActivities({ store, env }: ActivityDeps) {
     try {
       await store.deleteParts(input.messageId);
       await store.saveMessage(message);
-      const agent = findAgent(input.agent);
-      const model = resolveModel(input.model, loadConfig(input.directory, env), env);
+      const config = loadConfig(input.directory, env);
+      const model = resolveModel(input.model, config, env);
       const history = (await store.messages(input.sessionId)).filter((m) => m.info.id !== input.messageId);
+      const { agent, system, messages } = buildModelRequest(input, config, dataDir, history);
 
       const stream = streamText({
         model,
-        system: systemPrompt(agent, input.directory),
-        messages: toModelMessages(history),
+        system,
+        messages,
         tools: toolSet(input.tools),
         temperature: agent.temperature,
+        topP: agent.topP,
+        providerOptions: Object.keys(agent.options).length > 0 ? { openai: agent.options as never } : undefined,
         maxRetries: 0,
         abortSignal: context.cancellationSignal,
         onError: () => undefined,

@@ -46,4 +46,24 @@ export const migrations: string[] = [
     data TEXT NOT NULL
   );
   `,
+  `
+  -- Tool calls waiting for a person's approval, and what they answered.
+  CREATE TABLE permission_request (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    root_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX permission_request_status ON permission_request(status, root_id);
+
+  -- "Always" approvals, kept for a whole session tree.
+  CREATE TABLE approved_rule (
+    root_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    permission TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    PRIMARY KEY (root_id, permission, pattern)
+  );
+  `,
 ];

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { Message, type MessageWithParts } from '../../core/message.js';
 import { Part } from '../../core/part.js';
 import { Session, type SessionStatus } from '../../core/session.js';
+import type { PermissionRule } from '../../core/permission.js';
+import { PermissionRequestRecord } from '../../core/permission-request.js';
 import { Todo } from '../../core/todo.js';
 import { migrations } from './migrations.js';
 import { NotFoundError, type SessionChanges, type SessionStore } from './store.js';
@@ -78,6 +80,21 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data',
       ),
       todos: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
+      upsertPermissionRequest: db.prepare(
+        `INSERT INTO permission_request (id, session_id, root_id, status, data) VALUES (@id, @session, @root, @status, @data)
+         ON CONFLICT(id) DO UPDATE SET status = excluded.status, data = excluded.data`,
+      ),
+      getPermissionRequest: db.prepare('SELECT data FROM permission_request WHERE id = ?'),
+      permissionRequests: db.prepare(
+        `SELECT data FROM permission_request
+         WHERE (@status IS NULL OR status = @status) AND (@root IS NULL OR root_id = @root) ORDER BY id`,
+      ),
+      approvedRules: db.prepare('SELECT permission, pattern FROM approved_rule WHERE root_id = ? ORDER BY seq'),
+      addApprovedRule: db.prepare(
+        `INSERT INTO approved_rule (root_id, seq, permission, pattern)
+         VALUES (@root, (SELECT IFNULL(MAX(seq), 0) + 1 FROM approved_rule WHERE root_id = @root), @permission, @pattern)
+         ON CONFLICT DO NOTHING`,
+      ),
     };
   }
 
@@ -209,6 +226,40 @@ export class SqliteSessionStore implements SessionStore {
   async todos(sessionID: string): Promise<Todo[]> {
     const row = this.statements.todos.get(sessionID) as { data: string } | undefined;
     return row ? z.array(Todo).parse(JSON.parse(row.data)) : [];
+  }
+
+  async savePermissionRequest(request: PermissionRequestRecord): Promise<void> {
+    const valid = PermissionRequestRecord.parse(request);
+    this.statements.upsertPermissionRequest.run({
+      id: valid.id,
+      session: valid.sessionID,
+      root: valid.rootID,
+      status: valid.status,
+      data: JSON.stringify(valid),
+    });
+  }
+
+  async getPermissionRequest(id: string): Promise<PermissionRequestRecord | undefined> {
+    return this.readOne(this.statements.getPermissionRequest, id, PermissionRequestRecord);
+  }
+
+  async permissionRequests(
+    filter: { status?: PermissionRequestRecord['status']; rootID?: string } = {},
+  ): Promise<PermissionRequestRecord[]> {
+    return (this.statements.permissionRequests.all({ status: filter.status ?? null, root: filter.rootID ?? null }) as { data: string }[]).map(
+      (row) => PermissionRequestRecord.parse(JSON.parse(row.data)),
+    );
+  }
+
+  async approvedRules(rootID: string): Promise<PermissionRule[]> {
+    const rows = this.statements.approvedRules.all(rootID) as { permission: string; pattern: string }[];
+    return rows.map((row) => ({ ...row, action: 'allow' as const }));
+  }
+
+  async addApprovedRules(rootID: string, rules: PermissionRule[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const rule of rules) this.statements.addApprovedRule.run({ root: rootID, permission: rule.permission, pattern: rule.pattern });
+    }).immediate();
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 import type { Message, MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session, SessionStatus } from '../../core/session.js';
+import type { PermissionRule } from '../../core/permission.js';
+import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { Todo } from '../../core/todo.js';
 
 /** What changed in a session since a cursor: for following a run live. */
@@ -45,6 +47,14 @@ export interface SessionStore {
 
   saveTodos(sessionID: string, todos: Todo[]): Promise<void>;
   todos(sessionID: string): Promise<Todo[]>;
+
+  savePermissionRequest(request: PermissionRequestRecord): Promise<void>;
+  getPermissionRequest(id: string): Promise<PermissionRequestRecord | undefined>;
+  /** Requests, oldest first, optionally of one status and one session tree. */
+  permissionRequests(filter?: { status?: PermissionRequestRecord['status']; rootID?: string }): Promise<PermissionRequestRecord[]>;
+  /** Allow rules a person granted with "always" for a session tree, in the order granted. */
+  approvedRules(rootID: string): Promise<PermissionRule[]>;
+  addApprovedRules(rootID: string, rules: PermissionRule[]): Promise<void>;
   close(): Promise<void>;
 }
 

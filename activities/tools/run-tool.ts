@@ -36,6 +36,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         config: configFor(input.directory),
         store,
         env,
+        externalAllowed: input.externalAllowed,
         abort: context.cancellationSignal,
         update: (update) => progress.update(update),
       });

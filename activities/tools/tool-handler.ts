@@ -15,6 +15,8 @@ export interface ToolContext {
   config: LoomConfig;
   store: SessionStore;
   env: NodeJS.ProcessEnv;
+  /** The run granted this call paths outside the project (the `external_directory` permission). */
+  externalAllowed?: boolean;
   /** Aborted when the run is cancelled, the call times out, or the worker shuts down. */
   abort: AbortSignal;
   /** Shows progress on the running call (a title, or metadata such as a command's output so far). */

@@ -1,8 +1,9 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { chooseModel, modelRetryFromEnv } from '../model-choice.js';
+import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
+import { chooseAgent, loadProjectAgents } from '../project-agents.js';
 import { currentCursor } from '../render/follow.js';
-import { resumeSession } from '../sessions.js';
+import { resumeSession, rootOf } from '../sessions.js';
 import { watchRun } from '../watch-run.js';
 import { printOutcome } from './outcome.js';
 
@@ -15,17 +16,18 @@ export async function resumeCommand(
 ): Promise<number> {
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
-  const model = options.model ? chooseModel(options.model, session.directory, context.env) : undefined;
+  const model = checkModelFlag(options.model);
+  const agent = options.agent ? chooseAgent(options.agent, loadProjectAgents(session.directory, context.env, context.settings.dataDir)) : undefined;
   const cursor = await currentCursor(context.store, sessionId);
   const { client } = await context.temporal();
   await context.ensureWorker();
   const handle = await resumeSession(client, context.store, session, {
     prompt,
-    agent: options.agent,
+    agent,
     model,
     taskQueue: context.settings.taskQueue,
     modelRetry: modelRetryFromEnv(context.env),
   });
-  const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });
+  const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json), rootId: await rootOf(context.store, session) });
   return printOutcome(context, outcome, Boolean(options.json));
 }

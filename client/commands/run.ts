@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { DEFAULT_AGENT } from '../../core/agents/index.js';
 import type { CliContext } from '../context.js';
-import { chooseModel, modelRetryFromEnv } from '../model-choice.js';
+import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
+import { chooseAgent, loadProjectAgents } from '../project-agents.js';
 import { startSession } from '../sessions.js';
 import { watchRun } from '../watch-run.js';
 import { printOutcome } from './outcome.js';
@@ -17,12 +17,13 @@ export interface RunOptions {
 /** `loom run "<prompt>"`: a new session, followed until its answer. */
 export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
-  const model = chooseModel(options.model, directory, context.env);
+  const model = checkModelFlag(options.model);
+  const agent = chooseAgent(options.agent, loadProjectAgents(directory, context.env, context.settings.dataDir));
   const { client } = await context.temporal();
   await context.ensureWorker();
   const { sessionId, handle } = await startSession(client, {
     prompt,
-    agent: options.agent ?? DEFAULT_AGENT,
+    agent,
     model,
     directory,
     title: options.title,

@@ -1,15 +1,27 @@
+import type { Ruleset } from '../permission.js';
+
 export type AgentMode = 'primary' | 'subagent' | 'all';
 
+/** An agent as a run uses it: built in or from config, with its whole permission ruleset. */
 export interface AgentInfo {
   name: string;
-  description: string;
+  description?: string;
   mode: AgentMode;
+  /** Built into Loom (config may still change it). */
+  native: boolean;
+  /** Left out of `@` menus; still usable. */
   hidden?: boolean;
-  /** The system prompt; replaces the default one when set. */
+  /** The system prompt; Loom's default prompt is used when unset. */
   prompt?: string;
   /** `provider/model`; the session's model is used when unset. */
   model?: string;
+  variant?: string;
   temperature?: number;
-  /** Tool names offered to the model. */
-  tools: string[];
+  topP?: number;
+  /** The most loop iterations per prompt. */
+  steps?: number;
+  color?: string;
+  permission: Ruleset;
+  /** Provider options passed through to the model call. */
+  options: Record<string, unknown>;
 }

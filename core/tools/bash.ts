@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bashAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -42,4 +43,5 @@ How to write the command:
     if (first.length > SUMMARY_LENGTH) return `${first.slice(0, SUMMARY_LENGTH - 1)}…`;
     return rest.length > 0 ? `${first} …` : first;
   },
+  permissions: (input, context) => bashAccess(input.command, input.workdir, context),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fileAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const edit = defineTool({
@@ -18,4 +19,5 @@ export const edit = defineTool({
   }),
   effect: 'mutating',
   summarize: (input) => input.filePath,
+  permissions: (input, context) => fileAccess('edit', input.filePath, context),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const glob = defineTool({
@@ -15,4 +16,5 @@ export const glob = defineTool({
   }),
   effect: 'read-only',
   summarize: (input) => input.pattern,
+  permissions: (input, context) => searchAccess('glob', input.pattern, input.path, context),
 });

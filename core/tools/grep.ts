@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const grep = defineTool({
@@ -17,4 +18,5 @@ export const grep = defineTool({
   }),
   effect: 'read-only',
   summarize: (input) => `${input.pattern}${input.include ? ` in ${input.include}` : ''}`,
+  permissions: (input, context) => searchAccess('grep', input.pattern, input.path, context),
 });

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { resolvePath } from '../path.js';
+import { searchAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const list = defineTool({
@@ -14,4 +16,5 @@ export const list = defineTool({
   }),
   effect: 'read-only',
   summarize: (input) => input.path ?? '.',
+  permissions: (input, context) => searchAccess('list', resolvePath(context.directory, input.path ?? '.'), input.path, context),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fileAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
@@ -20,4 +21,5 @@ export const read = defineTool({
   }),
   effect: 'read-only',
   summarize: (input) => input.filePath,
+  permissions: (input, context) => fileAccess('read', input.filePath, context),
 });

@@ -31,4 +31,5 @@ export const webfetch = defineTool({
   }),
   effect: 'read-only',
   summarize: (input) => input.url,
+  permissions: (input) => [{ permission: 'webfetch', patterns: [input.url], always: ['*'] }],
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fileAccess } from '../tool-permissions.js';
 import { defineTool } from '../tool-spec.js';
 
 export const write = defineTool({
@@ -15,4 +16,5 @@ export const write = defineTool({
   }),
   effect: 'mutating',
   summarize: (input) => input.filePath,
+  permissions: (input, context) => fileAccess('edit', input.filePath, context),
 });

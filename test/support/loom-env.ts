@@ -47,7 +47,7 @@ export interface LoomTestEnv {
  * and the scripted model answering on a real port. One per test file.
  */
 export async function createLoomTestEnv(
-  options: { files?: Record<string, string>; rules?: ScriptRule[]; address?: string } = {},
+  options: { files?: Record<string, string>; rules?: ScriptRule[]; address?: string; config?: Record<string, unknown> } = {},
 ): Promise<LoomTestEnv> {
   const address = options.address ?? inject('temporalAddress');
   const root = mkdtempSync(join(tmpdir(), 'loom-test-'));
@@ -69,6 +69,7 @@ export async function createLoomTestEnv(
     LOOM_DATA_DIR: dataDir,
     LOOM_CONFIG_DIR: join(root, 'config'),
     LOOM_CONFIG_CONTENT: JSON.stringify({
+      ...options.config,
       provider: {
         scripted: { options: { baseURL: model.url, apiKey: 'test' } },
         dead: { options: { baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: 'test' } },

@@ -10,7 +10,9 @@ export interface LoomResult {
 export interface LoomOptions {
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Written to stdin, which is then closed; with `keepStdinOpen` the test writes to it itself. */
   input?: string;
+  keepStdinOpen?: boolean;
 }
 
 /** Starts the `loom` CLI in its own process, as a user would. */
@@ -24,7 +26,7 @@ export function spawnLoom(args: string[], options: LoomOptions): { child: ChildP
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-  child.stdin.end(options.input ?? '');
+  if (!options.keepStdinOpen) child.stdin.end(options.input ?? '');
   return { child, result };
 }
 

@@ -14,7 +14,8 @@ function readUntil(steps: number): ScriptRule[] {
     {
       reply: (request) => {
         const seen = request.messages.filter((m) => m.role === 'tool').length;
-        return seen < steps - 1 ? { toolCalls: [{ name: 'read', args: { filePath: 'big.txt' } }] } : { text: `Read it ${seen} times.` };
+        // A different offset each time: identical calls in a row would (rightly) trip the doom-loop guard.
+        return seen < steps - 1 ? { toolCalls: [{ name: 'read', args: { filePath: 'big.txt', offset: seen + 1 } }] } : { text: `Read it ${seen} times.` };
       },
     },
   ];

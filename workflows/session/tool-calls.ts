@@ -1,7 +1,10 @@
 import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
-import { checkToolCall, type ToolCall } from '../../core/tool-call.js';
+import { checkToolCall, type CheckedToolCall, type ToolCall } from '../../core/tool-call.js';
+import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type Ruleset } from '../../core/permission.js';
+import { permissionsOf } from '../../core/tool-permissions.js';
 import { findTool } from '../../core/tools/index.js';
 import { mutatingTool, retriedTool, store } from './activities.js';
+import type { PermissionGate } from './permission-gate.js';
 
 export interface ToolCallContext {
   sessionId: string;
@@ -10,27 +13,54 @@ export interface ToolCallContext {
   model: string;
   /** The tools the agent was offered this step. */
   offered: string[];
+  gate: PermissionGate;
+  /** The agent's rules: a call to a tool they hide gets the rule's error, not "unknown tool". */
+  agentRules: Ruleset;
+  /** `tool:input` of the latest calls, across steps (the doom-loop guard reads and extends it). */
+  recentCalls: string[];
+  doomLoopThreshold: number;
 }
 
 /**
- * Runs the tool calls of one model step at the same time. A call the model got wrong (unknown
- * tool, invalid arguments) becomes an error result it can correct. Waits for every call to settle
- * so that a cancellation never leaves a tool running behind the run's back.
+ * Runs the tool calls of one model step at the same time, each once its permissions allow it. A
+ * call the model got wrong (unknown tool, invalid arguments) or that a rule denies becomes an
+ * error result it can act on. Waits for every call to settle, so a cancellation never leaves a
+ * tool running behind the run's back. Returns whether a person's plain "reject" ended the turn.
  */
-export async function runToolCalls(calls: ToolCall[], context: ToolCallContext): Promise<void> {
-  const outcomes = await Promise.allSettled(calls.map((call) => runToolCall(call, context)));
+export async function runToolCalls(calls: ToolCall[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
+  const checked = calls.map((call) => checkToolCall(call, context.offered));
+  const repeated = checked.map((check) => (check.ok ? isDoomLoop(check.call.tool, check.input, context) : false));
+  const outcomes = await Promise.allSettled(checked.map((check, index) => runToolCall(check, repeated[index], context)));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
+  return { stopTurn: outcomes.some((outcome) => outcome.status === 'fulfilled' && outcome.value.stopTurn) };
 }
 
-async function runToolCall(call: ToolCall, context: ToolCallContext): Promise<void> {
-  const checked = checkToolCall(call, context.offered);
+/** The same tool with identical input `threshold` times in a row, counting earlier steps too. */
+function isDoomLoop(tool: string, input: unknown, context: ToolCallContext): boolean {
+  const key = `${tool}:${JSON.stringify(input)}`;
+  context.recentCalls.push(key);
+  if (context.recentCalls.length > context.doomLoopThreshold) context.recentCalls.shift();
+  return context.recentCalls.length >= context.doomLoopThreshold && context.recentCalls.every((previous) => previous === key);
+}
+
+async function runToolCall(checked: CheckedToolCall, repeated: boolean, context: ToolCallContext): Promise<{ stopTurn: boolean }> {
   if (!checked.ok) {
-    await store.failToolCall({ partId: call.partId, error: checked.error });
-    return;
+    await store.failToolCall({ partId: checked.call.partId, error: notOffered(checked.call.tool, context) ?? checked.error });
+    return { stopTurn: false };
   }
-  const spec = findTool(checked.call.tool)!;
-  const summary = `${spec.name} · ${spec.summarize(checked.input)}`;
+  const { call, input } = checked;
+  const spec = findTool(call.tool)!;
+  const summary = `${spec.name} · ${spec.summarize(input)}`;
+  const requests = [
+    ...(repeated ? [{ permission: 'doom_loop', patterns: [call.tool], always: [call.tool] }] : []),
+    ...permissionsOf(spec, input, { directory: context.directory }),
+  ];
+  const authorization = await context.gate.authorize(requests, { call, messageId: context.messageId, title: summary });
+  if (!authorization.allowed) {
+    await store.failToolCall({ partId: call.partId, error: authorization.error });
+    return { stopTurn: authorization.stopTurn };
+  }
   const run = spec.effect === 'mutating' ? mutatingTool(summary) : retriedTool(summary);
   try {
     await run({
@@ -38,16 +68,29 @@ async function runToolCall(call: ToolCall, context: ToolCallContext): Promise<vo
       messageId: context.messageId,
       partId: call.partId,
       callId: call.callId,
-      tool: checked.call.tool,
-      input: checked.input,
+      tool: call.tool,
+      input,
       directory: context.directory,
       model: context.model,
       canDelegate: context.offered.includes('task'),
+      externalAllowed: authorization.externalAllowed,
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
-    await store.failToolCall({ partId: call.partId, error: describeToolFailure(checked.call.tool, spec.effect, error) });
+    await store.failToolCall({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error) });
   }
+  return { stopTurn: false };
+}
+
+/** Why a known tool was not offered: the agent's rules deny it, or (at the step limit) no tools are. */
+function notOffered(tool: string, context: ToolCallContext): string | undefined {
+  const spec = findTool(tool) ?? findTool(tool.toLowerCase());
+  if (!spec || context.offered.includes(spec.name)) return undefined;
+  const permission = permissionOfTool(spec.name);
+  if (evaluate(permission, '*', context.agentRules).action === 'deny') {
+    return deniedMessage(context.agentRules.filter((rule) => wildcardMatch(permission, rule.permission)));
+  }
+  return `Tool "${spec.name}" is not available now. Available tools: ${context.offered.join(', ') || 'none'}`;
 }
 
 /** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */

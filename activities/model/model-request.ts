@@ -1,0 +1,43 @@
+import type { ModelMessage } from 'ai';
+import { findAgent, type AgentInfo } from '../../core/agents/index.js';
+import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/index.js';
+import type { MessageWithParts } from '../../core/message.js';
+import type { ModelStepInput } from '../../core/model-step.js';
+import type { LoomConfig } from '../config/schema.js';
+import { projectAgents } from '../run-config.js';
+import { systemPrompt } from './system-prompt.js';
+import { toModelMessages } from './transcript.js';
+
+export interface ModelRequest {
+  agent: AgentInfo;
+  system: string;
+  messages: ModelMessage[];
+}
+
+/**
+ * The request for one step: the agent's prompt, the conversation from the store, and the
+ * reminders OpenCode adds (plan mode, the switch back to build, the step limit), which are shown
+ * to the model but not stored.
+ */
+export function buildModelRequest(input: ModelStepInput, config: LoomConfig, dataDir: string, history: MessageWithParts[]): ModelRequest {
+  const agent = findAgent(projectAgents(config, dataDir), input.agent);
+  const messages = toModelMessages(history);
+  const reminders: string[] = [];
+  if (agent.name === 'plan') reminders.push(PLAN_REMINDER);
+  if (agent.name === 'build' && history.some((m) => m.info.role === 'assistant' && m.info.agent === 'plan')) {
+    reminders.push(BUILD_SWITCH_REMINDER);
+  }
+  if (reminders.length > 0) appendToLastUserMessage(messages, reminders.join('\n\n'));
+  if (input.lastStep) messages.push({ role: 'user', content: [{ type: 'text', text: MAX_STEPS_REMINDER }] });
+  return { agent, system: systemPrompt(agent, input.directory), messages };
+}
+
+function appendToLastUserMessage(messages: ModelMessage[], text: string): void {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message.role !== 'user') continue;
+    const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+    messages[index] = { ...message, content: [...content, { type: 'text', text }] };
+    return;
+  }
+}

@@ -1,0 +1,73 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { homedir } from 'node:os';
+import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
+import { parseModelId } from '../core/model-id.js';
+import { disabled } from '../core/permission.js';
+import type { RunConfig } from '../core/run.js';
+import { toolSpecs } from '../core/tools/index.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import type { LoomConfig } from './config/schema.js';
+import type { ActivityDeps } from './deps.js';
+import { toolOutputDir } from './paths.js';
+
+export const OPENAI_DEFAULT_MODEL = 'openai/gpt-4.1';
+const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
+
+/** Loads the project's agents for a run: the same resolution for the worker and the CLI. */
+export function projectAgents(config: LoomConfig, dataDir: string): AgentInfo[] {
+  return resolveAgents(config, { home: homedir(), toolOutputDir: toolOutputDir(dataDir) });
+}
+
+export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps) {
+  /**
+   * Decides, from the configuration, what a run works with: its agent and that agent's rules,
+   * the model, the tools it may be offered, and the session tree's approvals so far.
+   */
+  async function prepareRun(input: {
+    sessionId: string;
+    parentId?: string;
+    directory: string;
+    agent?: string;
+    model?: string;
+  }): Promise<RunConfig> {
+    try {
+      const config = loadConfig(input.directory, env);
+      const agents = projectAgents(config, dataDir);
+      const session = await store.getSession(input.sessionId);
+      const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
+      const model = input.model ?? agent.model ?? session?.model ?? config.model ?? env.LOOM_MODEL ?? (env.OPENAI_API_KEY ? OPENAI_DEFAULT_MODEL : undefined);
+      if (!model) {
+        throw new ConfigError('No model: pass --model provider/model, set "model" in loom.json or on the agent, or set OPENAI_API_KEY.');
+      }
+      parseModelId(model);
+      const rootId = await rootOf(session ? input.sessionId : (input.parentId ?? input.sessionId));
+      const hidden = disabled(Object.keys(toolSpecs), agent.permission);
+      return {
+        agent: { name: agent.name, mode: agent.mode, steps: agent.steps, permission: agent.permission },
+        model,
+        tools: Object.keys(toolSpecs).filter((tool) => !hidden.has(tool)),
+        sessionRules: session?.permission ?? [],
+        approved: await store.approvedRules(rootId),
+        rootId,
+        doomLoopThreshold: config.doom_loop_threshold ?? DEFAULT_DOOM_LOOP_THRESHOLD,
+        permissionTimeoutMs: config.permission_timeout ? config.permission_timeout * 1000 : undefined,
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const type = /^Unknown agent/.test(message) ? 'UnknownAgent' : 'ConfigError';
+      throw ApplicationFailure.create({ type, message, nonRetryable: true });
+    }
+  }
+
+  async function rootOf(sessionId: string): Promise<string> {
+    let current = await store.getSession(sessionId);
+    let root = sessionId;
+    while (current?.parentID) {
+      root = current.parentID;
+      current = await store.getSession(current.parentID);
+    }
+    return root;
+  }
+
+  return { prepareRun };
+}

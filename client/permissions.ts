@@ -1,0 +1,38 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { SessionStore } from '../activities/store/store.js';
+import type { PermissionReply, PermissionRequestRecord } from '../core/permission-request.js';
+import { permissionReplyUpdate } from '../workflows/api.js';
+import { CliError } from './cli-error.js';
+
+/** Answers a permission request: the reply goes to the run that asked, as a Temporal update. */
+export async function replyToRequest(client: Client, store: SessionStore, reply: PermissionReply): Promise<PermissionRequestRecord> {
+  const request = await store.getPermissionRequest(reply.requestId);
+  if (!request) throw new CliError(`Unknown permission request "${reply.requestId}". \`loom pending\` lists those waiting.`);
+  if (request.status !== 'pending') {
+    const how = request.reply ? ` (${request.reply.reply})` : '';
+    throw new CliError(`Permission request ${request.id} is no longer waiting: it was ${request.status}${how}.`);
+  }
+  try {
+    await client.workflow.getHandle(request.sessionID).executeUpdate(permissionReplyUpdate, { args: [reply], updateId: `${reply.requestId}-reply` });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) throw new CliError(error.cause?.message ?? error.message);
+    if (error instanceof WorkflowNotFoundError) throw new CliError(`The run of session ${request.sessionID} that asked is no longer running.`);
+    throw error;
+  }
+  return request;
+}
+
+/** How a request reads in a terminal: what it asks for and how to answer it. */
+export function describeRequest(request: PermissionRequestRecord): string {
+  const always = request.always.join(', ');
+  return [
+    `△ Permission required · ${request.title}${request.permission === request.tool ? '' : ` (${request.permission})`}`,
+    `  ${request.patterns.join('\n  ')}`,
+    `  session ${request.sessionID} (${request.agent}) · request ${request.id}`,
+    `  "always" would allow: ${request.permission} ${always}`,
+  ].join('\n');
+}
+
+export function answerHint(request: PermissionRequestRecord): string {
+  return `Answer with: loom approve ${request.id} [--always | --reject [--message "…"]]`;
+}

@@ -1,0 +1,77 @@
+import type { PermissionConfig } from '../permission.js';
+import type { AgentMode } from './agent.js';
+import { BUILD_PROMPT, COMPACTION_PROMPT, EXPLORE_PROMPT, GENERAL_PROMPT, SUMMARY_PROMPT, TITLE_PROMPT } from './prompts/index.js';
+
+/** The permission set every agent starts from (OpenCode's defaults). */
+export const DEFAULT_PERMISSION: PermissionConfig = {
+  '*': 'allow',
+  doom_loop: 'ask',
+  external_directory: { '*': 'ask' },
+  question: 'deny',
+  plan_enter: 'deny',
+  plan_exit: 'deny',
+  read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
+};
+
+export interface BuiltinAgent {
+  name: string;
+  description?: string;
+  mode: AgentMode;
+  hidden?: boolean;
+  prompt?: string;
+  temperature?: number;
+  /** Changes to the default permission set. */
+  permission: PermissionConfig;
+}
+
+/** Loom's built-in agents, in listing order. */
+export const BUILTIN_AGENTS: BuiltinAgent[] = [
+  {
+    name: 'build',
+    description: 'The default agent: works on the project with every tool it is allowed to use.',
+    mode: 'primary',
+    prompt: BUILD_PROMPT,
+    permission: { question: 'allow', plan_enter: 'allow' },
+  },
+  {
+    name: 'plan',
+    description: 'Plans without changing anything: reads, searches and proposes; edits only plan files.',
+    mode: 'primary',
+    prompt: BUILD_PROMPT,
+    permission: {
+      question: 'allow',
+      plan_exit: 'allow',
+      edit: { '*': 'deny', '.loom/plans/*.md': 'allow', '.opencode/plans/*.md': 'allow' },
+    },
+  },
+  {
+    name: 'general',
+    description:
+      'General-purpose agent for researching complex questions and executing multi-step tasks. Use this agent to execute multiple units of work in parallel.',
+    mode: 'subagent',
+    prompt: GENERAL_PROMPT,
+    permission: { todoread: 'deny', todowrite: 'deny' },
+  },
+  {
+    name: 'explore',
+    description:
+      'Fast agent for exploring codebases: finds files by pattern, searches code for keywords, answers questions about how the code works. Say how thorough it should be: "quick", "medium" or "very thorough".',
+    mode: 'subagent',
+    prompt: EXPLORE_PROMPT,
+    permission: {
+      '*': 'deny',
+      grep: 'allow',
+      glob: 'allow',
+      list: 'allow',
+      bash: 'allow',
+      webfetch: 'allow',
+      websearch: 'allow',
+      codesearch: 'allow',
+      read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
+      external_directory: { '*': 'ask' },
+    },
+  },
+  { name: 'compaction', mode: 'primary', hidden: true, prompt: COMPACTION_PROMPT, permission: { '*': 'deny' } },
+  { name: 'title', mode: 'primary', hidden: true, prompt: TITLE_PROMPT, temperature: 0.5, permission: { '*': 'deny' } },
+  { name: 'summary', mode: 'primary', hidden: true, prompt: SUMMARY_PROMPT, permission: { '*': 'deny' } },
+];

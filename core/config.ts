@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { MODEL_ID_FORM } from './model-id.js';
+import { PermissionConfigSchema } from './permission.js';
+
+/** `provider/model`, checked here so a typo is reported with its file and key at load time. */
+const ModelId = z.string().regex(/^[^/\s]+\/\S+$/, {
+  error: (issue) => `Invalid model ${JSON.stringify(issue.input)}: expected ${MODEL_ID_FORM}`,
+});
+
+export const ModelLimits = z.strictObject({
+  context: z.number().int().positive(),
+  output: z.number().int().positive(),
+});
+
+export const ProviderConfig = z.looseObject({
+  name: z.string().optional(),
+  options: z
+    .looseObject({
+      baseURL: z.url().optional(),
+      apiKey: z.string().optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  models: z
+    .record(
+      z.string(),
+      z.looseObject({
+        name: z.string().optional(),
+        limit: ModelLimits.optional(),
+        /** Whether the model accepts images and PDFs (default: true for openai, false otherwise). */
+        attachment: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+const agentFields = {
+  /** Markdown only: overrides the name taken from the file path. */
+  name: z.string().optional(),
+  description: z.string().optional(),
+  mode: z.enum(['primary', 'subagent', 'all']).optional(),
+  model: ModelId.optional(),
+  variant: z.string().optional(),
+  prompt: z.string().optional(),
+  temperature: z.number().optional(),
+  top_p: z.number().optional(),
+  steps: z.number().int().positive().optional(),
+  /** Deprecated alias of `steps`; folded into it. */
+  maxSteps: z.number().int().positive().optional(),
+  permission: PermissionConfigSchema.optional(),
+  /** Deprecated `{tool: enabled}`; kept as written for the agent resolver to turn into permissions. */
+  tools: z.record(z.string(), z.boolean()).optional(),
+  hidden: z.boolean().optional(),
+  color: z.string().optional(),
+  disable: z.boolean().optional(),
+  options: z.record(z.string(), z.unknown()).optional(),
+};
+const knownAgentKeys = new Set(Object.keys(agentFields));
+
+export type AgentConfig = Omit<z.infer<z.ZodObject<typeof agentFields>>, 'maxSteps'>;
+
+/**
+ * An agent in `agent.<name>` or a markdown agent's frontmatter. As in OpenCode, keys Loom does not
+ * know (`reasoningEffort`, …) are provider options: they are moved into `options`, where an
+ * explicit `options` entry wins. `maxSteps` becomes `steps` (an explicit `steps` wins).
+ */
+export const AgentConfig = z.looseObject(agentFields).transform((input): AgentConfig => {
+  const agent: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (key === 'maxSteps') continue;
+    if (knownAgentKeys.has(key)) agent[key] = value;
+    else extra[key] = value;
+  }
+  if (input.steps === undefined && input.maxSteps !== undefined) agent.steps = input.maxSteps;
+  if (Object.keys(extra).length > 0) agent.options = { ...extra, ...input.options };
+  return agent as AgentConfig;
+});
+
+/** A slash command in `command.<name>` or a markdown command (whose body is the template). */
+export const CommandConfig = z.object({
+  template: z.string(),
+  description: z.string().optional(),
+  agent: z.string().optional(),
+  model: ModelId.optional(),
+  /** Force (`true`) or forbid (`false`) running as a child session. */
+  subtask: z.boolean().optional(),
+});
+export type CommandConfig = z.infer<typeof CommandConfig>;
+
+/**
+ * Loom's configuration (`loom.json`, or `opencode.json` for compatibility). Unknown top-level keys
+ * (`theme`, `mcp`, `plugin`, `instructions`, …) are accepted and ignored so a real opencode.json
+ * loads unchanged. The legacy `mode.<name>` becomes `agent.<name>` with `mode: 'primary'`; an
+ * `agent.<name>` in the same file wins over it.
+ */
+export const LoomConfig = z
+  .looseObject({
+    $schema: z.string().optional(),
+    /** The default model, `provider/model`. */
+    model: ModelId.optional(),
+    /** The model for small jobs such as titles. */
+    small_model: ModelId.optional(),
+    default_agent: z.string().optional(),
+    provider: z.record(z.string(), ProviderConfig).optional(),
+    permission: PermissionConfigSchema.optional(),
+    agent: z.record(z.string(), AgentConfig).optional(),
+    /** Legacy primary agents; folded into `agent`. */
+    mode: z.record(z.string(), AgentConfig).optional(),
+    command: z.record(z.string(), CommandConfig).optional(),
+    /** Legacy `{tool: enabled}` for every agent; kept as written for the permission resolver. */
+    tools: z.record(z.string(), z.boolean()).optional(),
+    experimental: z.looseObject({ primary_tools: z.array(z.string()).optional() }).optional(),
+    /** Loom only: identical tool calls in a row that count as a doom loop (OpenCode fixes 3). */
+    doom_loop_threshold: z.number().int().min(2).optional(),
+    /** Loom only: seconds a permission ask waits for a reply before it is treated as rejected. */
+    permission_timeout: z.number().positive().optional(),
+  })
+  .transform(({ mode, ...config }) => {
+    if (!mode) return config;
+    const agent: Record<string, AgentConfig> = {};
+    for (const [name, legacy] of Object.entries(mode)) agent[name] = { ...legacy, mode: 'primary' };
+    return { ...config, agent: deepMerge(agent, config.agent ?? {}) as Record<string, AgentConfig> };
+  });
+export type LoomConfig = z.infer<typeof LoomConfig>;
+
+/** Merges configuration layers: objects key by key, anything else replaced by the later value. */
+export function mergeConfig(base: LoomConfig, next: LoomConfig): LoomConfig {
+  return deepMerge(base, next) as LoomConfig;
+}
+
+function deepMerge(base: unknown, next: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(next)) return next;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(next)) merged[key] = key in base ? deepMerge(base[key], value) : value;
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { expandHome } from './path.js';
+
+/**
+ * OpenCode's permission rules, reproduced exactly: an ordered list of `{permission, pattern,
+ * action}`, the last rule matching both wins, and nothing matching means `ask`.
+ */
+export type PermissionAction = 'allow' | 'ask' | 'deny';
+export interface PermissionRule {
+  permission: string;
+  pattern: string;
+  action: PermissionAction;
+}
+export type Ruleset = PermissionRule[];
+/** Config shape: an action for everything, or per permission an action or {pattern: action} (key order matters). */
+export type PermissionConfig = PermissionAction | Record<string, PermissionAction | Record<string, PermissionAction>>;
+
+const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
+const ACTION_MESSAGE = 'must be "allow", "ask" or "deny"';
+
+function isAction(value: unknown): value is PermissionAction {
+  return typeof value === 'string' && ACTIONS.includes(value);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  return value === null ? 'null' : typeof value;
+}
+
+/**
+ * Validated by hand rather than with `z.union`: a union reports only "Invalid input" at the top,
+ * while this names the key at fault (`read.*.env: must be "allow", "ask" or "deny", got "alow"`).
+ * The value passes through untouched, so key order survives. (`z.toJSONSchema` cannot describe a
+ * custom schema; nothing converts the config today.)
+ */
+export const PermissionConfigSchema: z.ZodType<PermissionConfig> = z.custom<PermissionConfig>().superRefine((config, ctx) => {
+  const fail = (path: string[], expected: string, value: unknown) =>
+    ctx.addIssue({ code: 'custom', path, message: `${expected}, got ${describe(value)}` });
+  if (typeof config === 'string' || !isObject(config)) {
+    if (!isAction(config)) fail([], `${ACTION_MESSAGE}, or an object of permissions`, config);
+    return;
+  }
+  for (const [permission, value] of Object.entries(config)) {
+    if (isAction(value)) continue;
+    if (!isObject(value)) {
+      fail([permission], `${ACTION_MESSAGE}, or an object of {pattern: action}`, value);
+      continue;
+    }
+    for (const [pattern, action] of Object.entries(value)) {
+      if (!isAction(action)) fail([permission, pattern], ACTION_MESSAGE, action);
+    }
+  }
+});
+
+/** OpenCode's expansion: also `$HOMEfoo` → `<home>foo`, as its `startsWith("$HOME")` does. */
+function expandPattern(pattern: string, home: string | undefined): string {
+  if (home === undefined) return pattern;
+  if (pattern.startsWith('$HOME') && !pattern.startsWith('$HOME/') && pattern !== '$HOME') return home + pattern.slice(5);
+  return expandHome(pattern, home);
+}
+
+export function fromConfig(config: PermissionConfig | undefined, options: { home?: string } = {}): Ruleset {
+  if (config === undefined) return [];
+  // A bare action means `{"*": action}`.
+  const entries = typeof config === 'string' ? { '*': config } : config;
+  const rules: Ruleset = [];
+  for (const [permission, value] of Object.entries(entries)) {
+    if (typeof value === 'string') {
+      // OpenCode builds this rule with `action` before `pattern`; the key order shows in deniedMessage.
+      rules.push({ permission, action: value, pattern: '*' });
+      continue;
+    }
+    for (const [pattern, action] of Object.entries(value)) {
+      rules.push({ permission, pattern: expandPattern(pattern, options.home), action });
+    }
+  }
+  return rules;
+}
+
+export function merge(...rulesets: (Ruleset | undefined)[]): Ruleset {
+  return rulesets.flatMap((ruleset) => ruleset ?? []);
+}
+
+/** The last rule whose permission and pattern both match; `{permission, pattern: '*', action: 'ask'}` when none does. */
+export function evaluate(permission: string, pattern: string, ...rulesets: Ruleset[]): PermissionRule {
+  const match = merge(...rulesets).findLast(
+    (rule) => wildcardMatch(permission, rule.permission) && wildcardMatch(pattern, rule.pattern),
+  );
+  return match ?? { permission, pattern: '*', action: 'ask' };
+}
+
+/** Tools to hide from the model: the last rule matching the tool's permission (ignoring the rule's pattern while matching) has pattern '*' and action deny. */
+export function disabled(tools: string[], ruleset: Ruleset): Set<string> {
+  const result = new Set<string>();
+  for (const tool of tools) {
+    const permission = permissionOfTool(tool);
+    const rule = ruleset.findLast((candidate) => wildcardMatch(permission, candidate.permission));
+    if (rule?.pattern === '*' && rule.action === 'deny') result.add(tool);
+  }
+  return result;
+}
+
+const EDIT_TOOLS = new Set(['write', 'edit', 'patch', 'multiedit', 'apply_patch']);
+
+/** write, edit, patch, multiedit, apply_patch → 'edit'; every other tool is its own permission. */
+export function permissionOfTool(tool: string): string {
+  return EDIT_TOOLS.has(tool) ? 'edit' : tool;
+}
+
+/**
+ * OpenCode's wildcard: `*` is any run of characters, `/` and newlines included; `?` is any one;
+ * a trailing ` *` may also match nothing, so `ls *` covers `ls`. Case-sensitive (OpenCode ignores
+ * case on Windows only, where Loom does not run).
+ */
+export function wildcardMatch(value: string, pattern: string): boolean {
+  const text = value.replaceAll('\\', '/');
+  let source = pattern
+    .replaceAll('\\', '/')
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replaceAll('*', '.*')
+    .replaceAll('?', '.');
+  if (source.endsWith(' .*')) source = `${source.slice(0, -3)}( .*)?`;
+  return new RegExp(`^${source}$`, 's').test(text);
+}
+
+/** One permission a tool call needs: the patterns to check and what "always" would allow. */
+export interface PermissionRequest {
+  permission: string;
+  patterns: string[];
+  always: string[];
+}
+
+export type Verdict =
+  | { action: 'allow' }
+  | { action: 'deny'; /** the rules of the ruleset whose permission matches, for the error text */ rules: Ruleset }
+  | { action: 'ask' };
+
+/** All patterns must be allowed; any deny denies at once; otherwise ask once for the whole request. */
+export function decide(request: PermissionRequest, ...rulesets: Ruleset[]): Verdict {
+  let ask = false;
+  for (const pattern of request.patterns) {
+    const { action } = evaluate(request.permission, pattern, ...rulesets);
+    if (action === 'deny') {
+      const rules = merge(...rulesets).filter((rule) => wildcardMatch(request.permission, rule.permission));
+      return { action: 'deny', rules };
+    }
+    if (action === 'ask') ask = true;
+  }
+  return ask ? { action: 'ask' } : { action: 'allow' };
+}
+
+// OpenCode's texts, word for word: models are trained on them.
+export function deniedMessage(rules: Ruleset): string {
+  return `The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules ${JSON.stringify(rules)}`;
+}
+
+export const REJECTED_MESSAGE = 'The user rejected permission to use this specific tool call.';
+
+export function correctedMessage(feedback: string): string {
+  return `The user rejected permission to use this specific tool call with the following feedback: ${feedback}`;
+}
+
+/** The rules an "always" reply adds: allow each of the request's `always` patterns. */
+export function alwaysRules(request: PermissionRequest): Ruleset {
+  return request.always.map((pattern) => ({ permission: request.permission, pattern, action: 'allow' }));
+}

@@ -1,0 +1,147 @@
+import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { newId } from '../../core/ids.js';
+import {
+  REJECTED_MESSAGE,
+  alwaysRules,
+  correctedMessage,
+  decide,
+  deniedMessage,
+  type PermissionRequest,
+} from '../../core/permission.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
+import type { RunConfig } from '../../core/run.js';
+import { WaitingAttribute } from '../../core/search-attributes.js';
+import type { ToolCall } from '../../core/tool-call.js';
+import { store } from './activities.js';
+
+/** Whether a tool call may run, and if not, what the model is told and whether the turn stops. */
+export type Authorization = { allowed: true; externalAllowed: boolean } | { allowed: false; error: string; stopTurn: boolean };
+
+export interface CallDescription {
+  call: ToolCall;
+  messageId: string;
+  /** `bash · npm test`: what a person approving sees. */
+  title: string;
+}
+
+/**
+ * Decides tool calls against the agent's rules, the session's and the "always" approvals, and
+ * waits durably for a person when a rule says `ask`. Replies arrive through the
+ * `permissionReply` update; the gate's state is a plain object the workflow owns.
+ */
+export class PermissionGate {
+  /** Requests waiting for a reply, by id. */
+  readonly pending = new Map<string, { record: PermissionRequestRecord; request: PermissionRequest }>();
+  private readonly replies = new Map<string, PermissionReply>();
+
+  constructor(
+    private readonly config: RunConfig,
+    private readonly session: { id: string; agent: string },
+  ) {}
+
+  /** The update's validator: only a waiting request may be answered, and only once. */
+  validateReply(reply: PermissionReply): void {
+    if (!this.pending.has(reply.requestId) || this.replies.has(reply.requestId)) {
+      throw new Error(`No permission request "${reply.requestId}" is waiting in session ${this.session.id} (unknown, or answered already).`);
+    }
+  }
+
+  /**
+   * Takes a reply. `always` also approves the other waiting requests of this session that the
+   * approvals now cover; a plain `reject` rejects them all, as the turn is over.
+   */
+  receiveReply(reply: PermissionReply): { requestId: string; status: 'approved' | 'rejected' } {
+    this.replies.set(reply.requestId, reply);
+    const answered = this.pending.get(reply.requestId)!;
+    if (reply.reply === 'always') {
+      this.config.approved = [...this.config.approved, ...alwaysRules(answered.request)];
+      for (const [id, other] of this.pending) {
+        if (!this.replies.has(id) && decide(other.request, this.config.approved).action === 'allow') {
+          this.replies.set(id, { requestId: id, reply: 'always' });
+        }
+      }
+    }
+    if (reply.reply === 'reject' && !reply.message) {
+      for (const id of this.pending.keys()) if (!this.replies.has(id)) this.replies.set(id, { requestId: id, reply: 'reject' });
+    }
+    return { requestId: reply.requestId, status: reply.reply === 'reject' ? 'rejected' : 'approved' };
+  }
+
+  /** Checks every permission a call needs, in order, asking a person where the rules say so. */
+  async authorize(requests: PermissionRequest[], call: CallDescription): Promise<Authorization> {
+    let externalAllowed = false;
+    for (const request of requests) {
+      const rulesets =
+        request.permission === 'doom_loop'
+          ? [this.config.agent.permission, this.config.approved]
+          : [this.config.agent.permission, this.config.sessionRules, this.config.approved];
+      let verdict = decide(request, ...rulesets);
+      if (verdict.action === 'deny') return { allowed: false, error: deniedMessage(verdict.rules), stopTurn: false };
+      if (verdict.action === 'ask') {
+        // Another run of this session tree may have approved it "always" meanwhile.
+        this.config.approved = await store.loadApprovedRules(this.config.rootId);
+        verdict = decide(request, ...rulesets.slice(0, -1), this.config.approved);
+      }
+      if (verdict.action === 'ask') {
+        const reply = await this.ask(request, call);
+        if (reply.reply === 'reject') {
+          return reply.message
+            ? { allowed: false, error: correctedMessage(reply.message), stopTurn: false }
+            : { allowed: false, error: REJECTED_MESSAGE, stopTurn: true };
+        }
+      }
+      if (request.permission === 'external_directory') externalAllowed = true;
+    }
+    return { allowed: true, externalAllowed };
+  }
+
+  private async ask(request: PermissionRequest, call: CallDescription): Promise<PermissionReply> {
+    const id = newId('per', Date.now(), Math.random);
+    const record: PermissionRequestRecord = {
+      id,
+      sessionID: this.session.id,
+      rootID: this.config.rootId,
+      messageID: call.messageId,
+      partID: call.call.partId,
+      callID: call.call.callId,
+      tool: call.call.tool,
+      agent: this.session.agent,
+      permission: request.permission,
+      patterns: request.patterns,
+      always: request.always,
+      title: call.title,
+      status: 'pending',
+      time: { created: Date.now() },
+    };
+    this.pending.set(id, { record, request });
+    await store.savePermissionRequest(record);
+    this.showWaiting();
+    const timeout = this.config.permissionTimeoutMs;
+    const replied = () => this.replies.has(id);
+    const answered = timeout ? await condition(replied, timeout) : (await condition(replied), true);
+    this.pending.delete(id);
+    this.showWaiting();
+    if (!answered) {
+      await store.savePermissionRequest({ ...record, status: 'expired', time: { ...record.time, replied: Date.now() } });
+      const seconds = Math.round((this.config.permissionTimeoutMs ?? 0) / 1000);
+      return { requestId: id, reply: 'reject', message: `Nobody answered the permission request within ${seconds} s; do not retry this call without asking the user.` };
+    }
+    const reply = this.replies.get(id)!;
+    if (reply.reply === 'always') await store.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
+    await store.savePermissionRequest({
+      ...record,
+      status: reply.reply === 'reject' ? 'rejected' : 'approved',
+      reply: { reply: reply.reply, message: reply.message },
+      time: { ...record.time, replied: Date.now() },
+    });
+    return reply;
+  }
+
+  /** Marks the run as waiting for a person in the Temporal UI (and its visibility search). */
+  private showWaiting(): void {
+    const waiting = this.pending.size > 0;
+    if (workflowInfo().typedSearchAttributes.get(WaitingAttribute) !== waiting) {
+      upsertSearchAttributes([{ key: WaitingAttribute, value: waiting }]);
+    }
+  }
+}

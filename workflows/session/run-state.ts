@@ -1,0 +1,75 @@
+import { ActivityFailure, ApplicationFailure, setCurrentDetails } from '@temporalio/workflow';
+import { newId } from '../../core/ids.js';
+import { zeroTokens, type MessageError } from '../../core/message.js';
+import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js';
+import { store } from './activities.js';
+import type { PermissionGate } from './permission-gate.js';
+import { messageOf } from './tool-calls.js';
+
+/** What steers one run; everything else lives in the session store. */
+export interface RunState {
+  step: number;
+  phase: RunProgress['phase'];
+  tokens: RunProgress['tokens'];
+  /** Prompts waiting for the next step. */
+  queued: string[];
+  userMessageId: string;
+  assistantMessageId?: string;
+  text: string;
+  finish: string;
+  /** Known once `prepareRun` has run (or carried over by continue-as-new). */
+  config?: RunConfig;
+  gate?: PermissionGate;
+  recentCalls: string[];
+}
+
+export function initialState(input: SessionRunInput): RunState {
+  const carried = input.carried;
+  return {
+    step: carried?.step ?? 0,
+    phase: 'starting',
+    tokens: carried?.tokens ?? zeroTokens(),
+    queued: [...(carried?.queued ?? []), ...(input.prompt !== undefined ? [input.prompt] : [])],
+    userMessageId: carried?.userMessageId ?? '',
+    text: '',
+    finish: 'unknown',
+    config: carried?.config,
+    recentCalls: carried?.recentCalls ?? [],
+  };
+}
+
+/** Writes the prompts that arrived since the last step as user messages. */
+export async function appendQueuedPrompts(input: SessionRunInput, state: RunState, config: RunConfig): Promise<void> {
+  while (state.queued.length > 0) {
+    const text = state.queued.shift()!;
+    state.userMessageId = newId('msg', Date.now(), Math.random);
+    await store.saveUserMessage({
+      sessionId: input.sessionId,
+      messageId: state.userMessageId,
+      agent: config.agent.name,
+      model: config.model,
+      text,
+    });
+  }
+}
+
+/** The failure to record on the assistant message, or undefined for errors that are bugs. */
+export function describeFailure(error: unknown): MessageError | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure) {
+    return { name: cause.type ?? 'Error', message: cause.message, retryable: !cause.nonRetryable };
+  }
+  if (error instanceof ActivityFailure) return { name: 'ActivityFailure', message: messageOf(error) };
+  return undefined;
+}
+
+/** The run's current details in the Temporal UI. */
+export function showProgress(state: RunState): void {
+  const total = state.tokens.input + state.tokens.output + state.tokens.cache.read;
+  const waiting = [...(state.gate?.pending.values() ?? [])].map(({ record }) => `\n\n⏸ waiting for approval: ${record.title} (${record.id})`);
+  setCurrentDetails(
+    `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
+      (state.queued.length ? ` · ${state.queued.length} queued` : '') +
+      waiting.join(''),
+  );
+}
