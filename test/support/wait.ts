@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** Polls `check` until it holds; returns how long that took, or throws after `timeoutMs`. */
 export async function waitFor(check: () => boolean, timeoutMs: number): Promise<number> {
   const start = Date.now();
@@ -8,11 +10,20 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
   return Date.now() - start;
 }
 
+/**
+ * Whether a process is still running. A killed process whose parent is gone stays a zombie until
+ * PID 1 reaps it, which some sandboxes do late; a zombie counts as gone.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }

@@ -114,8 +114,9 @@ export class PermissionGate {
       time: { created: Date.now() },
     };
     this.pending.set(id, { record, request });
-    await store.savePermissionRequest(record);
+    // Marked waiting before the request is stored: whoever finds it can see the run waits.
     this.showWaiting();
+    await store.savePermissionRequest(record);
     const timeout = this.config.permissionTimeoutMs;
     const replied = () => this.replies.has(id);
     const answered = timeout ? await condition(replied, timeout) : (await condition(replied), true);
