@@ -15,17 +15,10 @@ import {
   type PermissionConfig,
   type Ruleset,
 } from '../../core/permission.js';
+import { DEFAULT_PERMISSION } from '../../core/agents/builtin.js';
 
-/** OpenCode's global defaults (reference §3.5), as Loom's built-in agents start from them. */
-const DEFAULTS: PermissionConfig = {
-  '*': 'allow',
-  doom_loop: 'ask',
-  external_directory: { '*': 'ask' },
-  question: 'deny',
-  plan_enter: 'deny',
-  plan_exit: 'deny',
-  read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
-};
+/** OpenCode's global defaults (reference §3.5), which Loom's built-in agents start from. */
+const DEFAULTS: PermissionConfig = DEFAULT_PERMISSION;
 
 const action = (permission: string, pattern: string, ...rulesets: Ruleset[]) => evaluate(permission, pattern, ...rulesets).action;
 
