@@ -3,6 +3,8 @@ import { createModelActivities } from './model/call-model.js';
 import { createPermissionActivities } from './permissions.js';
 import { createRunConfigActivities } from './run-config.js';
 import { createSessionActivities } from './session.js';
+import { createTaskActivities } from './task.js';
+import { createUserMessageActivities } from './user-message.js';
 import { createToolActivities } from './tools/run-tool.js';
 
 export type { ActivityDeps } from './deps.js';
@@ -13,6 +15,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createSessionActivities(deps),
     ...createRunConfigActivities(deps),
     ...createPermissionActivities(deps),
+    ...createTaskActivities(deps),
+    ...createUserMessageActivities(deps),
     ...createModelActivities(deps),
     ...createToolActivities(deps),
   };

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { homedir } from 'node:os';
 import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
 import { parseModelId } from '../core/model-id.js';
-import { disabled } from '../core/permission.js';
+import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
 import { toolSpecs } from '../core/tools/index.js';
 import { ConfigError, loadConfig } from './config/load.js';
@@ -12,6 +12,8 @@ import { toolOutputDir } from './paths.js';
 
 export const OPENAI_DEFAULT_MODEL = 'openai/gpt-4.1';
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
+const DEFAULT_SUBAGENT_DEPTH = 1;
+const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
 
 /** Loads the project's agents for a run: the same resolution for the worker and the CLI. */
 export function projectAgents(config: LoomConfig, dataDir: string): AgentInfo[] {
@@ -29,6 +31,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
     directory: string;
     agent?: string;
     model?: string;
+    sessionRules?: Ruleset;
   }): Promise<RunConfig> {
     try {
       const config = loadConfig(input.directory, env);
@@ -41,22 +44,42 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       }
       parseModelId(model);
       const rootId = await rootOf(session ? input.sessionId : (input.parentId ?? input.sessionId));
-      const hidden = disabled(Object.keys(toolSpecs), agent.permission);
+      const sessionRules = input.sessionRules ?? session?.permission ?? [];
+      const hidden = disabled(Object.keys(toolSpecs), merge(agent.permission, sessionRules));
       return {
         agent: { name: agent.name, mode: agent.mode, steps: agent.steps, permission: agent.permission },
         model,
         tools: Object.keys(toolSpecs).filter((tool) => !hidden.has(tool)),
-        sessionRules: session?.permission ?? [],
+        sessionRules,
         approved: await store.approvedRules(rootId),
         rootId,
         doomLoopThreshold: config.doom_loop_threshold ?? DEFAULT_DOOM_LOOP_THRESHOLD,
         permissionTimeoutMs: config.permission_timeout ? config.permission_timeout * 1000 : undefined,
+        depth: await depthOf(session ? session.parentID : input.parentId),
+        subagentDepth: config.subagent_depth ?? DEFAULT_SUBAGENT_DEPTH,
+        maxConcurrentSubagents: config.max_concurrent_subagents ?? DEFAULT_MAX_CONCURRENT_SUBAGENTS,
+        subagents: agents.map((candidate) => ({
+          name: candidate.name,
+          mode: candidate.mode,
+          model: candidate.model,
+          // As OpenCode: a rule naming `task` itself (not `*`) lets a subagent delegate further.
+          hasTaskRule: candidate.permission.some((rule) => rule.permission === 'task'),
+        })),
+        commands: Object.keys(config.command ?? {}),
+        primaryTools: config.experimental?.primary_tools ?? [],
       };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const type = /^Unknown agent/.test(message) ? 'UnknownAgent' : 'ConfigError';
       throw ApplicationFailure.create({ type, message, nonRetryable: true });
     }
+  }
+
+  /** How many ancestors a session with this parent has. */
+  async function depthOf(parentId: string | undefined): Promise<number> {
+    let depth = 0;
+    for (let id = parentId; id; id = (await store.getSession(id))?.parentID) depth++;
+    return depth;
   }
 
   async function rootOf(sessionId: string): Promise<string> {

@@ -1,6 +1,6 @@
-import { idTime, partId } from '../core/ids.js';
 import type { MessageError } from '../core/message.js';
 import type { Part, ToolPart } from '../core/part.js';
+import type { PermissionRule } from '../core/permission.js';
 import { defaultTitle, type SessionStatus } from '../core/session.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -16,12 +16,20 @@ export function createSessionActivities({ store }: ActivityDeps) {
     agent: string;
     model: string;
     directory: string;
+    /** A subagent's session: the rules its parent sets (replaced on every new task call). */
+    permission?: PermissionRule[];
+    parentPartId?: string;
   }): Promise<{ created: boolean; title: string }> {
     const now = Date.now();
     const existing = await store.getSession(input.sessionId);
+    const links = {
+      ...(input.permission ? { permission: input.permission } : {}),
+      ...(input.parentPartId ? { parentPartID: input.parentPartId } : {}),
+    };
     const session = existing
-      ? { ...existing, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
+      ? { ...existing, ...links, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
       : {
+          ...links,
           id: input.sessionId,
           parentID: input.parentId,
           title: input.title ?? defaultTitle(input.parentId !== undefined, now),
@@ -33,31 +41,6 @@ export function createSessionActivities({ store }: ActivityDeps) {
         };
     await store.saveSession(session);
     return { created: !existing, title: session.title };
-  }
-
-  async function saveUserMessage(input: {
-    sessionId: string;
-    messageId: string;
-    agent: string;
-    model: string;
-    text: string;
-  }): Promise<void> {
-    const created = idTime(input.messageId);
-    await store.saveMessage({
-      id: input.messageId,
-      sessionID: input.sessionId,
-      role: 'user',
-      agent: input.agent,
-      model: input.model,
-      time: { created },
-    });
-    await store.savePart({
-      id: partId(input.messageId, 0),
-      sessionID: input.sessionId,
-      messageID: input.messageId,
-      type: 'text',
-      text: input.text,
-    });
   }
 
   /** A tool call that could not run (unknown tool, invalid arguments, infrastructure failure). */
@@ -92,7 +75,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
     if (await store.getSession(input.sessionId)) await store.setSessionStatus(input.sessionId, input.status, now);
   }
 
-  return { openSession, saveUserMessage, failToolCall, finishRun };
+  return { openSession, failToolCall, finishRun };
 }
 
 function isUnfinishedTool(part: Part): part is ToolPart {

@@ -116,6 +116,10 @@ export const LoomConfig = z
     doom_loop_threshold: z.number().int().min(2).optional(),
     /** Loom only: seconds a permission ask waits for a reply before it is treated as rejected. */
     permission_timeout: z.number().positive().optional(),
+    /** How deep subagents may nest: 1 lets a primary agent delegate, but not its subagents. */
+    subagent_depth: z.number().int().min(0).optional(),
+    /** Loom only: task calls of one run that may run at once; the rest wait their turn. */
+    max_concurrent_subagents: z.number().int().min(1).optional(),
   })
   .transform(({ mode, ...config }) => {
     if (!mode) return config;

@@ -114,3 +114,6 @@ export type TextPart = z.infer<typeof TextPart>;
 export type ReasoningPart = z.infer<typeof ReasoningPart>;
 export type ToolPart = z.infer<typeof ToolPart>;
 export type FilePart = z.infer<typeof FilePart>;
+
+/** A part before it has its ids: what a writer fills in. */
+export type PartContent = Part extends infer P ? (P extends Part ? Omit<P, 'id' | 'sessionID' | 'messageID'> : never) : never;

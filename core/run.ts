@@ -22,6 +22,10 @@ export interface SessionRunInput {
   /** The new prompt. Absent when the prompt arrives by signal (resume of a busy session). */
   prompt?: string;
   parentId?: string;
+  /** For a subagent's run: the parent's `task` tool part, which shows this session's progress. */
+  parentPartId?: string;
+  /** For a subagent's run: rules the parent sets on the child session (its denies, no todo list, …). */
+  sessionRules?: Ruleset;
   title?: string;
   modelRetry?: ModelRetry;
   /** State handed over by continue-as-new. */
@@ -58,6 +62,26 @@ export interface RunConfig {
   doomLoopThreshold: number;
   /** How long a permission request waits for a reply (no limit when unset). */
   permissionTimeoutMs?: number;
+  /** Ancestors of this session: 0 for a root session. */
+  depth: number;
+  /** How deep subagents may nest (`subagent_depth`, default 1). */
+  subagentDepth: number;
+  /** Task calls of one run that may run at once (`max_concurrent_subagents`, default 8). */
+  maxConcurrentSubagents: number;
+  /** Every agent a `task` call may name. */
+  subagents: SubagentInfo[];
+  /** Names of the configured slash commands. */
+  commands: string[];
+  /** Tools only primary agents get (`experimental.primary_tools`). */
+  primaryTools: string[];
+}
+
+export interface SubagentInfo {
+  name: string;
+  mode: 'primary' | 'subagent' | 'all';
+  model?: string;
+  /** The agent's own rules name `task`: it may delegate further, depth permitting. */
+  hasTaskRule: boolean;
 }
 
 export interface SessionRunResult {

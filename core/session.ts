@@ -21,6 +21,8 @@ export const Session = z.object({
   status: SessionStatus,
   /** Rules of this session, evaluated after the agent's (a child inherits its parent's denies). */
   permission: z.array(RuleSchema).optional(),
+  /** A subagent's session: the parent's `task` tool part that shows its progress. */
+  parentPartID: z.string().optional(),
   time: z.object({ created: z.number(), updated: z.number() }),
 });
 export type Session = z.infer<typeof Session>;

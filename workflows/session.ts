@@ -16,6 +16,7 @@ import { permissionReplyUpdate, progressQuery, promptSignal } from './api.js';
 import { modelCall, store } from './session/activities.js';
 import { PermissionGate } from './session/permission-gate.js';
 import { appendQueuedPrompts, describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
+import { Slots } from './session/slots.js';
 import { runToolCalls } from './session/tool-calls.js';
 
 /**
@@ -58,6 +59,7 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
     const config = state.config ?? (await startSession(input));
     state.config = config;
     state.gate = new PermissionGate(config, { id: input.sessionId, agent: config.agent.name });
+    const slots = new Slots(config.maxConcurrentSubagents);
     for (;;) {
       await appendQueuedPrompts(input, state, config);
       state.step++;
@@ -95,6 +97,8 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
           agentRules: config.agent.permission,
           recentCalls: state.recentCalls,
           doomLoopThreshold: config.doomLoopThreshold,
+          task: { config, slots, modelRetry: input.modelRetry },
+          bypassTaskAsk: state.bypassTaskAsk,
         });
         // A person rejected a call outright: the turn ends here, as in OpenCode.
         if (stopTurn && state.queued.length === 0) break;
@@ -135,6 +139,7 @@ async function startSession(input: SessionRunInput): Promise<RunConfig> {
     directory: input.directory,
     agent: input.agent,
     model: input.model,
+    sessionRules: input.sessionRules,
   });
   upsertMemo({ agent: config.agent.name, model: config.model });
   await store.openSession({
@@ -144,6 +149,8 @@ async function startSession(input: SessionRunInput): Promise<RunConfig> {
     agent: config.agent.name,
     model: config.model,
     directory: input.directory,
+    permission: input.sessionRules,
+    parentPartId: input.parentPartId,
   });
   return config;
 }

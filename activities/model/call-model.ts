@@ -7,6 +7,8 @@ import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
 import { FINAL_TEXT_LIMIT } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { findTool } from '../../core/tools/index.js';
+import { describeTaskTool } from '../../core/tools/task.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import { loadConfig } from '../config/load.js';
 import type { ActivityDeps } from '../deps.js';
 import { AnswerWriter } from './answer-writer.js';
@@ -43,13 +45,13 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       const config = loadConfig(input.directory, env);
       const model = resolveModel(input.model, config, env);
       const history = (await store.messages(input.sessionId)).filter((m) => m.info.id !== input.messageId);
-      const { agent, system, messages } = buildModelRequest(input, config, dataDir, history);
+      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history);
 
       const stream = streamText({
         model,
         system,
         messages,
-        tools: toolSet(input.tools),
+        tools: toolSet(input.tools, (spec) => (spec.name === 'task' ? describeTaskTool(agents, agent.permission) : spec.description)),
         temperature: agent.temperature,
         topP: agent.topP,
         providerOptions: Object.keys(agent.options).length > 0 ? { openai: agent.options as never } : undefined,
@@ -113,13 +115,13 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
 }
 
 /** Tools offered without `execute`: the model's calls come back to the workflow, which runs them. */
-function toolSet(names: string[]): ToolSet {
+function toolSet(names: string[], describe: (spec: ToolSpec) => string): ToolSet {
   const tools: ToolSet = {};
   for (const name of names) {
     const spec = findTool(name);
     if (!spec) continue;
     const schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' });
-    tools[name] = tool({ description: spec.description, inputSchema: jsonSchema(schema as never) });
+    tools[name] = tool({ description: describe(spec), inputSchema: jsonSchema(schema as never) });
   }
   return tools;
 }

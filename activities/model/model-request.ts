@@ -10,6 +10,8 @@ import { toModelMessages } from './transcript.js';
 
 export interface ModelRequest {
   agent: AgentInfo;
+  /** Every agent of the project (the `task` tool lists those the caller may use). */
+  agents: AgentInfo[];
   system: string;
   messages: ModelMessage[];
 }
@@ -20,7 +22,8 @@ export interface ModelRequest {
  * to the model but not stored.
  */
 export function buildModelRequest(input: ModelStepInput, config: LoomConfig, dataDir: string, history: MessageWithParts[]): ModelRequest {
-  const agent = findAgent(projectAgents(config, dataDir), input.agent);
+  const agents = projectAgents(config, dataDir);
+  const agent = findAgent(agents, input.agent);
   const messages = toModelMessages(history);
   const reminders: string[] = [];
   if (agent.name === 'plan') reminders.push(PLAN_REMINDER);
@@ -29,7 +32,7 @@ export function buildModelRequest(input: ModelStepInput, config: LoomConfig, dat
   }
   if (reminders.length > 0) appendToLastUserMessage(messages, reminders.join('\n\n'));
   if (input.lastStep) messages.push({ role: 'user', content: [{ type: 'text', text: MAX_STEPS_REMINDER }] });
-  return { agent, system: systemPrompt(agent, input.directory), messages };
+  return { agent, agents, system: systemPrompt(agent, input.directory), messages };
 }
 
 function appendToLastUserMessage(messages: ModelMessage[], text: string): void {

@@ -17,6 +17,7 @@ export function toModelMessages(history: MessageWithParts[]): ModelMessage[] {
       const content: UserContent = [];
       for (const part of parts) {
         if (part.type === 'text') content.push({ type: 'text', text: part.text });
+        if (part.type === 'subtask') content.push({ type: 'text', text: 'The following tool was executed by the user' });
         if (part.type === 'file') content.push({ type: 'file', data: part.url, mediaType: part.mime, filename: part.filename });
       }
       if (content.length > 0) messages.push({ role: 'user', content });

@@ -11,7 +11,7 @@ import { ToolError, type ToolContext, type ToolHandler, type ToolOutput } from '
 const MAX_BYTES = 50 * 1024;
 const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Files the model can be shown as attachments rather than text. */
-const ATTACHMENT_TYPES: Record<string, string> = {
+export const ATTACHMENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.jpg': 'image/jpeg',
   '.jpeg': 'image/jpeg',

@@ -5,6 +5,7 @@ import type { LoomConfig } from '../config/schema.js';
 import type { ActivityDeps } from '../deps.js';
 import { toolOutputDir } from '../paths.js';
 import { toolHandlers } from './index.js';
+import { reportStep } from '../task-progress.js';
 import { ProgressWriter } from './progress-writer.js';
 import { setToolState } from './tool-state.js';
 import { truncateOutput } from './truncate.js';
@@ -21,6 +22,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     const context = Context.current();
     const start = Date.now();
     await setToolState(store, input.partId, { status: 'running', input: input.input, time: { start } }, input.tool);
+    await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running' });
     const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     const progress = new ProgressWriter(store, input.partId);
     try {
@@ -54,12 +56,14 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         time: { start, end: Date.now() },
         ...(result.attachments?.length ? { attachments: result.attachments } : {}),
       });
+      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'completed', title: result.title });
       return { status: 'completed', title: result.title, preview: cut.output.slice(0, TOOL_PREVIEW_LIMIT) };
     } catch (error) {
       await progress.stop();
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
       const message = error instanceof Error ? error.message : String(error);
       await setToolState(store, input.partId, { status: 'error', input: input.input, error: message, time: { start, end: Date.now() } });
+      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'error' });
       return { status: 'error', title: input.tool, preview: message.slice(0, TOOL_PREVIEW_LIMIT) };
     } finally {
       clearInterval(heartbeat);

@@ -21,6 +21,8 @@ export interface RunState {
   config?: RunConfig;
   gate?: PermissionGate;
   recentCalls: string[];
+  /** The current turn came from an @mention or a command: its task calls do not ask. */
+  bypassTaskAsk: boolean;
 }
 
 export function initialState(input: SessionRunInput): RunState {
@@ -35,6 +37,7 @@ export function initialState(input: SessionRunInput): RunState {
     finish: 'unknown',
     config: carried?.config,
     recentCalls: carried?.recentCalls ?? [],
+    bypassTaskAsk: false,
   };
 }
 
@@ -43,13 +46,16 @@ export async function appendQueuedPrompts(input: SessionRunInput, state: RunStat
   while (state.queued.length > 0) {
     const text = state.queued.shift()!;
     state.userMessageId = newId('msg', Date.now(), Math.random);
-    await store.saveUserMessage({
+    const { mentions } = await store.saveUserMessage({
       sessionId: input.sessionId,
       messageId: state.userMessageId,
       agent: config.agent.name,
       model: config.model,
       text,
+      directory: input.directory,
     });
+    // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
+    state.bypassTaskAsk = mentions.length > 0;
   }
 }
 

@@ -5,6 +5,7 @@ import { permissionsOf } from '../../core/tool-permissions.js';
 import { findTool } from '../../core/tools/index.js';
 import { mutatingTool, retriedTool, store } from './activities.js';
 import type { PermissionGate } from './permission-gate.js';
+import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
 
 export interface ToolCallContext {
   sessionId: string;
@@ -19,6 +20,10 @@ export interface ToolCallContext {
   /** `tool:input` of the latest calls, across steps (the doom-loop guard reads and extends it). */
   recentCalls: string[];
   doomLoopThreshold: number;
+  /** For `task` calls: the run's configuration and its cap on concurrent subagents. */
+  task: Omit<TaskContext, 'sessionId' | 'directory'>;
+  /** The turn came from an @mention or a command: its task calls do not ask. */
+  bypassTaskAsk: boolean;
 }
 
 /**
@@ -54,12 +59,18 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
   const summary = `${spec.name} · ${spec.summarize(input)}`;
   const requests = [
     ...(repeated ? [{ permission: 'doom_loop', patterns: [call.tool], always: [call.tool] }] : []),
-    ...permissionsOf(spec, input, { directory: context.directory }),
+    ...permissionsOf(spec, input, { directory: context.directory }).filter(
+      (request) => !(context.bypassTaskAsk && request.permission === 'task'),
+    ),
   ];
   const authorization = await context.gate.authorize(requests, { call, messageId: context.messageId, title: summary });
   if (!authorization.allowed) {
     await store.failToolCall({ partId: call.partId, error: authorization.error });
     return { stopTurn: authorization.stopTurn };
+  }
+  if (spec.name === 'task') {
+    await runTaskCall(call, input as unknown as TaskInput, { ...context.task, sessionId: context.sessionId, directory: context.directory });
+    return { stopTurn: false };
   }
   const run = spec.effect === 'mutating' ? mutatingTool(summary) : retriedTool(summary);
   try {

@@ -1,0 +1,87 @@
+import type { ActivityDeps } from './deps.js';
+import { toolOutputDir } from './paths.js';
+import { taskSteps } from './task-progress.js';
+import { setToolState } from './tools/tool-state.js';
+import { truncateOutput } from './tools/truncate.js';
+
+/** The seeds' envelope: how a task result tells the model which session to continue. */
+export function taskEnvelope(sessionId: string): string {
+  return `<task_metadata>\nsession_id: ${sessionId}\n</task_metadata>`;
+}
+
+/** The store side of `task` calls, which the workflow itself orchestrates as child workflows. */
+export function createTaskActivities({ store, dataDir }: ActivityDeps) {
+  /** Whether a session exists, and whether it belongs to the caller's session tree. */
+  async function lookupTaskSession(input: { sessionId: string; rootId: string }): Promise<{ exists: boolean; inTree: boolean }> {
+    let session = await store.getSession(input.sessionId);
+    if (!session) return { exists: false, inTree: false };
+    while (session.parentID) {
+      const parent = await store.getSession(session.parentID);
+      if (!parent) break;
+      session = parent;
+    }
+    return { exists: true, inTree: session.id === input.rootId };
+  }
+
+  /** Marks a task call running and links it to its subagent's session. */
+  async function startTaskCall(input: { partId: string; input: Record<string, unknown>; description: string; sessionId: string; model: string }) {
+    await setToolState(store, input.partId, {
+      status: 'running',
+      input: input.input,
+      title: input.description,
+      metadata: { sessionId: input.sessionId, model: input.model, summary: [] },
+      time: { start: Date.now() },
+    });
+  }
+
+  /**
+   * Writes a task call's result: the subagent's last text and the envelope with its session id,
+   * or, when the subagent failed or was cancelled, an error that still names the session to resume.
+   */
+  async function finishTaskCall(input: {
+    partId: string;
+    input: Record<string, unknown>;
+    description: string;
+    sessionId: string;
+    /** Said before the result, e.g. that a requested session did not exist. */
+    note?: string;
+    error?: string;
+    canDelegate: boolean;
+  }): Promise<void> {
+    const part = await store.getPart(input.partId);
+    const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
+    const summary = await taskSteps(store, input.sessionId);
+    const metadata = { sessionId: input.sessionId, summary };
+    const envelope = taskEnvelope(input.sessionId);
+    if (input.error) {
+      await setToolState(store, input.partId, {
+        status: 'error',
+        input: input.input,
+        error: `${input.error}\n\n${envelope}`,
+        metadata,
+        time: { start, end: Date.now() },
+      });
+      return;
+    }
+    const text = await lastText(input.sessionId);
+    const cut = await truncateOutput(`${input.note ?? ''}${text}`, { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
+    await setToolState(store, input.partId, {
+      status: 'completed',
+      input: input.input,
+      output: `${cut.output}\n\n${envelope}`,
+      title: input.description,
+      metadata: { ...metadata, truncated: cut.truncated, ...(cut.outputPath ? { outputPath: cut.outputPath } : {}) },
+      time: { start, end: Date.now() },
+    });
+  }
+
+  /** The last text part of the session's last assistant message (OpenCode's task result). */
+  async function lastText(sessionId: string): Promise<string> {
+    const messages = await store.messages(sessionId);
+    const last = messages.findLast((message) => message.info.role === 'assistant');
+    const text = last?.parts.findLast((part) => part.type === 'text');
+    return text?.type === 'text' ? text.text : '';
+  }
+
+  return { lookupTaskSession, startTaskCall, finishTaskCall };
+}

@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { evaluate } from '../core/permission.js';
+import { idTime, partId } from '../core/ids.js';
+import type { Part, PartContent } from '../core/part.js';
+import { loadConfig } from './config/load.js';
+import type { ActivityDeps } from './deps.js';
+import { resolveReferences, type Reference } from './prompt-references.js';
+import { projectAgents } from './run-config.js';
+import { read } from './tools/read.js';
+
+/** What OpenCode adds after an @mention of an agent: the model is to delegate to it. */
+export const mentionInstruction = (agent: string) =>
+  ` Use the above message and context to generate a prompt and call the task tool with subagent: ${agent}`;
+
+export function createUserMessageActivities({ store, env, dataDir }: ActivityDeps) {
+  /**
+   * Writes a prompt as a user message. `@file` and `@folder` references are read into it (as the
+   * read tool would show them); an `@agent` mention adds an agent part and the instruction to
+   * delegate to that agent. Returns the agents mentioned: that turn's task calls do not ask.
+   */
+  async function saveUserMessage(input: {
+    sessionId: string;
+    messageId: string;
+    agent: string;
+    model: string;
+    text: string;
+    directory: string;
+  }): Promise<{ mentions: string[] }> {
+    await store.saveMessage({
+      id: input.messageId,
+      sessionID: input.sessionId,
+      role: 'user',
+      agent: input.agent,
+      model: input.model,
+      time: { created: idTime(input.messageId) },
+    });
+    const config = loadConfig(input.directory, env);
+    const agents = projectAgents(config, dataDir);
+    const references = await resolveReferences(input.text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
+    const parts: PartContent[] = [{ type: 'text', text: input.text }];
+    for (const reference of references) parts.push(...(await referenceParts(reference, input, config)));
+    const callerRules = agents.find((agent) => agent.name === input.agent)?.permission ?? [];
+    const mentions = references.filter((reference) => reference.kind === 'agent').map((reference) => reference.name);
+    for (const name of mentions) {
+      const denied = evaluate('task', name, callerRules).action === 'deny';
+      parts.push({ type: 'agent', name });
+      parts.push({ type: 'text', synthetic: true, text: mentionInstruction(name) + (denied ? ' . Invoked by user; guaranteed to exist.' : '') });
+    }
+    for (const [index, part] of parts.entries()) {
+      await store.savePart({ ...part, id: partId(input.messageId, index), sessionID: input.sessionId, messageID: input.messageId } as Part);
+    }
+    return { mentions };
+  }
+
+  /** A referenced file or folder, as the read tool shows it (images and PDFs as files). */
+  async function referenceParts(
+    reference: Reference,
+    input: { sessionId: string; messageId: string; model: string; directory: string },
+    config: ReturnType<typeof loadConfig>,
+  ): Promise<PartContent[]> {
+    if (reference.kind === 'agent') return [];
+    if (reference.kind === 'file' && reference.mime !== 'text/plain') {
+      const data = await readFile(reference.path);
+      return [{ type: 'file', mime: reference.mime, filename: reference.name, url: `data:${reference.mime};base64,${data.toString('base64')}` }];
+    }
+    try {
+      const output = await read({ filePath: reference.path }, {
+        directory: input.directory,
+        dataDir,
+        sessionId: input.sessionId,
+        messageId: input.messageId,
+        callId: '',
+        model: input.model,
+        config,
+        store,
+        env,
+        externalAllowed: true,
+        abort: new AbortController().signal,
+        update: () => undefined,
+      });
+      return [
+        { type: 'text', synthetic: true, text: `Called the Read tool with the following input: ${JSON.stringify({ filePath: reference.path })}` },
+        { type: 'text', synthetic: true, text: output.output },
+      ];
+    } catch (error) {
+      return [{ type: 'text', synthetic: true, text: `Could not read @${reference.name}: ${(error as Error).message}` }];
+    }
+  }
+
+  return { saveUserMessage };
+}

@@ -1,0 +1,135 @@
+import {
+  CancellationScope,
+  ParentClosePolicy,
+  ChildWorkflowCancellationType,
+  isCancellation,
+  startChild,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { newId } from '../../core/ids.js';
+import type { PermissionRule, Ruleset } from '../../core/permission.js';
+import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
+import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
+import type { ToolCall } from '../../core/tool-call.js';
+import { SESSION_WORKFLOW_TYPE } from '../api.js';
+import { store } from './activities.js';
+import type { Slots } from './slots.js';
+
+export interface TaskInput {
+  description: string;
+  prompt: string;
+  subagent_type: string;
+  session_id?: string;
+  command?: string;
+}
+
+export interface TaskContext {
+  sessionId: string;
+  directory: string;
+  config: RunConfig;
+  slots: Slots;
+  modelRetry?: ModelRetry;
+}
+
+/**
+ * A `task` call: a run of `sessionWorkflow` as a child workflow whose id is the subagent's session
+ * id, so the subagent can be resumed by that id later. The call's part shows the child's progress
+ * and ends with its answer and session id, or an error that still names the session.
+ */
+export async function runTaskCall(call: ToolCall, input: TaskInput, context: TaskContext): Promise<void> {
+  const { config } = context;
+  const fail = (error: string) => store.failToolCall({ partId: call.partId, error });
+  if (config.depth >= config.subagentDepth) {
+    return fail(`Subagent depth limit reached (${config.subagentDepth}). Increase "subagent_depth" to allow nested subagents.`);
+  }
+  const agent = config.subagents.find((candidate) => candidate.name === input.subagent_type);
+  if (!agent) return fail(`Unknown agent type: ${input.subagent_type} is not a valid agent type`);
+
+  let sessionId = newId('ses', Date.now(), Math.random);
+  let note = '';
+  if (input.session_id) {
+    const found = await store.lookupTaskSession({ sessionId: input.session_id, rootId: config.rootId });
+    if (found.exists && !found.inTree) {
+      return fail(`Session ${input.session_id} is not part of this session's tree: a task can only continue sessions of its own subagents.`);
+    }
+    if (found.exists) sessionId = input.session_id;
+    else note = `(No session ${input.session_id} exists, so this task started a new session: ${sessionId}.)\n\n`;
+  }
+
+  await context.slots.acquire();
+  try {
+    const model = agent.model ?? config.model;
+    const record = { partId: call.partId, input: input as unknown as Record<string, unknown>, description: input.description, sessionId };
+    await store.startTaskCall({ ...record, model });
+    const child: SessionRunInput = {
+      sessionId,
+      parentId: context.sessionId,
+      parentPartId: call.partId,
+      directory: context.directory,
+      agent: agent.name,
+      model,
+      prompt: input.prompt,
+      title: `${input.description} (@${agent.name} subagent)`,
+      sessionRules: childRules(config, agent),
+      modelRetry: context.modelRetry,
+    };
+    let handle;
+    try {
+      handle = await startChild<(input: SessionRunInput) => Promise<SessionRunResult>>(SESSION_WORKFLOW_TYPE, {
+        workflowId: sessionId,
+        args: [child],
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        staticSummary: `${agent.name} · ${input.description}`,
+        staticDetails: `**Prompt**\n\n${input.prompt.slice(0, 4000)}`,
+        typedSearchAttributes: [
+          { key: AgentAttribute, value: agent.name },
+          { key: RootSessionAttribute, value: config.rootId },
+          { key: ParentSessionAttribute, value: context.sessionId },
+        ],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return await store.finishTaskCall({
+        ...record,
+        error: `Session ${sessionId} is busy: its current run has not finished. Wait for it, or start a new task without session_id.`,
+        canDelegate: true,
+      });
+    }
+    try {
+      await handle.result();
+      await store.finishTaskCall({ ...record, note, canDelegate: config.tools.includes('task') });
+    } catch (error) {
+      // Our own run being cancelled cancels the child too: that is not the task's failure to report.
+      if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
+      const outcome = isCancellation(error) ? 'Task cancelled' : `Task failed: ${failureMessage(error)}`;
+      await store.finishTaskCall({ ...record, error: `${outcome}. Continue it with session_id ${sessionId}.`, canDelegate: true });
+    }
+  } finally {
+    context.slots.release();
+  }
+}
+
+/**
+ * The rules a parent gives its subagent's session: every deny of its own (so a `plan` session
+ * cannot edit through a subagent), no todo list, no further delegation unless the subagent's
+ * agent names `task` and the depth allows, and none of the primary-only tools.
+ */
+export function childRules(config: RunConfig, agent: SubagentInfo): Ruleset {
+  const deny = (permission: string): PermissionRule => ({ permission, pattern: '*', action: 'deny' });
+  const inherited = [...config.agent.permission, ...config.sessionRules].filter((rule) => rule.action === 'deny');
+  const mayDelegate = agent.hasTaskRule && config.depth + 1 < config.subagentDepth;
+  return [
+    ...inherited,
+    deny('todowrite'),
+    deny('todoread'),
+    ...(mayDelegate ? [] : [deny('task')]),
+    ...config.primaryTools.map(deny),
+  ];
+}
+
+function failureMessage(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown } | undefined;
+  while (current?.cause) current = current.cause as typeof current;
+  return current?.message ?? String(error);
+}
