@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps.js';
+import { createCommandActivities } from './command-run.js';
 import { createModelActivities } from './model/call-model.js';
 import { createPermissionActivities } from './permissions.js';
 import { createRunConfigActivities } from './run-config.js';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPermissionActivities(deps),
     ...createTaskActivities(deps),
     ...createUserMessageActivities(deps),
+    ...createCommandActivities(deps),
     ...createModelActivities(deps),
     ...createToolActivities(deps),
   };

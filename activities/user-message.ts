@@ -26,6 +26,8 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     model: string;
     text: string;
     directory: string;
+    /** Written by Loom, not the user (e.g. the request to summarise a subtask): taken as it is. */
+    synthetic?: boolean;
   }): Promise<{ mentions: string[] }> {
     await store.saveMessage({
       id: input.messageId,
@@ -35,6 +37,10 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
       model: input.model,
       time: { created: idTime(input.messageId) },
     });
+    if (input.synthetic) {
+      await store.savePart({ id: partId(input.messageId, 0), sessionID: input.sessionId, messageID: input.messageId, type: 'text', text: input.text, synthetic: true });
+      return { mentions: [] };
+    }
     const config = loadConfig(input.directory, env);
     const agents = projectAgents(config, dataDir);
     const references = await resolveReferences(input.text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });

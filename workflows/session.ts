@@ -15,7 +15,9 @@ import { defaultModelRetry, type RunConfig, type SessionRunInput, type SessionRu
 import { permissionReplyUpdate, progressQuery, promptSignal } from './api.js';
 import { modelCall, store } from './session/activities.js';
 import { PermissionGate } from './session/permission-gate.js';
-import { appendQueuedPrompts, describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
+import { takePrompts } from './session/prompts.js';
+import { describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
+import { runSubtaskStep } from './session/subtask.js';
 import { Slots } from './session/slots.js';
 import { runToolCalls } from './session/tool-calls.js';
 
@@ -56,13 +58,19 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
   }
 
   try {
-    const config = state.config ?? (await startSession(input));
-    state.config = config;
-    state.gate = new PermissionGate(config, { id: input.sessionId, agent: config.agent.name });
-    const slots = new Slots(config.maxConcurrentSubagents);
+    state.config ??= await startSession(input);
+    state.gate = new PermissionGate(state.config, { id: input.sessionId, agent: state.config.agent.name });
+    const slots = new Slots(state.config.maxConcurrentSubagents);
     for (;;) {
-      await appendQueuedPrompts(input, state, config);
+      await takePrompts(input, state);
+      const config = state.config;
       state.step++;
+      if (state.subtask) {
+        state.phase = 'tools';
+        showProgress(state);
+        await runSubtaskStep(input, state, slots);
+        continue;
+      }
       state.phase = 'model';
       state.assistantMessageId = newId('msg', Date.now(), Math.random);
       showProgress(state);
@@ -93,7 +101,7 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
           directory: input.directory,
           model: config.model,
           offered: tools,
-          gate: state.gate,
+          gate: state.gate!,
           agentRules: config.agent.permission,
           recentCalls: state.recentCalls,
           doomLoopThreshold: config.doomLoopThreshold,

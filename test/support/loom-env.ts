@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { newId } from '../../core/ids.js';
+import { RootSessionAttribute } from '../../core/search-attributes.js';
 import type { SessionRunInput, SessionRunResult } from '../../core/run.js';
 import { sessionWorkflow } from '../../workflows/index.js';
 import { PROJECT_ROOT, workflowBundlePath } from '../../worker/bundle.js';
@@ -99,6 +100,7 @@ export async function createLoomTestEnv(
       const handle = await client.workflow.start(sessionWorkflow, {
         workflowId: sessionId,
         taskQueue,
+        typedSearchAttributes: [{ key: RootSessionAttribute, value: sessionId }],
         args: [
           {
             sessionId,

@@ -44,7 +44,7 @@ describe('sessionWorkflow', () => {
     expect(toolResults[0]).toContain('hello from the readme');
     expect(toolResults[1]).toContain('src/a.ts');
     expect(toolResults[1]).toContain('src/b.ts');
-    expect(second.toolNames.sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'list', 'read', 'todoread', 'todowrite', 'webfetch', 'write']);
+    expect(second.toolNames.sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'list', 'read', 'task', 'todoread', 'todowrite', 'webfetch', 'write']);
     expect(second.system).toContain(`Working directory: ${env.project}`);
 
     const messages = await env.store.messages(sessionId);
@@ -77,7 +77,7 @@ describe('sessionWorkflow', () => {
 
     const shown = env.model.requests.find((r) => r.rule === 'corrects')!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(shown[0]).toMatch(/arguments provided to the tool "read" are invalid[\s\S]*filePath/);
-    expect(shown[1]).toContain('Unknown tool "delete_everything". Available tools: read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread');
+    expect(shown[1]).toContain('Unknown tool "delete_everything". Available tools: read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, task');
     expect(shown[2]).toContain('not valid JSON');
 
     const messages = await env.store.messages(sessionId);

@@ -1,3 +1,4 @@
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import type { RecordedRequest } from '../support/scripted-model.js';
@@ -6,7 +7,15 @@ import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
 let env: LoomTestEnv;
 
 beforeAll(async () => {
-  env = await createLoomTestEnv({ files: { 'src/a.test.ts': 'test a\n', 'src/b.test.ts': 'test b\n', 'README.md': '# Demo\n' } });
+  env = await createLoomTestEnv({
+    files: {
+      'src/a.test.ts': 'test a\n',
+      'src/b.test.ts': 'test b\n',
+      'README.md': '# Demo\n',
+      '.loom/command/find-tests.md': '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
+    },
+    config: { max_concurrent_subagents: 8 },
+  });
   await env.worker();
 });
 afterAll(() => env?.close());
@@ -76,3 +85,142 @@ describe('the task tool', () => {
     await env.checkReplay(sessionId, 'three-subagents');
   });
 });
+
+const envelope = (output: string) => /session_id: (ses_\w+)/.exec(output)?.[1];
+
+describe('resuming a subagent by session_id', () => {
+  it('continues the same child session, and the model is shown its earlier messages', async () => {
+    env.model.setScript([
+      { name: 'r-first', times: 1, when: { lastUser: 'Research twice', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Research', prompt: 'Look into the parser.', subagent_type: 'general' } }] } },
+      { name: 'r-child-1', when: { lastUser: 'Look into the parser.' }, reply: { text: 'The parser is in src/parse.ts.' } },
+      {
+        name: 'r-second',
+        times: 1,
+        when: { lastUser: 'Research twice', lastRole: 'tool' },
+        reply: (r) => ({ toolCalls: [{ name: 'task', args: { description: 'Research more', prompt: 'Now the lexer.', subagent_type: 'general', session_id: envelope(String(r.messages.at(-1).content)) } }] }),
+      },
+      { name: 'r-child-2', when: { lastUser: 'Now the lexer.' }, reply: { text: 'The lexer is next to it.' } },
+      { name: 'r-done', when: { lastUser: 'Research twice', lastRole: 'tool' }, reply: { text: 'Done twice.' } },
+    ]);
+    const { sessionId, result } = await env.start('Research twice');
+    expect((await result()).text).toBe('Done twice.');
+    const [first, second] = await taskParts(sessionId);
+    const childId = first.state.status === 'completed' ? first.state.metadata.sessionId : undefined;
+    expect(second.state.status === 'completed' && second.state.metadata.sessionId).toBe(childId);
+    expect(await env.store.children(sessionId)).toHaveLength(1);
+    const resumed = env.model.requests.findLast((r) => r.rule === 'r-child-2')!;
+    expect(resumed.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(resumed.messages)).toContain('The parser is in src/parse.ts.');
+    const runs = [];
+    for await (const run of env.client.workflow.list({ query: `WorkflowId = '${childId}'` })) runs.push(run);
+    expect(runs).toHaveLength(2);
+    await env.checkReplay(sessionId, 'resumed-subagent');
+  });
+
+  it('starts a new session for an unknown id and says so; refuses a session of another tree', async () => {
+    const other = await env.start('Unrelated', { agent: 'build' });
+    env.model.setScript([
+      { name: 'u-other', when: { lastUser: 'Unrelated' }, reply: { text: 'ok' } },
+      {
+        name: 'u-calls',
+        when: { lastUser: 'Reuse sessions', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Unknown', prompt: 'Hello from nowhere.', subagent_type: 'general', task_id: 'ses_00000000000000000000000000' } },
+            { name: 'task', args: { description: 'Foreign', prompt: 'Hello from elsewhere.', subagent_type: 'general', session_id: other.sessionId } },
+          ],
+        },
+      },
+      { name: 'u-child', when: { lastUser: /^Hello from/ }, reply: { text: 'child answer' } },
+      { name: 'u-done', when: { lastUser: 'Reuse sessions', lastRole: 'tool' }, reply: { text: 'checked' } },
+    ]);
+    await other.result();
+    const { result } = await env.start('Reuse sessions');
+    await result();
+    const [unknown, foreign] = toolOutputs(env.model.requests.findLast((r) => r.rule === 'u-done')!);
+    expect(unknown).toMatch(/^\(No session ses_0+ exists, so this task started a new session: ses_\w+\.\)\n\nchild answer/);
+    expect(foreign).toContain(`Session ${other.sessionId} is not part of this session's tree`);
+  });
+});
+
+describe('subagent failures and cancellation', () => {
+  it('returns a failed subagent as an error that keeps its session id, and the parent goes on', async () => {
+    env.model.setScript([
+      { name: 'f-call', when: { lastUser: 'Delegate to a broken model', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Break', prompt: 'Fail please.', subagent_type: 'general' } }] } },
+      { name: 'f-child', when: { lastUser: 'Fail please.' }, reply: { status: 401, errorMessage: 'bad key' } },
+      { name: 'f-done', when: { lastUser: 'Delegate to a broken model', lastRole: 'tool' }, reply: { text: 'The subagent failed.' } },
+    ]);
+    const { sessionId, result } = await env.start('Delegate to a broken model');
+    expect((await result()).text).toBe('The subagent failed.');
+    const shown = toolOutputs(env.model.requests.findLast((r) => r.rule === 'f-done')!)[0];
+    expect(shown).toMatch(/^Task failed: .*bad key.*\. Continue it with session_id (ses_\w+)\.\n\n<task_metadata>\nsession_id: \1\n<\/task_metadata>$/s);
+    const [child] = await env.store.children(sessionId);
+    expect(child.status).toBe('failed');
+  });
+
+  it('cancelling one child cancels only its subtree; the parent gets an error with the id and continues', async () => {
+    env.model.setScript([
+      { name: 'c-call', when: { lastUser: 'Start a slow helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Slow', prompt: 'Take your time.', subagent_type: 'general' } }] } },
+      { name: 'c-child', when: { lastUser: 'Take your time.' }, reply: { text: 'slow '.repeat(200), chunkDelayMs: 50, chunkSize: 5 } },
+      { name: 'c-done', when: { lastUser: 'Start a slow helper', lastRole: 'tool' }, reply: { text: 'Helper was cancelled.' } },
+    ]);
+    const { sessionId, result } = await env.start('Start a slow helper');
+    await env.model.waitForRequest((r) => r.rule === 'c-child', 20_000);
+    const [child] = await env.store.children(sessionId);
+    await env.client.workflow.getHandle(child.id).cancel();
+    expect((await result()).text).toBe('Helper was cancelled.');
+    expect(toolOutputs(env.model.requests.findLast((r) => r.rule === 'c-done')!)[0]).toMatch(new RegExp(`^Task cancelled\\. Continue it with session_id ${child.id}`));
+    expect(await env.store.getSession(child.id)).toMatchObject({ status: 'cancelled' });
+    expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'idle' });
+  });
+});
+
+describe('delegation rules', () => {
+  it('gives a subagent of plan none of the tools plan is denied', async () => {
+    env.model.setScript([
+      { name: 'p-call', when: { lastUser: 'Plan with help', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Help plan', prompt: 'Help me plan.', subagent_type: 'general' } }] } },
+      { name: 'p-child', when: { lastUser: 'Help me plan.' }, reply: { text: 'helped' } },
+      { name: 'p-done', when: { lastUser: 'Plan with help', lastRole: 'tool' }, reply: { text: 'planned' } },
+    ]);
+    await (await env.start('Plan with help', { agent: 'plan' })).result();
+    const child = env.model.requests.findLast((r) => r.rule === 'p-child')!;
+    expect(child.toolNames).not.toContain('edit');
+    expect(child.toolNames).not.toContain('write');
+    expect(child.toolNames).toContain('read');
+  });
+
+  it('runs a /command subtask without asking the model, then asks it to summarise', async () => {
+    env.model.setScript([
+      { name: 'cmd-child', when: { lastUser: 'Find the test files under src and list them.' }, reply: { text: 'src/a.test.ts and src/b.test.ts' } },
+      { name: 'cmd-summary', when: { lastUser: 'Summarize the task tool output above and continue with your task.' }, reply: { text: 'There are two tests.' } },
+    ]);
+    const before = env.model.requests.length;
+    const { sessionId, result } = await env.start('/find-tests src');
+    expect((await result()).text).toBe('There are two tests.');
+    expect(env.model.requests.slice(before).map((r) => r.rule)).toEqual(['cmd-child', 'cmd-summary']);
+    const summary = env.model.requests.findLast((r) => r.rule === 'cmd-summary')!;
+    expect(summary.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+    expect(String(summary.messages[1].content[0]?.text ?? summary.messages[1].content)).toContain('The following tool was executed by the user');
+    const messages = await env.store.messages(sessionId);
+    expect(messages[0].parts[0]).toMatchObject({ type: 'subtask', agent: 'explore', command: 'find-tests', description: 'Find the tests' });
+    const [task] = await taskParts(sessionId);
+    expect(task.state.status).toBe('completed');
+    await env.checkReplay(sessionId, 'command-subtask');
+  });
+
+  it('turns an @mention into an agent part and the instruction to delegate', async () => {
+    env.model.setScript([
+      { name: 'm-call', when: { lastUser: '@explore where are the tests', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Find tests', prompt: 'Find tests.', subagent_type: 'explore' } }] } },
+      { name: 'm-child', when: { lastUser: 'Find tests.' }, reply: { text: 'in src' } },
+      { name: 'm-done', when: { lastUser: '@explore where are the tests', lastRole: 'tool' }, reply: { text: 'They are in src.' } },
+    ]);
+    const { sessionId, result } = await env.start('@explore where are the tests');
+    expect((await result()).text).toBe('They are in src.');
+    const request = env.model.requests.findLast((r) => r.rule === 'm-call')!;
+    expect(JSON.stringify(request.messages.at(-1))).toContain('Use the above message and context to generate a prompt and call the task tool with subagent: explore');
+    const [user] = await env.store.messages(sessionId);
+    expect(user.parts.map((p) => p.type)).toEqual(['text', 'agent', 'text']);
+  });
+});
+
+

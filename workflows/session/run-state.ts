@@ -1,8 +1,7 @@
 import { ActivityFailure, ApplicationFailure, setCurrentDetails } from '@temporalio/workflow';
-import { newId } from '../../core/ids.js';
 import { zeroTokens, type MessageError } from '../../core/message.js';
+import type { PreparedCommand } from '../../activities/command-run.js';
 import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js';
-import { store } from './activities.js';
 import type { PermissionGate } from './permission-gate.js';
 import { messageOf } from './tool-calls.js';
 
@@ -23,6 +22,8 @@ export interface RunState {
   recentCalls: string[];
   /** The current turn came from an @mention or a command: its task calls do not ask. */
   bypassTaskAsk: boolean;
+  /** A command's subtask waiting to run as the next step. */
+  subtask?: PreparedCommand;
 }
 
 export function initialState(input: SessionRunInput): RunState {
@@ -39,24 +40,6 @@ export function initialState(input: SessionRunInput): RunState {
     recentCalls: carried?.recentCalls ?? [],
     bypassTaskAsk: false,
   };
-}
-
-/** Writes the prompts that arrived since the last step as user messages. */
-export async function appendQueuedPrompts(input: SessionRunInput, state: RunState, config: RunConfig): Promise<void> {
-  while (state.queued.length > 0) {
-    const text = state.queued.shift()!;
-    state.userMessageId = newId('msg', Date.now(), Math.random);
-    const { mentions } = await store.saveUserMessage({
-      sessionId: input.sessionId,
-      messageId: state.userMessageId,
-      agent: config.agent.name,
-      model: config.model,
-      text,
-      directory: input.directory,
-    });
-    // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
-    state.bypassTaskAsk = mentions.length > 0;
-  }
 }
 
 /** The failure to record on the assistant message, or undefined for errors that are bugs. */

@@ -21,6 +21,8 @@ export interface TaskInput {
   subagent_type: string;
   session_id?: string;
   command?: string;
+  /** A command's own model (commands only; the model cannot choose one). */
+  model?: string;
 }
 
 export interface TaskContext {
@@ -58,7 +60,7 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
 
   await context.slots.acquire();
   try {
-    const model = agent.model ?? config.model;
+    const model = input.model ?? agent.model ?? config.model;
     const record = { partId: call.partId, input: input as unknown as Record<string, unknown>, description: input.description, sessionId };
     await store.startTaskCall({ ...record, model });
     const child: SessionRunInput = {

@@ -1,0 +1,98 @@
+import { findAgent } from '../core/agents/index.js';
+import { partId } from '../core/ids.js';
+import type { ToolPart } from '../core/part.js';
+import { expandCommand } from './commands.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import type { ActivityDeps } from './deps.js';
+import { projectAgents } from './run-config.js';
+
+/** A slash command, ready to run: as a subtask in a child session, or as a prompt. */
+export interface PreparedCommand {
+  subtask: boolean;
+  command: string;
+  /** The agent that runs it: the command's, else the session's current one. */
+  agent: string;
+  model?: string;
+  description: string;
+  /** The expanded template. */
+  prompt: string;
+}
+
+export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
+  /**
+   * Expands `/name args` into its prompt (arguments, then `` !`shell` `` output) and decides how it
+   * runs: as a subtask when the command says `subtask: true`, or when its agent is a subagent and
+   * the command does not say `subtask: false` (OpenCode's rule).
+   */
+  async function prepareCommand(input: { directory: string; name: string; arguments: string; agent: string }): Promise<PreparedCommand> {
+    const config = loadConfig(input.directory, env);
+    const command = config.command?.[input.name];
+    if (!command) throw new ConfigError(`Unknown command "/${input.name}". Commands: ${Object.keys(config.command ?? {}).map((n) => `/${n}`).join(', ') || 'none'}`);
+    const agent = findAgent(projectAgents(config, dataDir), command.agent ?? input.agent);
+    const expanded = await expandCommand(input.name, command, input.arguments, { directory: input.directory, env });
+    const subtask = command.subtask === true || (agent.mode === 'subagent' && command.subtask !== false);
+    return {
+      subtask,
+      command: input.name,
+      agent: agent.name,
+      model: command.model ?? agent.model,
+      description: command.description ?? `/${input.name}`,
+      prompt: expanded.prompt,
+    };
+  }
+
+  /** The user's side of a subtask: a message holding the subtask, as OpenCode records it. */
+  async function saveSubtaskMessage(input: { sessionId: string; messageId: string; agent: string; model: string; subtask: PreparedCommand }) {
+    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: Date.now() } });
+    await store.savePart({
+      id: partId(input.messageId, 0),
+      sessionID: input.sessionId,
+      messageID: input.messageId,
+      type: 'subtask',
+      prompt: input.subtask.prompt,
+      description: input.subtask.description,
+      agent: input.subtask.agent,
+      model: input.subtask.model,
+      command: input.subtask.command,
+    });
+  }
+
+  /** An assistant message holding one `task` call that Loom makes itself (no model decided it). */
+  async function openTaskStep(input: {
+    sessionId: string;
+    messageId: string;
+    parentMessageId: string;
+    agent: string;
+    model: string;
+    step: number;
+    callId: string;
+    input: Record<string, unknown>;
+  }): Promise<{ partId: string }> {
+    await store.saveMessage({
+      id: input.messageId,
+      sessionID: input.sessionId,
+      role: 'assistant',
+      parentID: input.parentMessageId,
+      agent: input.agent,
+      model: input.model,
+      step: input.step,
+      time: { created: Date.now() },
+      finish: 'tool-calls',
+      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      cost: 0,
+    });
+    const part: ToolPart = {
+      id: partId(input.messageId, 0),
+      sessionID: input.sessionId,
+      messageID: input.messageId,
+      type: 'tool',
+      callID: input.callId,
+      tool: 'task',
+      state: { status: 'pending', input: input.input, raw: JSON.stringify(input.input) },
+    };
+    await store.savePart(part);
+    return { partId: part.id };
+  }
+
+  return { prepareCommand, saveSubtaskMessage, openTaskStep };
+}

@@ -1,0 +1,55 @@
+import { newId } from '../../core/ids.js';
+import type { SessionRunInput } from '../../core/run.js';
+import { store } from './activities.js';
+import type { RunState } from './run-state.js';
+import type { Slots } from './slots.js';
+import { runTaskCall, type TaskInput } from './task-call.js';
+
+/** The synthetic prompt after a command's subtask, so the primary agent picks up its result. */
+export const SUMMARIZE_SUBTASK = 'Summarize the task tool output above and continue with your task.';
+
+/**
+ * Runs a command's subtask as a step of its own: a `task` call Loom makes without asking the
+ * model, recorded as a task tool part; then the request to summarise it, for the next step.
+ */
+export async function runSubtaskStep(input: SessionRunInput, state: RunState, slots: Slots): Promise<void> {
+  const subtask = state.subtask!;
+  state.subtask = undefined;
+  const config = state.config!;
+  state.assistantMessageId = newId('msg', Date.now(), Math.random);
+  const callId = `subtask_${state.assistantMessageId}`;
+  const taskInput: TaskInput = {
+    description: subtask.description,
+    prompt: subtask.prompt,
+    subagent_type: subtask.agent,
+    command: subtask.command,
+    model: subtask.model,
+  };
+  const { partId } = await store.openTaskStep({
+    sessionId: input.sessionId,
+    messageId: state.assistantMessageId,
+    parentMessageId: state.userMessageId,
+    agent: subtask.agent,
+    model: subtask.model ?? config.model,
+    step: state.step,
+    callId,
+    input: taskInput as unknown as Record<string, unknown>,
+  });
+  await runTaskCall({ partId, callId, tool: 'task', input: taskInput }, taskInput, {
+    sessionId: input.sessionId,
+    directory: input.directory,
+    config,
+    slots,
+    modelRetry: input.modelRetry,
+  });
+  state.userMessageId = newId('msg', Date.now(), Math.random);
+  await store.saveUserMessage({
+    sessionId: input.sessionId,
+    messageId: state.userMessageId,
+    agent: config.agent.name,
+    model: config.model,
+    text: SUMMARIZE_SUBTASK,
+    directory: input.directory,
+    synthetic: true,
+  });
+}
