@@ -13,6 +13,7 @@ import { CliContext } from './context.js';
 import { agentsCommand } from './commands/agents.js';
 import { approveCommand } from './commands/approve.js';
 import { pendingCommand } from './commands/pending.js';
+import { treeCommand } from './commands/tree.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -61,6 +62,13 @@ program
   .option('--full', 'print tool outputs in full')
   .option('--json', 'print the session, its messages and parts as JSON')
   .action(async (sessionId: string, options) => execute((context) => showCommand(context, sessionId, options)));
+
+program
+  .command('tree')
+  .description('show a session and its subagents, with tokens and cost per session and subtree')
+  .argument('<sessionId>')
+  .option('--json', 'print the tree as JSON')
+  .action(async (sessionId: string, options) => execute((context) => treeCommand(context, sessionId, options)));
 
 program
   .command('ls')

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { Message, type MessageWithParts } from '../../core/message.js';
+import { Message, type MessageWithParts, type Tokens } from '../../core/message.js';
 import { Part } from '../../core/part.js';
 import { Session, type SessionStatus } from '../../core/session.js';
 import type { PermissionRule } from '../../core/permission.js';
@@ -80,6 +80,15 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data',
       ),
       todos: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
+      usage: db.prepare(
+        `SELECT IFNULL(SUM(json_extract(data, '$.tokens.input')), 0) AS input,
+                IFNULL(SUM(json_extract(data, '$.tokens.output')), 0) AS output,
+                IFNULL(SUM(json_extract(data, '$.tokens.reasoning')), 0) AS reasoning,
+                IFNULL(SUM(json_extract(data, '$.tokens.cache.read')), 0) AS cacheRead,
+                IFNULL(SUM(json_extract(data, '$.tokens.cache.write')), 0) AS cacheWrite,
+                IFNULL(SUM(json_extract(data, '$.cost')), 0) AS cost
+         FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'assistant'`,
+      ),
       upsertPermissionRequest: db.prepare(
         `INSERT INTO permission_request (id, session_id, root_id, status, data) VALUES (@id, @session, @root, @status, @data)
          ON CONFLICT(id) DO UPDATE SET status = excluded.status, data = excluded.data`,
@@ -217,6 +226,14 @@ export class SqliteSessionStore implements SessionStore {
 
   async fileReadMtime(sessionID: string, path: string): Promise<number | undefined> {
     return (this.statements.fileReadMtime.get(sessionID, path) as { mtime: number } | undefined)?.mtime;
+  }
+
+  async usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }> {
+    const row = this.statements.usage.get(sessionID) as Record<'input' | 'output' | 'reasoning' | 'cacheRead' | 'cacheWrite' | 'cost', number>;
+    return {
+      tokens: { input: row.input, output: row.output, reasoning: row.reasoning, cache: { read: row.cacheRead, write: row.cacheWrite } },
+      cost: row.cost,
+    };
   }
 
   async saveTodos(sessionID: string, todos: Todo[]): Promise<void> {

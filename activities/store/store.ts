@@ -1,4 +1,4 @@
-import type { Message, MessageWithParts } from '../../core/message.js';
+import type { Message, MessageWithParts, Tokens } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session, SessionStatus } from '../../core/session.js';
 import type { PermissionRule } from '../../core/permission.js';
@@ -44,6 +44,9 @@ export interface SessionStore {
   recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void>;
   /** The modification time the file had when the session last read it. */
   fileReadMtime(sessionID: string, path: string): Promise<number | undefined>;
+
+  /** Tokens and cost of a session's own assistant messages (not its subagents'). */
+  usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }>;
 
   saveTodos(sessionID: string, todos: Todo[]): Promise<void>;
   todos(sessionID: string): Promise<Todo[]>;

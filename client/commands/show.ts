@@ -1,17 +1,22 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { renderSession } from '../render/session-view.js';
+import { sessionTree, totalTokens } from '../session-tree.js';
 
 /** `loom show <sessionId>`: every message and part of a session, from the store. */
 export async function showCommand(context: CliContext, sessionId: string, options: { json?: boolean; full?: boolean }): Promise<number> {
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const messages = await context.store.messages(sessionId);
-  const children = await context.store.children(sessionId);
+  const tree = await sessionTree(context.store, session);
+  const usage = { own: tree.own, tree: tree.tree };
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ session, messages, children: children.map((child) => child.id) })}\n`);
+    process.stdout.write(`${JSON.stringify({ session, messages, children: tree.children.map((child) => child.session.id), usage })}\n`);
   } else {
     process.stdout.write(`${renderSession(session, messages, options)}\n`);
+    const own = totalTokens(usage.own.tokens).toLocaleString('en-US');
+    const withChildren = tree.children.length ? ` · ${totalTokens(usage.tree.tokens).toLocaleString('en-US')} with ${tree.children.length} subagent session(s) (\`loom tree ${session.id}\`)` : '';
+    process.stdout.write(`\n${own} tokens${withChildren}\n`);
   }
   return 0;
 }

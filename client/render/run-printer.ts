@@ -44,11 +44,26 @@ export class RunPrinter {
     if (part.type === 'reasoning') this.printReasoning(part.id, part.text);
     if (part.type !== 'tool') return;
     const { state } = part;
+    if (part.tool === 'task' && (state.status === 'running' || state.status === 'completed' || state.status === 'error')) {
+      this.printSubagentSteps(part.id, state.metadata);
+    }
     if (state.status === 'completed' && this.once(part.id)) {
       this.statusLine(`${pc.green('✓')} ${describeCall(part.tool, state.input)}`);
     }
     if (state.status === 'error' && this.once(part.id)) {
       this.statusLine(`${pc.red('✗')} ${describeCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`);
+    }
+  }
+
+  /** A subagent's tool calls, as its parent's task part lists them: one line each once done. */
+  private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined): void {
+    if (metadata?.sessionId && this.once(`task:${partId}`)) this.statusLine(pc.dim(`→ subagent session ${String(metadata.sessionId)}`));
+    const steps = (metadata?.summary as { id: string; tool: string; status: string; title?: string }[] | undefined) ?? [];
+    for (const step of steps) {
+      if (step.status !== 'completed' && step.status !== 'error') continue;
+      if (!this.once(`step:${step.id}`)) continue;
+      const mark = step.status === 'completed' ? pc.green('✓') : pc.red('✗');
+      this.statusLine(pc.dim(`  ↳ ${mark} ${step.tool}${step.title ? ` ${step.title}` : ''}`));
     }
   }
 

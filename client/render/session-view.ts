@@ -38,9 +38,10 @@ function renderPart(part: Part, full: boolean): string[] {
     case 'tool': {
       const { state } = part;
       const label = describeCall(part.tool, state.input);
-      if (state.status === 'completed') return [`${pc.green('✓')} ${label}`, ...indent(preview(state.output, full))];
-      if (state.status === 'error') return [`${pc.red('✗')} ${label}`, ...indent(preview(state.error, full))];
-      return [`${pc.yellow('…')} ${label} ${pc.dim(`(${state.status})`)}`];
+      const child = part.tool === 'task' && 'metadata' in state && state.metadata?.sessionId ? pc.dim(` → ${String(state.metadata.sessionId)}`) : '';
+      if (state.status === 'completed') return [`${pc.green('✓')} ${label}${child}`, ...indent(preview(state.output, full))];
+      if (state.status === 'error') return [`${pc.red('✗')} ${label}${child}`, ...indent(preview(state.error, full))];
+      return [`${pc.yellow('…')} ${label}${child} ${pc.dim(`(${state.status})`)}`];
     }
     case 'file':
       return [pc.dim(`[file ${part.filename ?? part.url} · ${part.mime}]`)];

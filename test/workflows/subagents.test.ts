@@ -143,6 +143,36 @@ describe('resuming a subagent by session_id', () => {
   });
 });
 
+describe('a busy subagent session', () => {
+  it('returns a clear error, not a second run, when the session asked for is running', async () => {
+    env.model.setScript([
+      { name: 'b-first', when: { lastUser: 'Make a helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Helper', prompt: 'Be helpful.', subagent_type: 'general' } }] } },
+      { name: 'b-helper', when: { lastUser: 'Be helpful.' }, reply: { text: 'helping' } },
+      { name: 'b-first-done', when: { lastUser: 'Make a helper', lastRole: 'tool' }, reply: { text: 'made' } },
+      { name: 'b-slow', when: { lastUser: 'Work slowly on your own' }, reply: { text: 'slowly', delayMs: 3000 } },
+      {
+        name: 'b-reuse',
+        when: { lastUser: 'Ask the helper again', lastRole: 'user' },
+        reply: (r) => ({
+          toolCalls: [{ name: 'task', args: { description: 'Again', prompt: 'Once more.', subagent_type: 'general', session_id: envelope(JSON.stringify(r.messages)) } }],
+        }),
+      },
+      { name: 'b-done', when: { lastUser: 'Ask the helper again', lastRole: 'tool' }, reply: { text: 'helper was busy' } },
+    ]);
+    const first = await env.start('Make a helper');
+    await first.result();
+    const [helper] = await env.store.children(first.sessionId);
+    const standalone = await env.start('Work slowly on your own', { sessionId: helper.id, parentId: first.sessionId, agent: 'general' });
+    await env.model.waitForRequest((r) => r.rule === 'b-slow', 20_000);
+    const again = await env.start('Ask the helper again', { sessionId: first.sessionId });
+    expect((await again.result()).text).toBe('helper was busy');
+    const shown = toolOutputs(env.model.requests.findLast((r) => r.rule === 'b-done')!).at(-1)!;
+    expect(shown).toContain(`Session ${helper.id} is busy: its current run has not finished.`);
+    expect(shown).toContain(`session_id: ${helper.id}`);
+    await standalone.result();
+  });
+});
+
 describe('subagent failures and cancellation', () => {
   it('returns a failed subagent as an error that keeps its session id, and the parent goes on', async () => {
     env.model.setScript([

@@ -40,7 +40,8 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
       text = prepared.prompt;
     }
     state.userMessageId = newId('msg', Date.now(), Math.random);
-    const { mentions } = await store.saveUserMessage({
+    // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
+    const saved = await store.saveUserMessage({
       sessionId: input.sessionId,
       messageId: state.userMessageId,
       agent: state.config!.agent.name,
@@ -49,7 +50,7 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
       directory: input.directory,
     });
     // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
-    state.bypassTaskAsk = mentions.length > 0;
+    state.bypassTaskAsk = (saved?.mentions.length ?? 0) > 0;
   }
 }
 

@@ -1,0 +1,43 @@
+import pc from 'picocolors';
+import { CliError } from '../cli-error.js';
+import type { CliContext } from '../context.js';
+import { sessionTree, totalTokens, type SessionNode } from '../session-tree.js';
+
+/** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */
+export async function treeCommand(context: CliContext, sessionId: string, options: { json?: boolean }): Promise<number> {
+  const session = await context.store.getSession(sessionId);
+  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  const root = await sessionTree(context.store, session);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(toJson(root))}\n`);
+    return 0;
+  }
+  process.stdout.write(`${render(root, '', true, true).join('\n')}\n`);
+  return 0;
+}
+
+function toJson(node: SessionNode): unknown {
+  const { session } = node;
+  return {
+    id: session.id,
+    agent: session.agent,
+    title: session.title,
+    status: session.status,
+    model: session.model,
+    tokens: { own: node.own.tokens, tree: node.tree.tokens },
+    cost: { own: node.own.cost, tree: node.tree.cost },
+    children: node.children.map(toJson),
+  };
+}
+
+function render(node: SessionNode, indent: string, last: boolean, root: boolean): string[] {
+  const { session } = node;
+  const own = totalTokens(node.own.tokens);
+  const tree = totalTokens(node.tree.tokens);
+  const usage = node.children.length ? `${own.toLocaleString('en-US')} tokens (tree ${tree.toLocaleString('en-US')})` : `${own.toLocaleString('en-US')} tokens`;
+  const cost = node.tree.cost ? ` · $${node.tree.cost.toFixed(4)}` : '';
+  const branch = root ? '' : last ? '└─ ' : '├─ ';
+  const line = `${indent}${branch}${pc.bold(session.agent)} ${session.title} ${pc.dim(`· ${session.status} · ${usage}${cost} · ${session.id}`)}`;
+  const childIndent = root ? '' : `${indent}${last ? '   ' : '│  '}`;
+  return [line, ...node.children.flatMap((child, index) => render(child, childIndent, index === node.children.length - 1, false))];
+}

@@ -1,0 +1,30 @@
+import type { SessionStore } from '../activities/store/store.js';
+import { addTokens, type Tokens } from '../core/message.js';
+import type { Session } from '../core/session.js';
+
+export interface Usage {
+  tokens: Tokens;
+  cost: number;
+}
+
+/** A session with its subagents' sessions, each with its own usage and its subtree's. */
+export interface SessionNode {
+  session: Session;
+  own: Usage;
+  tree: Usage;
+  children: SessionNode[];
+}
+
+export async function sessionTree(store: SessionStore, session: Session): Promise<SessionNode> {
+  const own = await store.usage(session.id);
+  const children = await Promise.all((await store.children(session.id)).map((child) => sessionTree(store, child)));
+  const tree = children.reduce(
+    (sum, child) => ({ tokens: addTokens(sum.tokens, child.tree.tokens), cost: sum.cost + child.tree.cost }),
+    own,
+  );
+  return { session, own, tree, children };
+}
+
+export function totalTokens(tokens: Tokens): number {
+  return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
+import { waitFor } from '../support/wait.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({
+    files: {
+      'src/a.test.ts': 'a\n',
+      'src/b.test.ts': 'b\n',
+      '.loom/command/find-tests.md': '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
+    },
+    config: { permission: { bash: { '*': 'ask' } } },
+  });
+});
+afterAll(() => env?.close());
+
+const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+
+interface TreeNode {
+  id: string;
+  agent: string;
+  title: string;
+  tokens: { own: { input: number }; tree: { input: number } };
+  children: TreeNode[];
+}
+
+describe('subagents from the CLI', () => {
+  it('runs three subagents at once, shows their steps, and `loom tree` rolls up their tokens', async () => {
+    env.model.setScript([
+      {
+        name: 'delegate',
+        when: { lastUser: 'Survey it', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Find the tests', prompt: 'List the tests.', subagent_type: 'explore' } },
+            { name: 'task', args: { description: 'Find sources', prompt: 'List the sources.', subagent_type: 'explore' } },
+            { name: 'task', args: { description: 'Summarise', prompt: 'Summarise the project.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      { name: 'glob', when: { lastUser: 'List the tests.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'glob', args: { pattern: '**/*.test.ts' } }] } },
+      { name: 'children', when: { lastUser: /^(List the tests|List the sources|Summarise the project)\.$/ }, reply: { text: 'child done', delayMs: 500 } },
+      { name: 'answer', when: { lastUser: 'Survey it', lastRole: 'tool' }, reply: { text: 'Surveyed the project.' } },
+    ]);
+    const run = await loom(['run', '-m', 'scripted/test-model', 'Survey it']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Surveyed the project.');
+    expect(run.stderr).toContain('✓ task explore · Find the tests');
+    expect(run.stderr).toMatch(/↳ ✓ glob/);
+    const rootId = /(ses_\w+) · completed/.exec(run.stderr)![1];
+
+    const tree = parseJson<TreeNode>(await loom(['tree', rootId, '--json']));
+    expect(tree.children.map((child) => child.title).sort()).toEqual([
+      'Find sources (@explore subagent)',
+      'Find the tests (@explore subagent)',
+      'Summarise (@general subagent)',
+    ]);
+    const childInput = tree.children.reduce((sum, child) => sum + child.tokens.tree.input, 0);
+    expect(childInput).toBeGreaterThan(0);
+    expect(tree.tokens.tree.input).toBe(tree.tokens.own.input + childInput);
+    const text = await loom(['tree', rootId]);
+    expect(text.stdout).toMatch(/├─ explore Find/);
+    expect(text.stdout).toMatch(/└─ /);
+    expect((await loom(['show', rootId])).stdout).toMatch(/with 3 subagent session/);
+
+    const child = tree.children.find((c) => c.title.startsWith('Find the tests'))!;
+    const description = await env.client.workflow.getHandle(child.id).describe();
+    expect(await description.staticSummary()).toBe('explore · Find the tests');
+    expect(await description.staticDetails()).toContain('List the tests.');
+    expect(description.raw.workflowExecutionInfo?.parentExecution?.workflowId).toBe(rootId);
+  });
+
+  it('runs /command as a subtask, with no model decision first', async () => {
+    env.model.setScript([
+      { name: 'cmd-child', when: { lastUser: 'Find the test files under src and list them.' }, reply: { text: 'Two tests.' } },
+      { name: 'cmd-summary', when: { lastUser: 'Summarize the task tool output above and continue with your task.' }, reply: { text: 'There are two.' } },
+    ]);
+    const result = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', '/find-tests src']));
+    expect(result).toMatchObject({ status: 'completed', text: 'There are two.' });
+  });
+
+  it('brings a subagent’s permission request to the root’s terminal', async () => {
+    env.model.setScript([
+      { name: 'p-root', when: { lastUser: 'Run the build in a helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } }] } },
+      { name: 'p-child', when: { lastUser: 'Run the build.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo built', description: 'Build' } }] } },
+      { name: 'p-child-done', when: { lastUser: 'Run the build.', lastRole: 'tool' }, reply: { text: 'built' } },
+      { name: 'p-done', when: { lastUser: 'Run the build in a helper', lastRole: 'tool' }, reply: { text: 'The helper built it.' } },
+    ]);
+    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Run the build in a helper'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    let stderr = '';
+    run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
+    expect(stderr).toContain('(general)');
+    const requestId = /loom approve (per_\w+)/.exec(stderr)![1];
+    expect((await loom(['approve', requestId])).code).toBe(0);
+    expect(parseJson(await run.result)).toMatchObject({ status: 'completed', text: 'The helper built it.' });
+  }, 60_000);
+});
