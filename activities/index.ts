@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps.js';
+import { createBatchActivities } from './batch.js';
 import { createCommandActivities } from './command-run.js';
 import { createModelActivities } from './model/call-model.js';
 import { createPermissionActivities } from './permissions.js';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTaskActivities(deps),
     ...createUserMessageActivities(deps),
     ...createCommandActivities(deps),
+    ...createBatchActivities(deps),
     ...createModelActivities(deps),
     ...createToolActivities(deps),
   };

@@ -5,7 +5,7 @@
  * and `Math.random` are replay-safe) and activities. Part ids are derived from their message id,
  * so a retried activity rewrites the same rows instead of adding new ones.
  */
-export type IdPrefix = 'ses' | 'msg' | 'prt' | 'per';
+export type IdPrefix = 'ses' | 'msg' | 'prt' | 'per' | 'bat';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 26;
@@ -28,6 +28,16 @@ export function newId(prefix: IdPrefix, now: number, random: () => number): stri
 export function partId(messageId: string, index: number): string {
   const body = idBody(messageId, 'msg');
   return `prt_${body.slice(0, 16)}${hex(index, 4)}${body.slice(16, 22)}`;
+}
+
+/**
+ * An id derived from a tool call's part id (`ses_…` for the subagent a `task` call starts, `per_…`
+ * for its `n`-th permission request). It depends on nothing but the part id: calls that run at the
+ * same time in a workflow get the same ids on replay, whatever order their awaits resolved in.
+ */
+export function derivedId(prefix: IdPrefix, fromPartId: string, n = 0): string {
+  const body = idBody(fromPartId, 'prt');
+  return `${prefix}_${body.slice(0, 20)}${hex(n, 2)}${body.slice(22)}`;
 }
 
 /** The creation time (ms) encoded in an id. */

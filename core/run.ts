@@ -28,6 +28,10 @@ export interface SessionRunInput {
   sessionRules?: Ruleset;
   title?: string;
   modelRetry?: ModelRetry;
+  /** A task of a batch: its prompt, agent and title are read from the store. */
+  batchTask?: { batchId: string; index: number };
+  /** Leave the answer's text out of the result (batches read it from the store). */
+  quietResult?: boolean;
   /** State handed over by continue-as-new. */
   carried?: CarriedState;
 }

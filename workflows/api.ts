@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermissionReply } from '../core/permission-request.js';
+import type { BatchProgress } from '../core/batch.js';
 import type { RunProgress } from '../core/run.js';
 
 /** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
@@ -18,3 +19,12 @@ export const permissionReplyUpdate = defineUpdate<{ requestId: string; status: '
 );
 
 export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
+
+/** Controls of a running batch: pause, resume, cancel, or a new concurrency limit. */
+export type BatchControl = { action: 'pause' } | { action: 'resume' } | { action: 'cancel' } | { action: 'concurrency'; value: number };
+
+export const batchControlUpdate = defineUpdate<BatchProgress, [BatchControl]>('batchControl');
+
+export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+
+export const BATCH_WORKFLOW_TYPE = 'batchWorkflow';

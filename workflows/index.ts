@@ -1,1 +1,2 @@
+export { batchWorkflow } from './batch.js';
 export { sessionWorkflow } from './session.js';

@@ -26,7 +26,8 @@ import { runToolCalls } from './session/tool-calls.js';
  * the prompt, call the model, run the tools it asked for (once their permissions allow), repeat
  * until it stops asking; then return its answer.
  */
-export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRunResult> {
+export async function sessionWorkflow(runInput: SessionRunInput): Promise<SessionRunResult> {
+  let input = runInput;
   const state = initialState(input);
   setHandler(promptSignal, ({ text }) => void state.queued.push(text));
   setHandler(progressQuery, () => ({
@@ -52,6 +53,18 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
       },
     },
   );
+
+  if (input.batchTask && !input.carried) {
+    // A batch task: the batch passed a reference; the prompt and its settings are in the store.
+    const task = await store.loadBatchTask(input.batchTask);
+    input = {
+      ...input,
+      agent: input.agent ?? task.agent ?? task.defaultAgent,
+      model: input.model ?? task.model ?? task.defaultModel,
+      title: input.title ?? task.description,
+    };
+    state.queued.push(task.prompt);
+  }
 
   if (state.queued.length === 0 && !input.carried) {
     throw ApplicationFailure.create({ type: 'NoPrompt', message: `Run of ${input.sessionId} started without a prompt`, nonRetryable: true });
@@ -119,7 +132,8 @@ export async function sessionWorkflow(input: SessionRunInput): Promise<SessionRu
     state.phase = 'done';
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
     await condition(allHandlersFinished);
-    return { sessionId: input.sessionId, status: 'completed', text: state.text, finish: state.finish, tokens: state.tokens, steps: state.step };
+    const text = input.quietResult ? '' : state.text;
+    return { sessionId: input.sessionId, status: 'completed', text, finish: state.finish, tokens: state.tokens, steps: state.step };
   } catch (error) {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(() =>

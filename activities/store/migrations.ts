@@ -66,4 +66,20 @@ export const migrations: string[] = [
     PRIMARY KEY (root_id, permission, pattern)
   );
   `,
+  `
+  -- Batches of tasks, and each task's definition and outcome.
+  CREATE TABLE batch (
+    id TEXT PRIMARY KEY,
+    time_created INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE TABLE batch_task (
+    batch_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    task TEXT NOT NULL,
+    session_id TEXT,
+    outcome TEXT NOT NULL,
+    PRIMARY KEY (batch_id, idx)
+  );
+  `,
 ];

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
 import { Message, type MessageWithParts, type Tokens } from '../../core/message.js';
 import { Part } from '../../core/part.js';
 import { Session, type SessionStatus } from '../../core/session.js';
@@ -80,6 +81,15 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data',
       ),
       todos: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
+      upsertBatch: db.prepare(
+        'INSERT INTO batch (id, time_created, data) VALUES (@id, @created, @data) ON CONFLICT(id) DO UPDATE SET data = excluded.data',
+      ),
+      getBatch: db.prepare('SELECT data FROM batch WHERE id = ?'),
+      listBatches: db.prepare('SELECT data FROM batch ORDER BY time_created DESC, id DESC LIMIT ?'),
+      insertBatchTask: db.prepare('INSERT INTO batch_task (batch_id, idx, task, session_id, outcome) VALUES (?, ?, ?, ?, ?)'),
+      batchTask: db.prepare('SELECT task, outcome FROM batch_task WHERE batch_id = ? AND idx = ?'),
+      batchTasks: db.prepare('SELECT task, outcome FROM batch_task WHERE batch_id = ? AND idx >= ? ORDER BY idx LIMIT ?'),
+      saveBatchOutcome: db.prepare('UPDATE batch_task SET outcome = ?, session_id = ? WHERE batch_id = ? AND idx = ?'),
       usage: db.prepare(
         `SELECT IFNULL(SUM(json_extract(data, '$.tokens.input')), 0) AS input,
                 IFNULL(SUM(json_extract(data, '$.tokens.output')), 0) AS output,
@@ -234,6 +244,52 @@ export class SqliteSessionStore implements SessionStore {
       tokens: { input: row.input, output: row.output, reasoning: row.reasoning, cache: { read: row.cacheRead, write: row.cacheWrite } },
       cost: row.cost,
     };
+  }
+
+  async createBatch(batch: BatchRecord, tasks: BatchTaskInput[]): Promise<void> {
+    this.db.transaction(() => {
+      this.writeBatch(batch);
+      tasks.forEach((task, index) => {
+        const outcome: BatchTaskOutcome = { index, status: 'pending', attempts: 0, sessionId: task.session_id };
+        this.statements.insertBatchTask.run(batch.id, index, JSON.stringify(BatchTaskInput.parse(task)), task.session_id ?? null, JSON.stringify(outcome));
+      });
+    }).immediate();
+  }
+
+  async saveBatch(batch: BatchRecord): Promise<void> {
+    this.writeBatch(batch);
+  }
+
+  private writeBatch(batch: BatchRecord): void {
+    const valid = BatchRecord.parse(batch);
+    this.statements.upsertBatch.run({ id: valid.id, created: valid.time.created, data: JSON.stringify(valid) });
+  }
+
+  async getBatch(id: string): Promise<BatchRecord | undefined> {
+    return this.readOne(this.statements.getBatch, id, BatchRecord);
+  }
+
+  async listBatches(limit = 50): Promise<BatchRecord[]> {
+    return this.readAll(this.statements.listBatches, [limit], BatchRecord);
+  }
+
+  async batchTask(batchId: string, index: number): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome } | undefined> {
+    const row = this.statements.batchTask.get(batchId, index) as { task: string; outcome: string } | undefined;
+    return row ? { task: BatchTaskInput.parse(JSON.parse(row.task)), outcome: BatchTaskOutcome.parse(JSON.parse(row.outcome)) } : undefined;
+  }
+
+  async saveBatchOutcomes(batchId: string, outcomes: BatchTaskOutcome[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const outcome of outcomes) {
+        const valid = BatchTaskOutcome.parse(outcome);
+        this.statements.saveBatchOutcome.run(JSON.stringify(valid), valid.sessionId ?? null, batchId, valid.index);
+      }
+    }).immediate();
+  }
+
+  async batchTasks(batchId: string, page: { from?: number; limit?: number } = {}): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]> {
+    const rows = this.statements.batchTasks.all(batchId, page.from ?? 0, page.limit ?? -1) as { task: string; outcome: string }[];
+    return rows.map((row) => ({ task: BatchTaskInput.parse(JSON.parse(row.task)), outcome: BatchTaskOutcome.parse(JSON.parse(row.outcome)) }));
   }
 
   async saveTodos(sessionID: string, todos: Todo[]): Promise<void> {

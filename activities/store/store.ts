@@ -1,3 +1,4 @@
+import type { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
 import type { Message, MessageWithParts, Tokens } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session, SessionStatus } from '../../core/session.js';
@@ -47,6 +48,17 @@ export interface SessionStore {
 
   /** Tokens and cost of a session's own assistant messages (not its subagents'). */
   usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }>;
+
+  /** Stores a batch and its tasks (each pending, attempt 0). */
+  createBatch(batch: BatchRecord, tasks: BatchTaskInput[]): Promise<void>;
+  saveBatch(batch: BatchRecord): Promise<void>;
+  getBatch(id: string): Promise<BatchRecord | undefined>;
+  /** Newest first. */
+  listBatches(limit?: number): Promise<BatchRecord[]>;
+  batchTask(batchId: string, index: number): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome } | undefined>;
+  saveBatchOutcomes(batchId: string, outcomes: BatchTaskOutcome[]): Promise<void>;
+  /** Every task with its outcome, in order; `from`/`limit` page through them. */
+  batchTasks(batchId: string, page?: { from?: number; limit?: number }): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]>;
 
   saveTodos(sessionID: string, todos: Todo[]): Promise<void>;
   todos(sessionID: string): Promise<Todo[]>;

@@ -1,4 +1,4 @@
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import type { ModelRetry } from '../../core/run.js';
 
@@ -9,8 +9,30 @@ const storePolicy: ActivityOptions = {
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 30 },
 };
 
+const localStorePolicy: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 30 },
+};
+
+/**
+ * Store reads and writes take milliseconds, so they run as local activities: in the worker that
+ * runs the workflow task, recorded as markers, with no round trip through the server per call.
+ * Runs recorded before this change keep their regular activities (the patch marks which is which).
+ */
+export const STORE_AS_LOCAL_ACTIVITIES = 'store-as-local-activities';
+const remoteStore = proxyActivities<LoomActivities>(storePolicy);
+const localStore = proxyLocalActivities<LoomActivities>(localStorePolicy);
+
 /** Writes to the session store: quick, idempotent, retried patiently. */
-export const store = proxyActivities<LoomActivities>(storePolicy);
+export const store: typeof remoteStore = new Proxy(remoteStore, {
+  get: (_, name: string) => (patched(STORE_AS_LOCAL_ACTIVITIES) ? localStore : remoteStore)[name as keyof typeof remoteStore],
+});
+
+/** Slash-command expansion runs shell commands (up to 30 s each): a regular activity. */
+export const commands = proxyActivities<LoomActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+});
 
 export const NON_RETRYABLE_MODEL_FAILURES = [
   'ModelAuthError',

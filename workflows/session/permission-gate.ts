@@ -1,5 +1,5 @@
-import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { newId } from '../../core/ids.js';
+import { condition, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { derivedId, newId } from '../../core/ids.js';
 import {
   REJECTED_MESSAGE,
   alwaysRules,
@@ -13,6 +13,9 @@ import type { RunConfig } from '../../core/run.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { store } from './activities.js';
+
+/** Runs recorded before request ids were derived from the call keep their random ids. */
+const DERIVED_PERMISSION_IDS = 'derived-permission-ids';
 
 /** Whether a tool call may run, and if not, what the model is told and whether the turn stops. */
 export type Authorization = { allowed: true; externalAllowed: boolean } | { allowed: false; error: string; stopTurn: boolean };
@@ -33,6 +36,8 @@ export class PermissionGate {
   /** Requests waiting for a reply, by id. */
   readonly pending = new Map<string, { record: PermissionRequestRecord; request: PermissionRequest }>();
   private readonly replies = new Map<string, PermissionReply>();
+  /** How many requests each call has made (a call may need several permissions). */
+  private readonly asked = new Map<string, number>();
 
   constructor(
     private readonly config: RunConfig,
@@ -96,7 +101,12 @@ export class PermissionGate {
   }
 
   private async ask(request: PermissionRequest, call: CallDescription): Promise<PermissionReply> {
-    const id = newId('per', Date.now(), Math.random);
+    // Derived from the call, not drawn at random: calls ask concurrently, and replay must give
+    // each request the same id whatever order their awaits resolve in.
+    const id = patched(DERIVED_PERMISSION_IDS)
+      ? derivedId('per', call.call.partId, this.asked.get(call.call.partId) ?? 0)
+      : newId('per', Date.now(), Math.random);
+    this.asked.set(call.call.partId, (this.asked.get(call.call.partId) ?? 0) + 1);
     const record: PermissionRequestRecord = {
       id,
       sessionID: this.session.id,

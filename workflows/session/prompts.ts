@@ -1,7 +1,7 @@
 import { parseSlashCommand } from '../../core/command-template.js';
 import { newId } from '../../core/ids.js';
 import type { SessionRunInput } from '../../core/run.js';
-import { store } from './activities.js';
+import { commands, store } from './activities.js';
 import { PermissionGate } from './permission-gate.js';
 import type { RunState } from './run-state.js';
 
@@ -15,7 +15,7 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
     let text = state.queued.shift()!;
     const slash = parseSlashCommand(text);
     if (slash && state.config!.commands.includes(slash.name)) {
-      const prepared = await store.prepareCommand({
+      const prepared = await commands.prepareCommand({
         directory: input.directory,
         name: slash.name,
         arguments: slash.arguments,

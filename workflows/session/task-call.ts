@@ -3,10 +3,11 @@ import {
   ParentClosePolicy,
   ChildWorkflowCancellationType,
   isCancellation,
+  patched,
   startChild,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { newId } from '../../core/ids.js';
+import { derivedId, newId } from '../../core/ids.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
 import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
 import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
@@ -14,6 +15,9 @@ import type { ToolCall } from '../../core/tool-call.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { store } from './activities.js';
 import type { Slots } from './slots.js';
+
+/** Runs recorded before child session ids were derived from the call keep their random ids. */
+const DERIVED_CHILD_IDS = 'derived-child-session-ids';
 
 export interface TaskInput {
   description: string;
@@ -47,7 +51,9 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
   const agent = config.subagents.find((candidate) => candidate.name === input.subagent_type);
   if (!agent) return fail(`Unknown agent type: ${input.subagent_type} is not a valid agent type`);
 
-  let sessionId = newId('ses', Date.now(), Math.random);
+  // Derived from the call: task calls run concurrently, so drawing ids at random here would depend
+  // on the order their awaits resolved, which replay need not repeat.
+  let sessionId = patched(DERIVED_CHILD_IDS) ? derivedId('ses', call.partId) : newId('ses', Date.now(), Math.random);
   let note = '';
   if (input.session_id) {
     const found = await store.lookupTaskSession({ sessionId: input.session_id, rootId: config.rootId });

@@ -1,0 +1,93 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { SessionStore } from '../activities/store/store.js';
+import { BatchTaskInput, type BatchRecord } from '../core/batch.js';
+import { newId } from '../core/ids.js';
+import type { ModelRetry } from '../core/run.js';
+import { batchWorkflow, type BatchRunInput } from '../workflows/batch.js';
+import { CliError } from './cli-error.js';
+
+export type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
+
+/** Reads a JSONL batch file; any bad line is reported with its number and what is wrong. */
+export function readBatchFile(path: string): { tasks: BatchTaskInput[]; bytes: number } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read ${path}: ${(error as Error).message}`);
+  }
+  const tasks: BatchTaskInput[] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      problems.push(`${path}:${index + 1}: not JSON (${(error as Error).message})`);
+      return;
+    }
+    const parsed = BatchTaskInput.safeParse(value);
+    if (parsed.success) tasks.push(parsed.data);
+    else problems.push(`${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'task'}: ${issue.message}`).join('; ')}`);
+  });
+  if (problems.length) throw new CliError(`${problems.length} bad line(s) in ${path}:\n${problems.slice(0, 20).join('\n')}`);
+  if (tasks.length === 0) throw new CliError(`${path} has no tasks: write one JSON object per line, {"description": …, "prompt": …}.`);
+  return { tasks, bytes: statSync(path).size };
+}
+
+export interface StartBatchOptions {
+  tasks: BatchTaskInput[];
+  source: string;
+  sourceBytes: number;
+  directory: string;
+  agent: string;
+  model?: string;
+  concurrency: number;
+  retries: number;
+  taskQueue: string;
+  modelRetry?: ModelRetry;
+}
+
+/** Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id. */
+export async function startBatch(client: Client, store: SessionStore, options: StartBatchOptions): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
+  const now = Date.now();
+  const batch: BatchRecord = {
+    id: newId('bat', now, Math.random),
+    source: options.source,
+    sourceBytes: options.sourceBytes,
+    total: options.tasks.length,
+    directory: options.directory,
+    agent: options.agent,
+    model: options.model,
+    concurrency: options.concurrency,
+    retries: options.retries,
+    status: 'running',
+    time: { created: now, updated: now },
+  };
+  await store.createBatch(batch, options.tasks);
+  const input: BatchRunInput = {
+    batchId: batch.id,
+    directory: options.directory,
+    total: batch.total,
+    concurrency: options.concurrency,
+    retries: options.retries,
+    modelRetry: options.modelRetry,
+  };
+  const handle = await client.workflow.start(batchWorkflow, {
+    workflowId: batch.id,
+    taskQueue: options.taskQueue,
+    args: [input],
+    staticSummary: `batch · ${basename(options.source)} (${options.tasks.length} tasks, ${formatBytes(options.sourceBytes)})`,
+    staticDetails: `**${options.tasks.length} tasks** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${options.retries} retries`,
+  });
+  return { batch, handle };
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,23 @@
+import type { BatchTaskInput } from '../../core/batch.js';
+import { startBatch } from '../../client/batches.js';
+import type { LoomTestEnv } from './loom-env.js';
+import { SCRIPTED_MODEL } from './loom-env.js';
+
+/** Starts a batch on the test env's task queue, as `loom batch run` would. */
+export function runBatch(env: LoomTestEnv, tasks: BatchTaskInput[], options: { concurrency?: number; retries?: number; agent?: string } = {}) {
+  return startBatch(env.client, env.store, {
+    tasks,
+    source: 'tasks.jsonl',
+    sourceBytes: JSON.stringify(tasks).length,
+    directory: env.project,
+    agent: options.agent ?? 'build',
+    model: SCRIPTED_MODEL,
+    concurrency: options.concurrency ?? 5,
+    retries: options.retries ?? 0,
+    taskQueue: env.taskQueue,
+    modelRetry: { maximumAttempts: 1, initialIntervalMs: 100, maximumIntervalMs: 100 },
+  });
+}
+
+export const numberedTasks = (count: number, prompt = (i: number) => `Task ${i}: say done.`): BatchTaskInput[] =>
+  Array.from({ length: count }, (_, i) => ({ description: `Task ${i}`, prompt: prompt(i) }));

@@ -1,0 +1,112 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loomSearchAttributes } from '../../core/search-attributes.js';
+import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
+import { numberedTasks, runBatch } from '../support/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { waitFor } from '../support/wait.js';
+
+let env: LoomTestEnv;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  env = await createLoomTestEnv();
+  cleanups.push(() => env.close());
+  await env.worker();
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe('batchWorkflow', () => {
+  it('runs every task as its own session, retries a failing one, and finishes with a summary', async () => {
+    env.model.setScript([
+      { name: 'fails', when: { lastUser: /^Task 7:/ }, reply: { status: 401, errorMessage: 'no access for task 7' } },
+      { name: 'task', when: { lastUser: /^Task \d+:/ }, reply: (r) => ({ text: `Answer to ${r.lastUser.split(':')[0]}` }) },
+    ]);
+    const { batch, handle } = await runBatch(env, numberedTasks(40), { concurrency: 5, retries: 1 });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', total: 40, done: 39, failed: 1, cancelled: 0, running: 0, pending: 0 });
+    expect(result.tokens.input).toBeGreaterThan(0);
+
+    const tasks = await env.store.batchTasks(batch.id);
+    expect(tasks).toHaveLength(40);
+    expect(tasks[3].outcome).toMatchObject({ status: 'completed', attempts: 1, text: 'Answer to Task 3' });
+    expect(tasks[7].outcome).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(tasks[7].outcome.error).toContain('no access for task 7');
+    expect(env.model.requests.filter((r) => r.rule === 'fails')).toHaveLength(2);
+
+    const sessions = new Set(tasks.filter((t) => t.outcome.status === 'completed').map((t) => t.outcome.sessionId));
+    expect(sessions.size).toBe(39);
+    const session = await env.store.getSession(tasks[3].outcome.sessionId!);
+    expect(session).toMatchObject({ title: 'Task 3', status: 'idle', agent: 'build' });
+    expect(await env.store.getBatch(batch.id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('pauses, changes concurrency, resumes and cancels while running, keeping finished results', async () => {
+    env.model.setScript([{ name: 'slow', when: { lastUser: /^Slow \d+/ }, reply: { text: 'done slowly', delayMs: 400 } }]);
+    const { batch, handle } = await runBatch(env, numberedTasks(30, (i) => `Slow ${i}`), { concurrency: 2 });
+    await waitFor(() => env.model.requests.filter((r) => r.rule === 'slow').length >= 2, 20_000);
+
+    let progress = await handle.executeUpdate(batchControlUpdate, { args: [{ action: 'pause' }] });
+    expect(progress.status).toBe('paused');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const paused = await handle.query(batchProgressQuery);
+    expect(paused.running).toBe(0);
+    const requestsWhilePaused = env.model.requests.filter((r) => r.rule === 'slow').length;
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(env.model.requests.filter((r) => r.rule === 'slow').length).toBe(requestsWhilePaused);
+    expect(await env.store.getBatch(batch.id)).toMatchObject({ status: 'paused' });
+
+    progress = await handle.executeUpdate(batchControlUpdate, { args: [{ action: 'concurrency', value: 6 }] });
+    expect(progress.concurrency).toBe(6);
+    await handle.executeUpdate(batchControlUpdate, { args: [{ action: 'resume' }] });
+    let most = 0;
+    for (let i = 0; i < 20; i++) {
+      most = Math.max(most, (await handle.query(batchProgressQuery)).running);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(most).toBeGreaterThan(2);
+    expect(most).toBeLessThanOrEqual(6);
+
+    await expect(handle.executeUpdate(batchControlUpdate, { args: [{ action: 'concurrency', value: 0 }] })).rejects.toThrow();
+    await handle.executeUpdate(batchControlUpdate, { args: [{ action: 'cancel' }] });
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect(result.done + result.cancelled + result.failed).toBe(30);
+    expect(result.done).toBeGreaterThan(0);
+    expect(result.cancelled).toBeGreaterThan(0);
+    const tasks = await env.store.batchTasks(batch.id);
+    expect(tasks.filter((t) => t.outcome.status === 'completed')).toHaveLength(result.done);
+    expect(tasks.filter((t) => t.outcome.status === 'cancelled')).toHaveLength(result.cancelled);
+    expect(tasks.every((t) => t.outcome.status !== 'running' && t.outcome.status !== 'pending')).toBe(true);
+  });
+
+  it('continues as new without losing or repeating a task', async () => {
+    const server = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: inject('temporalBinary') },
+        searchAttributes: loomSearchAttributes,
+        extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=150'],
+        log: { format: 'pretty', level: 'error' },
+      },
+    });
+    cleanups.push(() => server.teardown());
+    const small = await createLoomTestEnv({ address: server.address });
+    cleanups.push(() => small.close());
+    await small.worker();
+    small.model.setScript([{ name: 'any', reply: { text: 'ok' } }]);
+    const { batch, handle } = await runBatch(small, numberedTasks(120), { concurrency: 8 });
+    expect(await handle.result()).toMatchObject({ status: 'completed', done: 120 });
+    const runs = [];
+    for await (const run of small.client.workflow.list({ query: `WorkflowId = '${batch.id}'` })) runs.push(run);
+    expect(runs.length).toBeGreaterThan(1);
+    for (const run of runs) {
+      const history = await small.client.workflow.getHandle(batch.id, run.runId).fetchHistory();
+      expect(history.events!.length).toBeLessThan(400);
+    }
+    const tasks = await small.store.batchTasks(batch.id);
+    expect(tasks.filter((t) => t.outcome.status === 'completed')).toHaveLength(120);
+    expect(small.model.requests).toHaveLength(120);
+  });
+});

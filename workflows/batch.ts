@@ -1,0 +1,248 @@
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { idleTokens, type BatchProgress, type BatchStatus, type BatchTaskOutcome } from '../core/batch.js';
+import { addTokens, type Tokens } from '../core/message.js';
+import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
+import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
+import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
+import { store } from './session/activities.js';
+
+/** Outcomes are written to the store in groups, so history grows by one activity per group. */
+const FLUSH_EVERY = 25;
+/** Tasks claimed (given sessions) per activity call. */
+const CLAIM_PAGE = 50;
+/** Temporal suggests continue-as-new at 4,096 events or 4 MiB; a batch run drains before that. */
+const DRAIN_AT_EVENTS = 3_000;
+const DRAIN_AT_BYTES = 3 * 1024 * 1024;
+
+export interface BatchRunInput {
+  batchId: string;
+  directory: string;
+  total: number;
+  concurrency: number;
+  retries: number;
+  modelRetry?: ModelRetry;
+  /** State handed over by continue-as-new. */
+  carried?: BatchCarried;
+}
+
+interface BatchCarried {
+  nextIndex: number;
+  retryQueue: { index: number; attempt: number }[];
+  done: number;
+  failed: number;
+  cancelled: number;
+  tokens: Tokens;
+  concurrency: number;
+  paused: boolean;
+  started: number;
+}
+
+export type BatchResult = BatchProgress;
+
+/**
+ * Runs a batch's tasks as child session runs, at most `concurrency` at a time, retrying failed
+ * tasks up to `retries` times. The task list stays in the store: this run only holds counters, the
+ * tasks under way and outcomes not yet written. It continues as new when Temporal suggests it,
+ * after letting the running tasks finish, so a batch of any size stays within Temporal's limits.
+ */
+export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> {
+  const carried = input.carried;
+  const state = {
+    nextIndex: carried?.nextIndex ?? 0,
+    retryQueue: [...(carried?.retryQueue ?? [])],
+    done: carried?.done ?? 0,
+    failed: carried?.failed ?? 0,
+    cancelled: carried?.cancelled ?? 0,
+    tokens: carried?.tokens ?? idleTokens(),
+    concurrency: carried?.concurrency ?? input.concurrency,
+    paused: carried?.paused ?? false,
+    started: carried?.started ?? Date.now(),
+    cancelRequested: false,
+    running: new Map<number, { scope: CancellationScope; attempt: number }>(),
+    unwritten: [] as BatchTaskOutcome[],
+    claiming: false,
+  };
+  const status = (): BatchStatus => (state.cancelRequested ? 'cancelled' : state.paused ? 'paused' : 'running');
+  const progress = (final?: BatchStatus): BatchProgress => ({
+    batchId: input.batchId,
+    status: final ?? status(),
+    total: input.total,
+    done: state.done,
+    failed: state.failed,
+    cancelled: state.cancelled,
+    running: state.running.size,
+    pending: input.total - state.done - state.failed - state.cancelled - state.running.size,
+    concurrency: state.concurrency,
+    tokens: state.tokens,
+    started: state.started,
+  });
+  const show = () => {
+    const p = progress();
+    setCurrentDetails(`**${p.status}** · ${p.done} done · ${p.failed} failed · ${p.running} running · ${p.pending} waiting of ${p.total} (concurrency ${p.concurrency})`);
+  };
+  setHandler(batchProgressQuery, () => progress());
+  setHandler(
+    batchControlUpdate,
+    async (control) => {
+      if (control.action === 'pause') state.paused = true;
+      if (control.action === 'resume') state.paused = false;
+      if (control.action === 'concurrency') state.concurrency = control.value;
+      if (control.action === 'cancel') {
+        state.cancelRequested = true;
+        for (const { scope } of state.running.values()) scope.cancel();
+      }
+      if (control.action !== 'cancel') await store.setBatchStatus({ batchId: input.batchId, status: status(), concurrency: state.concurrency });
+      show();
+      return progress();
+    },
+    {
+      validator: (control) => {
+        if (state.cancelRequested) throw new Error(`Batch ${input.batchId} is being cancelled.`);
+        if (control.action === 'concurrency' && !(Number.isInteger(control.value) && control.value >= 1)) {
+          throw new Error(`Concurrency must be a whole number of at least 1, not ${control.value}.`);
+        }
+      },
+    },
+  );
+
+  const waiting = () => state.retryQueue.length + (input.total - state.nextIndex);
+  const canStart = () => !state.paused && !state.cancelRequested && state.running.size < state.concurrency && waiting() > 0 && !state.claiming;
+  const flush = async () => {
+    if (state.unwritten.length === 0) return;
+    const outcomes = state.unwritten.splice(0);
+    await store.recordBatchOutcomes({ batchId: input.batchId, outcomes });
+  };
+
+  const start = async () => {
+    state.claiming = true;
+    const room = Math.min(state.concurrency - state.running.size, CLAIM_PAGE);
+    const picks = state.retryQueue.splice(0, room);
+    while (picks.length < room && state.nextIndex < input.total) picks.push({ index: state.nextIndex++, attempt: 1 });
+    const claimed = await store.claimBatchTasks({ batchId: input.batchId, tasks: picks });
+    for (const task of claimed) {
+      const scope = new CancellationScope();
+      state.running.set(task.index, { scope, attempt: task.attempt });
+      const child: SessionRunInput = {
+        sessionId: task.sessionId,
+        directory: input.directory,
+        batchTask: { batchId: input.batchId, index: task.index },
+        quietResult: true,
+        modelRetry: input.modelRetry,
+      };
+      void scope
+        .run(async () => {
+          const handle = await startChild<(input: SessionRunInput) => Promise<SessionRunResult>>(SESSION_WORKFLOW_TYPE, {
+            workflowId: task.sessionId,
+            args: [child],
+            cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+            staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
+            typedSearchAttributes: [
+              ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
+              { key: RootSessionAttribute, value: task.sessionId },
+            ],
+          });
+          return handle.result();
+        })
+        .then(
+          (result) => {
+            state.done++;
+            state.tokens = addTokens(state.tokens, result.tokens);
+            state.unwritten.push({ index: task.index, status: 'completed', sessionId: task.sessionId, attempts: task.attempt, tokens: result.tokens });
+          },
+          (error: unknown) => {
+            const message = failureMessage(error);
+            if (state.cancelRequested && isCancellation(error)) {
+              state.cancelled++;
+              state.unwritten.push({ index: task.index, status: 'cancelled', sessionId: task.sessionId, attempts: task.attempt, error: message });
+            } else if (task.attempt <= input.retries && !state.cancelRequested) {
+              state.retryQueue.push({ index: task.index, attempt: task.attempt + 1 });
+              state.unwritten.push({ index: task.index, status: 'pending', sessionId: task.sessionId, attempts: task.attempt, error: message });
+            } else {
+              state.failed++;
+              state.unwritten.push({ index: task.index, status: 'failed', sessionId: task.sessionId, attempts: task.attempt, error: message });
+            }
+          },
+        )
+        .finally(() => {
+          state.running.delete(task.index);
+          show();
+        });
+    }
+    state.claiming = false;
+    show();
+  };
+
+  show();
+  let draining = false;
+  for (;;) {
+    await condition(
+      () =>
+        state.cancelRequested ||
+        state.unwritten.length >= FLUSH_EVERY ||
+        (state.running.size === 0 && (state.unwritten.length > 0 || waiting() === 0 || draining)) ||
+        (!draining && canStart()),
+    );
+    if (state.cancelRequested) break;
+    if (state.unwritten.length >= FLUSH_EVERY || state.running.size === 0) await flush();
+    if (waiting() === 0 && state.running.size === 0) break;
+    // Stop starting tasks a little before Temporal's suggestion, so the running ones can finish
+    // and the run still ends under its thresholds.
+    const info = workflowInfo();
+    draining ||= info.continueAsNewSuggested || info.historyLength > DRAIN_AT_EVENTS || info.historySize > DRAIN_AT_BYTES;
+    if (draining && state.running.size === 0) {
+      await flush();
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof batchWorkflow>({ ...input, carried: carriedState(state) });
+    }
+    if (!draining && canStart()) await start();
+  }
+
+  if (state.cancelRequested) {
+    await condition(() => state.running.size === 0);
+    const unstarted = state.retryQueue.map((task) => task.index);
+    state.cancelled += waiting();
+    await store.cancelBatchTasks({ batchId: input.batchId, indexes: unstarted, from: state.nextIndex, total: input.total });
+    state.retryQueue = [];
+    state.nextIndex = input.total;
+  }
+  await flush();
+  const final: BatchStatus = state.cancelRequested ? 'cancelled' : 'completed';
+  await store.setBatchStatus({ batchId: input.batchId, status: final, concurrency: state.concurrency });
+  await condition(allHandlersFinished);
+  const result = progress(final);
+  setCurrentDetails(`**${final}** · ${result.done} done · ${result.failed} failed · ${result.cancelled} cancelled of ${result.total}`);
+  return result;
+
+  function carriedState(s: typeof state): BatchCarried {
+    return {
+      nextIndex: s.nextIndex,
+      retryQueue: s.retryQueue,
+      done: s.done,
+      failed: s.failed,
+      cancelled: s.cancelled,
+      tokens: s.tokens,
+      concurrency: s.concurrency,
+      paused: s.paused,
+      started: s.started,
+    };
+  }
+}
+
+function failureMessage(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown } | undefined;
+  while (current?.cause) current = current.cause as typeof current;
+  return current?.message ?? String(error);
+}
