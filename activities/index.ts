@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps.js';
 import { createBatchActivities } from './batch.js';
+import { createBatchCallActivities } from './batch-call.js';
 import { createCommandActivities } from './command-run.js';
 import { createModelActivities } from './model/call-model.js';
 import { createPermissionActivities } from './permissions.js';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createUserMessageActivities(deps),
     ...createCommandActivities(deps),
     ...createBatchActivities(deps),
+    ...createBatchCallActivities(deps),
     ...createModelActivities(deps),
     ...createToolActivities(deps),
   };

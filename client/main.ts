@@ -14,6 +14,8 @@ import { agentsCommand } from './commands/agents.js';
 import { approveCommand } from './commands/approve.js';
 import { pendingCommand } from './commands/pending.js';
 import { treeCommand } from './commands/tree.js';
+import { batchControlCommand, batchLsCommand, batchResultsCommand, batchStatusCommand, concurrencyControl } from './commands/batch/manage.js';
+import { batchRunCommand } from './commands/batch/run.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -106,6 +108,56 @@ program
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print the agents as JSON')
   .action(async (options) => execute((context) => agentsCommand(context, options)));
+
+const batch = program.command('batch').description('run many tasks as one durable batch of sessions');
+
+batch
+  .command('run')
+  .description('start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?} and follow it')
+  .argument('<file>', 'the tasks, one JSON object per line')
+  .option('-a, --agent <name>', 'the agent for tasks that name none (default: the default agent)')
+  .option('-m, --model <provider/model>', 'the model for tasks that name none')
+  .option('-c, --concurrency <n>', 'tasks running at once', '8')
+  .option('-r, --retries <n>', 'times a failed task is tried again', '1')
+  .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--json', 'no progress bar; print the final progress as JSON')
+  .action(async (file: string, options) => execute((context) => batchRunCommand(context, file, options)));
+
+batch
+  .command('status')
+  .description("a batch's progress")
+  .argument('<batchId>')
+  .option('-w, --watch', 'follow it with a progress bar until it ends (Ctrl-C detaches)')
+  .option('--json', 'print the progress as JSON')
+  .action(async (batchId: string, options) => execute((context) => batchStatusCommand(context, batchId, options)));
+
+batch
+  .command('results')
+  .description("a batch's tasks and their outcomes (JSONL with --json)")
+  .argument('<batchId>')
+  .option('--json', 'one JSON object per task: index, status, sessionId, attempts, text, tokens, error')
+  .action(async (batchId: string, options) => execute((context) => batchResultsCommand(context, batchId, options)));
+
+for (const action of ['pause', 'resume', 'cancel'] as const) {
+  batch
+    .command(action)
+    .description(action === 'cancel' ? 'cancel a batch: running tasks are cancelled, finished results kept' : `${action} starting new tasks`)
+    .argument('<batchId>')
+    .action(async (batchId: string) => execute((context) => batchControlCommand(context, batchId, { action })));
+}
+
+batch
+  .command('concurrency')
+  .description('change how many tasks of a batch run at once')
+  .argument('<batchId>')
+  .argument('<n>')
+  .action(async (batchId: string, n: string) => execute((context) => batchControlCommand(context, batchId, concurrencyControl(n))));
+
+batch
+  .command('ls')
+  .description('list batches, newest first')
+  .option('--json', 'print the batches as JSON')
+  .action(async (options) => execute((context) => batchLsCommand(context, options)));
 
 program
   .command('worker')

@@ -89,6 +89,9 @@ export class SqliteSessionStore implements SessionStore {
       insertBatchTask: db.prepare('INSERT INTO batch_task (batch_id, idx, task, session_id, outcome) VALUES (?, ?, ?, ?, ?)'),
       batchTask: db.prepare('SELECT task, outcome FROM batch_task WHERE batch_id = ? AND idx = ?'),
       batchTasks: db.prepare('SELECT task, outcome FROM batch_task WHERE batch_id = ? AND idx >= ? ORDER BY idx LIMIT ?'),
+      batchCounts: db.prepare(
+        `SELECT json_extract(outcome, '$.status') AS status, COUNT(*) AS count FROM batch_task WHERE batch_id = ? GROUP BY status`,
+      ),
       saveBatchOutcome: db.prepare('UPDATE batch_task SET outcome = ?, session_id = ? WHERE batch_id = ? AND idx = ?'),
       usage: db.prepare(
         `SELECT IFNULL(SUM(json_extract(data, '$.tokens.input')), 0) AS input,
@@ -285,6 +288,12 @@ export class SqliteSessionStore implements SessionStore {
         this.statements.saveBatchOutcome.run(JSON.stringify(valid), valid.sessionId ?? null, batchId, valid.index);
       }
     }).immediate();
+  }
+
+  async batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>> {
+    const counts = { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
+    for (const row of this.statements.batchCounts.all(batchId) as { status: keyof typeof counts; count: number }[]) counts[row.status] = row.count;
+    return counts;
   }
 
   async batchTasks(batchId: string, page: { from?: number; limit?: number } = {}): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]> {

@@ -57,6 +57,8 @@ export interface SessionStore {
   listBatches(limit?: number): Promise<BatchRecord[]>;
   batchTask(batchId: string, index: number): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome } | undefined>;
   saveBatchOutcomes(batchId: string, outcomes: BatchTaskOutcome[]): Promise<void>;
+  /** How many of a batch's tasks are in each status. */
+  batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>>;
   /** Every task with its outcome, in order; `from`/`limit` page through them. */
   batchTasks(batchId: string, page?: { from?: number; limit?: number }): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]>;
 

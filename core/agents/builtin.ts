@@ -11,6 +11,8 @@ export const DEFAULT_PERMISSION: PermissionConfig = {
   plan_enter: 'deny',
   plan_exit: 'deny',
   read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
+  // Loom: starting a batch of many sessions is off unless configuration allows it.
+  batch: 'deny',
 };
 
 export interface BuiltinAgent {

@@ -1,5 +1,6 @@
 import type { ToolSpec } from '../tool-spec.js';
 import { bash } from './bash.js';
+import { batch } from './batch.js';
 import { edit } from './edit.js';
 import { glob } from './glob.js';
 import { grep } from './grep.js';
@@ -12,7 +13,7 @@ import { write } from './write.js';
 
 /** Every tool Loom knows, by name. Adding a tool: its spec here, its handler in `activities/tools/`. */
 export const toolSpecs: Record<string, ToolSpec> = Object.fromEntries(
-  [read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, task].map((spec) => [spec.name, spec as unknown as ToolSpec]),
+  [read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, task, batch].map((spec) => [spec.name, spec as unknown as ToolSpec]),
 );
 
 export function findTool(name: string): ToolSpec | undefined {

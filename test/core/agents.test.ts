@@ -29,7 +29,8 @@ describe('built-in agents', () => {
 
   it('gives build every tool, with .env files and other folders behind an ask', () => {
     const build = agent('build');
-    expect(offered('build')).toEqual([...tools].sort());
+    expect(offered('build')).toEqual(tools.filter((tool) => tool !== 'batch').sort());
+    expect(offered('build', { permission: { batch: 'allow' } })).toContain('batch');
     expect(evaluate('read', '/p/.env', build.permission).action).toBe('ask');
     expect(evaluate('read', '/p/.env.example', build.permission).action).toBe('allow');
     expect(evaluate('external_directory', '/elsewhere/*', build.permission).action).toBe('ask');

@@ -10,7 +10,7 @@ let env: LoomTestEnv;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  env = await createLoomTestEnv();
+  env = await createLoomTestEnv({ config: { permission: { batch: 'allow' } } });
   cleanups.push(() => env.close());
   await env.worker();
 });
@@ -41,6 +41,7 @@ describe('batchWorkflow', () => {
     const session = await env.store.getSession(tasks[3].outcome.sessionId!);
     expect(session).toMatchObject({ title: 'Task 3', status: 'idle', agent: 'build' });
     expect(await env.store.getBatch(batch.id)).toMatchObject({ status: 'completed' });
+    await env.checkReplay(batch.id, 'batch-with-retry');
   });
 
   it('pauses, changes concurrency, resumes and cancels while running, keeping finished results', async () => {
@@ -80,6 +81,7 @@ describe('batchWorkflow', () => {
     expect(tasks.filter((t) => t.outcome.status === 'completed')).toHaveLength(result.done);
     expect(tasks.filter((t) => t.outcome.status === 'cancelled')).toHaveLength(result.cancelled);
     expect(tasks.every((t) => t.outcome.status !== 'running' && t.outcome.status !== 'pending')).toBe(true);
+    await env.checkReplay(batch.id, 'batch-paused-and-cancelled');
   });
 
   it('continues as new without losing or repeating a task', async () => {
@@ -108,5 +110,49 @@ describe('batchWorkflow', () => {
     const tasks = await small.store.batchTasks(batch.id);
     expect(tasks.filter((t) => t.outcome.status === 'completed')).toHaveLength(120);
     expect(small.model.requests).toHaveLength(120);
+  });
+});
+
+describe('the batch tool', () => {
+  it('lets a primary agent run a batch and read every outcome', async () => {
+    env.model.setScript([
+      {
+        name: 'bt-call',
+        when: { lastUser: 'Review three files', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'batch', args: { tasks: ['a', 'b', 'c'].map((f) => ({ description: `Review ${f}`, prompt: `Review file ${f}.` })), concurrency: 2 } }] },
+      },
+      { name: 'bt-task', when: { lastUser: /^Review file \w\.$/ }, reply: (r) => ({ text: `${r.lastUser} Looks fine.` }) },
+      { name: 'bt-done', when: { lastUser: 'Review three files', lastRole: 'tool' }, reply: { text: 'All reviewed.' } },
+    ]);
+    const { sessionId, result } = await env.start('Review three files');
+    expect((await result()).text).toBe('All reviewed.');
+    const output = String(env.model.requests.findLast((r) => r.rule === 'bt-done')!.messages.at(-1).content);
+    expect(output).toMatch(/^Batch bat_\w+ completed: 3 done, 0 failed, 0 cancelled of 3\./);
+    expect(output).toContain('1. [completed] Review a (session ses_');
+    expect(output).toContain('Review file c. Looks fine.');
+    const [batch] = await env.store.listBatches(1);
+    expect(batch).toMatchObject({ parentSessionID: sessionId, agent: 'general', total: 3, status: 'completed' });
+  });
+
+  it('returns at once in the background, and the batch finishes on its own', async () => {
+    env.model.setScript([
+      { name: 'bg-call', when: { lastUser: 'Start a background batch', lastRole: 'user' }, reply: { toolCalls: [{ name: 'batch', args: { tasks: [{ description: 'Slow one', prompt: 'Slow background task.' }], background: true } }] } },
+      { name: 'bg-task', when: { lastUser: 'Slow background task.' }, reply: { text: 'finished later', delayMs: 1500 } },
+      { name: 'bg-done', when: { lastUser: 'Start a background batch', lastRole: 'tool' }, reply: { text: 'Started it.' } },
+    ]);
+    const { result } = await env.start('Start a background batch');
+    expect((await result()).text).toBe('Started it.');
+    const output = String(env.model.requests.findLast((r) => r.rule === 'bg-done')!.messages.at(-1).content);
+    const batchId = /Batch (bat_\w+) started in the background/.exec(output)![1];
+    expect(await env.client.workflow.getHandle(batchId).result()).toMatchObject({ status: 'completed', done: 1 });
+  });
+
+  it('is not offered unless the configuration allows it', async () => {
+    const plain = await createLoomTestEnv();
+    cleanups.push(() => plain.close());
+    await plain.worker();
+    plain.model.setScript([{ name: 'x', reply: { text: 'hi' } }]);
+    await (await plain.start('Hello')).result();
+    expect(plain.model.requests[0].toolNames).not.toContain('batch');
   });
 });

@@ -4,6 +4,7 @@ import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type Ruleset 
 import { permissionsOf } from '../../core/tool-permissions.js';
 import { findTool } from '../../core/tools/index.js';
 import { mutatingTool, retriedTool, store } from './activities.js';
+import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
 import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
 
@@ -67,6 +68,10 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
   if (!authorization.allowed) {
     await store.failToolCall({ partId: call.partId, error: authorization.error });
     return { stopTurn: authorization.stopTurn };
+  }
+  if (spec.name === 'batch') {
+    await runBatchCall(call, input as unknown as BatchCallInput, { ...context.task, sessionId: context.sessionId, directory: context.directory });
+    return { stopTurn: false };
   }
   if (spec.name === 'task') {
     await runTaskCall(call, input as unknown as TaskInput, { ...context.task, sessionId: context.sessionId, directory: context.directory });

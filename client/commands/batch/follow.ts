@@ -1,0 +1,56 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import pc from 'picocolors';
+import type { BatchProgress } from '../../../core/batch.js';
+import { batchProgressQuery } from '../../../workflows/api.js';
+import type { BatchHandle } from '../../batches.js';
+import type { CliContext } from '../../context.js';
+import { BatchProgressView } from '../../render/batch-progress.js';
+
+const POLL_MS = 500;
+
+/**
+ * Follows a batch with a progress bar until it ends, or until Ctrl-C, which only detaches: the
+ * batch keeps running. Returns the exit code: 0 all done, 1 some failed, 130 cancelled or detached.
+ */
+export async function followBatch(context: CliContext, handle: BatchHandle, total: number, options: { quiet?: boolean } = {}): Promise<number> {
+  const view = options.quiet ? undefined : new BatchProgressView(total);
+  let detached = false;
+  const detach = () => (detached = true);
+  process.on('SIGINT', detach);
+  let finished = false;
+  const result = handle.result().finally(() => (finished = true));
+  result.catch(() => undefined);
+  try {
+    while (!finished && !detached) {
+      try {
+        view?.update(await handle.query(batchProgressQuery));
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) break;
+      }
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, POLL_MS)), result.catch(() => undefined)]);
+    }
+  } finally {
+    process.off('SIGINT', detach);
+  }
+  if (detached) {
+    view?.stop();
+    context.report(`\nLeft batch ${handle.workflowId} running. \`loom batch status ${handle.workflowId} --watch\` follows it again.`);
+    if (context.hasInProcessWorker) context.report(pc.yellow('This command ran the only worker: the batch goes on when a worker runs (`loom worker`).'));
+    return 130;
+  }
+  const progress = await result;
+  view?.update(progress);
+  view?.stop();
+  if (options.quiet) process.stdout.write(`${JSON.stringify(progress)}\n`);
+  else context.report(summary(progress));
+  return progress.status === 'cancelled' ? 130 : progress.failed > 0 ? 1 : 0;
+}
+
+export function summary(progress: BatchProgress): string {
+  const tokens = progress.tokens.input + progress.tokens.output + progress.tokens.cache.read;
+  const seconds = Math.max((Date.now() - progress.started) / 1000, 0.001);
+  return [
+    `Batch ${progress.batchId} ${progress.status}: ${progress.done} done, ${progress.failed} failed, ${progress.cancelled} cancelled of ${progress.total}`,
+    `  ${tokens.toLocaleString('en-US')} tokens · ${((progress.done + progress.failed) / seconds).toFixed(1)} tasks/s · \`loom batch results ${progress.batchId}\``,
+  ].join('\n');
+}

@@ -1,0 +1,116 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import pc from 'picocolors';
+import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
+import { batchControlUpdate, batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
+import type { batchWorkflow } from '../../../workflows/batch.js';
+import { formatBytes } from '../../batches.js';
+import { CliError } from '../../cli-error.js';
+import type { CliContext } from '../../context.js';
+import { followBatch, summary } from './follow.js';
+import { wholeNumber } from './run.js';
+
+async function findBatch(context: CliContext, batchId: string): Promise<BatchRecord> {
+  const batch = await context.store.getBatch(batchId);
+  if (!batch) throw new CliError(`Unknown batch "${batchId}". \`loom batch ls\` lists batches.`);
+  return batch;
+}
+
+/** Progress from the running batch, or from the store once it has ended. */
+async function progressOf(context: CliContext, batch: BatchRecord): Promise<BatchProgress> {
+  const { client } = await context.temporal();
+  const handle = client.workflow.getHandle<typeof batchWorkflow>(batch.id);
+  try {
+    if ((await handle.describe()).status.name === 'RUNNING') return await handle.query(batchProgressQuery);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  const counts = await context.store.batchCounts(batch.id);
+  const tasks = await context.store.batchTasks(batch.id);
+  const tokens = tasks.reduce(
+    (sum, { outcome }) => {
+      const t = outcome.tokens;
+      return t ? { input: sum.input + t.input, output: sum.output + t.output, reasoning: sum.reasoning + t.reasoning, cache: { read: sum.cache.read + t.cache.read, write: sum.cache.write + t.cache.write } } : sum;
+    },
+    { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+  );
+  return {
+    batchId: batch.id,
+    status: batch.status,
+    total: batch.total,
+    done: counts.completed,
+    failed: counts.failed,
+    cancelled: counts.cancelled,
+    running: counts.running,
+    pending: counts.pending,
+    concurrency: batch.concurrency,
+    tokens,
+    started: batch.time.created,
+  };
+}
+
+/** `loom batch status <id> [--watch]`. */
+export async function batchStatusCommand(context: CliContext, batchId: string, options: { watch?: boolean; json?: boolean }): Promise<number> {
+  const batch = await findBatch(context, batchId);
+  const progress = await progressOf(context, batch);
+  if (options.watch && (progress.status === 'running' || progress.status === 'paused')) {
+    const { client } = await context.temporal();
+    await context.ensureWorker();
+    return followBatch(context, client.workflow.getHandle<typeof batchWorkflow>(batch.id), batch.total, { quiet: options.json });
+  }
+  if (options.json) process.stdout.write(`${JSON.stringify(progress)}\n`);
+  else process.stdout.write(`${summary(progress)}\n  ${progress.running} running · ${progress.pending} waiting · concurrency ${progress.concurrency}\n`);
+  return 0;
+}
+
+/** `loom batch results <id>`: every task and what became of it (JSONL with --json). */
+export async function batchResultsCommand(context: CliContext, batchId: string, options: { json?: boolean }): Promise<number> {
+  await findBatch(context, batchId);
+  for (const { task, outcome } of await context.store.batchTasks(batchId)) {
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ ...outcome, description: task.description })}\n`);
+      continue;
+    }
+    const mark = outcome.status === 'completed' ? pc.green('✓') : outcome.status === 'failed' ? pc.red('✗') : pc.yellow('·');
+    const answer = (outcome.text ?? outcome.error ?? '').split('\n')[0].slice(0, 100);
+    process.stdout.write(`${mark} ${String(outcome.index).padStart(5)}  ${outcome.status.padEnd(9)}  ${outcome.sessionId ?? '-'}  ${task.description}${answer ? pc.dim(`  — ${answer}`) : ''}\n`);
+  }
+  return 0;
+}
+
+/** `loom batch pause|resume|cancel <id>` and `loom batch concurrency <id> <n>`. */
+export async function batchControlCommand(context: CliContext, batchId: string, control: BatchControl): Promise<number> {
+  await findBatch(context, batchId);
+  const { client } = await context.temporal();
+  try {
+    const progress = await client.workflow.getHandle<typeof batchWorkflow>(batchId).executeUpdate(batchControlUpdate, { args: [control] });
+    const what = control.action === 'concurrency' ? `concurrency ${control.value}` : control.action === 'cancel' ? 'cancelling' : progress.status;
+    context.report(`Batch ${batchId}: ${what} · ${progress.done} done · ${progress.running} running · ${progress.pending} waiting`);
+    return 0;
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) throw new CliError(error.cause?.message ?? error.message);
+    if (error instanceof WorkflowNotFoundError) throw new CliError(`Batch ${batchId} is not running.`);
+    throw error;
+  }
+}
+
+export function concurrencyControl(value: string): BatchControl {
+  return { action: 'concurrency', value: wholeNumber('concurrency', value, 1) };
+}
+
+/** `loom batch ls`. */
+export async function batchLsCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
+  const batches = await context.store.listBatches();
+  if (options.json) {
+    const rows = await Promise.all(batches.map(async (batch) => ({ ...batch, counts: await context.store.batchCounts(batch.id) })));
+    process.stdout.write(`${JSON.stringify(rows)}\n`);
+    return 0;
+  }
+  if (batches.length === 0) context.report('No batches yet. Start one with `loom batch run tasks.jsonl`.');
+  for (const batch of batches) {
+    const counts = await context.store.batchCounts(batch.id);
+    process.stdout.write(
+      `${batch.id}  ${batch.status.padEnd(9)}  ${counts.completed}/${batch.total} done${counts.failed ? `, ${counts.failed} failed` : ''}  ${pc.dim(`${batch.source} (${formatBytes(batch.sourceBytes)}) · ${new Date(batch.time.created).toISOString().slice(0, 19).replace('T', ' ')}`)}\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+import { resolve } from 'node:path';
+import { readBatchFile, startBatch } from '../../batches.js';
+import { CliError } from '../../cli-error.js';
+import type { CliContext } from '../../context.js';
+import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
+import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
+import { followBatch } from './follow.js';
+
+export interface BatchRunOptions {
+  agent?: string;
+  model?: string;
+  concurrency?: string;
+  retries?: string;
+  dir?: string;
+  json?: boolean;
+}
+
+/** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
+export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
+  const directory = resolve(options.dir ?? process.cwd());
+  const { tasks, bytes } = readBatchFile(resolve(file));
+  const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
+  const agent = chooseAgent(options.agent, project);
+  for (const [index, task] of tasks.entries()) {
+    if (task.agent) chooseAgent(task.agent, project);
+    if (task.model) checkModelFlag(task.model);
+    if (!task.prompt.trim()) throw new CliError(`${file}:${index + 1}: empty prompt`);
+  }
+  const { client } = await context.temporal();
+  await context.ensureWorker();
+  const { batch, handle } = await startBatch(client, context.store, {
+    tasks,
+    source: file,
+    sourceBytes: bytes,
+    directory,
+    agent,
+    model: checkModelFlag(options.model),
+    concurrency: wholeNumber('--concurrency', options.concurrency ?? '8', 1),
+    retries: wholeNumber('--retries', options.retries ?? '1', 0),
+    taskQueue: context.settings.taskQueue,
+    modelRetry: modelRetryFromEnv(context.env),
+  });
+  context.report(`Batch ${batch.id}: ${batch.total} tasks from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`);
+  return followBatch(context, handle, batch.total, { quiet: options.json });
+}
+
+export function wholeNumber(flag: string, value: string, minimum: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < minimum) throw new CliError(`${flag} must be a whole number of at least ${minimum}, not "${value}".`);
+  return number;
+}

@@ -1,0 +1,80 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
+import { waitFor } from '../support/wait.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv();
+});
+afterAll(() => env?.close());
+
+const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+const jsonl = (name: string, lines: unknown[]) => {
+  const path = join(env.project, name);
+  writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'));
+  return path;
+};
+
+describe('loom batch', () => {
+  it('runs a JSONL file, and results, status and ls describe every task', async () => {
+    env.model.setScript([{ name: 'item', when: { lastUser: /^Item \d+$/ }, reply: (r) => ({ text: `handled ${r.lastUser}` }) }]);
+    const file = jsonl('items.jsonl', Array.from({ length: 12 }, (_, i) => ({ description: `Item ${i}`, prompt: `Item ${i}` })));
+    const run = await loom(['batch', 'run', file, '--concurrency', '4', '-m', 'scripted/test-model', '--json']);
+    expect(run.code).toBe(0);
+    const progress = parseJson(run);
+    expect(progress).toMatchObject({ status: 'completed', total: 12, done: 12, failed: 0 });
+    expect(run.stderr).toContain(`Batch ${progress.batchId}: 12 tasks from`);
+
+    const lines = (await loom(['batch', 'results', progress.batchId, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(12);
+    expect(lines[5]).toMatchObject({ index: 5, status: 'completed', description: 'Item 5', text: 'handled Item 5', attempts: 1 });
+    expect(lines.every((line) => line.sessionId?.startsWith('ses_'))).toBe(true);
+    expect((await loom(['batch', 'results', progress.batchId])).stdout).toContain('✓     5  completed');
+
+    expect(parseJson(await loom(['batch', 'status', progress.batchId, '--json']))).toMatchObject({ status: 'completed', done: 12 });
+    expect((await loom(['batch', 'ls'])).stdout).toMatch(new RegExp(`${progress.batchId}\\s+completed\\s+12/12 done`));
+    expect((await loom(['show', lines[5].sessionId])).stdout).toContain('handled Item 5');
+  });
+
+  it('names the bad lines of a batch file', async () => {
+    const file = jsonl('bad.jsonl', [{ description: 'ok', prompt: 'fine' }, '{not json', { description: 'missing prompt' }, { description: 'x', prompt: 'y', colour: 'red' }]);
+    const result = await loom(['batch', 'run', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('3 bad line(s)');
+    expect(result.stderr).toContain(`${file}:2: not JSON`);
+    expect(result.stderr).toContain(`${file}:3: prompt:`);
+    expect(result.stderr).toContain(`${file}:4:`);
+    expect((await loom(['batch', 'status', 'bat_nope'])).stderr).toContain('Unknown batch "bat_nope"');
+  });
+
+  it('pauses, resumes and cancels from the CLI; Ctrl-C only detaches', async () => {
+    env.model.setScript([{ name: 'slow', when: { lastUser: /^Slow \d+$/ }, reply: { text: 'slow done', delayMs: 600 } }]);
+    const file = jsonl('slow.jsonl', Array.from({ length: 20 }, (_, i) => ({ description: `Slow ${i}`, prompt: `Slow ${i}` })));
+    await env.worker();
+    const run = spawnLoom(['batch', 'run', file, '--concurrency', '2', '-m', 'scripted/test-model'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    let stderr = '';
+    run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(() => /Batch (bat_\w+): 20 tasks/.test(stderr), 30_000);
+    const batchId = /Batch (bat_\w+): 20 tasks/.exec(stderr)![1];
+    await waitFor(() => env.model.requests.some((r) => r.rule === 'slow'), 30_000);
+    run.child.kill('SIGINT');
+    const detached = await run.result;
+    expect(detached.code).toBe(130);
+    expect(detached.stderr).toContain(`Left batch ${batchId} running`);
+
+    expect((await loom(['batch', 'pause', batchId])).stderr).toContain('paused');
+    expect(parseJson(await loom(['batch', 'status', batchId, '--json']))).toMatchObject({ status: 'paused' });
+    expect((await loom(['batch', 'concurrency', batchId, '5'])).stderr).toContain('concurrency 5');
+    expect((await loom(['batch', 'resume', batchId])).stderr).toContain('running');
+    expect((await loom(['batch', 'cancel', batchId])).stderr).toContain('cancelling');
+    const final = await env.client.workflow.getHandle(batchId).result();
+    expect(final.status).toBe('cancelled');
+    const lines = (await loom(['batch', 'results', batchId, '--json'])).stdout.trim().split('\n');
+    expect(lines).toHaveLength(20);
+    expect((await loom(['batch', 'pause', batchId])).stderr).toMatch(/not running|being cancelled/);
+  }, 90_000);
+});
