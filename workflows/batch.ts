@@ -93,9 +93,11 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     setCurrentDetails(`**${p.status}** · ${p.done} done · ${p.failed} failed · ${p.running} running · ${p.pending} waiting of ${p.total} (concurrency ${p.concurrency})`);
   };
   setHandler(batchProgressQuery, () => progress());
+  // The handler only changes state: anything it awaited would interleave its commands with the
+  // loop's. The loop writes the new status to the store.
   setHandler(
     batchControlUpdate,
-    async (control) => {
+    (control) => {
       if (control.action === 'pause') state.paused = true;
       if (control.action === 'resume') state.paused = false;
       if (control.action === 'concurrency') state.concurrency = control.value;
@@ -103,7 +105,6 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         state.cancelRequested = true;
         for (const { scope } of state.running.values()) scope.cancel();
       }
-      if (control.action !== 'cancel') await store.setBatchStatus({ batchId: input.batchId, status: status(), concurrency: state.concurrency });
       show();
       return progress();
     },
@@ -187,15 +188,22 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
 
   show();
   let draining = false;
+  let written = `running:${state.concurrency}`;
+  const statusKey = () => `${status()}:${state.concurrency}`;
   for (;;) {
     await condition(
       () =>
         state.cancelRequested ||
+        statusKey() !== written ||
         state.unwritten.length >= FLUSH_EVERY ||
         (state.running.size === 0 && (state.unwritten.length > 0 || waiting() === 0 || draining)) ||
         (!draining && canStart()),
     );
     if (state.cancelRequested) break;
+    if (statusKey() !== written) {
+      written = statusKey();
+      await store.setBatchStatus({ batchId: input.batchId, status: status(), concurrency: state.concurrency });
+    }
     if (state.unwritten.length >= FLUSH_EVERY || state.running.size === 0) await flush();
     if (waiting() === 0 && state.running.size === 0) break;
     // Stop starting tasks a little before Temporal's suggestion, so the running ones can finish

@@ -28,6 +28,17 @@ export const store: typeof remoteStore = new Proxy(remoteStore, {
   get: (_, name: string) => (patched(STORE_AS_LOCAL_ACTIVITIES) ? localStore : remoteStore)[name as keyof typeof remoteStore],
 });
 
+/**
+ * Store calls made inside tool calls, which run side by side: regular activities. Local activity
+ * results reach a workflow in the order they finish, which a replay need not repeat; commands a
+ * tool call issues after such a result could then come in another order. Regular activity results
+ * are events in history, so their order replays exactly.
+ */
+export const CALL_STORE_AS_ACTIVITIES = 'call-store-as-activities';
+export const callStore: typeof remoteStore = new Proxy(remoteStore, {
+  get: (_, name: string) => (patched(CALL_STORE_AS_ACTIVITIES) ? remoteStore : store)[name as keyof typeof remoteStore],
+});
+
 /** Slash-command expansion runs shell commands (up to 30 s each): a regular activity. */
 export const commands = proxyActivities<LoomActivities>({
   startToCloseTimeout: '2 minutes',

@@ -2,7 +2,7 @@ import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
 import { BATCH_WORKFLOW_TYPE } from '../api.js';
-import { store } from './activities.js';
+import { callStore } from './activities.js';
 import type { TaskContext } from './task-call.js';
 
 export interface BatchCallInput {
@@ -22,12 +22,12 @@ export async function runBatchCall(call: ToolCall, input: BatchCallInput, contex
   const agent = input.agent ?? 'general';
   for (const name of [agent, ...input.tasks.flatMap((task) => (task.agent ? [task.agent] : []))]) {
     if (!config.subagents.some((candidate) => candidate.name === name)) {
-      return store.failToolCall({ partId: call.partId, error: `Unknown agent type: ${name} is not a valid agent type` });
+      return callStore.failToolCall({ partId: call.partId, error: `Unknown agent type: ${name} is not a valid agent type` });
     }
   }
   const concurrency = input.concurrency ?? 8;
   const retries = input.retries ?? 1;
-  const { batchId, total } = await store.createToolBatch({
+  const { batchId, total } = await callStore.createToolBatch({
     partId: call.partId,
     callInput: input as unknown as Record<string, unknown>,
     sessionId: context.sessionId,
@@ -46,7 +46,7 @@ export async function runBatchCall(call: ToolCall, input: BatchCallInput, contex
     parentClosePolicy: input.background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
     staticSummary: `batch · ${total} tasks from session ${context.sessionId}`,
   });
-  if (input.background) return store.finishBatchCall(record);
+  if (input.background) return callStore.finishBatchCall(record);
   const progress = await handle.result();
-  await store.finishBatchCall({ ...record, progress });
+  await callStore.finishBatchCall({ ...record, progress });
 }

@@ -12,7 +12,7 @@ import type { PermissionReply, PermissionRequestRecord } from '../../core/permis
 import type { RunConfig } from '../../core/run.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { ToolCall } from '../../core/tool-call.js';
-import { store } from './activities.js';
+import { callStore } from './activities.js';
 
 /** Runs recorded before request ids were derived from the call keep their random ids. */
 const DERIVED_PERMISSION_IDS = 'derived-permission-ids';
@@ -84,7 +84,7 @@ export class PermissionGate {
       if (verdict.action === 'deny') return { allowed: false, error: deniedMessage(verdict.rules), stopTurn: false };
       if (verdict.action === 'ask') {
         // Another run of this session tree may have approved it "always" meanwhile.
-        this.config.approved = await store.loadApprovedRules(this.config.rootId);
+        this.config.approved = await callStore.loadApprovedRules(this.config.rootId);
         verdict = decide(request, ...rulesets.slice(0, -1), this.config.approved);
       }
       if (verdict.action === 'ask') {
@@ -126,20 +126,20 @@ export class PermissionGate {
     this.pending.set(id, { record, request });
     // Marked waiting before the request is stored: whoever finds it can see the run waits.
     this.showWaiting();
-    await store.savePermissionRequest(record);
+    await callStore.savePermissionRequest(record);
     const timeout = this.config.permissionTimeoutMs;
     const replied = () => this.replies.has(id);
     const answered = timeout ? await condition(replied, timeout) : (await condition(replied), true);
     this.pending.delete(id);
     this.showWaiting();
     if (!answered) {
-      await store.savePermissionRequest({ ...record, status: 'expired', time: { ...record.time, replied: Date.now() } });
+      await callStore.savePermissionRequest({ ...record, status: 'expired', time: { ...record.time, replied: Date.now() } });
       const seconds = Math.round((this.config.permissionTimeoutMs ?? 0) / 1000);
       return { requestId: id, reply: 'reject', message: `Nobody answered the permission request within ${seconds} s; do not retry this call without asking the user.` };
     }
     const reply = this.replies.get(id)!;
-    if (reply.reply === 'always') await store.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
-    await store.savePermissionRequest({
+    if (reply.reply === 'always') await callStore.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
+    await callStore.savePermissionRequest({
       ...record,
       status: reply.reply === 'reject' ? 'rejected' : 'approved',
       reply: { reply: reply.reply, message: reply.message },

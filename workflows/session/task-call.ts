@@ -13,7 +13,7 @@ import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, Subagent
 import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
-import { store } from './activities.js';
+import { callStore } from './activities.js';
 import type { Slots } from './slots.js';
 
 /** Runs recorded before child session ids were derived from the call keep their random ids. */
@@ -44,7 +44,7 @@ export interface TaskContext {
  */
 export async function runTaskCall(call: ToolCall, input: TaskInput, context: TaskContext): Promise<void> {
   const { config } = context;
-  const fail = (error: string) => store.failToolCall({ partId: call.partId, error });
+  const fail = (error: string) => callStore.failToolCall({ partId: call.partId, error });
   if (config.depth >= config.subagentDepth) {
     return fail(`Subagent depth limit reached (${config.subagentDepth}). Increase "subagent_depth" to allow nested subagents.`);
   }
@@ -56,7 +56,7 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
   let sessionId = patched(DERIVED_CHILD_IDS) ? derivedId('ses', call.partId) : newId('ses', Date.now(), Math.random);
   let note = '';
   if (input.session_id) {
-    const found = await store.lookupTaskSession({ sessionId: input.session_id, rootId: config.rootId });
+    const found = await callStore.lookupTaskSession({ sessionId: input.session_id, rootId: config.rootId });
     if (found.exists && !found.inTree) {
       return fail(`Session ${input.session_id} is not part of this session's tree: a task can only continue sessions of its own subagents.`);
     }
@@ -68,7 +68,7 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
   try {
     const model = input.model ?? agent.model ?? config.model;
     const record = { partId: call.partId, input: input as unknown as Record<string, unknown>, description: input.description, sessionId };
-    await store.startTaskCall({ ...record, model });
+    await callStore.startTaskCall({ ...record, model });
     const child: SessionRunInput = {
       sessionId,
       parentId: context.sessionId,
@@ -98,7 +98,7 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return await store.finishTaskCall({
+      return await callStore.finishTaskCall({
         ...record,
         error: `Session ${sessionId} is busy: its current run has not finished. Wait for it, or start a new task without session_id.`,
         canDelegate: true,
@@ -106,12 +106,12 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
     }
     try {
       await handle.result();
-      await store.finishTaskCall({ ...record, note, canDelegate: config.tools.includes('task') });
+      await callStore.finishTaskCall({ ...record, note, canDelegate: config.tools.includes('task') });
     } catch (error) {
       // Our own run being cancelled cancels the child too: that is not the task's failure to report.
       if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
       const outcome = isCancellation(error) ? 'Task cancelled' : `Task failed: ${failureMessage(error)}`;
-      await store.finishTaskCall({ ...record, error: `${outcome}. Continue it with session_id ${sessionId}.`, canDelegate: true });
+      await callStore.finishTaskCall({ ...record, error: `${outcome}. Continue it with session_id ${sessionId}.`, canDelegate: true });
     }
   } finally {
     context.slots.release();

@@ -3,7 +3,7 @@ import { checkToolCall, type CheckedToolCall, type ToolCall } from '../../core/t
 import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type Ruleset } from '../../core/permission.js';
 import { permissionsOf } from '../../core/tool-permissions.js';
 import { findTool } from '../../core/tools/index.js';
-import { mutatingTool, retriedTool, store } from './activities.js';
+import { mutatingTool, retriedTool, callStore } from './activities.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
 import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
@@ -52,7 +52,7 @@ function isDoomLoop(tool: string, input: unknown, context: ToolCallContext): boo
 
 async function runToolCall(checked: CheckedToolCall, repeated: boolean, context: ToolCallContext): Promise<{ stopTurn: boolean }> {
   if (!checked.ok) {
-    await store.failToolCall({ partId: checked.call.partId, error: notOffered(checked.call.tool, context) ?? checked.error });
+    await callStore.failToolCall({ partId: checked.call.partId, error: notOffered(checked.call.tool, context) ?? checked.error });
     return { stopTurn: false };
   }
   const { call, input } = checked;
@@ -66,7 +66,7 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
   ];
   const authorization = await context.gate.authorize(requests, { call, messageId: context.messageId, title: summary });
   if (!authorization.allowed) {
-    await store.failToolCall({ partId: call.partId, error: authorization.error });
+    await callStore.failToolCall({ partId: call.partId, error: authorization.error });
     return { stopTurn: authorization.stopTurn };
   }
   if (spec.name === 'batch') {
@@ -93,7 +93,7 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
-    await store.failToolCall({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error) });
+    await callStore.failToolCall({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error) });
   }
   return { stopTurn: false };
 }
