@@ -3,6 +3,9 @@ import { createBatchActivities } from './batch.js';
 import { createBatchCallActivities } from './batch-call.js';
 import { createCommandActivities } from './command-run.js';
 import { createModelActivities } from './model/call-model.js';
+import { createCompactionActivities } from './model/compact.js';
+import { createTitleActivities } from './model/title.js';
+import { createPruneActivities } from './prune.js';
 import { createPermissionActivities } from './permissions.js';
 import { createRunConfigActivities } from './run-config.js';
 import { createSessionActivities } from './session.js';
@@ -24,6 +27,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createBatchActivities(deps),
     ...createBatchCallActivities(deps),
     ...createModelActivities(deps),
+    ...createCompactionActivities(deps),
+    ...createTitleActivities(deps),
+    ...createPruneActivities(deps),
     ...createToolActivities(deps),
   };
 }

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { homedir } from 'node:os';
 import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
+import { knownLimit, type ModelLimit } from '../core/compaction.js';
 import { parseModelId } from '../core/model-id.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
@@ -18,6 +19,12 @@ const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
 /** Loads the project's agents for a run: the same resolution for the worker and the CLI. */
 export function projectAgents(config: LoomConfig, dataDir: string): AgentInfo[] {
   return resolveAgents(config, { home: homedir(), toolOutputDir: toolOutputDir(dataDir) });
+}
+
+/** The model's window: as configured, else OpenAI's published limits. */
+function modelLimit(config: LoomConfig, model: string): ModelLimit | undefined {
+  const { providerID, modelID } = parseModelId(model);
+  return config.provider?.[providerID]?.models?.[modelID]?.limit ?? knownLimit(providerID, modelID);
 }
 
 export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps) {
@@ -66,6 +73,10 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
           hasTaskRule: candidate.permission.some((rule) => rule.permission === 'task'),
         })),
         commands: Object.keys(config.command ?? {}),
+        limit: modelLimit(config, model),
+        compaction: { auto: config.compaction?.auto ?? true, prune: config.compaction?.prune ?? true, reserved: config.compaction?.reserved },
+        lastStepTokens: session ? (await store.lastFinishedStep(input.sessionId))?.tokens : undefined,
+        autoTitle: config.auto_title ?? true,
         primaryTools: config.experimental?.primary_tools ?? [],
       };
     } catch (error) {

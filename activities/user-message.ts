@@ -94,5 +94,18 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     }
   }
 
-  return { saveUserMessage };
+  /** A request to compact the session: a user message holding a `compaction` part. */
+  async function saveCompactionRequest(input: { sessionId: string; messageId: string; agent: string; model: string; auto: boolean; overflow: boolean }) {
+    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: idTime(input.messageId) } });
+    await store.savePart({
+      id: partId(input.messageId, 0),
+      sessionID: input.sessionId,
+      messageID: input.messageId,
+      type: 'compaction',
+      auto: input.auto,
+      ...(input.overflow ? { overflow: true } : {}),
+    });
+  }
+
+  return { saveUserMessage, saveCompactionRequest };
 }

@@ -14,6 +14,7 @@ import { agentsCommand } from './commands/agents.js';
 import { approveCommand } from './commands/approve.js';
 import { pendingCommand } from './commands/pending.js';
 import { treeCommand } from './commands/tree.js';
+import { compactCommand } from './commands/compact.js';
 import { batchControlCommand, batchLsCommand, batchResultsCommand, batchStatusCommand, concurrencyControl } from './commands/batch/manage.js';
 import { batchRunCommand } from './commands/batch/run.js';
 
@@ -79,6 +80,14 @@ program
   .option('-n, --limit <count>', 'how many to list', '50')
   .option('--json', 'print the sessions as JSON')
   .action(async (options) => execute((context) => lsCommand(context, options)));
+
+program
+  .command('compact')
+  .description('summarise an idle session, so its model sees the summary instead of the whole history')
+  .argument('<sessionId>')
+  .option('-m, --model <provider/model>', 'the model that writes the summary')
+  .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
+  .action(async (sessionId: string, options) => execute((context) => compactCommand(context, sessionId, options)));
 
 program
   .command('cancel')

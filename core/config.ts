@@ -9,6 +9,8 @@ const ModelId = z.string().regex(/^[^/\s]+\/\S+$/, {
 
 export const ModelLimits = z.strictObject({
   context: z.number().int().positive(),
+  /** The most the prompt alone may hold, when the model says so. */
+  input: z.number().int().positive().optional(),
   output: z.number().int().positive(),
 });
 
@@ -116,6 +118,18 @@ export const LoomConfig = z
     doom_loop_threshold: z.number().int().min(2).optional(),
     /** Loom only: seconds a permission ask waits for a reply before it is treated as rejected. */
     permission_timeout: z.number().positive().optional(),
+    compaction: z
+      .strictObject({
+        /** Compact automatically when the context fills up (default true). */
+        auto: z.boolean().optional(),
+        /** Clear old tool outputs after each run (default true). */
+        prune: z.boolean().optional(),
+        /** Tokens kept free for the model's answer. */
+        reserved: z.number().int().min(0).optional(),
+      })
+      .optional(),
+    /** Loom only: name new sessions with the hidden `title` agent (default true). */
+    auto_title: z.boolean().optional(),
     /** How deep subagents may nest: 1 lets a primary agent delegate, but not its subagents. */
     subagent_depth: z.number().int().min(0).optional(),
     /** Loom only: task calls of one run that may run at once; the rest wait their turn. */

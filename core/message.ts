@@ -52,6 +52,8 @@ export const AssistantMessage = MessageBase.extend({
   /** The model's finish reason: `stop`, `tool-calls`, `length`, … */
   finish: z.string().optional(),
   error: MessageError.optional(),
+  /** A compaction's summary of the conversation so far. */
+  summary: z.boolean().optional(),
   tokens: Tokens,
   cost: z.number(),
 });

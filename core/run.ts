@@ -1,4 +1,5 @@
 import type { Tokens } from './message.js';
+import type { CompactionSettings, ModelLimit } from './compaction.js';
 import type { Ruleset } from './permission.js';
 
 /** How model calls are retried on rate limits, overload, 5xx and network errors. */
@@ -32,6 +33,8 @@ export interface SessionRunInput {
   batchTask?: { batchId: string; index: number };
   /** Leave the answer's text out of the result (batches read it from the store). */
   quietResult?: boolean;
+  /** Compact the session instead of answering a prompt (`loom compact`). */
+  compact?: boolean;
   /** State handed over by continue-as-new. */
   carried?: CarriedState;
 }
@@ -44,6 +47,7 @@ export interface CarriedState {
   config: RunConfig;
   /** Recent tool calls (`tool:input`), for the doom-loop guard. */
   recentCalls: string[];
+  title?: string;
 }
 
 /** What a run decided at its start from the configuration (the `prepareRun` activity). */
@@ -76,6 +80,13 @@ export interface RunConfig {
   subagents: SubagentInfo[];
   /** Names of the configured slash commands. */
   commands: string[];
+  /** The model's window, when known (config, or OpenAI's published limits). */
+  limit?: ModelLimit;
+  compaction: CompactionSettings;
+  /** Usage of the session's last finished step before this run: a full context compacts first. */
+  lastStepTokens?: Tokens;
+  /** Name new root sessions with the `title` agent. */
+  autoTitle: boolean;
   /** Tools only primary agents get (`experimental.primary_tools`). */
   primaryTools: string[];
 }

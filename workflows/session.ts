@@ -6,20 +6,20 @@ import {
   continueAsNew,
   isCancellation,
   setHandler,
-  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { newId } from '../core/ids.js';
-import { addTokens } from '../core/message.js';
-import { defaultModelRetry, type RunConfig, type SessionRunInput, type SessionRunResult } from '../core/run.js';
+import { isOverflow } from '../core/compaction.js';
+import type { RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { permissionReplyUpdate, progressQuery, promptSignal } from './api.js';
-import { modelCall, store } from './session/activities.js';
+import { store } from './session/activities.js';
+import { compact } from './session/compaction.js';
+import { modelStep } from './session/model-step.js';
 import { PermissionGate } from './session/permission-gate.js';
 import { takePrompts } from './session/prompts.js';
 import { describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
 import { runSubtaskStep } from './session/subtask.js';
 import { Slots } from './session/slots.js';
-import { runToolCalls } from './session/tool-calls.js';
+import { startSession } from './session/start.js';
 
 /**
  * One run of a session's loop, OpenCode's loop on Temporal: decide the agent and its rules, append
@@ -66,17 +66,27 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     state.queued.push(task.prompt);
   }
 
-  if (state.queued.length === 0 && !input.carried) {
+  if (state.queued.length === 0 && !input.carried && !input.compact) {
     throw ApplicationFailure.create({ type: 'NoPrompt', message: `Run of ${input.sessionId} started without a prompt`, nonRetryable: true });
   }
 
+  let titling: Promise<void> = Promise.resolve();
   try {
-    state.config ??= await startSession(input);
+    if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0] ?? ''));
     state.gate = new PermissionGate(state.config, { id: input.sessionId, agent: state.config.agent.name });
     const slots = new Slots(state.config.maxConcurrentSubagents);
-    for (;;) {
+    const settings = state.config.compaction;
+    // A session whose last step filled the model's context is compacted before it goes on.
+    const full = !input.carried && state.config.lastStepTokens && settings && isOverflow(state.config.lastStepTokens, state.config.limit, settings);
+    if (full || input.compact) await compact(input, state, { auto: false, overflow: false });
+    while (!input.compact) {
       await takePrompts(input, state);
-      const config = state.config;
+      if (state.compactNext) {
+        const overflow = state.compactNext === 'overflow';
+        state.compactNext = undefined;
+        await compact(input, state, { auto: true, overflow });
+        continue;
+      }
       state.step++;
       if (state.subtask) {
         state.phase = 'tools';
@@ -84,53 +94,17 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
         await runSubtaskStep(input, state, slots);
         continue;
       }
-      state.phase = 'model';
-      state.assistantMessageId = newId('msg', Date.now(), Math.random);
-      showProgress(state);
-      // At its step limit the agent is told to answer, and offered no tools to do otherwise.
-      const lastStep = config.agent.steps !== undefined && state.step >= config.agent.steps;
-      const tools = lastStep ? [] : config.tools;
-      const callModel = modelCall(input.modelRetry ?? defaultModelRetry, `llm ${config.model} · step ${state.step}`);
-      const answer = await callModel({
-        sessionId: input.sessionId,
-        messageId: state.assistantMessageId,
-        parentMessageId: state.userMessageId,
-        agent: config.agent.name,
-        model: config.model,
-        step: state.step,
-        directory: input.directory,
-        tools,
-        lastStep,
-      });
-      state.tokens = addTokens(state.tokens, answer.tokens);
-      state.text = answer.text;
-      state.finish = answer.finish;
-      if (answer.toolCalls.length > 0) {
-        state.phase = 'tools';
-        showProgress(state);
-        const { stopTurn } = await runToolCalls(answer.toolCalls, {
-          sessionId: input.sessionId,
-          messageId: state.assistantMessageId,
-          directory: input.directory,
-          model: config.model,
-          offered: tools,
-          gate: state.gate!,
-          agentRules: config.agent.permission,
-          recentCalls: state.recentCalls,
-          doomLoopThreshold: config.doomLoopThreshold,
-          task: { config, slots, modelRetry: input.modelRetry },
-          bypassTaskAsk: state.bypassTaskAsk,
-        });
-        // A person rejected a call outright: the turn ends here, as in OpenCode.
-        if (stopTurn && state.queued.length === 0) break;
+      const { more } = await modelStep(input, state, slots);
+      if (!more) break;
+      if (workflowInfo().continueAsNewSuggested) {
+        await titling;
+        await continueRunAsNew(input, state, state.config);
       }
-      // Some OpenAI-compatible servers report `stop` alongside tool calls: the calls decide.
-      const wantsMore = answer.toolCalls.length > 0 || state.queued.length > 0;
-      if (!wantsMore) break;
-      if (workflowInfo().continueAsNewSuggested) await continueRunAsNew(input, state, config);
     }
     state.phase = 'done';
+    if (state.config.compaction?.prune) await store.pruneSession({ sessionId: input.sessionId });
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
+    await titling;
     await condition(allHandlersFinished);
     const text = input.quietResult ? '' : state.text;
     return { sessionId: input.sessionId, status: 'completed', text, finish: state.finish, tokens: state.tokens, steps: state.step };
@@ -153,30 +127,6 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
   }
 }
 
-/** Decides the run's agent, model and rules from the configuration, and opens the session. */
-async function startSession(input: SessionRunInput): Promise<RunConfig> {
-  const config = await store.prepareRun({
-    sessionId: input.sessionId,
-    parentId: input.parentId,
-    directory: input.directory,
-    agent: input.agent,
-    model: input.model,
-    sessionRules: input.sessionRules,
-  });
-  upsertMemo({ agent: config.agent.name, model: config.model });
-  await store.openSession({
-    sessionId: input.sessionId,
-    parentId: input.parentId,
-    title: input.title,
-    agent: config.agent.name,
-    model: config.model,
-    directory: input.directory,
-    permission: input.sessionRules,
-    parentPartId: input.parentPartId,
-  });
-  return config;
-}
-
 async function continueRunAsNew(input: SessionRunInput, state: RunState, config: RunConfig): Promise<never> {
   await condition(allHandlersFinished);
   return continueAsNew<typeof sessionWorkflow>({
@@ -189,6 +139,7 @@ async function continueRunAsNew(input: SessionRunInput, state: RunState, config:
       userMessageId: state.userMessageId,
       config,
       recentCalls: state.recentCalls,
+      title: state.title,
     },
   });
 }

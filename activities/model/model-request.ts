@@ -3,6 +3,7 @@ import { findAgent, type AgentInfo } from '../../core/agents/index.js';
 import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/index.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { ModelStepInput } from '../../core/model-step.js';
+import { sinceLastCompaction } from '../../core/compaction.js';
 import type { LoomConfig } from '../config/schema.js';
 import { projectAgents } from '../run-config.js';
 import { systemPrompt } from './system-prompt.js';
@@ -24,7 +25,7 @@ export interface ModelRequest {
 export function buildModelRequest(input: ModelStepInput, config: LoomConfig, dataDir: string, history: MessageWithParts[]): ModelRequest {
   const agents = projectAgents(config, dataDir);
   const agent = findAgent(agents, input.agent);
-  const messages = toModelMessages(history);
+  const messages = toModelMessages(sinceLastCompaction(history));
   const reminders: string[] = [];
   if (agent.name === 'plan') reminders.push(PLAN_REMINDER);
   if (agent.name === 'build' && history.some((m) => m.info.role === 'assistant' && m.info.agent === 'plan')) {

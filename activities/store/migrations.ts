@@ -82,4 +82,8 @@ export const migrations: string[] = [
     PRIMARY KEY (batch_id, idx)
   );
   `,
+  `
+  -- Finding a session's compactions without reading every part.
+  CREATE INDEX part_type ON part(session_id, json_extract(data, '$.type'));
+  `,
 ];

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
-import { Message, type MessageWithParts, type Tokens } from '../../core/message.js';
+import { Message, type AssistantMessage, type MessageWithParts, type Tokens } from '../../core/message.js';
 import { Part } from '../../core/part.js';
 import { Session, type SessionStatus } from '../../core/session.js';
 import type { PermissionRule } from '../../core/permission.js';
@@ -60,9 +60,15 @@ export class SqliteSessionStore implements SessionStore {
          ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
       ),
       getMessage: db.prepare('SELECT data FROM message WHERE id = ?'),
-      messages: db.prepare('SELECT data FROM message WHERE session_id = ? ORDER BY id'),
+      messages: db.prepare('SELECT data FROM message WHERE session_id = ? AND id >= ? ORDER BY id'),
+      compactionRequests: db.prepare(
+        `SELECT message_id FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'compaction' ORDER BY id DESC LIMIT 20`,
+      ),
+      summaryAfter: db.prepare(
+        `SELECT data FROM message WHERE session_id = ? AND id > ? AND json_extract(data, '$.summary') = 1 ORDER BY id LIMIT 1`,
+      ),
       partsOfMessage: db.prepare('SELECT data FROM part WHERE message_id = ? ORDER BY id'),
-      partsOfSession: db.prepare('SELECT data FROM part WHERE session_id = ? ORDER BY id'),
+      partsOfSession: db.prepare('SELECT data FROM part WHERE session_id = ? AND message_id >= ? ORDER BY id'),
       upsertPart: db.prepare(
         `INSERT INTO part (id, message_id, session_id, rev, data) VALUES (@id, @message, @session, @rev, @data)
          ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
@@ -93,6 +99,9 @@ export class SqliteSessionStore implements SessionStore {
         `SELECT json_extract(outcome, '$.status') AS status, COUNT(*) AS count FROM batch_task WHERE batch_id = ? GROUP BY status`,
       ),
       saveBatchOutcome: db.prepare('UPDATE batch_task SET outcome = ?, session_id = ? WHERE batch_id = ? AND idx = ?'),
+      recentAssistant: db.prepare(
+        `SELECT data FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'assistant' ORDER BY id DESC LIMIT 20`,
+      ),
       usage: db.prepare(
         `SELECT IFNULL(SUM(json_extract(data, '$.tokens.input')), 0) AS input,
                 IFNULL(SUM(json_extract(data, '$.tokens.output')), 0) AS output,
@@ -175,14 +184,23 @@ export class SqliteSessionStore implements SessionStore {
     return this.readOne(this.statements.getMessage, id, Message);
   }
 
-  async messages(sessionID: string): Promise<MessageWithParts[]> {
+  async messages(sessionID: string, since = ''): Promise<MessageWithParts[]> {
     return this.db.transaction(() => {
-      const messages = this.readAll(this.statements.messages, [sessionID], Message);
-      const parts = this.readAll(this.statements.partsOfSession, [sessionID], Part);
+      const messages = this.readAll(this.statements.messages, [sessionID, since], Message);
+      const parts = this.readAll(this.statements.partsOfSession, [sessionID, since], Part);
       const byMessage = new Map<string, Part[]>(messages.map((m) => [m.id, []]));
       for (const part of parts) byMessage.get(part.messageID)?.push(part);
       return messages.map((info) => ({ info, parts: byMessage.get(info.id) ?? [] }));
     })();
+  }
+
+  async compactionStart(sessionID: string): Promise<string | undefined> {
+    for (const { message_id: request } of this.statements.compactionRequests.all(sessionID) as { message_id: string }[]) {
+      const row = this.statements.summaryAfter.get(sessionID, request) as { data: string } | undefined;
+      const summary = row ? Message.parse(JSON.parse(row.data)) : undefined;
+      if (summary?.role === 'assistant' && summary.finish && !summary.error) return request;
+    }
+    return undefined;
   }
 
   async parts(messageID: string): Promise<Part[]> {
@@ -239,6 +257,13 @@ export class SqliteSessionStore implements SessionStore {
 
   async fileReadMtime(sessionID: string, path: string): Promise<number | undefined> {
     return (this.statements.fileReadMtime.get(sessionID, path) as { mtime: number } | undefined)?.mtime;
+  }
+
+  async lastFinishedStep(sessionID: string): Promise<AssistantMessage | undefined> {
+    for (const message of this.readAll(this.statements.recentAssistant, [sessionID], Message)) {
+      if (message.role === 'assistant' && message.finish && !message.summary && !message.error) return message;
+    }
+    return undefined;
   }
 
   async usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }> {

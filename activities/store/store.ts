@@ -1,5 +1,5 @@
 import type { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
-import type { Message, MessageWithParts, Tokens } from '../../core/message.js';
+import type { AssistantMessage, Message, MessageWithParts, Tokens } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session, SessionStatus } from '../../core/session.js';
 import type { PermissionRule } from '../../core/permission.js';
@@ -27,8 +27,13 @@ export interface SessionStore {
 
   saveMessage(message: Message): Promise<void>;
   getMessage(id: string): Promise<Message | undefined>;
-  /** The session's messages with their parts, in creation order. */
-  messages(sessionID: string): Promise<MessageWithParts[]>;
+  /** The session's messages with their parts, in creation order; `since` starts at that message. */
+  messages(sessionID: string, since?: string): Promise<MessageWithParts[]>;
+  /**
+   * Where the model's view of a session starts: the last compaction request whose summary
+   * finished without error, or undefined when there is none.
+   */
+  compactionStart(sessionID: string): Promise<string | undefined>;
 
   /** A message's parts, in order. */
   parts(messageID: string): Promise<Part[]>;
@@ -46,6 +51,8 @@ export interface SessionStore {
   /** The modification time the file had when the session last read it. */
   fileReadMtime(sessionID: string, path: string): Promise<number | undefined>;
 
+  /** The last assistant message that finished a step (not a summary, no error). */
+  lastFinishedStep(sessionID: string): Promise<AssistantMessage | undefined>;
   /** Tokens and cost of a session's own assistant messages (not its subagents'). */
   usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }>;
 

@@ -70,9 +70,15 @@ export async function createLoomTestEnv(
     LOOM_DATA_DIR: dataDir,
     LOOM_CONFIG_DIR: join(root, 'config'),
     LOOM_CONFIG_CONTENT: JSON.stringify({
+      // Titles are extra model calls; the tests that want them turn them on.
+      auto_title: false,
       ...options.config,
       provider: {
-        scripted: { options: { baseURL: model.url, apiKey: 'test' } },
+        scripted: {
+          options: { baseURL: model.url, apiKey: 'test' },
+          // A model with a small window, for tests of compaction.
+          models: { tiny: { limit: { context: 3000, output: 500 } } },
+        },
         dead: { options: { baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: 'test' } },
       },
     }),
@@ -107,7 +113,7 @@ export async function createLoomTestEnv(
             directory: project,
             agent: 'build',
             model: SCRIPTED_MODEL,
-            prompt,
+            prompt: prompt || undefined,
             modelRetry: { maximumAttempts: 3, initialIntervalMs: 100, maximumIntervalMs: 500 },
             ...input,
           },

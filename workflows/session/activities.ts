@@ -70,6 +70,29 @@ export function modelCall(retry: ModelRetry, summary: string) {
   }).callModel;
 }
 
+/** A compaction: a model call like any other, but a long one, with no tools. */
+export function compactionCall(retry: ModelRetry, summary: string) {
+  return proxyActivities<LoomActivities>({
+    summary,
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: {
+      initialInterval: retry.initialIntervalMs,
+      maximumInterval: retry.maximumIntervalMs,
+      backoffCoefficient: 2,
+      maximumAttempts: retry.maximumAttempts,
+      nonRetryableErrorTypes: NON_RETRYABLE_MODEL_FAILURES,
+    },
+  }).compactSession;
+}
+
+/** Naming a session: cheap, and not worth retrying for long. */
+export const titles = proxyActivities<LoomActivities>({
+  summary: 'title',
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumAttempts: 2 },
+});
+
 /** Tools that only look at the world, or whose repetition is harmless, may be retried. */
 export function retriedTool(summary: string) {
   return proxyActivities<LoomActivities>({

@@ -24,6 +24,10 @@ export interface RunState {
   bypassTaskAsk: boolean;
   /** A command's subtask waiting to run as the next step. */
   subtask?: PreparedCommand;
+  /** The context filled up: compact before the next model call (`overflow`: the call failed on it). */
+  compactNext?: 'full' | 'overflow';
+  lastCompactionStep?: number;
+  title?: string;
 }
 
 export function initialState(input: SessionRunInput): RunState {
@@ -39,6 +43,7 @@ export function initialState(input: SessionRunInput): RunState {
     config: carried?.config,
     recentCalls: carried?.recentCalls ?? [],
     bypassTaskAsk: false,
+    title: carried?.title ?? input.title,
   };
 }
 
@@ -57,7 +62,8 @@ export function showProgress(state: RunState): void {
   const total = state.tokens.input + state.tokens.output + state.tokens.cache.read;
   const waiting = [...(state.gate?.pending.values() ?? [])].map(({ record }) => `\n\n⏸ waiting for approval: ${record.title} (${record.id})`);
   setCurrentDetails(
-    `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
+    (state.title ? `**${state.title}**\n\n` : '') +
+      `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
       (state.queued.length ? ` · ${state.queued.length} queued` : '') +
       waiting.join(''),
   );

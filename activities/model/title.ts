@@ -1,0 +1,48 @@
+import { Context } from '@temporalio/activity';
+import { generateText } from 'ai';
+import { findAgent } from '../../core/agents/index.js';
+import { loadConfig } from '../config/load.js';
+import type { ActivityDeps } from '../deps.js';
+import { projectAgents } from '../run-config.js';
+import { classifyModelError } from './errors.js';
+import { resolveModel } from './provider.js';
+
+const TITLE_LIMIT = 100;
+
+/** One line, thinking removed, at most 100 characters. */
+export function cleanTitle(text: string): string {
+  const line = text.replace(/<think>[\s\S]*?<\/think>/g, '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  const bare = line.replace(/^["'“]+|["'”]+$/g, '').trim();
+  return bare.length > TITLE_LIMIT ? `${bare.slice(0, TITLE_LIMIT - 3)}...` : bare;
+}
+
+export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
+  /**
+   * Names a new root session with the hidden `title` agent (the configured `small_model` if any),
+   * unless someone gave it a title meanwhile. Returns the title it set.
+   */
+  async function generateTitle(input: { sessionId: string; directory: string; model: string; prompt: string }): Promise<string | undefined> {
+    const config = loadConfig(input.directory, env);
+    const agent = findAgent(projectAgents(config, dataDir), 'title');
+    const model = agent.model ?? config.small_model ?? input.model;
+    try {
+      const { text } = await generateText({
+        model: resolveModel(model, config, env),
+        system: agent.prompt,
+        messages: [{ role: 'user', content: `Generate a title for this conversation:\n${input.prompt}` }],
+        temperature: agent.temperature,
+        maxRetries: 0,
+        abortSignal: Context.current().cancellationSignal,
+      });
+      const title = cleanTitle(text);
+      const session = await store.getSession(input.sessionId);
+      if (!title || !session || !session.title.startsWith('New session - ')) return undefined;
+      await store.saveSession({ ...session, title });
+      return title;
+    } catch (error) {
+      throw classifyModelError(error, model);
+    }
+  }
+
+  return { generateTitle };
+}

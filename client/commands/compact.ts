@@ -1,0 +1,31 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { CliError } from '../cli-error.js';
+import type { CliContext } from '../context.js';
+import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
+import { sessionWorkflow } from '../../workflows/index.js';
+import { watchRun } from '../watch-run.js';
+import { currentCursor } from '../render/follow.js';
+import { printOutcome } from './outcome.js';
+
+/** `loom compact <sessionId>`: summarises an idle session; from then on its model sees the summary. */
+export async function compactCommand(context: CliContext, sessionId: string, options: { model?: string; json?: boolean }): Promise<number> {
+  const session = await context.store.getSession(sessionId);
+  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  const cursor = await currentCursor(context.store, sessionId);
+  const { client } = await context.temporal();
+  await context.ensureWorker();
+  let handle;
+  try {
+    handle = await client.workflow.start(sessionWorkflow, {
+      workflowId: session.id,
+      taskQueue: context.settings.taskQueue,
+      args: [{ sessionId: session.id, directory: session.directory, agent: session.agent, model: checkModelFlag(options.model), compact: true, modelRetry: modelRetryFromEnv(context.env) }],
+      staticSummary: `compaction · ${session.title}`,
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`Session ${sessionId} is busy; compact it once its run has finished.`);
+    throw error;
+  }
+  const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });
+  return printOutcome(context, outcome, Boolean(options.json));
+}

@@ -1,0 +1,70 @@
+import { newId } from '../../core/ids.js';
+import { addTokens } from '../../core/message.js';
+import { isOverflow } from '../../core/compaction.js';
+import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
+import { modelCall } from './activities.js';
+import { isContextOverflow } from './compaction.js';
+import { showProgress, type RunState } from './run-state.js';
+import type { Slots } from './slots.js';
+import { runToolCalls } from './tool-calls.js';
+
+/**
+ * One step of the loop: a model call, then the tool calls it asked for. Returns whether the loop
+ * goes on; a full context (or a call that failed on one) leaves a compaction for the next step.
+ */
+export async function modelStep(input: SessionRunInput, state: RunState, slots: Slots): Promise<{ more: boolean }> {
+  const config = state.config!;
+  state.phase = 'model';
+  state.assistantMessageId = newId('msg', Date.now(), Math.random);
+  showProgress(state);
+  // At its step limit the agent is told to answer, and offered no tools to do otherwise.
+  const lastStep = config.agent.steps !== undefined && state.step >= config.agent.steps;
+  const tools = lastStep ? [] : config.tools;
+  const callModel = modelCall(input.modelRetry ?? defaultModelRetry, `llm ${config.model} · step ${state.step}`);
+  let answer;
+  try {
+    answer = await callModel({
+      sessionId: input.sessionId,
+      messageId: state.assistantMessageId,
+      parentMessageId: state.userMessageId,
+      agent: config.agent.name,
+      model: config.model,
+      step: state.step,
+      directory: input.directory,
+      tools,
+      lastStep,
+    });
+  } catch (error) {
+    // The conversation outgrew the model: compact and try again, unless a compaction just failed to help.
+    const justCompacted = state.lastCompactionStep !== undefined && state.lastCompactionStep >= state.step - 1;
+    if (!isContextOverflow(error) || !config.compaction?.auto || justCompacted) throw error;
+    state.compactNext = 'overflow';
+    return { more: true };
+  }
+  state.tokens = addTokens(state.tokens, answer.tokens);
+  state.text = answer.text;
+  state.finish = answer.finish;
+  if (answer.toolCalls.length > 0) {
+    state.phase = 'tools';
+    showProgress(state);
+    const { stopTurn } = await runToolCalls(answer.toolCalls, {
+      sessionId: input.sessionId,
+      messageId: state.assistantMessageId,
+      directory: input.directory,
+      model: config.model,
+      offered: tools,
+      gate: state.gate!,
+      agentRules: config.agent.permission,
+      recentCalls: state.recentCalls,
+      doomLoopThreshold: config.doomLoopThreshold,
+      task: { config, slots, modelRetry: input.modelRetry },
+      bypassTaskAsk: state.bypassTaskAsk,
+    });
+    // A person rejected a call outright: the turn ends here, as in OpenCode.
+    if (stopTurn && state.queued.length === 0) return { more: false };
+  }
+  // Some OpenAI-compatible servers report `stop` alongside tool calls: the calls decide.
+  const more = answer.toolCalls.length > 0 || state.queued.length > 0;
+  if (more && config.compaction && isOverflow(answer.tokens, config.limit, config.compaction)) state.compactNext = 'full';
+  return { more };
+}

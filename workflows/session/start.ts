@@ -1,0 +1,43 @@
+import { upsertMemo } from '@temporalio/workflow';
+import type { RunConfig, SessionRunInput } from '../../core/run.js';
+import { store, titles } from './activities.js';
+import { showProgress, type RunState } from './run-state.js';
+
+/**
+ * Decides the run's agent, model and rules from the configuration and opens the session. A new
+ * root session with no title gets one from the `title` agent, without holding the loop up: the
+ * returned promise settles when the title is there (or could not be had).
+ */
+export async function startSession(input: SessionRunInput, state: RunState, firstPrompt: string): Promise<{ config: RunConfig; titling: Promise<void> }> {
+  const config = await store.prepareRun({
+    sessionId: input.sessionId,
+    parentId: input.parentId,
+    directory: input.directory,
+    agent: input.agent,
+    model: input.model,
+    sessionRules: input.sessionRules,
+  });
+  upsertMemo({ agent: config.agent.name, model: config.model });
+  const opened = await store.openSession({
+    sessionId: input.sessionId,
+    parentId: input.parentId,
+    title: input.title,
+    agent: config.agent.name,
+    model: config.model,
+    directory: input.directory,
+    permission: input.sessionRules,
+    parentPartId: input.parentPartId,
+  });
+  state.title = opened?.title;
+  const wantsTitle = config.autoTitle && opened?.created && !input.parentId && !input.title && firstPrompt;
+  const titling = wantsTitle
+    ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, prompt: firstPrompt }).then(
+        (title) => {
+          if (title) state.title = title;
+          showProgress(state);
+        },
+        () => undefined, // A session without a generated title is still a session.
+      )
+    : Promise.resolve();
+  return { config, titling };
+}
