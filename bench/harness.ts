@@ -1,13 +1,12 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivities } from '../activities/index.js';
 import { SqliteSessionStore } from '../activities/store/sqlite.js';
-import { loomSearchAttributes } from '../core/search-attributes.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
+import { startTemporalServer } from '../test/support/temporal-server.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 
@@ -24,10 +23,7 @@ export interface BenchEnv {
 
 export async function createBenchEnv(): Promise<BenchEnv> {
   installQuietRuntime('ERROR');
-  const binary = execFileSync('bash', [join(PROJECT_ROOT, 'temporal-dev.sh'), 'install'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: binary }, searchAttributes: loomSearchAttributes, log: { format: 'pretty', level: 'error' } },
-  });
+  const env = await startTemporalServer();
   const root = mkdtempSync(join(tmpdir(), 'loom-bench-'));
   const model = await startScriptedModel([{ reply: { text: 'done' } }]);
   const store = new SqliteSessionStore(join(root, 'loom.db'));

@@ -58,11 +58,18 @@ function toolSet(names: string[], describe: (spec: ToolSpec) => string): ToolSet
   const tools: ToolSet = {};
   for (const name of names) {
     const spec = findTool(name);
-    if (!spec) continue;
-    const schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' });
-    tools[name] = tool({ description: describe(spec), inputSchema: jsonSchema(schema as never) });
+    if (spec) tools[name] = tool({ description: describe(spec), inputSchema: jsonSchema(inputSchemaOf(spec) as never) });
   }
   return tools;
+}
+
+const inputSchemas = new Map<ToolSpec, unknown>();
+
+/** A tool's parameters as JSON Schema; specs never change, so each is converted once per process. */
+function inputSchemaOf(spec: ToolSpec): unknown {
+  let schema = inputSchemas.get(spec);
+  if (!schema) inputSchemas.set(spec, (schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' })));
+  return schema;
 }
 
 function cut(text: string): string {

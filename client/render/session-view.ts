@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { isCleared } from '../../core/compaction.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
@@ -20,7 +21,7 @@ export function renderSession(session: Session, messages: MessageWithParts[], op
       lines.push(pc.cyan(`── user · ${time(info.time.created)}`));
     } else {
       const tokens = info.tokens.input + info.tokens.output + info.tokens.cache.read;
-      const facts = [`step ${info.step}`, info.finish, `${tokens} tokens`].filter(Boolean).join(' · ');
+      const facts = [info.summary ? 'summary' : `step ${info.step}`, info.finish, `${tokens} tokens`].filter(Boolean).join(' · ');
       lines.push(pc.magenta(`── ${info.agent} · ${facts}`));
       if (info.error) lines.push(pc.red(`  ✗ ${info.error.name}: ${info.error.message}`));
     }
@@ -39,7 +40,10 @@ function renderPart(part: Part, full: boolean): string[] {
       const { state } = part;
       const label = describeCall(part.tool, state.input);
       const child = part.tool === 'task' && 'metadata' in state && state.metadata?.sessionId ? pc.dim(` → ${String(state.metadata.sessionId)}`) : '';
-      if (state.status === 'completed') return [`${pc.green('✓')} ${label}${child}`, ...indent(preview(state.output, full))];
+      if (state.status === 'completed') {
+        const cleared = isCleared(part) ? pc.dim(' (output cleared for the model)') : '';
+        return [`${pc.green('✓')} ${label}${child}${cleared}`, ...indent(preview(state.output, full))];
+      }
       if (state.status === 'error') return [`${pc.red('✗')} ${label}${child}`, ...indent(preview(state.error, full))];
       return [`${pc.yellow('…')} ${label}${child} ${pc.dim(`(${state.status})`)}`];
     }

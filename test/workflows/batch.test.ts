@@ -1,9 +1,8 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loomSearchAttributes } from '../../core/search-attributes.js';
 import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
 import { numberedTasks, runBatch } from '../support/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { startTemporalServer } from '../support/temporal-server.js';
 import { waitFor } from '../support/wait.js';
 
 let env: LoomTestEnv;
@@ -85,14 +84,7 @@ describe('batchWorkflow', () => {
   });
 
   it('continues as new without losing or repeating a task', async () => {
-    const server = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: inject('temporalBinary') },
-        searchAttributes: loomSearchAttributes,
-        extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=150'],
-        log: { format: 'pretty', level: 'error' },
-      },
-    });
+    const server = await startTemporalServer({ binary: inject('temporalBinary'), dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150'] });
     cleanups.push(() => server.teardown());
     const small = await createLoomTestEnv({ address: server.address });
     cleanups.push(() => small.close());

@@ -1,5 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderSession } from '../../client/render/session-view.js';
+import { CLEARED_TOOL_OUTPUT } from '../../core/compaction.js';
+import type { ToolPart } from '../../core/part.js';
 import type { RecordedRequest } from '../support/scripted-model.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
 
@@ -93,5 +98,34 @@ describe('compaction', () => {
     const messages = await env.store.messages(chat.sessionId);
     expect(messages.at(-1)!.info).toMatchObject({ role: 'assistant', summary: true, agent: 'compaction' });
     expect(messages.at(-2)!.parts[0]).toMatchObject({ type: 'compaction', auto: false });
+  });
+
+  it('clears old tool outputs for the model after a turn, once enough would go, and keeps them in the store', async () => {
+    // Seven files of about 9,700 tokens each as `read` shows them: the newest four fit in the 40k kept.
+    const files = Array.from({ length: 7 }, (_, i) => `big${i + 1}.txt`);
+    for (const [i, file] of files.entries()) writeFileSync(join(env.project, file), `${String(i + 1).repeat(100)}\n`.repeat(360));
+    env.model.setScript([
+      { name: 'read-all', when: { lastUser: 'Read the big files', lastRole: 'user' }, reply: { toolCalls: files.map((filePath) => ({ name: 'read', args: { filePath } })) } },
+      { name: 'read-done', when: { lastUser: 'Read the big files' }, reply: { text: 'Read them.' } },
+      { name: 'turn', when: { lastRole: 'user' }, reply: { text: 'Noted.' } },
+    ]);
+    const first = await env.start('Read the big files');
+    await first.result();
+    const sessionId = first.sessionId;
+    for (const prompt of ['Second turn', 'Third turn', 'Fourth turn']) await (await env.start(prompt, { sessionId })).result();
+
+    const toolOutputs = (prompt: string) =>
+      env.model.requests.findLast((r) => r.lastUser === prompt)!.messages.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+    // Two turns later nothing is cleared yet: those are the recent turns.
+    expect(toolOutputs('Third turn').filter((output) => output.includes(CLEARED_TOOL_OUTPUT))).toHaveLength(0);
+    // After the third turn the oldest three (about 29k tokens, more than the 20k minimum) are cleared.
+    const fourth = toolOutputs('Fourth turn');
+    expect(fourth.map((output) => output.includes(CLEARED_TOOL_OUTPUT))).toEqual([true, true, true, false, false, false, false]);
+    expect(fourth[6]).toContain('7777777');
+
+    const messages = await env.store.messages(sessionId);
+    const reads = messages.flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
+    expect(reads.map((p) => p.state.status === 'completed' && p.state.output.includes(String((p.state.input as { filePath: string }).filePath).slice(3, 4).repeat(100)))).toEqual(files.map(() => true));
+    expect(renderSession((await env.store.getSession(sessionId))!, messages).match(/output cleared for the model/g)).toHaveLength(3);
   });
 });

@@ -1,9 +1,8 @@
 import proto from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { loomSearchAttributes } from '../../core/search-attributes.js';
 import type { ScriptRule } from '../support/scripted-model.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { startTemporalServer } from '../support/temporal-server.js';
 
 const KiB = 1024;
 const bigFile = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(40)}`).join('\n');
@@ -54,14 +53,7 @@ describe('long sessions', () => {
   });
 
   it('continues as new when Temporal suggests it, keeping the conversation and the step count', async () => {
-    const server = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: inject('temporalBinary') },
-        searchAttributes: loomSearchAttributes,
-        extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=25'],
-        log: { format: 'pretty', level: 'error' },
-      },
-    });
+    const server = await startTemporalServer({ binary: inject('temporalBinary'), dynamicConfig: ['limit.historyCount.suggestContinueAsNew=25'] });
     cleanups.push(() => server.teardown());
     const env = await setUp(server.address);
     env.model.setScript(readUntil(8));
