@@ -1,12 +1,26 @@
 /**
  * The workflows a benchmark worker runs: Loom's own, plus bare ones that measure what Temporal
- * itself costs on the same server (children doing nothing).
+ * itself costs on the same server (activities and children doing nothing).
  */
-import { startChild } from '@temporalio/workflow';
+import { proxyActivities, startChild } from '@temporalio/workflow';
+import type { BenchActivities } from './harness.js';
 
 export * from '../workflows/index.js';
 
+const { noopActivity } = proxyActivities<BenchActivities>({ startToCloseTimeout: '10 seconds' });
+
 export async function noopWorkflow(): Promise<void> {}
+
+/** `count` no-op activities one after another: the floor under one agent step. */
+export async function sequentialActivitiesWorkflow(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await noopActivity();
+}
+
+/** `count` no-op children started at once and awaited: the floor under a fan-out of subagents. */
+export async function fanOutWorkflow(count: number): Promise<void> {
+  const children = await Promise.all(Array.from({ length: count }, () => startChild(noopWorkflow, {})));
+  await Promise.all(children.map((child) => child.result()));
+}
 
 /** Starts `total` no-op children, at most `concurrency` at a time: Temporal's own floor for a batch. */
 export async function bareBatchWorkflow(total: number, concurrency: number): Promise<number> {

@@ -21,6 +21,12 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
    * the world and run at most once.
    */
   effect: 'read-only' | 'idempotent' | 'mutating';
+  /**
+   * The tool only touches local files or the store and finishes in milliseconds: it runs as a
+   * local activity, in the worker that runs the workflow, since a round trip through the server
+   * would cost more than the work.
+   */
+  local?: boolean;
   /** What the call is about, for labels: `src/index.ts` (shown as `read · src/index.ts`). */
   summarize(input: z.infer<Params>): string;
   /**

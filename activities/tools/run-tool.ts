@@ -23,7 +23,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     const start = Date.now();
     await setToolState(store, input.partId, { status: 'running', input: input.input, time: { start } }, input.tool);
     await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running' });
-    const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    // Local activities have no heartbeats: the worker that runs them runs the workflow too.
+    const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     const progress = new ProgressWriter(store, input.partId);
     try {
       const handler = toolHandlers[input.tool];

@@ -15,6 +15,7 @@ export const glob = defineTool({
     path: z.string().optional().describe('The directory to search in (default: the project directory)'),
   }),
   effect: 'read-only',
+  local: true,
   summarize: (input) => input.pattern,
   permissions: (input, context) => searchAccess('glob', input.pattern, input.path, context),
 });

@@ -17,6 +17,7 @@ export const grep = defineTool({
     include: z.string().optional().describe('A glob of the files to search, e.g. "*.js"'),
   }),
   effect: 'read-only',
+  local: true,
   summarize: (input) => `${input.pattern}${input.include ? ` in ${input.include}` : ''}`,
   permissions: (input, context) => searchAccess('grep', input.pattern, input.path, context),
 });

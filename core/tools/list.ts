@@ -15,6 +15,7 @@ export const list = defineTool({
     ignore: z.array(z.string()).optional().describe('Glob patterns to leave out'),
   }),
   effect: 'read-only',
+  local: true,
   summarize: (input) => input.path ?? '.',
   permissions: (input, context) => searchAccess('list', resolvePath(context.directory, input.path ?? '.'), input.path, context),
 });

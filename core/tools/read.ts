@@ -20,6 +20,7 @@ export const read = defineTool({
     limit: z.number().int().min(1).optional().describe(`The number of lines to read (default ${READ_DEFAULT_LIMIT})`),
   }),
   effect: 'read-only',
+  local: true,
   summarize: (input) => input.filePath,
   permissions: (input, context) => fileAccess('read', input.filePath, context),
 });

@@ -20,6 +20,7 @@ Use it for work of three or more steps, to plan and to show progress: add the st
       .describe('The updated todo list'),
   }),
   effect: 'idempotent',
+  local: true,
   summarize: (input) => `${input.todos.length} items`,
 });
 
@@ -28,5 +29,6 @@ export const todoread = defineTool({
   description: "Read the session's todo list, to see what is done and what is left.",
   parameters: z.object({}),
   effect: 'read-only',
+  local: true,
   summarize: () => 'todo list',
 });

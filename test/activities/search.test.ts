@@ -10,6 +10,7 @@ import { list } from '../../activities/tools/list.js';
 import type { SearchBackend } from '../../activities/tools/search/backend.js';
 import { jsBackend } from '../../activities/tools/search/js-backend.js';
 import { ripgrepBackend } from '../../activities/tools/search/ripgrep-backend.js';
+import { smallTreesInNode } from '../../activities/tools/search/small-trees-in-node.js';
 import { ToolError } from '../../activities/tools/tool-handler.js';
 import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
 
@@ -283,5 +284,35 @@ describe('findRipgrep', () => {
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the search the tools use with ripgrep at hand', () => {
+  /** ripgrep, counting the searches handed to it. */
+  async function countedRipgrep() {
+    const rg = ripgrepBackend(await sharedRipgrep());
+    const counted = { calls: 0, backend: { ...rg } as SearchBackend };
+    counted.backend.listFiles = (root, options) => (counted.calls++, rg.listFiles(root, options));
+    counted.backend.searchContent = (root, options) => (counted.calls++, rg.searchContent(root, options));
+    return counted;
+  }
+  const scope = () => ({ project, signal: new AbortController().signal });
+
+  it('walks a small tree in Node, without starting ripgrep', async () => {
+    const rg = await countedRipgrep();
+    const backend = smallTreesInNode(rg.backend);
+    expect((await backend.listFiles(project, scope())).map((path) => relative(project, path)).sort()).toEqual(VISIBLE);
+    expect(await backend.searchContent(project, { pattern: 'needle', ...scope() })).not.toHaveLength(0);
+    expect(rg.calls).toBe(0);
+  });
+
+  it('hands a tree past the walk budget to ripgrep, with the same results', async () => {
+    const rg = await countedRipgrep();
+    const backend = smallTreesInNode(rg.backend, 5);
+    expect((await backend.listFiles(project, scope())).map((path) => relative(project, path)).sort()).toEqual(VISIBLE);
+    const matches = await backend.searchContent(project, { pattern: 'needle', ...scope() });
+    const walked = await jsBackend.searchContent(project, { pattern: 'needle', ...scope() });
+    expect(matches.map((m) => `${m.path}:${m.line}`).sort()).toEqual(walked.map((m) => `${m.path}:${m.line}`).sort());
+    expect(rg.calls).toBe(2);
   });
 });

@@ -52,7 +52,10 @@ describe('the coding tools in a session', () => {
     expect(ran.state.status === 'completed' && ran.state.metadata).toMatchObject({ exit: 0 });
     const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
     const summaries = (history.events ?? []).flatMap((event) =>
-      event.activityTaskScheduledEventAttributes && event.userMetadata?.summary ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)] : [],
+      // `read` runs as a local activity: its summary is on its marker.
+      (event.activityTaskScheduledEventAttributes || event.markerRecordedEventAttributes) && event.userMetadata?.summary
+        ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)]
+        : [],
     );
     expect(summaries.filter((s) => !s.startsWith('llm'))).toEqual(['read · math.mjs', 'edit · math.mjs', 'bash · node test.mjs']);
     await env.checkReplay(sessionId, 'read-edit-bash');

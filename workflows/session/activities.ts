@@ -103,6 +103,20 @@ export function retriedTool(summary: string) {
   }).runTool;
 }
 
+/**
+ * Tools marked `local` (reads of local files and the store) run as local activities: a step that
+ * only reads then costs one server round trip (its model call) instead of two. Runs recorded
+ * before this change keep their regular activities.
+ */
+export const LOCAL_TOOLS = 'local-tools';
+export function localTool(summary: string) {
+  return proxyLocalActivities<LoomActivities>({
+    summary,
+    startToCloseTimeout: '10 minutes',
+    retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
+  }).runTool;
+}
+
 /** Tools that change the world run at most once; an interrupted run is reported to the model. */
 export function mutatingTool(summary: string) {
   return proxyActivities<LoomActivities>({

@@ -1,9 +1,9 @@
-import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, isCancellation, patched } from '@temporalio/workflow';
 import { checkToolCall, type CheckedToolCall, type ToolCall } from '../../core/tool-call.js';
 import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type Ruleset } from '../../core/permission.js';
 import { permissionsOf } from '../../core/tool-permissions.js';
 import { findTool } from '../../core/tools/index.js';
-import { mutatingTool, retriedTool, callStore } from './activities.js';
+import { LOCAL_TOOLS, callStore, localTool, mutatingTool, retriedTool } from './activities.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
 import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
@@ -39,6 +39,9 @@ export async function runToolCalls(calls: ToolCall[], context: ToolCallContext):
   const outcomes = await Promise.allSettled(checked.map((check, index) => runToolCall(check, repeated[index], context)));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
+  for (const outcome of outcomes) {
+    if (outcome.status === 'fulfilled' && outcome.value.localFailure) await callStore.failToolCall(outcome.value.localFailure);
+  }
   return { stopTurn: outcomes.some((outcome) => outcome.status === 'fulfilled' && outcome.value.stopTurn) };
 }
 
@@ -50,7 +53,17 @@ function isDoomLoop(tool: string, input: unknown, context: ToolCallContext): boo
   return context.recentCalls.length >= context.doomLoopThreshold && context.recentCalls.every((previous) => previous === key);
 }
 
-async function runToolCall(checked: CheckedToolCall, repeated: boolean, context: ToolCallContext): Promise<{ stopTurn: boolean }> {
+interface ToolCallOutcome {
+  stopTurn: boolean;
+  /**
+   * A local tool activity that failed. Local activity results reach the workflow in the order they
+   * finish, which a replay need not repeat, so the failures are written after every call settled,
+   * in the order of the calls.
+   */
+  localFailure?: { partId: string; error: string };
+}
+
+async function runToolCall(checked: CheckedToolCall, repeated: boolean, context: ToolCallContext): Promise<ToolCallOutcome> {
   if (!checked.ok) {
     await callStore.failToolCall({ partId: checked.call.partId, error: notOffered(checked.call.tool, context) ?? checked.error });
     return { stopTurn: false };
@@ -77,7 +90,8 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
     await runTaskCall(call, input as unknown as TaskInput, { ...context.task, sessionId: context.sessionId, directory: context.directory });
     return { stopTurn: false };
   }
-  const run = spec.effect === 'mutating' ? mutatingTool(summary) : retriedTool(summary);
+  const local = spec.local === true && patched(LOCAL_TOOLS);
+  const run = local ? localTool(summary) : spec.effect === 'mutating' ? mutatingTool(summary) : retriedTool(summary);
   try {
     await run({
       sessionId: context.sessionId,
@@ -93,7 +107,9 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
-    await callStore.failToolCall({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error) });
+    const failure = { partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error) };
+    if (local) return { stopTurn: false, localFailure: failure };
+    await callStore.failToolCall(failure);
   }
   return { stopTurn: false };
 }

@@ -2,14 +2,15 @@ import { stat } from 'node:fs/promises';
 import { findRipgrep } from '../ripgrep.js';
 import type { SearchBackend } from './backend.js';
 import { jsBackend } from './js-backend.js';
+import { smallTreesInNode } from './small-trees-in-node.js';
 import { ripgrepBackend } from './ripgrep-backend.js';
 
 export type { ContentMatch, SearchBackend } from './backend.js';
 
-/** ripgrep when one is found (or installed), else the walk in Node. */
+/** ripgrep when one is found (or installed), for all but small trees; else the walk in Node. */
 export async function searchBackend(env: NodeJS.ProcessEnv): Promise<SearchBackend> {
   const rg = await findRipgrep(env);
-  return rg ? ripgrepBackend(rg) : jsBackend;
+  return rg ? smallTreesInNode(ripgrepBackend(rg)) : jsBackend;
 }
 
 export interface DatedFile {

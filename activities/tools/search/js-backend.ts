@@ -17,46 +17,64 @@ const SKIPPED = new Set(ALWAYS_IGNORED);
 /** Files read at once while searching content. */
 const READERS = 8;
 
+/** Thrown by a walk that would visit more entries than it was allowed. */
+export class WalkBudgetExceeded extends Error {}
+
 /** The search without ripgrep: a walk of the tree in Node, reading ignore files as it goes. */
-export const jsBackend: SearchBackend = {
-  name: 'js',
+export const jsBackend = walkingBackend(Infinity);
 
-  async listFiles(root, options) {
-    const target = await searchTarget(root, options.glob, options);
-    return target ? walk(target, options.signal, extraRules(root, options.ignore)) : [];
-  },
+/**
+ * A walk in Node that gives up with `WalkBudgetExceeded` once it has seen `budget` entries
+ * (files and folders), or, for a content search, would read more than `budget / 10` files.
+ */
+export function walkingBackend(budget: number): SearchBackend {
+  return {
+    name: 'js',
+    async listFiles(root, options) {
+      const target = await searchTarget(root, options.glob, options);
+      return target ? walk(target, options.signal, extraRules(root, options.ignore), budget) : [];
+    },
+    searchContent: (root, options) => searchContent(root, options, budget),
+  };
+}
 
-  async searchContent(root, options) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(options.pattern);
-    } catch (error) {
-      throw invalidRegex(options.pattern, (error as Error).message);
+async function searchContent(root: string, options: Parameters<SearchBackend['searchContent']>[1], budget: number): Promise<ContentMatch[]> {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(options.pattern);
+  } catch (error) {
+    throw invalidRegex(options.pattern, (error as Error).message);
+  }
+  const target = await searchTarget(root, includePattern(options.include), options);
+  const files = target ? await walk(target, options.signal, () => false, budget) : [];
+  if (files.length > budget / 10) throw new WalkBudgetExceeded(`${files.length} files to search`);
+  const matches: ContentMatch[] = [];
+  let next = 0;
+  const reader = async () => {
+    while (next < files.length) {
+      const path = files[next++];
+      options.signal.throwIfAborted();
+      const content = await readText(path);
+      content?.split('\n').forEach((text, index, lines) => {
+        // The empty string after a final newline is not a line.
+        if (index === lines.length - 1 && text === '') return;
+        if (regex.test(text)) matches.push({ path, line: index + 1, text });
+      });
     }
-    const target = await searchTarget(root, includePattern(options.include), options);
-    const files = target ? await walk(target, options.signal, () => false) : [];
-    const matches: ContentMatch[] = [];
-    let next = 0;
-    const reader = async () => {
-      while (next < files.length) {
-        const path = files[next++];
-        options.signal.throwIfAborted();
-        const content = await readText(path);
-        content?.split('\n').forEach((text, index, lines) => {
-          // The empty string after a final newline is not a line.
-          if (index === lines.length - 1 && text === '') return;
-          if (regex.test(text)) matches.push({ path, line: index + 1, text });
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: READERS }, reader));
-    return matches;
-  },
-};
+  };
+  await Promise.all(Array.from({ length: READERS }, reader));
+  return matches;
+}
 
 /** The wanted files under the target, never following symlinks, checking `signal` in each folder. */
-async function walk(target: SearchTarget, signal: AbortSignal, excluded: (path: string, isDir: boolean) => boolean): Promise<string[]> {
+async function walk(
+  target: SearchTarget,
+  signal: AbortSignal,
+  excluded: (path: string, isDir: boolean) => boolean,
+  budget: number,
+): Promise<string[]> {
   signal.throwIfAborted();
+  let seen = 0;
   if (target.file) return target.matches(relative(target.dir, target.file)) ? [target.file] : [];
   const files: string[] = [];
   const visit = async (dir: string, rules: IgnoreRules, depth: number): Promise<void> => {
@@ -67,6 +85,8 @@ async function walk(target: SearchTarget, signal: AbortSignal, excluded: (path: 
     } catch {
       return; // Gone or unreadable: skipped, as ripgrep does.
     }
+    seen += entries.length;
+    if (seen > budget) throw new WalkBudgetExceeded(`more than ${budget} entries under ${target.dir}`);
     const inner = await rules.enter(dir, entries);
     const folders: Promise<void>[] = [];
     for (const entry of entries) {

@@ -1,0 +1,56 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { LoomActivities } from '../activities/index.js';
+import { newId } from '../core/ids.js';
+import { checkToolCall } from '../core/tool-call.js';
+
+/**
+ * Loom's loop without Temporal: the same activity code (model call, tools, store writes) called
+ * one after another in this process. What a step costs when nothing is durable.
+ */
+export async function runInProcess(
+  activities: LoomActivities,
+  input: { sessionId: string; directory: string; agent: string; model: string; prompt: string },
+): Promise<number> {
+  const environment = new MockActivityEnvironment();
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => environment.run(fn, ...args) as Promise<R>;
+  const config = await run(activities.prepareRun, { sessionId: input.sessionId, directory: input.directory, agent: input.agent, model: input.model });
+  await run(activities.openSession, { sessionId: input.sessionId, agent: config.agent.name, model: config.model, directory: input.directory });
+  const userMessageId = newId('msg', Date.now(), Math.random);
+  await run(activities.saveUserMessage, { sessionId: input.sessionId, messageId: userMessageId, agent: config.agent.name, model: config.model, text: input.prompt, directory: input.directory });
+  let step = 0;
+  for (;;) {
+    step++;
+    const messageId = newId('msg', Date.now(), Math.random);
+    const answer = await run(activities.callModel, {
+      sessionId: input.sessionId,
+      messageId,
+      parentMessageId: userMessageId,
+      agent: config.agent.name,
+      model: config.model,
+      step,
+      directory: input.directory,
+      tools: config.tools,
+    });
+    if (answer.toolCalls.length === 0) break;
+    await Promise.all(
+      answer.toolCalls.map((call) => {
+        const checked = checkToolCall(call, config.tools);
+        if (!checked.ok) throw new Error(`In-process loop: ${checked.error}`);
+        return run(activities.runTool, {
+          sessionId: input.sessionId,
+          messageId,
+          partId: call.partId,
+          callId: call.callId,
+          tool: call.tool,
+          input: checked.input,
+          directory: input.directory,
+          model: config.model,
+          canDelegate: false,
+        });
+      }),
+    );
+  }
+  await run(activities.pruneSession, { sessionId: input.sessionId });
+  await run(activities.finishRun, { sessionId: input.sessionId, status: 'idle' });
+  return step;
+}

@@ -1,0 +1,61 @@
+import { newId, partId } from '../core/ids.js';
+import type { MessageWithParts } from '../core/message.js';
+import { spawnLoom } from '../test/support/run-loom.js';
+import type { BenchEnv } from './harness.js';
+import { globSteps } from './per-step.js';
+import { repeat, type Row } from './stats.js';
+
+/**
+ * A session of `count` messages: a real 3-step session whose first tool-calling step is then
+ * copied (new ids, same content) until the session holds `count` messages.
+ */
+async function sessionWithMessages(bench: BenchEnv, count: number): Promise<string> {
+  bench.model.setScript(globSteps());
+  const { sessionId, result } = await bench.startSession('Take 3 steps.');
+  await result();
+  const messages = await bench.store.messages(sessionId);
+  const step = messages.find((m) => m.info.role === 'assistant' && m.parts.some((p) => p.type === 'tool'))!;
+  for (let copy = messages.length; copy < count; copy++) await saveCopy(bench, step, copy);
+  return sessionId;
+}
+
+async function saveCopy(bench: BenchEnv, { info, parts }: MessageWithParts, copy: number): Promise<void> {
+  const id = newId('msg', Date.now(), Math.random);
+  await bench.store.saveMessage({ ...info, id });
+  for (const [index, part] of parts.entries()) {
+    await bench.store.savePart({ ...part, id: partId(id, index), messageID: id, ...(part.type === 'tool' ? { callID: `${part.callID}-${copy}` } : {}) });
+  }
+}
+
+/**
+ * Time from starting `loom resume <id> "…"` (a new CLI process) to the scripted model receiving
+ * the run's first request, for a session of 500 messages next to one of 4.
+ */
+export async function resumeLatency(bench: BenchEnv, runs: number): Promise<Row[]> {
+  const long = await sessionWithMessages(bench, 500);
+  const short = await sessionWithMessages(bench, 4);
+  const resume = async (sessionId: string, messages: number) => {
+    bench.model.setScript([{ reply: { text: 'Resumed.' } }]);
+    bench.model.requests.length = 0;
+    const prompt = `Resume ${Date.now()}`;
+    const start = performance.now();
+    const { result } = spawnLoom(['resume', sessionId, prompt], { env: bench.processEnv, cwd: bench.project });
+    const request = await bench.model.waitForRequest((r) => r.lastUser === prompt, 60_000);
+    const elapsed = performance.now() - start;
+    const { code, stderr } = await result;
+    if (code !== 0) throw new Error(`loom resume exited with ${code}: ${stderr}`);
+    // The model saw the whole session: its messages as chat turns (tool results are turns of their own).
+    if (request.messages.length < messages) throw new Error(`The model saw ${request.messages.length} messages, expected ${messages} or more`);
+    return elapsed;
+  };
+  const samples = await repeat(runs, async () => {
+    const longMs = await resume(long, 500);
+    const shortMs = await resume(short, 4);
+    return { longMs, shortMs, ratio: longMs / shortMs };
+  });
+  return [
+    { name: 'resume: 500-message session, to first model request', unit: 'ms', samples: samples.longMs, note: '`loom resume` in a new process' },
+    { name: 'resume: 4-message session, to first model request', unit: 'ms', samples: samples.shortMs },
+    { name: 'resume: 500 ÷ 4 messages', unit: '×', samples: samples.ratio },
+  ];
+}
