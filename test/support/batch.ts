@@ -1,10 +1,11 @@
 import type { BatchTaskInput } from '../../core/batch.js';
+import type { ModelRetry } from '../../core/run.js';
 import { startBatch } from '../../client/batches.js';
 import type { LoomTestEnv } from './loom-env.js';
 import { SCRIPTED_MODEL } from './loom-env.js';
 
 /** Starts a batch on the test env's task queue, as `loom batch run` would. */
-export function runBatch(env: LoomTestEnv, tasks: BatchTaskInput[], options: { concurrency?: number; retries?: number; agent?: string } = {}) {
+export function runBatch(env: LoomTestEnv, tasks: BatchTaskInput[], options: { concurrency?: number; retries?: number; agent?: string; modelRetry?: ModelRetry } = {}) {
   return startBatch(env.client, env.store, {
     tasks,
     source: 'tasks.jsonl',
@@ -15,7 +16,7 @@ export function runBatch(env: LoomTestEnv, tasks: BatchTaskInput[], options: { c
     concurrency: options.concurrency ?? 5,
     retries: options.retries ?? 0,
     taskQueue: env.taskQueue,
-    modelRetry: { maximumAttempts: 1, initialIntervalMs: 100, maximumIntervalMs: 100 },
+    modelRetry: options.modelRetry ?? { maximumAttempts: 1, initialIntervalMs: 100, maximumIntervalMs: 100 },
   });
 }
 

@@ -23,7 +23,12 @@ describe('a 1,000-task batch', () => {
     env.model.setScript([{ name: 'task', reply: (r) => ({ text: `done: ${r.lastUser.split(':')[0]}` }) }]);
     workers.push(await startWorkerProcess(env.env));
     const started = Date.now();
-    const { batch, handle } = await runBatch(env, numberedTasks(TASKS), { concurrency: 20 });
+    // Model calls under way on the killed worker time out and run again on the new one: an
+    // activity retry, not a second attempt of the task.
+    const { batch, handle } = await runBatch(env, numberedTasks(TASKS), {
+      concurrency: 20,
+      modelRetry: { maximumAttempts: 3, initialIntervalMs: 100, maximumIntervalMs: 500 },
+    });
 
     let progress = await handle.query(batchProgressQuery);
     while (progress.done < TASKS / 2) {
