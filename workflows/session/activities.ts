@@ -54,8 +54,8 @@ export const NON_RETRYABLE_MODEL_FAILURES = [
   'ConfigError',
 ];
 
-/** A streaming model call: heartbeats every second, so cancellation and worker death show within seconds. */
-export function modelCall(retry: ModelRetry, summary: string) {
+/** Streaming model calls: heartbeats every second, so cancellation and worker death show within seconds. */
+function modelActivities(retry: ModelRetry, summary: string) {
   return proxyActivities<LoomActivities>({
     summary,
     startToCloseTimeout: '15 minutes',
@@ -67,24 +67,14 @@ export function modelCall(retry: ModelRetry, summary: string) {
       maximumAttempts: retry.maximumAttempts,
       nonRetryableErrorTypes: NON_RETRYABLE_MODEL_FAILURES,
     },
-  }).callModel;
+  });
 }
 
+/** One step's model call. */
+export const modelCall = (retry: ModelRetry, summary: string) => modelActivities(retry, summary).callModel;
+
 /** A compaction: a model call like any other, but a long one, with no tools. */
-export function compactionCall(retry: ModelRetry, summary: string) {
-  return proxyActivities<LoomActivities>({
-    summary,
-    startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '10 seconds',
-    retry: {
-      initialInterval: retry.initialIntervalMs,
-      maximumInterval: retry.maximumIntervalMs,
-      backoffCoefficient: 2,
-      maximumAttempts: retry.maximumAttempts,
-      nonRetryableErrorTypes: NON_RETRYABLE_MODEL_FAILURES,
-    },
-  }).compactSession;
-}
+export const compactionCall = (retry: ModelRetry, summary: string) => modelActivities(retry, summary).compactSession;
 
 /** Naming a session: cheap, and not worth retrying for long. */
 export const titles = proxyActivities<LoomActivities>({
