@@ -6,15 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivities, type LoomActivities } from '../activities/index.js';
+import { startSession } from '../client/sessions.js';
 import { SqliteSessionStore } from '../activities/store/sqlite.js';
-import { newId } from '../core/ids.js';
-import type { SessionRunInput, SessionRunResult } from '../core/run.js';
-import { RootSessionAttribute } from '../core/search-attributes.js';
+import type { SessionRunResult } from '../core/run.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { startTemporalServer } from '../test/support/temporal-server.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
-import { sessionWorkflow } from './workflows.js';
 
 export const BENCH_MODEL = 'scripted/bench';
 
@@ -32,11 +30,8 @@ export interface BenchEnv {
   project: string;
   /** What activities and `loom` processes need: data dir, config with the scripted provider. */
   processEnv: NodeJS.ProcessEnv;
-  startSession(
-    prompt: string,
-    input?: Partial<SessionRunInput>,
-    options?: { taskQueue?: string },
-  ): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
+  /** Starts a session as `loom run` does, on the bench's task queue unless told another. */
+  startSession(prompt: string, options?: { taskQueue?: string }): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
   /** Bytes and events of workflow history over every run of a workflow id. */
   history(workflowId: string): Promise<{ bytes: number; events: number; runs: number }>;
   close(): Promise<void>;
@@ -105,13 +100,13 @@ export async function createBenchEnv(): Promise<BenchEnv> {
     taskQueue,
     project,
     processEnv,
-    async startSession(prompt, input = {}, options = {}) {
-      const sessionId = input.sessionId ?? newId('ses', Date.now(), Math.random);
-      const handle = await client.workflow.start(sessionWorkflow, {
-        workflowId: sessionId,
+    async startSession(prompt, options = {}) {
+      const { sessionId, handle } = await startSession(client, {
+        prompt,
+        agent: 'build',
+        model: BENCH_MODEL,
+        directory: project,
         taskQueue: options.taskQueue ?? taskQueue,
-        typedSearchAttributes: [{ key: RootSessionAttribute, value: sessionId }],
-        args: [{ sessionId, directory: project, agent: 'build', model: BENCH_MODEL, prompt, ...input }],
       });
       return { sessionId, result: () => handle.result() };
     },

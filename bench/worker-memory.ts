@@ -29,7 +29,7 @@ export async function workerMemory(bench: BenchEnv): Promise<Row[]> {
     const lane = async () => {
       while (started < MEMORY_SESSIONS) {
         started++;
-        const { result } = await bench.startSession('Take 3 steps.', {}, { taskQueue });
+        const { result } = await bench.startSession('Take 3 steps.', { taskQueue });
         await result();
         bench.model.requests.length = 0;
       }

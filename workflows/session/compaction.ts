@@ -3,6 +3,7 @@ import { CONTINUE_AFTER_COMPACTION, MEDIA_REMOVED_NOTE } from '../../core/compac
 import { newId } from '../../core/ids.js';
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
 import { compactionCall, store } from './activities.js';
+import { appendSyntheticPrompt } from './prompts.js';
 import { showProgress, type RunState } from './run-state.js';
 
 /**
@@ -39,16 +40,7 @@ export async function compact(input: SessionRunInput, state: RunState, options: 
     overflow: options.overflow,
   });
   if (!options.auto) return;
-  state.userMessageId = newId('msg', Date.now(), Math.random);
-  await store.saveUserMessage({
-    sessionId: input.sessionId,
-    messageId: state.userMessageId,
-    agent: config.agent.name,
-    model: config.model,
-    text: replay ?? (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION),
-    directory: input.directory,
-    synthetic: true,
-  });
+  await appendSyntheticPrompt(input, state, replay ?? (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION));
 }
 
 /** Whether a model call failed because the conversation no longer fits the model's context. */

@@ -54,6 +54,20 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
   }
 }
 
+/** Appends a prompt Loom writes itself (not the user's), which the next step answers. */
+export async function appendSyntheticPrompt(input: SessionRunInput, state: RunState, text: string): Promise<void> {
+  state.userMessageId = newId('msg', Date.now(), Math.random);
+  await store.saveUserMessage({
+    sessionId: input.sessionId,
+    messageId: state.userMessageId,
+    agent: state.config!.agent.name,
+    model: state.config!.model,
+    text,
+    directory: input.directory,
+    synthetic: true,
+  });
+}
+
 /** Another agent (a command's) takes over the run: its rules, tools and model from now on. */
 async function switchAgent(input: SessionRunInput, state: RunState, agent: string, model: string | undefined): Promise<void> {
   const config = await store.prepareRun({

@@ -1,6 +1,7 @@
 import { newId } from '../../core/ids.js';
 import type { SessionRunInput } from '../../core/run.js';
 import { store } from './activities.js';
+import { appendSyntheticPrompt } from './prompts.js';
 import type { RunState } from './run-state.js';
 import type { Slots } from './slots.js';
 import { runTaskCall, type TaskInput } from './task-call.js';
@@ -42,14 +43,5 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
     slots,
     modelRetry: input.modelRetry,
   });
-  state.userMessageId = newId('msg', Date.now(), Math.random);
-  await store.saveUserMessage({
-    sessionId: input.sessionId,
-    messageId: state.userMessageId,
-    agent: config.agent.name,
-    model: config.model,
-    text: SUMMARIZE_SUBTASK,
-    directory: input.directory,
-    synthetic: true,
-  });
+  await appendSyntheticPrompt(input, state, SUMMARIZE_SUBTASK);
 }
