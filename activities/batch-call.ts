@@ -1,8 +1,9 @@
 import type { BatchRecord, BatchProgress, BatchTaskInput } from '../core/batch.js';
-import { newId } from '../core/ids.js';
+import { derivedId } from '../core/ids.js';
+import { batch as batchSpec } from '../core/tools/batch.js';
 import type { ActivityDeps } from './deps.js';
 import { toolOutputDir } from './paths.js';
-import { setToolState } from './tools/tool-state.js';
+import { setToolState, toolInputOf } from './tools/tool-state.js';
 import { truncateOutput } from './tools/truncate.js';
 
 /** The store side of the `batch` tool: the batch record, and the call's result. */
@@ -10,21 +11,27 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
   /** Stores the batch a call asked for and marks the call running, linked to it. */
   async function createToolBatch(input: {
     partId: string;
-    callInput: Record<string, unknown>;
     sessionId: string;
     directory: string;
-    tasks: BatchTaskInput[];
+    /** Runs recorded before passed the call's input and tasks; now they are read from its part. */
+    callInput?: Record<string, unknown>;
+    tasks?: BatchTaskInput[];
     agent: string;
     model?: string;
     concurrency: number;
     retries: number;
   }): Promise<{ batchId: string; total: number }> {
     const now = Date.now();
-    const batch: BatchRecord = {
-      id: newId('bat', now, Math.random),
+    const callInput = input.callInput ?? (await toolInputOf(store, input.partId));
+    const tasks = input.tasks ?? batchSpec.parameters.parse(callInput).tasks;
+    // Derived from the call, so a retried activity finds the batch it made instead of making another.
+    const id = derivedId('bat', input.partId);
+    const existing = await store.getBatch(id);
+    const batch: BatchRecord = existing ?? {
+      id,
       source: 'batch tool',
-      sourceBytes: JSON.stringify(input.tasks).length,
-      total: input.tasks.length,
+      sourceBytes: JSON.stringify(tasks).length,
+      total: tasks.length,
       directory: input.directory,
       agent: input.agent,
       model: input.model,
@@ -34,10 +41,10 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
       status: 'running',
       time: { created: now, updated: now },
     };
-    await store.createBatch(batch, input.tasks);
+    if (!existing) await store.createBatch(batch, tasks);
     await setToolState(store, input.partId, {
       status: 'running',
-      input: input.callInput,
+      input: callInput,
       title: `batch ${batch.id}`,
       metadata: { batchId: batch.id, total: batch.total },
       time: { start: now },
@@ -46,12 +53,13 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
   }
 
   /** Writes a batch call's result: a summary line, then one line per task with its answer's first line. */
-  async function finishBatchCall(input: { partId: string; input: Record<string, unknown>; batchId: string; progress?: BatchProgress; error?: string; canDelegate: boolean }) {
+  async function finishBatchCall(input: { partId: string; input?: Record<string, unknown>; batchId: string; progress?: BatchProgress; error?: string; canDelegate: boolean }) {
     const part = await store.getPart(input.partId);
     const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
+    const callInput = input.input ?? (part?.type === 'tool' ? part.state.input : {});
     const metadata = { batchId: input.batchId, ...(input.progress ? { progress: input.progress } : {}) };
     if (input.error) {
-      await setToolState(store, input.partId, { status: 'error', input: input.input, error: input.error, metadata, time: { start, end: Date.now() } });
+      await setToolState(store, input.partId, { status: 'error', input: callInput, error: input.error, metadata, time: { start, end: Date.now() } });
       return;
     }
     const lines: string[] = [];
@@ -68,7 +76,7 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
     const cut = await truncateOutput(lines.join('\n'), { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
     await setToolState(store, input.partId, {
       status: 'completed',
-      input: input.input,
+      input: callInput,
       output: cut.output,
       title: `batch ${input.batchId}`,
       metadata: { ...metadata, truncated: cut.truncated, ...(cut.outputPath ? { outputPath: cut.outputPath } : {}) },

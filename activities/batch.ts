@@ -1,5 +1,8 @@
-import { newId } from '../core/ids.js';
-import type { BatchRecord, BatchStatus, BatchTaskInput, BatchTaskOutcome } from '../core/batch.js';
+import { batchTaskPromptId, idTime, seededId } from '../core/ids.js';
+import { preview } from '../core/prompt.js';
+import { lastText } from './last-text.js';
+import { storePrompt } from './prompts.js';
+import type { BatchRecord, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
 import type { ActivityDeps } from './deps.js';
 
 /** A task about to start: its session and what the Temporal UI shows for it. */
@@ -9,6 +12,23 @@ export interface ClaimedTask {
   attempt: number;
   description: string;
   agent?: string;
+}
+
+/** A batch task, as its session's run needs it. */
+export interface LoadedBatchTask {
+  agent?: string;
+  model?: string;
+  description: string;
+  promptId?: string;
+  /** Runs recorded before got the prompt itself. */
+  prompt?: string;
+  defaultAgent: string;
+  defaultModel?: string;
+}
+
+/** The session of a batch task's attempt after its first (which may continue a session of its own). */
+export function batchTaskSessionId(batchId: string, index: number, attempt: number): string {
+  return seededId('ses', idTime(batchId), `${batchId}:${index}:${attempt}`);
 }
 
 export function createBatchActivities({ store }: ActivityDeps) {
@@ -22,7 +42,8 @@ export function createBatchActivities({ store }: ActivityDeps) {
     for (const { index, attempt } of input.tasks) {
       const entry = await store.batchTask(input.batchId, index);
       if (!entry) throw new Error(`Batch ${input.batchId} has no task ${index}`);
-      const sessionId = attempt === 1 && entry.task.session_id ? entry.task.session_id : newId('ses', Date.now(), Math.random);
+      // Derived, so a claim that is made again (its workflow task was retried) names the same session.
+      const sessionId = attempt === 1 && entry.task.session_id ? entry.task.session_id : batchTaskSessionId(input.batchId, index, attempt);
       outcomes.push({ index, status: 'running', sessionId, attempts: attempt });
       claimed.push({ index, sessionId, attempt, description: entry.task.description.slice(0, 120), agent: entry.task.agent });
     }
@@ -30,17 +51,23 @@ export function createBatchActivities({ store }: ActivityDeps) {
     return claimed;
   }
 
-  /** What a task's session needs to start: its prompt, agent, model and title. */
-  async function loadBatchTask(input: { batchId: string; index: number }): Promise<BatchTaskInput & { defaultAgent: string; defaultModel?: string }> {
+  /**
+   * What a task's session needs to start: its agent, model and title, and its prompt stored as a
+   * prompt of its own, by id. (Runs recorded before got the prompt itself.)
+   */
+  async function loadBatchTask(input: { batchId: string; index: number }): Promise<LoadedBatchTask> {
     const [batch, entry] = await Promise.all([store.getBatch(input.batchId), store.batchTask(input.batchId, input.index)]);
     if (!batch || !entry) throw new Error(`Batch ${input.batchId} has no task ${input.index}`);
-    return { ...entry.task, defaultAgent: batch.agent, defaultModel: batch.model };
+    const promptId = batchTaskPromptId(input.batchId, input.index);
+    await storePrompt(store, promptId, entry.task.prompt);
+    const { agent, model, description } = entry.task;
+    return { agent, model, description: preview(description, 200), promptId, defaultAgent: batch.agent, defaultModel: batch.model };
   }
 
   /** Records how tasks ended; a completed task's answer is taken from its session. */
   async function recordBatchOutcomes(input: { batchId: string; outcomes: BatchTaskOutcome[] }): Promise<void> {
     const outcomes = await Promise.all(
-      input.outcomes.map(async (outcome) => (outcome.status === 'completed' && outcome.sessionId ? { ...outcome, text: await lastText(outcome.sessionId) } : outcome)),
+      input.outcomes.map(async (outcome) => (outcome.status === 'completed' && outcome.sessionId ? { ...outcome, text: await lastText(store, outcome.sessionId) } : outcome)),
     );
     await store.saveBatchOutcomes(input.batchId, outcomes);
   }
@@ -62,12 +89,6 @@ export function createBatchActivities({ store }: ActivityDeps) {
     if (!batch) return;
     const next: BatchRecord = { ...batch, status: input.status, concurrency: input.concurrency ?? batch.concurrency, time: { ...batch.time, updated: Date.now() } };
     await store.saveBatch(next);
-  }
-
-  async function lastText(sessionId: string): Promise<string> {
-    const messages = await store.messages(sessionId);
-    const text = messages.findLast((m) => m.info.role === 'assistant')?.parts.findLast((p) => p.type === 'text');
-    return text?.type === 'text' ? text.text : '';
   }
 
   return { claimBatchTasks, loadBatchTask, recordBatchOutcomes, cancelBatchTasks, setBatchStatus };

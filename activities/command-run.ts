@@ -1,9 +1,13 @@
 import { findAgent } from '../core/agents/index.js';
-import { partId } from '../core/ids.js';
+import { parseSlashCommand } from '../core/command-template.js';
+import { derivedId, partId } from '../core/ids.js';
+import { preview } from '../core/prompt.js';
 import type { ToolPart } from '../core/part.js';
 import { expandCommand } from './commands.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import type { ActivityDeps } from './deps.js';
+import { createdTime } from './message-time.js';
+import { readPrompt, storePrompt } from './prompts.js';
 import { projectAgents } from './run-config.js';
 
 /** A slash command, ready to run: as a subtask in a child session, or as a prompt. */
@@ -14,8 +18,12 @@ export interface PreparedCommand {
   agent: string;
   model?: string;
   description: string;
-  /** The expanded template. */
-  prompt: string;
+  /** The expanded template, stored as a prompt. */
+  promptId?: string;
+  /** Runs recorded before commands were stored got the expanded template itself. */
+  prompt?: string;
+  /** The start of the expanded template, for the Temporal UI. */
+  promptPreview?: string;
 }
 
 export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
@@ -24,32 +32,39 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
    * runs: as a subtask when the command says `subtask: true`, or when its agent is a subagent and
    * the command does not say `subtask: false` (OpenCode's rule).
    */
-  async function prepareCommand(input: { directory: string; name: string; arguments: string; agent: string }): Promise<PreparedCommand> {
+  async function prepareCommand(input: {
+    directory: string;
+    agent: string;
+    /** The stored prompt `/name arguments`; runs recorded before passed the name and arguments. */
+    promptId?: string;
+    sessionId?: string;
+    name?: string;
+    arguments?: string;
+  }): Promise<PreparedCommand> {
+    const slash = input.promptId ? parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId)) : undefined;
+    const name = slash?.name ?? input.name ?? '';
     const config = loadConfig(input.directory, env);
-    const command = config.command?.[input.name];
-    if (!command) throw new ConfigError(`Unknown command "/${input.name}". Commands: ${Object.keys(config.command ?? {}).map((n) => `/${n}`).join(', ') || 'none'}`);
+    const command = config.command?.[name];
+    if (!command) throw new ConfigError(`Unknown command "/${name}". Commands: ${Object.keys(config.command ?? {}).map((n) => `/${n}`).join(', ') || 'none'}`);
     const agent = findAgent(projectAgents(config, dataDir), command.agent ?? input.agent);
-    const expanded = await expandCommand(input.name, command, input.arguments, { directory: input.directory, env });
+    const expanded = await expandCommand(name, command, slash?.arguments ?? input.arguments ?? '', { directory: input.directory, env });
     const subtask = command.subtask === true || (agent.mode === 'subagent' && command.subtask !== false);
-    return {
-      subtask,
-      command: input.name,
-      agent: agent.name,
-      model: command.model ?? agent.model,
-      description: command.description ?? `/${input.name}`,
-      prompt: expanded.prompt,
-    };
+    const prepared = { subtask, command: name, agent: agent.name, model: command.model ?? agent.model, description: command.description ?? `/${name}` };
+    if (!input.promptId) return { ...prepared, prompt: expanded.prompt };
+    const promptId = derivedId('prm', input.promptId, 1);
+    await storePrompt(store, promptId, expanded.prompt, input.sessionId);
+    return { ...prepared, promptId, promptPreview: preview(expanded.prompt) };
   }
 
   /** The user's side of a subtask: a message holding the subtask, as OpenCode records it. */
   async function saveSubtaskMessage(input: { sessionId: string; messageId: string; agent: string; model: string; subtask: PreparedCommand }) {
-    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: Date.now() } });
+    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: await createdTime(store, input.messageId) } });
     await store.savePart({
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,
       messageID: input.messageId,
       type: 'subtask',
-      prompt: input.subtask.prompt,
+      prompt: input.subtask.promptId ? await readPrompt(store, input.subtask.promptId, input.sessionId) : (input.subtask.prompt ?? ''),
       description: input.subtask.description,
       agent: input.subtask.agent,
       model: input.subtask.model,
@@ -67,7 +82,10 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     step: number;
     callId: string;
     input: Record<string, unknown>;
+    /** The task's prompt, stored; runs recorded before had it in `input`. */
+    promptId?: string;
   }): Promise<{ partId: string }> {
+    const taskInput = input.promptId ? { ...input.input, prompt: await readPrompt(store, input.promptId, input.sessionId) } : input.input;
     await store.saveMessage({
       id: input.messageId,
       sessionID: input.sessionId,
@@ -76,7 +94,7 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
       agent: input.agent,
       model: input.model,
       step: input.step,
-      time: { created: Date.now() },
+      time: { created: await createdTime(store, input.messageId) },
       finish: 'tool-calls',
       tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
       cost: 0,
@@ -88,7 +106,7 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
       type: 'tool',
       callID: input.callId,
       tool: 'task',
-      state: { status: 'pending', input: input.input, raw: JSON.stringify(input.input) },
+      state: { status: 'pending', input: taskInput, raw: JSON.stringify(taskInput) },
     };
     await store.savePart(part);
     return { partId: part.id };

@@ -3,6 +3,7 @@ import type { Part, ToolPart } from '../core/part.js';
 import type { PermissionRule } from '../core/permission.js';
 import { defaultTitle, type SessionStatus } from '../core/session.js';
 import type { ActivityDeps } from './deps.js';
+import { failToolPart, failedToolPart } from './tools/tool-state.js';
 
 export const ABORTED_TOOL_ERROR = 'Tool execution aborted';
 
@@ -45,7 +46,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
 
   /** A tool call that could not run (unknown tool, invalid arguments, infrastructure failure). */
   async function failToolCall(input: { partId: string; error: string }): Promise<void> {
-    await store.updatePart(input.partId, (part) => (part.type === 'tool' ? failed(part, input.error, Date.now()) : part));
+    await failToolPart(store, input.partId, input.error);
   }
 
   /**
@@ -63,7 +64,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
     const message = input.messageId ? await store.getMessage(input.messageId) : undefined;
     if (message?.role === 'assistant' && input.error) {
       for (const part of (await store.parts(message.id)).filter(isUnfinishedTool)) {
-        await store.savePart(failed(part, ABORTED_TOOL_ERROR, now));
+        await store.savePart(failedToolPart(part, ABORTED_TOOL_ERROR, now));
       }
       await store.saveMessage({ ...message, error: input.error, time: { ...message.time, completed: now } });
     }
@@ -80,9 +81,4 @@ export function createSessionActivities({ store }: ActivityDeps) {
 
 function isUnfinishedTool(part: Part): part is ToolPart {
   return part.type === 'tool' && (part.state.status === 'pending' || part.state.status === 'running');
-}
-
-function failed(part: ToolPart, error: string, now: number): ToolPart {
-  const start = part.state.status === 'running' ? part.state.time.start : now;
-  return { ...part, state: { status: 'error', input: part.state.input, error, time: { start, end: now } } };
 }

@@ -1,7 +1,9 @@
 import type { ActivityDeps } from './deps.js';
 import { toolOutputDir } from './paths.js';
 import { taskSteps } from './task-progress.js';
-import { setToolState } from './tools/tool-state.js';
+import { lastText } from './last-text.js';
+import { storePrompt } from './prompts.js';
+import { setToolState, toolInputOf } from './tools/tool-state.js';
 import { truncateOutput } from './tools/truncate.js';
 
 /** The seeds' envelope: how a task result tells the model which session to continue. */
@@ -23,11 +25,23 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
     return { exists: true, inTree: session.id === input.rootId };
   }
 
-  /** Marks a task call running and links it to its subagent's session. */
-  async function startTaskCall(input: { partId: string; input: Record<string, unknown>; description: string; sessionId: string; model: string }) {
+  /**
+   * Marks a task call running and links it to its subagent's session; stores the call's prompt as
+   * that session's prompt (`promptId`). Runs recorded before passed the call's input.
+   */
+  async function startTaskCall(input: {
+    partId: string;
+    input?: Record<string, unknown>;
+    description: string;
+    sessionId: string;
+    model: string;
+    promptId?: string;
+  }) {
+    const callInput = input.input ?? (await toolInputOf(store, input.partId));
+    if (input.promptId) await storePrompt(store, input.promptId, String(callInput.prompt ?? ''), input.sessionId);
     await setToolState(store, input.partId, {
       status: 'running',
-      input: input.input,
+      input: callInput,
       title: input.description,
       metadata: { sessionId: input.sessionId, model: input.model, summary: [] },
       time: { start: Date.now() },
@@ -40,7 +54,7 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
    */
   async function finishTaskCall(input: {
     partId: string;
-    input: Record<string, unknown>;
+    input?: Record<string, unknown>;
     description: string;
     sessionId: string;
     /** Said before the result, e.g. that a requested session did not exist. */
@@ -50,37 +64,30 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
   }): Promise<void> {
     const part = await store.getPart(input.partId);
     const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
+    const callInput = input.input ?? (part?.type === 'tool' ? part.state.input : {});
     const summary = await taskSteps(store, input.sessionId);
     const metadata = { sessionId: input.sessionId, summary };
     const envelope = taskEnvelope(input.sessionId);
     if (input.error) {
       await setToolState(store, input.partId, {
         status: 'error',
-        input: input.input,
+        input: callInput,
         error: `${input.error}\n\n${envelope}`,
         metadata,
         time: { start, end: Date.now() },
       });
       return;
     }
-    const text = await lastText(input.sessionId);
+    const text = await lastText(store, input.sessionId);
     const cut = await truncateOutput(`${input.note ?? ''}${text}`, { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
     await setToolState(store, input.partId, {
       status: 'completed',
-      input: input.input,
+      input: callInput,
       output: `${cut.output}\n\n${envelope}`,
       title: input.description,
       metadata: { ...metadata, truncated: cut.truncated, ...(cut.outputPath ? { outputPath: cut.outputPath } : {}) },
       time: { start, end: Date.now() },
     });
-  }
-
-  /** The last text part of the session's last assistant message (OpenCode's task result). */
-  async function lastText(sessionId: string): Promise<string> {
-    const messages = await store.messages(sessionId);
-    const last = messages.findLast((message) => message.info.role === 'assistant');
-    const text = last?.parts.findLast((part) => part.type === 'text');
-    return text?.type === 'text' ? text.text : '';
   }
 
   return { lookupTaskSession, startTaskCall, finishTaskCall };

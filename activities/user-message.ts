@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { parseSlashCommand } from '../core/command-template.js';
 import { evaluate } from '../core/permission.js';
-import { idTime, partId } from '../core/ids.js';
+import { partId } from '../core/ids.js';
 import type { Part, PartContent } from '../core/part.js';
 import { loadConfig } from './config/load.js';
 import type { ActivityDeps } from './deps.js';
+import { createdTime } from './message-time.js';
+import { readPrompt } from './prompts.js';
 import { resolveReferences, type Reference } from './prompt-references.js';
 import { projectAgents } from './run-config.js';
 import { read } from './tools/read.js';
@@ -17,34 +20,43 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
   /**
    * Writes a prompt as a user message. `@file` and `@folder` references are read into it (as the
    * read tool would show them); an `@agent` mention adds an agent part and the instruction to
-   * delegate to that agent. Returns the agents mentioned: that turn's task calls do not ask.
+   * delegate to that agent. Returns the agents mentioned: that turn's task calls do not ask. A
+   * prompt that calls a configured slash command is left for `prepareCommand`, and its name returned.
    */
   async function saveUserMessage(input: {
     sessionId: string;
     messageId: string;
     agent: string;
     model: string;
-    text: string;
+    /** The prompt, by its id in the store; `text` for runs recorded before (and Loom's own short prompts). */
+    promptId?: string;
+    text?: string;
     directory: string;
     /** Written by Loom, not the user (e.g. the request to summarise a subtask): taken as it is. */
     synthetic?: boolean;
-  }): Promise<{ mentions: string[] }> {
+    /** The configured slash commands: a prompt that calls one is not written but handed back. */
+    commands?: string[];
+  }): Promise<{ mentions: string[]; command?: string }> {
+    const text = input.promptId ? await readPrompt(store, input.promptId, input.sessionId) : (input.text ?? '');
+    const slash = input.commands && !input.synthetic ? parseSlashCommand(text) : undefined;
+    if (slash && input.commands!.includes(slash.name)) return { mentions: [], command: slash.name };
     await store.saveMessage({
       id: input.messageId,
       sessionID: input.sessionId,
       role: 'user',
       agent: input.agent,
       model: input.model,
-      time: { created: idTime(input.messageId) },
+      time: { created: await createdTime(store, input.messageId) },
+      ...(input.promptId ? { promptID: input.promptId } : {}),
     });
     if (input.synthetic) {
-      await store.savePart({ id: partId(input.messageId, 0), sessionID: input.sessionId, messageID: input.messageId, type: 'text', text: input.text, synthetic: true });
+      await store.savePart({ id: partId(input.messageId, 0), sessionID: input.sessionId, messageID: input.messageId, type: 'text', text, synthetic: true });
       return { mentions: [] };
     }
     const config = loadConfig(input.directory, env);
     const agents = projectAgents(config, dataDir);
-    const references = await resolveReferences(input.text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
-    const parts: PartContent[] = [{ type: 'text', text: input.text }];
+    const references = await resolveReferences(text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
+    const parts: PartContent[] = [{ type: 'text', text }];
     for (const reference of references) parts.push(...(await referenceParts(reference, input, config)));
     const callerRules = agents.find((agent) => agent.name === input.agent)?.permission ?? [];
     const mentions = references.filter((reference) => reference.kind === 'agent').map((reference) => reference.name);
@@ -96,7 +108,7 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
 
   /** A request to compact the session: a user message holding a `compaction` part. */
   async function saveCompactionRequest(input: { sessionId: string; messageId: string; agent: string; model: string; auto: boolean; overflow: boolean }) {
-    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: idTime(input.messageId) } });
+    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: await createdTime(store, input.messageId) } });
     await store.savePart({
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,

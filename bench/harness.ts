@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createActivities, type LoomActivities } from '../activities/index.js';
 import { startSession } from '../client/sessions.js';
 import { SqliteSessionStore } from '../activities/store/sqlite.js';
+import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
 import type { SessionRunResult } from '../core/run.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { startTemporalServer } from '../test/support/temporal-server.js';
@@ -101,8 +102,9 @@ export async function createBenchEnv(): Promise<BenchEnv> {
     project,
     processEnv,
     async startSession(prompt, options = {}) {
-      const { sessionId, handle } = await startSession(client, {
+      const { sessionId, handle } = await startSession(client, store, {
         prompt,
+        maxPromptBytes: DEFAULT_MAX_PROMPT_BYTES,
         agent: 'build',
         model: BENCH_MODEL,
         directory: project,

@@ -1,7 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { LoomActivities } from '../activities/index.js';
 import { newId } from '../core/ids.js';
-import { checkToolCall } from '../core/tool-call.js';
 
 /**
  * Loom's loop without Temporal: the same activity code (model call, tools, store writes) called
@@ -31,18 +30,17 @@ export async function runInProcess(
       directory: input.directory,
       tools: config.tools,
     });
-    if (answer.toolCalls.length === 0) break;
+    const calls = answer.calls ?? [];
+    if (calls.length === 0) break;
     await Promise.all(
-      answer.toolCalls.map((call) => {
-        const checked = checkToolCall(call, config.tools);
-        if (!checked.ok) throw new Error(`In-process loop: ${checked.error}`);
+      calls.map((call) => {
+        if (call.rejected) throw new Error(`In-process loop: the model's call of ${call.tool} was rejected`);
         return run(activities.runTool, {
           sessionId: input.sessionId,
           messageId,
           partId: call.partId,
           callId: call.callId,
           tool: call.tool,
-          input: checked.input,
           directory: input.directory,
           model: config.model,
           canDelegate: false,

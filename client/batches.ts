@@ -7,11 +7,16 @@ import { newId } from '../core/ids.js';
 import type { ModelRetry } from '../core/run.js';
 import { batchWorkflow, type BatchRunInput } from '../workflows/batch.js';
 import { CliError } from './cli-error.js';
+import { formatBytes } from './render/bytes.js';
+import { promptSizeProblem } from './prompts.js';
 
 export type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
 
-/** Reads a JSONL batch file; any bad line is reported with its number and what is wrong. */
-export function readBatchFile(path: string): { tasks: BatchTaskInput[]; bytes: number } {
+/**
+ * Reads a JSONL batch file; any bad line (not JSON, a missing field, a prompt over `maxPromptBytes`)
+ * is reported with its number and what is wrong.
+ */
+export function readBatchFile(path: string, maxPromptBytes: number): { tasks: BatchTaskInput[]; bytes: number } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -30,7 +35,9 @@ export function readBatchFile(path: string): { tasks: BatchTaskInput[]; bytes: n
       return;
     }
     const parsed = BatchTaskInput.safeParse(value);
-    if (parsed.success) tasks.push(parsed.data);
+    const tooLarge = parsed.success ? promptSizeProblem(parsed.data.prompt, maxPromptBytes) : undefined;
+    if (tooLarge) problems.push(`${path}:${index + 1}: ${tooLarge}`);
+    else if (parsed.success) tasks.push(parsed.data);
     else problems.push(`${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'task'}: ${issue.message}`).join('; ')}`);
   });
   if (problems.length) throw new CliError(`${problems.length} bad line(s) in ${path}:\n${problems.slice(0, 20).join('\n')}`);
@@ -84,10 +91,4 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     staticDetails: `**${options.tasks.length} tasks** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${options.retries} retries`,
   });
   return { batch, handle };
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

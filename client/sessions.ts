@@ -1,16 +1,20 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { SessionStore } from '../activities/store/store.js';
 import { newId } from '../core/ids.js';
+import { PREVIEW_LIMIT } from '../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../core/run.js';
 import type { Session } from '../core/session.js';
 import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
 import { promptSignal } from '../workflows/api.js';
 import { sessionWorkflow } from '../workflows/index.js';
+import { savePrompt } from './prompts.js';
 
 export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
 
 export interface StartOptions {
   prompt: string;
+  /** Prompts over this many bytes are refused (see `promptLimit`). */
+  maxPromptBytes: number;
   agent: string;
   model?: string;
   directory: string;
@@ -20,14 +24,15 @@ export interface StartOptions {
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
-export async function startSession(client: Client, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
+export async function startSession(client: Client, store: SessionStore, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
   const sessionId = newId('ses', Date.now(), Math.random);
+  const promptId = await savePrompt(store, sessionId, options.prompt, options.maxPromptBytes);
   const input: SessionRunInput = {
     sessionId,
     directory: options.directory,
     agent: options.agent,
     model: options.model,
-    prompt: options.prompt,
+    promptId,
     title: options.title,
     modelRetry: options.modelRetry,
   };
@@ -48,9 +53,10 @@ export async function resumeSession(
   client: Client,
   store: SessionStore,
   session: Session,
-  options: { prompt: string; agent?: string; model?: string; taskQueue: string; modelRetry?: ModelRetry },
+  options: { prompt: string; maxPromptBytes: number; agent?: string; model?: string; taskQueue: string; modelRetry?: ModelRetry },
 ): Promise<SessionHandle> {
   const agent = options.agent ?? session.agent;
+  const promptId = await savePrompt(store, session.id, options.prompt, options.maxPromptBytes);
   const input: SessionRunInput = {
     sessionId: session.id,
     directory: session.directory,
@@ -64,7 +70,7 @@ export async function resumeSession(
     taskQueue: options.taskQueue,
     args: [input],
     signal: promptSignal,
-    signalArgs: [{ text: options.prompt }],
+    signalArgs: [{ promptId }],
     ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session)),
   });
   return client.workflow.getHandle(session.id, started.signaledRunId);
@@ -88,7 +94,7 @@ export async function cancelSession(client: Client, sessionId: string): Promise<
 function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId = sessionId) {
   return {
     staticSummary: `${agent} · ${excerpt(title, 80)}`,
-    staticDetails: `**Prompt**\n\n${excerpt(prompt, 4000)}`,
+    staticDetails: `**Prompt**\n\n${excerpt(prompt, PREVIEW_LIMIT)}`,
     typedSearchAttributes: [
       { key: AgentAttribute, value: agent },
       { key: RootSessionAttribute, value: rootId },

@@ -1,5 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
+import { lastAnswer } from '../activities/last-text.js';
 import { addTokens, zeroTokens, type MessageError, type Tokens } from '../core/message.js';
 import type { SessionRunResult } from '../core/run.js';
 import type { CliContext } from './context.js';
@@ -40,7 +41,7 @@ export async function watchRun(
   const detached = new Promise<RunOutcome>((resolve) => (detach = resolve));
   const outcome = Promise.race([
     handle.result().then(
-      (result) => completed(result),
+      (result) => completed(context, result),
       (error) => failed(context, sessionId, cursor, error),
     ),
     detached,
@@ -90,8 +91,10 @@ export async function watchRun(
   }
 }
 
-function completed(result: SessionRunResult): RunOutcome {
-  return { sessionId: result.sessionId, status: 'completed', text: result.text, tokens: result.tokens, steps: result.steps };
+/** The run's result holds a preview of the answer; the answer itself is in the store. */
+async function completed(context: CliContext, result: SessionRunResult): Promise<RunOutcome> {
+  const text = await lastAnswer(context.store, result.sessionId);
+  return { sessionId: result.sessionId, status: 'completed', text, tokens: result.tokens, steps: result.steps };
 }
 
 async function failed(context: CliContext, sessionId: string, cursor: number, error: unknown): Promise<RunOutcome> {

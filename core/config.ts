@@ -134,6 +134,8 @@ export const LoomConfig = z
     subagent_depth: z.number().int().min(0).optional(),
     /** Loom only: task calls of one run that may run at once; the rest wait their turn. */
     max_concurrent_subagents: z.number().int().min(1).optional(),
+    /** Loom only: the largest prompt accepted, in bytes (default 8 MiB). */
+    max_prompt_bytes: z.number().int().positive().optional(),
   })
   .transform(({ mode, ...config }) => {
     if (!mode) return config;

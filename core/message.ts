@@ -39,6 +39,8 @@ const MessageBase = z.object({
 export const UserMessage = MessageBase.extend({
   role: z.literal('user'),
   time: z.object({ created: z.number() }),
+  /** The stored prompt it was written from (absent for Loom's own prompts and older messages). */
+  promptID: z.string().optional(),
 });
 export type UserMessage = z.infer<typeof UserMessage>;
 

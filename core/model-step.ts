@@ -1,5 +1,6 @@
 import type { Tokens } from './message.js';
 import type { ToolCall } from './tool-call.js';
+import type { PlannedToolCall } from './tool-plan.js';
 
 /** One model call: the workflow passes ids and names; the activity reads the transcript itself. */
 export interface ModelStepInput {
@@ -18,11 +19,14 @@ export interface ModelStepInput {
   lastStep?: boolean;
 }
 
-/** Only what steers the loop; the answer itself is in the store. */
+/** Only what steers the loop; the answer itself, tool-call inputs included, is in the store. */
 export interface ModelStepResult {
   finish: string;
-  toolCalls: ToolCall[];
   tokens: Tokens;
-  /** The text of this step, cut at `FINAL_TEXT_LIMIT`. */
+  /** The start of this step's text, for previews. */
   text: string;
+  /** The step's tool calls, checked and planned by the activity. */
+  calls?: PlannedToolCall[];
+  /** Runs recorded before the activity planned the calls got them with their whole input. */
+  toolCalls?: ToolCall[];
 }

@@ -1,6 +1,8 @@
+import type { IdSequence } from './ids.js';
 import type { Tokens } from './message.js';
 import type { CompactionSettings, ModelLimit } from './compaction.js';
 import type { Ruleset } from './permission.js';
+import type { QueuedPrompt } from './prompt.js';
 
 /** How model calls are retried on rate limits, overload, 5xx and network errors. */
 export interface ModelRetry {
@@ -20,7 +22,12 @@ export interface SessionRunInput {
   agent?: string;
   /** `provider/model`; when absent: the agent's model, the session's, or the configured default. */
   model?: string;
-  /** The new prompt. Absent when the prompt arrives by signal (resume of a busy session). */
+  /**
+   * The new prompt, by its id in the session store. Absent when the prompt arrives by signal
+   * (resume of a busy session).
+   */
+  promptId?: string;
+  /** Runs started before prompts were stored first carried the prompt's text. */
   prompt?: string;
   parentId?: string;
   /** For a subagent's run: the parent's `task` tool part, which shows this session's progress. */
@@ -42,10 +49,13 @@ export interface SessionRunInput {
 export interface CarriedState {
   step: number;
   tokens: Tokens;
-  queued: string[];
+  /** Prompts not yet taken (plain strings: texts, from runs recorded before prompts were stored). */
+  queued: (QueuedPrompt | string)[];
   userMessageId: string;
+  /** Where the run drew its ids (absent for runs recorded before). */
+  ids?: IdSequence;
   config: RunConfig;
-  /** Recent tool calls (`tool:input`), for the doom-loop guard. */
+  /** Recent tool calls (`tool:digest`), for the doom-loop guard. */
   recentCalls: string[];
   title?: string;
 }
@@ -102,14 +112,12 @@ export interface SubagentInfo {
 export interface SessionRunResult {
   sessionId: string;
   status: 'completed';
-  /** The final answer (cut at `FINAL_TEXT_LIMIT`; the whole text is in the store). */
+  /** The start of the final answer, for the Temporal UI; the whole text is in the store. */
   text: string;
   finish: string;
   tokens: Tokens;
   steps: number;
 }
-
-export const FINAL_TEXT_LIMIT = 32 * 1024;
 
 /** What a run reports while it works (the `progress` query). */
 export interface RunProgress {

@@ -1,11 +1,12 @@
-/** One tool call for a tool activity: the validated input and where to write the result. */
+/** One tool call for a tool activity: which call, and where to write the result. */
 export interface ToolRunInput {
   sessionId: string;
   messageId: string;
   partId: string;
   callId: string;
   tool: string;
-  input: Record<string, unknown>;
+  /** Runs recorded before passed the validated input; now the activity reads it from the call's part. */
+  input?: Record<string, unknown>;
   directory: string;
   /** The run's model: tools adapt to what it accepts (images, PDFs). */
   model: string;

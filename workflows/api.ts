@@ -1,12 +1,16 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermissionReply } from '../core/permission-request.js';
 import type { BatchProgress } from '../core/batch.js';
+import type { QueuedPrompt } from '../core/prompt.js';
 import type { RunProgress } from '../core/run.js';
 
 /** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
 
-/** A new prompt for a session whose run is busy: handled at the run's next step. */
-export const promptSignal = defineSignal<[{ text: string }]>('prompt');
+/**
+ * A new prompt for a session whose run is busy, by its id in the store: handled at the run's next
+ * step. (`{ text }` is what clients sent before prompts were stored first.)
+ */
+export const promptSignal = defineSignal<[QueuedPrompt]>('prompt');
 
 export const progressQuery = defineQuery<RunProgress>('progress');
 

@@ -9,6 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { isOverflow } from '../core/compaction.js';
+import { preview } from '../core/prompt.js';
 import type { RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { permissionReplyUpdate, progressQuery, promptSignal } from './api.js';
 import { store } from './session/activities.js';
@@ -29,7 +30,7 @@ import { startSession } from './session/start.js';
 export async function sessionWorkflow(runInput: SessionRunInput): Promise<SessionRunResult> {
   let input = runInput;
   const state = initialState(input);
-  setHandler(promptSignal, ({ text }) => void state.queued.push(text));
+  setHandler(promptSignal, (prompt) => void state.queued.push(prompt));
   setHandler(progressQuery, () => ({
     sessionId: input.sessionId,
     agent: state.config?.agent.name ?? input.agent ?? '',
@@ -63,7 +64,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
       model: input.model ?? task.model ?? task.defaultModel,
       title: input.title ?? task.description,
     };
-    state.queued.push(task.prompt);
+    state.queued.push(task.promptId ? { promptId: task.promptId } : { text: task.prompt ?? '' });
   }
 
   if (state.queued.length === 0 && !input.carried && !input.compact) {
@@ -72,7 +73,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
 
   let titling: Promise<void> = Promise.resolve();
   try {
-    if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0] ?? ''));
+    if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0]));
     state.gate = new PermissionGate(state.config, { id: input.sessionId, agent: state.config.agent.name });
     const slots = new Slots(state.config.maxConcurrentSubagents);
     const settings = state.config.compaction;
@@ -106,7 +107,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
     await titling;
     await condition(allHandlersFinished);
-    const text = input.quietResult ? '' : state.text;
+    const text = input.quietResult ? '' : preview(state.text);
     return { sessionId: input.sessionId, status: 'completed', text, finish: state.finish, tokens: state.tokens, steps: state.step };
   } catch (error) {
     if (isCancellation(error)) {
@@ -132,11 +133,13 @@ async function continueRunAsNew(input: SessionRunInput, state: RunState, config:
   return continueAsNew<typeof sessionWorkflow>({
     ...input,
     prompt: undefined,
+    promptId: undefined,
     carried: {
       step: state.step,
       tokens: state.tokens,
       queued: state.queued,
       userMessageId: state.userMessageId,
+      ...(state.ids ? { ids: state.ids } : {}),
       config,
       recentCalls: state.recentCalls,
       title: state.title,

@@ -1,15 +1,17 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { z } from 'zod';
-import { idTime } from '../../core/ids.js';
 import { zeroTokens } from '../../core/message.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
-import { FINAL_TEXT_LIMIT } from '../../core/run.js';
+import { preview } from '../../core/prompt.js';
+import type { Ruleset } from '../../core/permission.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { describeTaskTool } from '../../core/tools/task.js';
 import { loadConfig } from '../config/load.js';
 import type { ActivityDeps } from '../deps.js';
+import { createdTime } from '../message-time.js';
 import { buildModelRequest } from './model-request.js';
+import { planToolCalls } from './plan-tool-calls.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';
 
@@ -27,16 +29,18 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       agent: input.agent,
       model: input.model,
       step: input.step,
-      time: { created: idTime(input.messageId) },
+      time: { created: await createdTime(store, input.messageId) },
       tokens: zeroTokens(),
       cost: 0,
     };
+    let agentRules: Ruleset = [];
     const answer = await streamIntoMessage(store, message, async () => {
       const config = loadConfig(input.directory, env);
       const model = resolveModel(input.model, config, env);
       // Only what the model will see: from the last compaction on.
       const history = (await store.messages(input.sessionId, await store.compactionStart(input.sessionId))).filter((m) => m.info.id !== input.messageId);
       const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history);
+      agentRules = agent.permission;
       return {
         model,
         system,
@@ -47,7 +51,8 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         providerOptions: Object.keys(agent.options).length > 0 ? { openai: agent.options as never } : undefined,
       };
     });
-    return { finish: answer.finish, toolCalls: answer.toolCalls, tokens: answer.tokens, text: cut(answer.text) };
+    const calls = await planToolCalls(store, answer.toolCalls, { offered: input.tools, agentRules, directory: input.directory });
+    return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
   }
 
   return { callModel };
@@ -70,8 +75,4 @@ function inputSchemaOf(spec: ToolSpec): unknown {
   let schema = inputSchemas.get(spec);
   if (!schema) inputSchemas.set(spec, (schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' })));
   return schema;
-}
-
-function cut(text: string): string {
-  return text.length <= FINAL_TEXT_LIMIT ? text : `${text.slice(0, FINAL_TEXT_LIMIT)}\n… (cut; the whole answer is in the session)`;
 }

@@ -2,10 +2,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
 import { findAgent } from '../../core/agents/index.js';
 import { sinceLastCompaction } from '../../core/compaction.js';
-import { idTime } from '../../core/ids.js';
+import { derivedId } from '../../core/ids.js';
 import { zeroTokens, type MessageWithParts } from '../../core/message.js';
 import { loadConfig } from '../config/load.js';
 import type { ActivityDeps } from '../deps.js';
+import { createdTime } from '../message-time.js';
+import { storePrompt } from '../prompts.js';
 import { projectAgents } from '../run-config.js';
 import { ModelFailure } from './errors.js';
 import { resolveModel } from './provider.js';
@@ -48,10 +50,11 @@ export interface CompactionInput {
 export function createCompactionActivities({ store, env, dataDir }: ActivityDeps) {
   /**
    * Summarises the conversation since the last compaction with the hidden `compaction` agent (no
-   * tools, media replaced by markers, tool outputs cut short). Returns the user message to replay,
-   * if the context overflowed while it was being answered.
+   * tools, media replaced by markers, tool outputs cut short). Returns the user message to replay
+   * (stored as a prompt), if the context overflowed while it was being answered. (`replay`, its
+   * text, is what runs recorded before got.)
    */
-  async function compactSession(input: CompactionInput): Promise<{ replay?: string }> {
+  async function compactSession(input: CompactionInput): Promise<{ replayPromptId?: string; replay?: string }> {
     const config = loadConfig(input.directory, env);
     const agent = findAgent(projectAgents(config, dataDir), 'compaction');
     const model = agent.model ?? input.model;
@@ -81,7 +84,7 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
           model,
           step: input.step,
           summary: true,
-          time: { created: idTime(input.messageId) },
+          time: { created: await createdTime(store, input.messageId) },
           tokens: zeroTokens(),
           cost: 0,
         },
@@ -97,7 +100,10 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
       throw error;
     }
     const text = replay?.parts.flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : [])).join('\n');
-    return { replay: text || undefined };
+    if (!text) return {};
+    const replayPromptId = derivedId('prm', input.messageId);
+    await storePrompt(store, replayPromptId, text, input.sessionId);
+    return { replayPromptId };
   }
 
   return { compactSession };

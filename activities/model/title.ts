@@ -3,11 +3,13 @@ import { generateText } from 'ai';
 import { findAgent } from '../../core/agents/index.js';
 import { loadConfig } from '../config/load.js';
 import type { ActivityDeps } from '../deps.js';
+import { readPrompt } from '../prompts.js';
 import { projectAgents } from '../run-config.js';
 import { classifyModelError } from './errors.js';
 import { resolveModel } from './provider.js';
 
 const TITLE_LIMIT = 100;
+const TITLE_SOURCE_LIMIT = 20_000;
 
 /** One line, thinking removed, at most 100 characters. */
 export function cleanTitle(text: string): string {
@@ -21,7 +23,16 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
    * Names a new root session with the hidden `title` agent (the configured `small_model` if any),
    * unless someone gave it a title meanwhile. Returns the title it set.
    */
-  async function generateTitle(input: { sessionId: string; directory: string; model: string; prompt: string }): Promise<string | undefined> {
+  async function generateTitle(input: {
+    sessionId: string;
+    directory: string;
+    model: string;
+    /** The first prompt, by id; runs recorded before passed its text (`prompt`, or `text`). */
+    promptId?: string;
+    text?: string;
+    prompt?: string;
+  }): Promise<string | undefined> {
+    const prompt = input.promptId ? await readPrompt(store, input.promptId, input.sessionId) : (input.text ?? input.prompt ?? '');
     const config = loadConfig(input.directory, env);
     const agent = findAgent(projectAgents(config, dataDir), 'title');
     const model = agent.model ?? config.small_model ?? input.model;
@@ -29,7 +40,8 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
       const { text } = await generateText({
         model: resolveModel(model, config, env),
         system: agent.prompt,
-        messages: [{ role: 'user', content: `Generate a title for this conversation:\n${input.prompt}` }],
+        // The start of a long prompt says enough to name the conversation.
+        messages: [{ role: 'user', content: `Generate a title for this conversation:\n${prompt.slice(0, TITLE_SOURCE_LIMIT)}` }],
         temperature: agent.temperature,
         maxRetries: 0,
         abortSignal: Context.current().cancellationSignal,

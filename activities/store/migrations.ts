@@ -86,4 +86,13 @@ export const migrations: string[] = [
   -- Finding a session's compactions without reading every part.
   CREATE INDEX part_type ON part(session_id, json_extract(data, '$.type'));
   `,
+  `
+  -- Prompts, stored before a run is told their id: workflow history carries ids, not text.
+  CREATE TABLE prompt (
+    id TEXT PRIMARY KEY,
+    session_id TEXT,
+    time_created INTEGER NOT NULL,
+    text TEXT NOT NULL
+  );
+  `,
 ];

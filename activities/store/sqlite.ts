@@ -8,6 +8,7 @@ import { Part } from '../../core/part.js';
 import { Session, type SessionStatus } from '../../core/session.js';
 import type { PermissionRule } from '../../core/permission.js';
 import { PermissionRequestRecord } from '../../core/permission-request.js';
+import type { StoredPrompt } from '../../core/prompt.js';
 import { Todo } from '../../core/todo.js';
 import { migrations } from './migrations.js';
 import { NotFoundError, type SessionChanges, type SessionStore } from './store.js';
@@ -83,6 +84,11 @@ export class SqliteSessionStore implements SessionStore {
          ON CONFLICT(session_id, path) DO UPDATE SET mtime = excluded.mtime`,
       ),
       fileReadMtime: db.prepare('SELECT mtime FROM file_read WHERE session_id = ? AND path = ?'),
+      upsertPrompt: db.prepare(
+        `INSERT INTO prompt (id, session_id, time_created, text) VALUES (@id, @session, @created, @text)
+         ON CONFLICT(id) DO UPDATE SET session_id = excluded.session_id, text = excluded.text`,
+      ),
+      getPrompt: db.prepare('SELECT id, session_id, time_created, text FROM prompt WHERE id = ?'),
       saveTodos: db.prepare(
         'INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data',
       ),
@@ -324,6 +330,15 @@ export class SqliteSessionStore implements SessionStore {
   async batchTasks(batchId: string, page: { from?: number; limit?: number } = {}): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]> {
     const rows = this.statements.batchTasks.all(batchId, page.from ?? 0, page.limit ?? -1) as { task: string; outcome: string }[];
     return rows.map((row) => ({ task: BatchTaskInput.parse(JSON.parse(row.task)), outcome: BatchTaskOutcome.parse(JSON.parse(row.outcome)) }));
+  }
+
+  async savePrompt(prompt: StoredPrompt): Promise<void> {
+    this.statements.upsertPrompt.run({ id: prompt.id, session: prompt.sessionID ?? null, created: prompt.time.created, text: prompt.text });
+  }
+
+  async getPrompt(id: string): Promise<StoredPrompt | undefined> {
+    const row = this.statements.getPrompt.get(id) as { id: string; session_id: string | null; time_created: number; text: string } | undefined;
+    return row && { id: row.id, ...(row.session_id ? { sessionID: row.session_id } : {}), text: row.text, time: { created: row.time_created } };
   }
 
   async saveTodos(sessionID: string, todos: Todo[]): Promise<void> {

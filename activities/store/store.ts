@@ -4,6 +4,7 @@ import type { Part } from '../../core/part.js';
 import type { Session, SessionStatus } from '../../core/session.js';
 import type { PermissionRule } from '../../core/permission.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
+import type { StoredPrompt } from '../../core/prompt.js';
 import type { Todo } from '../../core/todo.js';
 
 /** What changed in a session since a cursor: for following a run live. */
@@ -68,6 +69,10 @@ export interface SessionStore {
   batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>>;
   /** Every task with its outcome, in order; `from`/`limit` page through them. */
   batchTasks(batchId: string, page?: { from?: number; limit?: number }): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]>;
+
+  /** Stores a prompt before any run is told of it (an upsert: sending it again changes nothing). */
+  savePrompt(prompt: StoredPrompt): Promise<void>;
+  getPrompt(id: string): Promise<StoredPrompt | undefined>;
 
   saveTodos(sessionID: string, todos: Todo[]): Promise<void>;
   todos(sessionID: string): Promise<Todo[]>;

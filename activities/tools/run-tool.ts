@@ -7,7 +7,8 @@ import { toolOutputDir } from '../paths.js';
 import { toolHandlers } from './index.js';
 import { reportStep } from '../task-progress.js';
 import { ProgressWriter } from './progress-writer.js';
-import { setToolState } from './tool-state.js';
+import { findTool } from '../../core/tools/index.js';
+import { setToolState, toolInputOf } from './tool-state.js';
 import { truncateOutput } from './truncate.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
@@ -21,7 +22,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
   async function runTool(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
-    await setToolState(store, input.partId, { status: 'running', input: input.input, time: { start } }, input.tool);
+    const toolInput = input.input ?? (await validInput(input.partId, input.tool));
+    await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
     await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running' });
     // Local activities have no heartbeats: the worker that runs them runs the workflow too.
     const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
@@ -29,7 +31,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     try {
       const handler = toolHandlers[input.tool];
       if (!handler) throw new Error(`No handler for tool "${input.tool}" on this worker`);
-      const result = await handler(input.input as never, {
+      const result = await handler(toolInput as never, {
         directory: input.directory,
         dataDir,
         sessionId: input.sessionId,
@@ -50,7 +52,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
           : await truncateOutput(result.output, { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
       await setToolState(store, input.partId, {
         status: 'completed',
-        input: input.input,
+        input: toolInput,
         output: cut.output,
         title: result.title,
         metadata: { ...result.metadata, truncated: cut.truncated, ...(cut.outputPath ? { outputPath: cut.outputPath } : {}) },
@@ -63,12 +65,19 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
       await progress.stop();
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
       const message = error instanceof Error ? error.message : String(error);
-      await setToolState(store, input.partId, { status: 'error', input: input.input, error: message, time: { start, end: Date.now() } });
+      await setToolState(store, input.partId, { status: 'error', input: toolInput, error: message, time: { start, end: Date.now() } });
       await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'error' });
       return { status: 'error', title: input.tool, preview: message.slice(0, TOOL_PREVIEW_LIMIT) };
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /** The call's input from its part, as the tool's parameters read it (defaults filled in). */
+  async function validInput(partId: string, tool: string): Promise<Record<string, unknown>> {
+    const spec = findTool(tool);
+    if (!spec) throw new Error(`No tool "${tool}" on this worker`);
+    return spec.parameters.parse(await toolInputOf(store, partId)) as Record<string, unknown>;
   }
 
   function configFor(directory: string): LoomConfig {

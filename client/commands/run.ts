@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { CliContext } from '../context.js';
 import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../project-agents.js';
+import { checkPromptSize, promptLimit } from '../prompts.js';
 import { startSession } from '../sessions.js';
 import { watchRun } from '../watch-run.js';
 import { printOutcome } from './outcome.js';
@@ -19,10 +20,13 @@ export async function runCommand(context: CliContext, prompt: string, options: R
   const directory = resolve(options.dir ?? process.cwd());
   const model = checkModelFlag(options.model);
   const agent = chooseAgent(options.agent, loadProjectAgents(directory, context.env, context.settings.dataDir));
+  const maxPromptBytes = promptLimit(directory, context.env);
+  checkPromptSize(prompt, maxPromptBytes);
   const { client } = await context.temporal();
   await context.ensureWorker();
-  const { sessionId, handle } = await startSession(client, {
+  const { sessionId, handle } = await startSession(client, context.store, {
     prompt,
+    maxPromptBytes,
     agent,
     model,
     directory,

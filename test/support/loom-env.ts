@@ -103,6 +103,9 @@ export async function createLoomTestEnv(
     },
     async start(prompt, input = {}) {
       const sessionId = input.sessionId ?? newId('ses', Date.now(), Math.random);
+      // As the CLI does: the prompt goes to the store, the run gets its id.
+      const promptId = prompt ? newId('prm', Date.now(), Math.random) : undefined;
+      if (promptId) await store.savePrompt({ id: promptId, sessionID: sessionId, text: prompt, time: { created: Date.now() } });
       const handle = await client.workflow.start(sessionWorkflow, {
         workflowId: sessionId,
         taskQueue,
@@ -113,7 +116,7 @@ export async function createLoomTestEnv(
             directory: project,
             agent: 'build',
             model: SCRIPTED_MODEL,
-            prompt: prompt || undefined,
+            promptId,
             modelRetry: { maximumAttempts: 3, initialIntervalMs: 100, maximumIntervalMs: 500 },
             ...input,
           },

@@ -1,10 +1,11 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
-import type { ToolCall } from '../../core/tool-call.js';
+import type { BatchCallPlan } from '../../core/tool-plan.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
 import { BATCH_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from './activities.js';
-import type { TaskContext } from './task-call.js';
+import type { CallRef, TaskContext } from './task-call.js';
 
+/** A `batch` call as runs recorded before carried it: with every task. */
 export interface BatchCallInput {
   tasks: { description: string; prompt: string; agent?: string }[];
   agent?: string;
@@ -15,12 +16,15 @@ export interface BatchCallInput {
 
 /**
  * A `batch` call: a `batchWorkflow` child run. It returns when the batch ends, with every task's
- * outcome, or at once with the batch id (`background`), the batch then outliving this run.
+ * outcome, or at once with the batch id (`background`), the batch then outliving this run. The
+ * tasks go from the call's part to the store without passing through here.
  */
-export async function runBatchCall(call: ToolCall, input: BatchCallInput, context: TaskContext): Promise<void> {
+export async function runBatchCall(call: CallRef, input: BatchCallPlan | BatchCallInput, context: TaskContext): Promise<void> {
   const { config } = context;
+  const recorded = 'tasks' in input;
   const agent = input.agent ?? 'general';
-  for (const name of [agent, ...input.tasks.flatMap((task) => (task.agent ? [task.agent] : []))]) {
+  const named = recorded ? [agent, ...input.tasks.flatMap((task) => (task.agent ? [task.agent] : []))] : input.agents;
+  for (const name of named) {
     if (!config.subagents.some((candidate) => candidate.name === name)) {
       return callStore.failToolCall({ partId: call.partId, error: `Unknown agent type: ${name} is not a valid agent type` });
     }
@@ -29,16 +33,20 @@ export async function runBatchCall(call: ToolCall, input: BatchCallInput, contex
   const retries = input.retries ?? 1;
   const { batchId, total } = await callStore.createToolBatch({
     partId: call.partId,
-    callInput: input as unknown as Record<string, unknown>,
+    ...(recorded ? { callInput: input as unknown as Record<string, unknown>, tasks: input.tasks } : {}),
     sessionId: context.sessionId,
     directory: context.directory,
-    tasks: input.tasks,
     agent,
     model: config.model,
     concurrency,
     retries,
   });
-  const record = { partId: call.partId, input: input as unknown as Record<string, unknown>, batchId, canDelegate: config.tools.includes('task') };
+  const record = {
+    partId: call.partId,
+    ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}),
+    batchId,
+    canDelegate: config.tools.includes('task'),
+  };
   const run: BatchRunInput = { batchId, directory: context.directory, total, concurrency, retries, modelRetry: context.modelRetry };
   const handle = await startChild<(input: BatchRunInput) => Promise<BatchResult>>(BATCH_WORKFLOW_TYPE, {
     workflowId: batchId,

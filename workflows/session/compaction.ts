@@ -1,8 +1,8 @@
 import { ApplicationFailure, ActivityFailure } from '@temporalio/workflow';
 import { CONTINUE_AFTER_COMPACTION, MEDIA_REMOVED_NOTE } from '../../core/compaction.js';
-import { newId } from '../../core/ids.js';
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
 import { compactionCall, store } from './activities.js';
+import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './prompts.js';
 import { showProgress, type RunState } from './run-state.js';
 
@@ -18,7 +18,7 @@ export async function compact(input: SessionRunInput, state: RunState, options: 
   state.phase = 'tools';
   state.lastCompactionStep = state.step;
   showProgress(state);
-  const requestId = newId('msg', Date.now(), Math.random);
+  const requestId = drawId(state, 'msg');
   await store.saveCompactionRequest({
     sessionId: input.sessionId,
     messageId: requestId,
@@ -28,9 +28,9 @@ export async function compact(input: SessionRunInput, state: RunState, options: 
     overflow: options.overflow,
   });
   state.userMessageId = requestId;
-  state.assistantMessageId = newId('msg', Date.now(), Math.random);
+  state.assistantMessageId = drawId(state, 'msg');
   const summarize = compactionCall(input.modelRetry ?? defaultModelRetry, `compact · step ${state.step}`);
-  const { replay } = await summarize({
+  const { replay, replayPromptId } = await summarize({
     sessionId: input.sessionId,
     messageId: state.assistantMessageId,
     parentMessageId: requestId,
@@ -40,7 +40,9 @@ export async function compact(input: SessionRunInput, state: RunState, options: 
     overflow: options.overflow,
   });
   if (!options.auto) return;
-  await appendSyntheticPrompt(input, state, replay ?? (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION));
+  // The user's last message, stored by the activity (runs recorded before got its text).
+  if (replayPromptId) return appendSyntheticPrompt(input, state, { promptId: replayPromptId });
+  await appendSyntheticPrompt(input, state, { text: replay ?? (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION) });
 }
 
 /** Whether a model call failed because the conversation no longer fits the model's context. */

@@ -1,12 +1,12 @@
-import { newId } from '../../core/ids.js';
 import { addTokens } from '../../core/message.js';
 import { isOverflow } from '../../core/compaction.js';
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
 import { modelCall } from './activities.js';
 import { isContextOverflow } from './compaction.js';
+import { drawId } from './ids.js';
 import { showProgress, type RunState } from './run-state.js';
 import type { Slots } from './slots.js';
-import { runToolCalls } from './tool-calls.js';
+import { planRecordedCalls, runToolCalls } from './tool-calls.js';
 
 /**
  * One step of the loop: a model call, then the tool calls it asked for. Returns whether the loop
@@ -15,7 +15,7 @@ import { runToolCalls } from './tool-calls.js';
 export async function modelStep(input: SessionRunInput, state: RunState, slots: Slots): Promise<{ more: boolean }> {
   const config = state.config!;
   state.phase = 'model';
-  state.assistantMessageId = newId('msg', Date.now(), Math.random);
+  state.assistantMessageId = drawId(state, 'msg');
   showProgress(state);
   // At its step limit the agent is told to answer, and offered no tools to do otherwise.
   const lastStep = config.agent.steps !== undefined && state.step >= config.agent.steps;
@@ -44,17 +44,18 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
   state.tokens = addTokens(state.tokens, answer.tokens);
   state.text = answer.text;
   state.finish = answer.finish;
-  if (answer.toolCalls.length > 0) {
+  // Runs recorded before the model activity planned the calls got them whole: planned here.
+  const calls = answer.calls ?? planRecordedCalls(answer.toolCalls ?? [], tools, config.agent.permission, input.directory);
+  if (calls.length > 0) {
     state.phase = 'tools';
     showProgress(state);
-    const { stopTurn } = await runToolCalls(answer.toolCalls, {
+    const { stopTurn } = await runToolCalls(calls, {
       sessionId: input.sessionId,
       messageId: state.assistantMessageId,
       directory: input.directory,
       model: config.model,
       offered: tools,
       gate: state.gate!,
-      agentRules: config.agent.permission,
       recentCalls: state.recentCalls,
       doomLoopThreshold: config.doomLoopThreshold,
       task: { config, slots, modelRetry: input.modelRetry },
@@ -64,7 +65,7 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
     if (stopTurn && state.queued.length === 0) return { more: false };
   }
   // Some OpenAI-compatible servers report `stop` alongside tool calls: the calls decide.
-  const more = answer.toolCalls.length > 0 || state.queued.length > 0;
+  const more = calls.length > 0 || state.queued.length > 0;
   if (more && config.compaction && isOverflow(answer.tokens, config.limit, config.compaction)) state.compactNext = 'full';
   return { more };
 }

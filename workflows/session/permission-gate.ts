@@ -21,7 +21,7 @@ const DERIVED_PERMISSION_IDS = 'derived-permission-ids';
 export type Authorization = { allowed: true; externalAllowed: boolean } | { allowed: false; error: string; stopTurn: boolean };
 
 export interface CallDescription {
-  call: ToolCall;
+  call: Pick<ToolCall, 'partId' | 'callId' | 'tool'>;
   messageId: string;
   /** `bash · npm test`: what a person approving sees. */
   title: string;

@@ -1,7 +1,9 @@
 import { parseSlashCommand } from '../../core/command-template.js';
-import { newId } from '../../core/ids.js';
+import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
+import type { PreparedCommand } from '../../activities/command-run.js';
 import { commands, store } from './activities.js';
+import { drawId } from './ids.js';
 import { PermissionGate } from './permission-gate.js';
 import type { RunState } from './run-state.js';
 
@@ -9,62 +11,102 @@ import type { RunState } from './run-state.js';
  * Writes the prompts that arrived since the last step as user messages. A `/command` is expanded
  * first: a subtask command is recorded and left for the loop to run (and the prompts after it wait
  * for the next step); any other command becomes the prompt of its agent, which takes over the run.
+ * Prompts come by id: their text is read from the store by the activities, never carried here.
  */
 export async function takePrompts(input: SessionRunInput, state: RunState): Promise<void> {
   while (state.queued.length > 0 && !state.subtask) {
-    let text = state.queued.shift()!;
-    const slash = parseSlashCommand(text);
-    if (slash && state.config!.commands.includes(slash.name)) {
+    const prompt = state.queued.shift()!;
+    if ('text' in prompt) {
+      await takeTextPrompt(input, state, prompt.text);
+      continue;
+    }
+    const messageId = drawId(state, 'msg');
+    const saved = await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, commands: state.config!.commands });
+    if (saved.command) {
       const prepared = await commands.prepareCommand({
         directory: input.directory,
-        name: slash.name,
-        arguments: slash.arguments,
+        sessionId: input.sessionId,
+        promptId: prompt.promptId,
         agent: state.config!.agent.name,
       });
-      if (prepared.subtask) {
-        state.userMessageId = newId('msg', Date.now(), Math.random);
-        await store.saveSubtaskMessage({
-          sessionId: input.sessionId,
-          messageId: state.userMessageId,
-          agent: state.config!.agent.name,
-          model: state.config!.model,
-          subtask: prepared,
-        });
-        state.subtask = prepared;
-        state.bypassTaskAsk = false;
-        return;
-      }
-      if (prepared.agent !== state.config!.agent.name || (prepared.model && prepared.model !== state.config!.model)) {
-        await switchAgent(input, state, prepared.agent, prepared.model);
-      }
-      text = prepared.prompt;
+      if (prepared.subtask) return recordSubtask(input, state, prepared, messageId);
+      await adoptCommandAgent(input, state, prepared);
+      await saveUserMessage(input, state, messageId, { promptId: prepared.promptId });
     }
-    state.userMessageId = newId('msg', Date.now(), Math.random);
-    // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
-    const saved = await store.saveUserMessage({
-      sessionId: input.sessionId,
-      messageId: state.userMessageId,
-      agent: state.config!.agent.name,
-      model: state.config!.model,
-      text,
-      directory: input.directory,
-    });
-    // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
-    state.bypassTaskAsk = (saved?.mentions.length ?? 0) > 0;
   }
 }
 
+/** Prompts of runs recorded before prompts were stored first: their text came with them. */
+async function takeTextPrompt(input: SessionRunInput, state: RunState, text: string): Promise<void> {
+  const slash = parseSlashCommand(text);
+  if (slash && state.config!.commands.includes(slash.name)) {
+    const prepared = await commands.prepareCommand({
+      directory: input.directory,
+      name: slash.name,
+      arguments: slash.arguments,
+      agent: state.config!.agent.name,
+    });
+    if (prepared.subtask) return recordSubtask(input, state, prepared, drawId(state, 'msg'));
+    await adoptCommandAgent(input, state, prepared);
+    text = prepared.prompt ?? '';
+  }
+  await saveUserMessage(input, state, drawId(state, 'msg'), { text });
+}
+
+/** A subtask command: recorded for the loop to run as its next step. */
+async function recordSubtask(input: SessionRunInput, state: RunState, prepared: PreparedCommand, messageId: string): Promise<void> {
+  state.userMessageId = messageId;
+  await store.saveSubtaskMessage({
+    sessionId: input.sessionId,
+    messageId,
+    agent: state.config!.agent.name,
+    model: state.config!.model,
+    subtask: prepared,
+  });
+  state.subtask = prepared;
+  state.bypassTaskAsk = false;
+}
+
+/** Any other command: its agent (and model) take over the run, and its expansion is the prompt. */
+async function adoptCommandAgent(input: SessionRunInput, state: RunState, prepared: PreparedCommand): Promise<void> {
+  if (prepared.agent !== state.config!.agent.name || (prepared.model && prepared.model !== state.config!.model)) {
+    await switchAgent(input, state, prepared.agent, prepared.model);
+  }
+}
+
+async function saveUserMessage(
+  input: SessionRunInput,
+  state: RunState,
+  messageId: string,
+  prompt: { text: string } | { promptId?: string; commands?: string[] },
+): Promise<{ command?: string }> {
+  // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
+  const saved = await store.saveUserMessage({
+    sessionId: input.sessionId,
+    messageId,
+    agent: state.config!.agent.name,
+    model: state.config!.model,
+    directory: input.directory,
+    ...prompt,
+  });
+  if (saved?.command) return saved;
+  state.userMessageId = messageId;
+  // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
+  state.bypassTaskAsk = (saved?.mentions.length ?? 0) > 0;
+  return {};
+}
+
 /** Appends a prompt Loom writes itself (not the user's), which the next step answers. */
-export async function appendSyntheticPrompt(input: SessionRunInput, state: RunState, text: string): Promise<void> {
-  state.userMessageId = newId('msg', Date.now(), Math.random);
+export async function appendSyntheticPrompt(input: SessionRunInput, state: RunState, prompt: QueuedPrompt): Promise<void> {
+  state.userMessageId = drawId(state, 'msg');
   await store.saveUserMessage({
     sessionId: input.sessionId,
     messageId: state.userMessageId,
     agent: state.config!.agent.name,
     model: state.config!.model,
-    text,
     directory: input.directory,
     synthetic: true,
+    ...prompt,
   });
 }
 

@@ -1,6 +1,8 @@
 import { ActivityFailure, ApplicationFailure, setCurrentDetails } from '@temporalio/workflow';
 import { zeroTokens, type MessageError } from '../../core/message.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
+import type { IdSequence } from '../../core/ids.js';
+import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js';
 import type { PermissionGate } from './permission-gate.js';
 import { messageOf } from './tool-calls.js';
@@ -11,7 +13,9 @@ export interface RunState {
   phase: RunProgress['phase'];
   tokens: RunProgress['tokens'];
   /** Prompts waiting for the next step. */
-  queued: string[];
+  queued: QueuedPrompt[];
+  /** Where this run draws its ids (see `drawId`). */
+  ids?: IdSequence;
   userMessageId: string;
   assistantMessageId?: string;
   text: string;
@@ -36,8 +40,13 @@ export function initialState(input: SessionRunInput): RunState {
     step: carried?.step ?? 0,
     phase: 'starting',
     tokens: carried?.tokens ?? zeroTokens(),
-    queued: [...(carried?.queued ?? []), ...(input.prompt !== undefined ? [input.prompt] : [])],
+    queued: [
+      ...(carried?.queued ?? []).map((prompt) => (typeof prompt === 'string' ? { text: prompt } : prompt)),
+      ...(input.promptId !== undefined ? [{ promptId: input.promptId }] : []),
+      ...(input.prompt !== undefined ? [{ text: input.prompt }] : []),
+    ],
     userMessageId: carried?.userMessageId ?? '',
+    ids: carried?.ids,
     text: '',
     finish: 'unknown',
     config: carried?.config,

@@ -1,4 +1,5 @@
 import { upsertMemo } from '@temporalio/workflow';
+import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, SessionRunInput } from '../../core/run.js';
 import { store, titles } from './activities.js';
 import { showProgress, type RunState } from './run-state.js';
@@ -8,7 +9,7 @@ import { showProgress, type RunState } from './run-state.js';
  * root session with no title gets one from the `title` agent, without holding the loop up: the
  * returned promise settles when the title is there (or could not be had).
  */
-export async function startSession(input: SessionRunInput, state: RunState, firstPrompt: string): Promise<{ config: RunConfig; titling: Promise<void> }> {
+export async function startSession(input: SessionRunInput, state: RunState, firstPrompt: QueuedPrompt | undefined): Promise<{ config: RunConfig; titling: Promise<void> }> {
   const config = await store.prepareRun({
     sessionId: input.sessionId,
     parentId: input.parentId,
@@ -31,7 +32,7 @@ export async function startSession(input: SessionRunInput, state: RunState, firs
   state.title = opened?.title;
   const wantsTitle = config.autoTitle && opened?.created && !input.parentId && !input.title && firstPrompt;
   const titling = wantsTitle
-    ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, prompt: firstPrompt }).then(
+    ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, ...firstPrompt! }).then(
         (title) => {
           if (title) state.title = title;
           showProgress(state);

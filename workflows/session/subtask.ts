@@ -1,6 +1,6 @@
-import { newId } from '../../core/ids.js';
 import type { SessionRunInput } from '../../core/run.js';
 import { store } from './activities.js';
+import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './prompts.js';
 import type { RunState } from './run-state.js';
 import type { Slots } from './slots.js';
@@ -17,14 +17,16 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
   const subtask = state.subtask!;
   state.subtask = undefined;
   const config = state.config!;
-  state.assistantMessageId = newId('msg', Date.now(), Math.random);
+  state.assistantMessageId = drawId(state, 'msg');
   const callId = `subtask_${state.assistantMessageId}`;
+  // Commands of runs recorded before carried their expanded prompt; now it is stored.
+  const recorded = subtask.prompt !== undefined;
   const taskInput: TaskInput = {
     description: subtask.description,
-    prompt: subtask.prompt,
     subagent_type: subtask.agent,
     command: subtask.command,
     model: subtask.model,
+    ...(recorded ? { prompt: subtask.prompt } : { promptPreview: subtask.promptPreview }),
   };
   const { partId } = await store.openTaskStep({
     sessionId: input.sessionId,
@@ -34,14 +36,15 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
     model: subtask.model ?? config.model,
     step: state.step,
     callId,
-    input: taskInput as unknown as Record<string, unknown>,
+    input: recorded ? (taskInput as unknown as Record<string, unknown>) : { description: subtask.description, subagent_type: subtask.agent, command: subtask.command },
+    ...(recorded ? {} : { promptId: subtask.promptId }),
   });
-  await runTaskCall({ partId, callId, tool: 'task', input: taskInput }, taskInput, {
+  await runTaskCall({ partId, callId, tool: 'task' }, taskInput, {
     sessionId: input.sessionId,
     directory: input.directory,
     config,
     slots,
     modelRetry: input.modelRetry,
   });
-  await appendSyntheticPrompt(input, state, SUMMARIZE_SUBTASK);
+  await appendSyntheticPrompt(input, state, { text: SUMMARIZE_SUBTASK });
 }

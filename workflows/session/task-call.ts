@@ -11,7 +11,9 @@ import { derivedId, newId } from '../../core/ids.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
 import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
 import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
+import { preview } from '../../core/prompt.js';
 import type { ToolCall } from '../../core/tool-call.js';
+import type { TaskCallPlan } from '../../core/tool-plan.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from './activities.js';
 import type { Slots } from './slots.js';
@@ -19,15 +21,14 @@ import type { Slots } from './slots.js';
 /** Runs recorded before child session ids were derived from the call keep their random ids. */
 const DERIVED_CHILD_IDS = 'derived-child-session-ids';
 
-export interface TaskInput {
-  description: string;
-  prompt: string;
-  subagent_type: string;
-  session_id?: string;
-  command?: string;
-  /** A command's own model (commands only; the model cannot choose one). */
-  model?: string;
-}
+/**
+ * A `task` call as the loop knows it: its plan. Runs recorded before (and their commands) carried
+ * the prompt itself; now the child's prompt is copied from the call's part in the store.
+ */
+export type TaskInput = Omit<TaskCallPlan, 'promptPreview'> & { promptPreview?: string; prompt?: string };
+
+/** Which call: its part (where its input and result live) and the model's call id. */
+export type CallRef = Pick<ToolCall, 'partId' | 'callId' | 'tool'>;
 
 export interface TaskContext {
   sessionId: string;
@@ -42,7 +43,7 @@ export interface TaskContext {
  * id, so the subagent can be resumed by that id later. The call's part shows the child's progress
  * and ends with its answer and session id, or an error that still names the session.
  */
-export async function runTaskCall(call: ToolCall, input: TaskInput, context: TaskContext): Promise<void> {
+export async function runTaskCall(call: CallRef, input: TaskInput, context: TaskContext): Promise<void> {
   const { config } = context;
   const fail = (error: string) => callStore.failToolCall({ partId: call.partId, error });
   if (config.depth >= config.subagentDepth) {
@@ -67,8 +68,10 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
   await context.slots.acquire();
   try {
     const model = input.model ?? agent.model ?? config.model;
-    const record = { partId: call.partId, input: input as unknown as Record<string, unknown>, description: input.description, sessionId };
-    await callStore.startTaskCall({ ...record, model });
+    const recorded = input.prompt !== undefined;
+    const promptId = derivedId('prm', call.partId);
+    const record = { partId: call.partId, description: input.description, sessionId, ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}) };
+    await callStore.startTaskCall({ ...record, model, ...(recorded ? {} : { promptId }) });
     const child: SessionRunInput = {
       sessionId,
       parentId: context.sessionId,
@@ -76,7 +79,7 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
       directory: context.directory,
       agent: agent.name,
       model,
-      prompt: input.prompt,
+      ...(recorded ? { prompt: input.prompt } : { promptId }),
       title: `${input.description} (@${agent.name} subagent)`,
       sessionRules: childRules(config, agent),
       modelRetry: context.modelRetry,
@@ -89,7 +92,7 @@ export async function runTaskCall(call: ToolCall, input: TaskInput, context: Tas
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${agent.name} · ${input.description}`,
-        staticDetails: `**Prompt**\n\n${input.prompt.slice(0, 4000)}`,
+        staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}`,
         typedSearchAttributes: [
           { key: AgentAttribute, value: agent.name },
           { key: RootSessionAttribute, value: config.rootId },

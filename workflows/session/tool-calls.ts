@@ -1,12 +1,18 @@
 import { ActivityFailure, TimeoutFailure, isCancellation, patched } from '@temporalio/workflow';
-import { checkToolCall, type CheckedToolCall, type ToolCall } from '../../core/tool-call.js';
-import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type Ruleset } from '../../core/permission.js';
-import { permissionsOf } from '../../core/tool-permissions.js';
+import type { Ruleset } from '../../core/permission.js';
+import type { ToolCall } from '../../core/tool-call.js';
+import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
 import { findTool } from '../../core/tools/index.js';
 import { LOCAL_TOOLS, callStore, localTool, mutatingTool, retriedTool } from './activities.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
 import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
+
+/**
+ * A call the loop runs. Calls of runs recorded before the model activity planned them carry their
+ * whole input, and the error of a call the model got wrong, for the loop to write.
+ */
+export type CallToRun = PlannedToolCall & { input?: Record<string, unknown>; error?: string };
 
 export interface ToolCallContext {
   sessionId: string;
@@ -16,9 +22,7 @@ export interface ToolCallContext {
   /** The tools the agent was offered this step. */
   offered: string[];
   gate: PermissionGate;
-  /** The agent's rules: a call to a tool they hide gets the rule's error, not "unknown tool". */
-  agentRules: Ruleset;
-  /** `tool:input` of the latest calls, across steps (the doom-loop guard reads and extends it). */
+  /** `tool:digest` of the latest calls, across steps (the doom-loop guard reads and extends it). */
   recentCalls: string[];
   doomLoopThreshold: number;
   /** For `task` calls: the run's configuration and its cap on concurrent subagents. */
@@ -27,16 +31,23 @@ export interface ToolCallContext {
   bypassTaskAsk: boolean;
 }
 
+/** Plans the calls of a model answer recorded before the activity did, exactly as the loop did then. */
+export function planRecordedCalls(calls: ToolCall[], offered: string[], agentRules: Ruleset, directory: string): CallToRun[] {
+  return calls.map((call) => {
+    const check = planToolCall(call, { offered, agentRules, directory, digest: (input) => JSON.stringify(input) });
+    return check.ok ? { ...check.plan, input: check.input } : { ...check.plan, error: check.error };
+  });
+}
+
 /**
  * Runs the tool calls of one model step at the same time, each once its permissions allow it. A
  * call the model got wrong (unknown tool, invalid arguments) or that a rule denies becomes an
  * error result it can act on. Waits for every call to settle, so a cancellation never leaves a
  * tool running behind the run's back. Returns whether a person's plain "reject" ended the turn.
  */
-export async function runToolCalls(calls: ToolCall[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
-  const checked = calls.map((call) => checkToolCall(call, context.offered));
-  const repeated = checked.map((check) => (check.ok ? isDoomLoop(check.call.tool, check.input, context) : false));
-  const outcomes = await Promise.allSettled(checked.map((check, index) => runToolCall(check, repeated[index], context)));
+export async function runToolCalls(calls: CallToRun[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
+  const repeated = calls.map((call) => (call.rejected ? false : isDoomLoop(call, context)));
+  const outcomes = await Promise.allSettled(calls.map((call, index) => runToolCall(call, repeated[index], context)));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
   for (const outcome of outcomes) {
@@ -46,8 +57,8 @@ export async function runToolCalls(calls: ToolCall[], context: ToolCallContext):
 }
 
 /** The same tool with identical input `threshold` times in a row, counting earlier steps too. */
-function isDoomLoop(tool: string, input: unknown, context: ToolCallContext): boolean {
-  const key = `${tool}:${JSON.stringify(input)}`;
+function isDoomLoop(call: CallToRun, context: ToolCallContext): boolean {
+  const key = `${call.tool}:${call.digest}`;
   context.recentCalls.push(key);
   if (context.recentCalls.length > context.doomLoopThreshold) context.recentCalls.shift();
   return context.recentCalls.length >= context.doomLoopThreshold && context.recentCalls.every((previous) => previous === key);
@@ -63,35 +74,33 @@ interface ToolCallOutcome {
   localFailure?: { partId: string; error: string };
 }
 
-async function runToolCall(checked: CheckedToolCall, repeated: boolean, context: ToolCallContext): Promise<ToolCallOutcome> {
-  if (!checked.ok) {
-    await callStore.failToolCall({ partId: checked.call.partId, error: notOffered(checked.call.tool, context) ?? checked.error });
+async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCallContext): Promise<ToolCallOutcome> {
+  if (call.rejected) {
+    // The model activity wrote the error already, unless the run was recorded before it did.
+    if (call.error !== undefined) await callStore.failToolCall({ partId: call.partId, error: call.error });
     return { stopTurn: false };
   }
-  const { call, input } = checked;
   const spec = findTool(call.tool)!;
-  const summary = `${spec.name} · ${spec.summarize(input)}`;
   const requests = [
     ...(repeated ? [{ permission: 'doom_loop', patterns: [call.tool], always: [call.tool] }] : []),
-    ...permissionsOf(spec, input, { directory: context.directory }).filter(
-      (request) => !(context.bypassTaskAsk && request.permission === 'task'),
-    ),
+    ...call.permissions.filter((request) => !(context.bypassTaskAsk && request.permission === 'task')),
   ];
-  const authorization = await context.gate.authorize(requests, { call, messageId: context.messageId, title: summary });
+  const authorization = await context.gate.authorize(requests, { call, messageId: context.messageId, title: call.title });
   if (!authorization.allowed) {
     await callStore.failToolCall({ partId: call.partId, error: authorization.error });
     return { stopTurn: authorization.stopTurn };
   }
+  const orchestration = { ...context.task, sessionId: context.sessionId, directory: context.directory };
   if (spec.name === 'batch') {
-    await runBatchCall(call, input as unknown as BatchCallInput, { ...context.task, sessionId: context.sessionId, directory: context.directory });
+    await runBatchCall(call, (call.input as unknown as BatchCallInput) ?? call.batch!, orchestration);
     return { stopTurn: false };
   }
   if (spec.name === 'task') {
-    await runTaskCall(call, input as unknown as TaskInput, { ...context.task, sessionId: context.sessionId, directory: context.directory });
+    await runTaskCall(call, (call.input as unknown as TaskInput) ?? call.task!, orchestration);
     return { stopTurn: false };
   }
   const local = spec.local === true && patched(LOCAL_TOOLS);
-  const run = local ? localTool(summary) : spec.effect === 'mutating' ? mutatingTool(summary) : retriedTool(summary);
+  const run = local ? localTool(call.title) : spec.effect === 'mutating' ? mutatingTool(call.title) : retriedTool(call.title);
   try {
     await run({
       sessionId: context.sessionId,
@@ -99,7 +108,7 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
       partId: call.partId,
       callId: call.callId,
       tool: call.tool,
-      input,
+      ...(call.input ? { input: call.input } : {}),
       directory: context.directory,
       model: context.model,
       canDelegate: context.offered.includes('task'),
@@ -112,17 +121,6 @@ async function runToolCall(checked: CheckedToolCall, repeated: boolean, context:
     await callStore.failToolCall(failure);
   }
   return { stopTurn: false };
-}
-
-/** Why a known tool was not offered: the agent's rules deny it, or (at the step limit) no tools are. */
-function notOffered(tool: string, context: ToolCallContext): string | undefined {
-  const spec = findTool(tool) ?? findTool(tool.toLowerCase());
-  if (!spec || context.offered.includes(spec.name)) return undefined;
-  const permission = permissionOfTool(spec.name);
-  if (evaluate(permission, '*', context.agentRules).action === 'deny') {
-    return deniedMessage(context.agentRules.filter((rule) => wildcardMatch(permission, rule.permission)));
-  }
-  return `Tool "${spec.name}" is not available now. Available tools: ${context.offered.join(', ') || 'none'}`;
 }
 
 /** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */

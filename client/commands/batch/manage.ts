@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchControlUpdate, batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
-import { formatBytes } from '../../batches.js';
+import { formatBytes } from '../../render/bytes.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
 import { followBatch, summary } from './follow.js';

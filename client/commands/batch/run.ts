@@ -4,6 +4,7 @@ import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
 import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
+import { promptLimit } from '../../prompts.js';
 import { followBatch } from './follow.js';
 
 export interface BatchRunOptions {
@@ -18,7 +19,7 @@ export interface BatchRunOptions {
 /** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
 export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
-  const { tasks, bytes } = readBatchFile(resolve(file));
+  const { tasks, bytes } = readBatchFile(resolve(file), promptLimit(directory, context.env));
   const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
   const agent = chooseAgent(options.agent, project);
   for (const [index, task] of tasks.entries()) {
