@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idTime, isId, newId, partId } from '../../core/ids.js';
+import { batchTaskPromptId, derivedId, idSequence, idTime, isId, newId, nextId, partId, seededId } from '../../core/ids.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 
@@ -103,5 +103,44 @@ describe('isId', () => {
     expect(isId('ses', id.toUpperCase().replace('SES_', 'ses_'))).toBe(false); // hex part must be lowercase
     expect(isId('ses', `${id.slice(0, -1)}-`)).toBe(false);
     expect(isId('ses', '')).toBe(false);
+  });
+});
+
+describe('id sequences of a workflow run', () => {
+  it('draw the same ids again from the same start and randomness (a task tried again)', () => {
+    const draw = () => {
+      const sequence = idSequence(T0);
+      const random = seededRandom(7);
+      return Array.from({ length: 5 }, () => nextId('msg', sequence, random));
+    };
+    expect(draw()).toEqual(draw());
+    expect(draw().every((id) => isId('msg', id) && idTime(id) === T0)).toBe(true);
+  });
+
+  it('sort in the order drawn, past 65,536 ids in one millisecond', () => {
+    const sequence = idSequence(T0);
+    const random = seededRandom();
+    const ids = Array.from({ length: 70_000 }, () => nextId('msg', sequence, random));
+    expect(sorted(ids)).toEqual(ids);
+    expect(idTime(ids.at(-1)!)).toBe(T0 + 1);
+  });
+
+  it('continue after ids a run drew before, even from a later clock', () => {
+    const earlier = newId('msg', T0 + 5_000, Math.random);
+    const next = nextId('msg', idSequence(T0, [earlier, '']), Math.random);
+    expect(next > earlier).toBe(true);
+  });
+});
+
+describe('ids derived from other ids', () => {
+  it('are decided by their source alone', () => {
+    const message = newId('msg', T0, Math.random);
+    expect(derivedId('prm', message)).toBe(derivedId('prm', message));
+    expect(derivedId('prm', message, 1)).not.toBe(derivedId('prm', message));
+    expect(seededId('ses', T0, 'bat_x:3:2')).toBe(seededId('ses', T0, 'bat_x:3:2'));
+    expect(seededId('ses', T0, 'bat_x:3:2')).not.toBe(seededId('ses', T0, 'bat_x:3:1'));
+    expect(isId('ses', seededId('ses', T0, 'seed'))).toBe(true);
+    const batch = newId('bat', T0, Math.random);
+    expect(batchTaskPromptId(batch, 12)).not.toBe(batchTaskPromptId(batch, 1));
   });
 });

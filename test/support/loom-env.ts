@@ -126,6 +126,7 @@ export async function createLoomTestEnv(
     },
     async checkReplay(sessionId, fixtureName) {
       const history = await client.workflow.getHandle(sessionId).fetchHistory();
+      if (process.env.LOOM_DEBUG_HISTORY) writeFileSync(process.env.LOOM_DEBUG_HISTORY, historyToJSON(history));
       await Worker.runReplayHistory({ workflowBundle: { codePath: await workflowBundlePath() } }, history, sessionId);
       if (fixtureName && process.env.LOOM_RECORD_HISTORIES) {
         mkdirSync(HISTORIES_DIR, { recursive: true });

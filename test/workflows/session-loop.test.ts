@@ -93,13 +93,16 @@ describe('sessionWorkflow', () => {
     ]);
     const { sessionId, result } = await env.start('Summarise the project');
     await env.model.waitForRequest((r) => r.rule === 'slow');
-    await env.client.workflow.getHandle(sessionId).signal(promptSignal, { text: 'Also count the files' });
+    // As `loom resume` does: the prompt goes to the store, the run gets its id.
+    await env.store.savePrompt({ id: 'prm_queued', sessionID: sessionId, text: 'Also count the files', time: { created: Date.now() } });
+    await env.client.workflow.getHandle(sessionId).signal(promptSignal, { promptId: 'prm_queued' });
     const outcome = await result();
     expect(outcome.text).toBe('There are 3 files.');
     const followUp = env.model.requests.find((r) => r.rule === 'follow-up')!;
     expect(followUp.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     const messages = await env.store.messages(sessionId);
     expect(messages.map((m) => m.info.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(messages[2].info).toMatchObject({ promptID: 'prm_queued' });
     await env.checkReplay(sessionId, 'queued-prompt');
   });
 

@@ -92,6 +92,9 @@ describe('a workflow task tried again after its local activities wrote to the st
     ]);
     // The test failed the tasks it meant to: after the prompt was stored and after the tool ran.
     expect(failedFor(sessionId)).toEqual(['saveUserMessage', 'runTool']);
+    const read = (await env.store.messages(sessionId))[1].parts[0];
+    expect(read).toMatchObject({ type: 'tool', tool: 'read', state: { status: 'completed' } });
+    await env.checkReplay(sessionId, 'retried-tasks');
   });
 
   it('leaves one copy of a compaction request and the prompt that follows an automatic compaction', async () => {
