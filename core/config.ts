@@ -14,6 +14,9 @@ export const ModelLimits = z.strictObject({
   output: z.number().int().positive(),
 });
 
+/** Milliseconds, or `false` for no limit (as OpenCode's provider timeouts). */
+const StreamTimeout = z.union([z.number().int().positive(), z.literal(false)]);
+
 export const ProviderConfig = z.looseObject({
   name: z.string().optional(),
   options: z
@@ -21,6 +24,13 @@ export const ProviderConfig = z.looseObject({
       baseURL: z.url().optional(),
       apiKey: z.string().optional(),
       headers: z.record(z.string(), z.string()).optional(),
+      /**
+       * OpenCode's key: milliseconds a streaming answer may go without a byte before the request is
+       * aborted and retried; `false` turns the limit off. Loom's default is 60 000.
+       */
+      chunkTimeout: StreamTimeout.optional(),
+      /** Loom only: the same limit before the answer's first byte (default 300 000), for slow starters. */
+      firstChunkTimeout: StreamTimeout.optional(),
     })
     .optional(),
   models: z

@@ -57,6 +57,11 @@ export class AnswerWriter {
     return part;
   }
 
+  /** Whether the answer holds anything: text or reasoning that is not blank, or a tool call. */
+  hasContent(): boolean {
+    return this.parts.some((part) => part.type === 'tool' || ((part.type === 'text' || part.type === 'reasoning') && part.text.trim() !== ''));
+  }
+
   textOf(): string {
     return this.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
   }

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { APICallError, LoadAPIKeyError } from 'ai';
 import { ConfigError } from '../config/load.js';
 import { ProviderError } from './provider.js';
+import { ModelStreamIdleError } from './stream-watchdog.js';
 
 /** Failure types the workflow, retry policies and the CLI act on. */
 export const ModelFailure = {
@@ -14,6 +15,10 @@ export const ModelFailure = {
   quota: 'ModelQuotaExceeded',
   server: 'ModelServerError',
   unreachable: 'ModelUnreachable',
+  /** The answer stopped arriving (no byte for the configured time): retried like a network error. */
+  streamIdle: 'ModelStreamIdle',
+  /** No text, reasoning or tool call, however often asked: retrying the same request will not help. */
+  emptyResponse: 'ModelEmptyResponse',
   config: 'ConfigError',
   other: 'ModelError',
 } as const;
@@ -23,10 +28,13 @@ const OVERFLOW = /context[_ ]length|maximum context|context window|too many toke
 /**
  * Turns an error from a model call into an `ApplicationFailure` whose type says what went wrong
  * and whether retrying can help: 400/401/403/404 and context overflow fail at once; rate limits,
- * 5xx and network errors are retried (honouring `retry-after`).
+ * 5xx, network errors and silent streams are retried (honouring `retry-after`).
  */
 export function classifyModelError(error: unknown, model: string): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
+  // The AI SDK may wrap the watchdog's abort (in an APICallError, say); its message says more.
+  const idle = findCause(error, ModelStreamIdleError);
+  if (idle) return failure(ModelFailure.streamIdle, idle.message, true);
   if (error instanceof ConfigError || error instanceof ProviderError) {
     return failure(ModelFailure.config, error.message, false);
   }
@@ -57,6 +65,13 @@ function classifyApiError(error: APICallError, model: string): ApplicationFailur
   return failure(ModelFailure.badRequest, `Request rejected by ${detail}`, false, status);
 }
 
+function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current && depth < 10; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof type) return current;
+  }
+  return undefined;
+}
+
 function failure(type: string, message: string, retryable: boolean, statusCode?: number, retryAfter?: number) {
   return ApplicationFailure.create({
     type,
@@ -78,4 +93,23 @@ function retryAfterMs(error: APICallError): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** An answer with nothing in it, `attempts` times in a row: the provider is not going to say more. */
+export function emptyAnswerFailure(model: string, attempts: number, finish: string, what = 'answer'): ApplicationFailure {
+  return failure(
+    ModelFailure.emptyResponse,
+    `${model} returned an empty ${what} ${attempts} times in a row (no text, reasoning or tool call; last finish reason: ${finish})`,
+    false,
+  );
+}
+
+/**
+ * A silent stream's failure says whether it is retried, so the CLI's retry notice and the error
+ * stored after the last attempt both read right.
+ */
+export function noteRetry(classified: ApplicationFailure, attempt: number, maximumAttempts: number | undefined): ApplicationFailure {
+  if (classified.type !== ModelFailure.streamIdle || classified.nonRetryable) return classified;
+  const last = maximumAttempts !== undefined && maximumAttempts > 0 && attempt >= maximumAttempts;
+  return failure(ModelFailure.streamIdle, `${classified.message}; ${last ? `gave up after ${attempt} attempts` : 'retrying'}`, true);
 }

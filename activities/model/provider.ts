@@ -2,6 +2,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
 import { parseModelId } from '../../core/model-id.js';
 import type { LoomConfig } from '../config/schema.js';
+import { streamLimits } from './stream-limits.js';
+import { watchedFetch } from './stream-watchdog.js';
 
 const OPENAI_API_URL = 'https://api.openai.com/v1';
 
@@ -13,6 +15,7 @@ export class ProviderError extends Error {
  * Resolves `provider/model` to a language model. `openai` talks to OpenAI (Responses API) with
  * `OPENAI_API_KEY`; a provider with a `baseURL` (from config, or `OPENAI_BASE_URL` for `openai`)
  * is an OpenAI-compatible server and gets Chat Completions, which is what those servers speak.
+ * Every request is watched: an answer that stops arriving is aborted (see `watchedFetch`).
  */
 export function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): LanguageModel {
   const { providerID, modelID } = parseModelId(model);
@@ -40,6 +43,7 @@ export function resolveModel(model: string, config: LoomConfig, env: NodeJS.Proc
     apiKey: apiKey ?? 'not-needed',
     headers: options.headers,
     name: providerID,
+    fetch: watchedFetch(model, streamLimits(providerID, options, env)),
   });
   return baseURL ? provider.chat(modelID) : provider.responses(modelID);
 }

@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
-import type { AssistantMessage, Tokens } from '../../core/message.js';
+import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { SessionStore } from '../store/store.js';
 import { AnswerWriter } from './answer-writer.js';
-import { classifyModelError } from './errors.js';
+import { classifyModelError, emptyAnswerFailure, noteRetry } from './errors.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -26,12 +26,21 @@ export interface StreamedAnswer {
   text: string;
 }
 
+/** Requests per attempt of the activity before an empty answer fails it (OpenCode's proposed fix asks twice more). */
+export const EMPTY_ANSWER_REQUESTS = 3;
+
 /**
  * Streams one model answer into an assistant message, inside a model activity: heartbeats while
  * it runs, passes the activity's cancellation to the request, writes the parts as they arrive, and
  * records finish and usage. Each attempt starts the message afresh, so a retry never duplicates.
  * `prepare` builds the request once the message exists (a bad configuration fails with the message
  * recorded); errors come out classified for Temporal's retry policy.
+ *
+ * An answer with no text, reasoning or tool call is asked for again, up to `EMPTY_ANSWER_REQUESTS`
+ * times, then fails for good (`ModelEmptyResponse`): never a silent "done". This happens here, not
+ * through the retry policy, because an empty answer is a whole, well-formed reply that arrived at
+ * once: the policy's backoff and its budget are for outages, and only here is the count known, so
+ * the error can say it.
  */
 export async function streamIntoMessage(
   store: SessionStore,
@@ -40,12 +49,39 @@ export async function streamIntoMessage(
 ): Promise<StreamedAnswer> {
   const context = Context.current();
   const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-  const writer = new AnswerWriter(store, { sessionID: message.sessionID, messageID: message.id });
   try {
     await store.deleteParts(message.id);
     await store.saveMessage(message);
     const request = await prepare();
-    const stream = streamText({ ...request, maxRetries: 0, abortSignal: context.cancellationSignal, onError: () => undefined });
+    let tokens = zeroTokens();
+    for (let requests = 1; ; requests++) {
+      if (requests > 1) await store.deleteParts(message.id);
+      const writer = new AnswerWriter(store, { sessionID: message.sessionID, messageID: message.id });
+      const answer = await streamOnce(request, writer, context.cancellationSignal);
+      tokens = addTokens(tokens, answer.tokens);
+      const finished = { ...message, finish: answer.finish, tokens };
+      if (writer.hasContent()) {
+        await store.saveMessage({ ...finished, time: { ...message.time, completed: Date.now() } });
+        return { ...answer, tokens };
+      }
+      if (requests >= EMPTY_ANSWER_REQUESTS) {
+        await store.saveMessage(finished);
+        throw emptyAnswerFailure(message.model, requests, answer.finish, message.summary ? 'summary' : 'answer');
+      }
+    }
+  } catch (error) {
+    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+    const { attempt, retryPolicy } = context.info;
+    throw noteRetry(classifyModelError(error, message.model), attempt, retryPolicy?.maximumAttempts);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** One request: its answer streamed through `writer`; what arrived is written even if it breaks off. */
+async function streamOnce(request: ModelRequest, writer: AnswerWriter, abortSignal: AbortSignal): Promise<StreamedAnswer> {
+  try {
+    const stream = streamText({ ...request, maxRetries: 0, abortSignal, onError: () => undefined });
     const toolCalls: ToolCall[] = [];
     let finish = 'unknown';
     let usage: LanguageModelUsage | undefined;
@@ -82,19 +118,14 @@ export async function streamIntoMessage(
         case 'error':
           throw chunk.error;
         case 'abort':
-          throw context.cancellationSignal.reason ?? new Error('Model call aborted');
+          throw abortSignal.reason ?? new Error('Model call aborted');
       }
     }
     await writer.flush();
-    const tokens = toTokens(usage);
-    await store.saveMessage({ ...message, finish, tokens, time: { ...message.time, completed: Date.now() } });
-    return { finish, toolCalls, tokens, text: writer.textOf() };
+    return { finish, toolCalls, tokens: toTokens(usage), text: writer.textOf() };
   } catch (error) {
     await writer.flush().catch(() => undefined);
-    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-    throw classifyModelError(error, message.model);
-  } finally {
-    clearInterval(heartbeat);
+    throw error;
   }
 }
 

@@ -35,6 +35,15 @@ export interface ScriptedReply {
   chunkDelayMs?: number;
   chunkSize?: number;
   hangUp?: boolean;
+  /**
+   * Streamed answers: send this many SSE chunks (0: just the headers), then go silent with the
+   * connection open, as a stalled provider does; see `stallMs`.
+   */
+  stallAfterChunks?: number;
+  /** How long the silence lasts before the rest is sent; unset: until the client hangs up. */
+  stallMs?: number;
+  /** Streamed answers: nothing but `data: [DONE]` (an answer with no content at all). */
+  emptyStream?: boolean;
 }
 
 export interface RecordedRequest {
@@ -119,6 +128,19 @@ export async function startScriptedModel(
       sleepers.add(wake);
     });
 
+  /** Silence for `ms`, or until the client hangs up; resolves to false if the answer cannot go on. */
+  const stall = (res: http.ServerResponse, ms: number | undefined) =>
+    ms !== undefined
+      ? sleep(ms)
+      : new Promise<boolean>((resolve) => {
+          const wake = () => {
+            sleepers.delete(wake);
+            resolve(false);
+          };
+          sleepers.add(wake);
+          res.once('close', wake);
+        });
+
   const record = (r: RecordedRequest) => {
     requests.push(r);
     for (const w of waiters) {
@@ -179,15 +201,18 @@ export async function startScriptedModel(
       ...reply.headers,
     });
     res.flushHeaders();
+    if (reply.emptyStream) return void res.end('data: [DONE]\n\n');
     const chunks = streamChunks(id, model, reply, r, calls);
     const hangUpAfter = reply.hangUp ? Math.max(1, Math.min(3, chunks.length - 1)) : Infinity;
     for (let i = 0; i < chunks.length; i++) {
+      if (i === reply.stallAfterChunks && !(await stall(res, reply.stallMs))) return;
       if (i > 0 && reply.chunkDelayMs && !(await sleep(reply.chunkDelayMs))) return;
       if (!alive()) return;
       const data = `data: ${JSON.stringify(chunks[i])}\n\n`;
       if (i + 1 >= hangUpAfter) return hangUp(data);
       res.write(data);
     }
+    if (reply.stallAfterChunks === chunks.length && !(await stall(res, reply.stallMs))) return;
     if (alive()) res.end('data: [DONE]\n\n');
   };
 

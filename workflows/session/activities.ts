@@ -52,6 +52,7 @@ export const NON_RETRYABLE_MODEL_FAILURES = [
   'ModelNotFound',
   'ContextOverflow',
   'ConfigError',
+  'ModelEmptyResponse',
 ];
 
 /** Streaming model calls: heartbeats every second, so cancellation and worker death show within seconds. */

@@ -1,0 +1,117 @@
+// An empty model answer is asked for again a bounded number of times, then fails, naming the
+// model: through the real model activity code, the real provider and the scripted server.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AnswerWriter } from '../../activities/model/answer-writer.js';
+import { createCompactionActivities } from '../../activities/model/compact.js';
+import { ModelFailure } from '../../activities/model/errors.js';
+import { EMPTY_ANSWER_REQUESTS, type StreamedAnswer } from '../../activities/model/stream-answer.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import type { AssistantMessage } from '../../core/message.js';
+import { assistantMessage, failureOf, streamFromScript } from '../support/model-activity.js';
+import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../support/scripted-model.js';
+
+const MODEL = 'scripted/test-model';
+let dir: string;
+let store: SqliteSessionStore;
+let server: ScriptedModel;
+let message: AssistantMessage;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'loom-empty-'));
+  store = new SqliteSessionStore(join(dir, 'loom.db'));
+  server = await startScriptedModel();
+  message = assistantMessage('ses_empty');
+});
+
+afterEach(async () => {
+  await server.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function callModel(rules: ScriptRule[]): Promise<StreamedAnswer> {
+  return streamFromScript(server, store, message, rules);
+}
+
+describe('an empty model answer', () => {
+  it('is asked for again, then fails for good with ModelEmptyResponse naming the model', async () => {
+    const failure = await failureOf(callModel([{ reply: { emptyStream: true } }]));
+    expect(failure.type).toBe(ModelFailure.emptyResponse);
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toMatch(/^scripted\/test-model returned an empty answer 3 times in a row \(no text, reasoning or tool call; last finish reason: \w+\)$/);
+    expect(server.requests).toHaveLength(EMPTY_ANSWER_REQUESTS);
+    // Never recorded as done: no completion time, no parts.
+    const stored = await store.getMessage(message.id);
+    expect(stored?.time).toEqual({ created: 1 });
+    expect(await store.parts(message.id)).toEqual([]);
+  });
+
+  it('counts a clean "stop" with no content, and blank text, as empty', async () => {
+    const failure = await failureOf(callModel([{ reply: {}, times: 2 }, { reply: { text: ' \n ' } }]));
+    expect(failure.type).toBe(ModelFailure.emptyResponse);
+    expect(failure.message).toContain('last finish reason: stop');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('is replaced by the first answer with content, which alone is stored', async () => {
+    const answer = await callModel([
+      { reply: { emptyStream: true }, times: 1 },
+      { reply: { text: ' ', usage: { prompt_tokens: 10, completion_tokens: 1 } }, times: 1 },
+      { reply: { text: 'Hello!', usage: { prompt_tokens: 10, completion_tokens: 2 } } },
+    ]);
+    expect(answer).toMatchObject({ text: 'Hello!', finish: 'stop' });
+    expect(server.requests).toHaveLength(3);
+    const parts = await store.parts(message.id);
+    expect(parts.map((part) => (part.type === 'text' ? part.text : part.type))).toEqual(['Hello!']);
+    // Every request's tokens are counted: the empty ones cost too.
+    expect((await store.getMessage(message.id)) as AssistantMessage).toMatchObject({ finish: 'stop', tokens: { input: 20, output: 3 } });
+  });
+
+  it('is not an answer with only a tool call', async () => {
+    const answer = await callModel([{ reply: { emptyStream: true }, times: 1 }, { reply: { toolCalls: [{ name: 'read', args: { filePath: 'a' } }] } }]);
+    expect(answer.toolCalls.map((call) => call.tool)).toEqual(['read']);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('is not an answer with only reasoning (which chat completions do not surface, so that path is checked on the writer)', async () => {
+    const writer = new AnswerWriter(store, { sessionID: message.sessionID, messageID: message.id });
+    expect(writer.hasContent()).toBe(false);
+    writer.text('t1', '  ');
+    expect(writer.hasContent()).toBe(false);
+    writer.reasoning('r1', 'Nothing to say.');
+    expect(writer.hasContent()).toBe(true);
+    await writer.flush();
+  });
+});
+
+describe('an empty compaction summary', () => {
+  it('fails the compaction instead of leaving an empty summary', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    const env = {
+      LOOM_CONFIG_DIR: join(dir, 'config'),
+      LOOM_CONFIG_CONTENT: JSON.stringify({ provider: { scripted: { options: { baseURL: server.url, apiKey: 'test' } } } }),
+    };
+    server.setScript([{ reply: { emptyStream: true } }]);
+    const { compactSession } = createCompactionActivities({ store, env, dataDir: dir });
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(compactSession, {
+        sessionId: 'ses_empty',
+        messageId: message.id,
+        parentMessageId: 'msg_user',
+        model: MODEL,
+        directory: project,
+        step: 2,
+        overflow: false,
+      }),
+    );
+    expect(failure.type).toBe(ModelFailure.emptyResponse);
+    expect(failure.message).toContain('scripted/test-model returned an empty summary 3 times');
+    expect(await store.getMessage(message.id)).toMatchObject({ summary: true, time: { created: expect.any(Number) } });
+    expect(((await store.getMessage(message.id)) as AssistantMessage).time.completed).toBeUndefined();
+  });
+});
