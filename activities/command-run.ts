@@ -58,7 +58,15 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
 
   /** The user's side of a subtask: a message holding the subtask, as OpenCode records it. */
   async function saveSubtaskMessage(input: { sessionId: string; messageId: string; agent: string; model: string; subtask: PreparedCommand }) {
-    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: await createdTime(store, input.messageId) } });
+    await store.saveMessage({
+      id: input.messageId,
+      sessionID: input.sessionId,
+      role: 'user',
+      agent: input.agent,
+      model: input.model,
+      time: { created: await createdTime(store, input.messageId) },
+      ...(input.subtask.promptId ? { promptID: input.subtask.promptId } : {}),
+    });
     await store.savePart({
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,

@@ -32,7 +32,11 @@ Environment:
   TEMPORAL_NAMESPACE   namespace (default: default)
   LOOM_TASK_QUEUE      task queue (default: loom)
   LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
-  OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server`,
+  OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server
+  LOOM_MAX_PROMPT_BYTES          largest prompt accepted (default: 8 MiB, or max_prompt_bytes in the config)
+  LOOM_FOLLOW_RECONNECT_MS       how long to wait for an unreachable Temporal server while following a run (default: 120000)
+  LOOM_MODEL_IDLE_TIMEOUT_MS     silence mid-answer before a model request is retried (default: 60000)
+  LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS  silence before a model answer's first byte (default: 300000)`,
   );
 
 program

@@ -45,6 +45,21 @@ export async function startSession(client: Client, store: SessionStore, options:
   return { sessionId, handle };
 }
 
+export interface ResumeOptions {
+  prompt: string;
+  agent?: string;
+  model?: string;
+  taskQueue: string;
+  modelRetry?: ModelRetry;
+}
+
+/** A prompt on its way to a session: the run it went to, which may be the one it started. */
+export interface SentPrompt {
+  promptId: string;
+  runId: string;
+  handle: SessionHandle;
+}
+
 /**
  * Sends a prompt to an existing session. A busy session queues it for its next step; an idle one
  * gets a new run under the same workflow id, which restores its history from the store.
@@ -53,10 +68,18 @@ export async function resumeSession(
   client: Client,
   store: SessionStore,
   session: Session,
-  options: { prompt: string; maxPromptBytes: number; agent?: string; model?: string; taskQueue: string; modelRetry?: ModelRetry },
-): Promise<SessionHandle> {
-  const agent = options.agent ?? session.agent;
+  options: ResumeOptions & { maxPromptBytes: number },
+): Promise<SentPrompt> {
   const promptId = await savePrompt(store, session.id, options.prompt, options.maxPromptBytes);
+  return sendPrompt(client, store, session, promptId, options);
+}
+
+/**
+ * Sends a prompt already in the store to a session (see `resumeSession`). Sending it again, after
+ * a run closed without taking it, is how it starts the next run.
+ */
+export async function sendPrompt(client: Client, store: SessionStore, session: Session, promptId: string, options: ResumeOptions): Promise<SentPrompt> {
+  const agent = options.agent ?? session.agent;
   const input: SessionRunInput = {
     sessionId: session.id,
     directory: session.directory,
@@ -73,7 +96,8 @@ export async function resumeSession(
     signalArgs: [{ promptId }],
     ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session)),
   });
-  return client.workflow.getHandle(session.id, started.signaledRunId);
+  const runId = started.signaledRunId;
+  return { promptId, runId, handle: client.workflow.getHandle(session.id, runId) };
 }
 
 /** Requests cancellation of a session's open run; cancellation reaches its activities and children. */

@@ -8,13 +8,17 @@ import { enums } from './proto-enums.js';
 import { followSession } from './render/follow.js';
 import { PermissionPrompter } from './render/permission-prompter.js';
 import { RunPrinter } from './render/run-printer.js';
+import { formatDuration, reconnectLimit, RunFollower, type Followed } from './run-follower.js';
 import type { SessionHandle } from './sessions.js';
+import { isTransportError } from './transport-error.js';
 
 const FIRST_CHECK_MS = 2_000;
 const PERMISSION_CHECK_MS = 300;
 const WATCHDOG_EVERY_MS = 5_000;
 /** A live worker takes a workflow task within milliseconds; this long means there is none. */
 const UNPICKED_TASK_MS = 1_500;
+/** After an outage, workers reconnect on their own schedule: give them this long before starting one here. */
+const RECONNECT_GRACE_MS = 15_000;
 
 export interface RunOutcome {
   sessionId: string;
@@ -23,27 +27,34 @@ export interface RunOutcome {
   tokens: Tokens;
   steps?: number;
   error?: MessageError;
+  /** The person at this command cancelled the run (Ctrl-C), rather than someone else. */
+  cancelledHere?: boolean;
 }
 
 /**
  * Waits for a run, printing it as it goes (unless `quiet`), and brings its permission requests (and
  * those of its subagents) to the person at the terminal. Ctrl-C cancels the run; a second Ctrl-C,
- * or SIGTERM, leaves it running. If no worker picks the run up, one starts in this process.
+ * or SIGTERM, leaves it running. If no worker picks the run up, one starts in this process. An
+ * unreachable Temporal server is waited for (see `RunFollower`), up to `LOOM_FOLLOW_RECONNECT_MS`.
  */
 export async function watchRun(
   context: CliContext,
   handle: SessionHandle,
   sessionId: string,
   cursor: number,
-  options: { quiet: boolean; rootId?: string },
+  options: { quiet: boolean; rootId?: string; /** The run to follow, when the handle does not say. */ runId?: string },
 ): Promise<RunOutcome> {
+  const limitMs = reconnectLimit(context.env);
+  const { client, address } = await context.temporal();
+  const follower = new RunFollower(
+    { address, namespace: context.settings.namespace, workflowId: handle.workflowId, runId: options.runId ?? runIdOf(handle) },
+    { limitMs, report: context.report },
+  );
   let detach: (outcome: RunOutcome) => void = () => undefined;
   const detached = new Promise<RunOutcome>((resolve) => (detach = resolve));
+  let cancelledHere = false;
   const outcome = Promise.race([
-    handle.result().then(
-      (result) => completed(context, result),
-      (error) => failed(context, sessionId, cursor, error),
-    ),
+    follower.result().then(async (followed) => ({ ...(await settle(followed)), ...(cancelledHere ? { cancelledHere } : {}) })),
     detached,
   ]);
 
@@ -51,8 +62,15 @@ export async function watchRun(
   const onInterrupt = () => {
     interrupts++;
     if (interrupts === 1) {
+      cancelledHere = true;
       context.report(`\nCancelling ${sessionId} … (Ctrl-C again to leave it running)`);
-      handle.cancel().catch((error: Error) => context.report(`Could not cancel: ${error.message}`));
+      handle.cancel().catch((error: Error) =>
+        context.report(
+          isTransportError(error)
+            ? `Could not cancel ${sessionId}: the Temporal server at ${address} is unreachable. \`loom cancel ${sessionId}\` cancels it once the server is back.`
+            : `Could not cancel ${sessionId}: ${error.message}`,
+        ),
+      );
     } else {
       detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
     }
@@ -60,8 +78,8 @@ export async function watchRun(
   const onTerminate = () => detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
-  const { client } = await context.temporal();
   const interactive = !options.quiet && (Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1');
+  // Permission requests are read from the store, so this check carries on while Temporal is away.
   const prompter = new PermissionPrompter(client, context.store, options.rootId ?? sessionId, interactive, context.report);
   let checking = false;
   const permissions = setInterval(() => {
@@ -73,7 +91,13 @@ export async function watchRun(
       .finally(() => (checking = false));
   }, PERMISSION_CHECK_MS);
   const reportedAttempts = new Set<string>();
-  const check = () => void checkOnRun(context, handle, reportedAttempts);
+  let looking = false;
+  const check = () => {
+    // While the server is away a look would only wait on it; one at a time, so none pile up.
+    if (looking || follower.unreachable) return;
+    looking = true;
+    void checkOnRun(context, handle, reportedAttempts, follower.backAt).finally(() => (looking = false));
+  };
   const firstCheck = setTimeout(check, FIRST_CHECK_MS);
   const watchdog = setInterval(check, WATCHDOG_EVERY_MS);
   try {
@@ -88,7 +112,19 @@ export async function watchRun(
     clearInterval(watchdog);
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onTerminate);
+    await follower.close();
   }
+
+  async function settle(followed: Followed): Promise<RunOutcome> {
+    if (followed.kind === 'result') return completed(context, followed.result);
+    if (followed.kind === 'error') return failed(context, sessionId, cursor, followed.error);
+    return unreachable(context, sessionId, cursor, address, followed);
+  }
+}
+
+/** The run a handle from `client.workflow.start` started (others do not say). */
+function runIdOf(handle: SessionHandle): string | undefined {
+  return (handle as { firstExecutionRunId?: string }).firstExecutionRunId;
 }
 
 /** The run's result holds a preview of the answer; the answer itself is in the store. */
@@ -98,8 +134,7 @@ async function completed(context: CliContext, result: SessionRunResult): Promise
 }
 
 async function failed(context: CliContext, sessionId: string, cursor: number, error: unknown): Promise<RunOutcome> {
-  const { messages } = await context.store.changes(sessionId, cursor);
-  const tokens = messages.reduce((sum, m) => (m.role === 'assistant' ? addTokens(sum, m.tokens) : sum), zeroTokens());
+  const tokens = await tokensSince(context, sessionId, cursor);
   const cause = error instanceof WorkflowFailedError ? error.cause : error;
   if (cause instanceof CancelledFailure) return { sessionId, status: 'cancelled', text: '', tokens };
   if (cause instanceof TerminatedFailure) {
@@ -110,10 +145,36 @@ async function failed(context: CliContext, sessionId: string, cursor: number, er
 }
 
 /**
+ * The server stayed away past the limit. The run is not known to have failed: it goes on wherever
+ * its worker is, so the command stops following it and says how to look in on it later.
+ */
+async function unreachable(
+  context: CliContext,
+  sessionId: string,
+  cursor: number,
+  address: string,
+  lost: { lostForMs: number; reason: string },
+): Promise<RunOutcome> {
+  const worker = context.hasInProcessWorker
+    ? ` This command was running its worker, which stops now: start one with \`loom worker\` so the run can go on.`
+    : '';
+  const message =
+    `Stopped following ${sessionId}: the Temporal server at ${address} has been unreachable for ${formatDuration(lost.lostForMs)} (${lost.reason}). ` +
+    `Session ${sessionId} may still be going: \`loom show ${sessionId}\` shows its progress once the server is back.${worker}`;
+  context.report(message);
+  return { sessionId, status: 'detached', text: '', tokens: await tokensSince(context, sessionId, cursor), error: { name: 'TemporalUnreachable', message } };
+}
+
+async function tokensSince(context: CliContext, sessionId: string, cursor: number): Promise<Tokens> {
+  const { messages } = await context.store.changes(sessionId, cursor);
+  return messages.reduce((sum, m) => (m.role === 'assistant' ? addTokens(sum, m.tokens) : sum), zeroTokens());
+}
+
+/**
  * Looks in on the run: reports activities being retried (a model endpoint failing, say), and when
  * a workflow task waits with nobody taking it, there is no worker, so one starts here.
  */
-async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAttempts: Set<string>): Promise<void> {
+async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAttempts: Set<string>, serverBackAt: number): Promise<void> {
   try {
     const { raw } = await handle.describe();
     for (const activity of raw.pendingActivities ?? []) {
@@ -127,7 +188,8 @@ async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAt
     const task = raw.pendingWorkflowTask;
     const scheduled = Number(task?.scheduledTime?.seconds ?? 0) * 1000;
     const waiting = task?.state === enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
-    if (!context.hasInProcessWorker && waiting && Date.now() - scheduled > UNPICKED_TASK_MS) {
+    const afterOutage = Date.now() - serverBackAt < RECONNECT_GRACE_MS;
+    if (!context.hasInProcessWorker && waiting && !afterOutage && Date.now() - scheduled > UNPICKED_TASK_MS) {
       context.report('No worker picked up the run; running one in this process.');
       await context.ensureWorker(true);
     }

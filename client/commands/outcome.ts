@@ -16,6 +16,7 @@ export function printOutcome(context: CliContext, outcome: RunOutcome, json: boo
   if (outcome.status === 'completed') context.report(pc.dim(`\n● ${line}`));
   else if (outcome.status === 'failed') context.report(pc.red(`\n✗ ${line}\n  ${outcome.error?.name}: ${outcome.error?.message}`));
   else if (outcome.status === 'cancelled') context.report(pc.yellow(`\n■ ${line}`));
-  else context.report(`\nLeft ${outcome.sessionId} running. \`loom show ${outcome.sessionId}\` shows its progress.`);
+  // A run left because the server went away was explained when it happened.
+  else if (!outcome.error) context.report(`\nLeft ${outcome.sessionId} running. \`loom show ${outcome.sessionId}\` shows its progress.`);
   return exitCode;
 }

@@ -1,12 +1,16 @@
+import { cancellingRun, promptFate } from '../cancelled-prompts.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../project-agents.js';
 import { currentCursor } from '../render/follow.js';
-import { checkPromptSize, promptLimit } from '../prompts.js';
-import { resumeSession, rootOf } from '../sessions.js';
+import { checkPromptSize, promptLimit, savePrompt } from '../prompts.js';
+import { rootOf, sendPrompt } from '../sessions.js';
 import { watchRun } from '../watch-run.js';
 import { printOutcome } from './outcome.js';
+
+/** Each round waits for a cancelled run to close; more than this many means something is wrong. */
+const MAX_ROUNDS = 5;
 
 /** `loom resume <sessionId> "<prompt>"`: a new run of the session with its history (queued if it is busy). */
 export async function resumeCommand(
@@ -21,17 +25,42 @@ export async function resumeCommand(
   const agent = options.agent ? chooseAgent(options.agent, loadProjectAgents(session.directory, context.env, context.settings.dataDir)) : undefined;
   const maxPromptBytes = promptLimit(session.directory, context.env);
   checkPromptSize(prompt, maxPromptBytes, `session ${sessionId}`);
-  const cursor = await currentCursor(context.store, sessionId);
+  const json = Boolean(options.json);
+  let cursor = await currentCursor(context.store, sessionId);
   const { client } = await context.temporal();
   await context.ensureWorker();
-  const handle = await resumeSession(client, context.store, session, {
-    prompt,
-    maxPromptBytes,
-    agent,
-    model,
-    taskQueue: context.settings.taskQueue,
-    modelRetry: modelRetryFromEnv(context.env),
-  });
-  const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json), rootId: await rootOf(context.store, session) });
-  return printOutcome(context, outcome, Boolean(options.json));
+  const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
+  const rootId = await rootOf(context.store, session);
+  const sending = { prompt, agent, model, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env) };
+
+  // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to
+  // close and starts the next one. A cancel that lands just after the check is caught below.
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const closing = await cancellingRun(client, sessionId);
+    if (closing) {
+      context.report(`Session ${sessionId} is being cancelled; your prompt will start its next run.`);
+      const ended = await watchRun(context, client.workflow.getHandle(sessionId, closing), sessionId, cursor, { quiet: true, rootId, runId: closing });
+      if (ended.status === 'detached' || ended.cancelledHere) {
+        context.report(`Your prompt was not sent to ${sessionId}. \`loom resume ${sessionId} "…"\` sends it again.`);
+        return printOutcome(context, ended, json);
+      }
+      cursor = await currentCursor(context.store, sessionId);
+      continue;
+    }
+    const sent = await sendPrompt(client, context.store, session, promptId, sending);
+    const outcome = await watchRun(context, sent.handle, sessionId, cursor, { quiet: json, rootId, runId: sent.runId });
+    if (outcome.status === 'cancelled' && !outcome.cancelledHere) {
+      const fate = await promptFate(client, context.store, { sessionId, runId: sent.runId, promptId, since: cursor });
+      if (fate === 'dropped') {
+        context.report(`Session ${sessionId} was cancelled before it took your prompt; your prompt starts its next run.`);
+        cursor = await currentCursor(context.store, sessionId);
+        continue;
+      }
+    }
+    return printOutcome(context, outcome, json);
+  }
+  throw new CliError(
+    `Session ${sessionId} was cancelled ${MAX_ROUNDS} times while your prompt waited for a run; it was not run. ` +
+      `\`loom show ${sessionId}\` shows the session; \`loom resume ${sessionId} "…"\` sends the prompt again.`,
+  );
 }

@@ -54,8 +54,9 @@ export class PermissionPrompter {
       this.report(`  → ${reply.reply}${reply.message ? `: ${reply.message}` : ''}`);
     } catch (error) {
       // Answered elsewhere (another terminal, `loom approve`) or the run ended: nothing to do.
-      if (!(error instanceof CliError)) throw error;
-      this.report(`  ${error.message}`);
+      if (error instanceof CliError) this.report(`  ${error.message}`);
+      // The reply could not be sent (the server is unreachable, say): the request still waits.
+      else this.report(`  Could not send the reply (${(error as Error).message}). ${answerHint(request)}`);
     } finally {
       prompt.close();
     }

@@ -1,0 +1,22 @@
+import { isGrpcDeadlineError, isGrpcServiceError, isRetryableError } from '@temporalio/client';
+
+/**
+ * Whether an error says the Temporal server could not be reached (connection refused or dropped,
+ * a call that timed out, a server shutting down) rather than giving an answer: a run's failure,
+ * an unknown workflow or a rejected request are answers, and mean the same when asked again.
+ */
+export function isTransportError(error: unknown): boolean {
+  if (isGrpcDeadlineError(error)) return true;
+  for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
+    if (isGrpcServiceError(cause)) return isRetryableError(cause);
+  }
+  return false;
+}
+
+/** The gRPC details of a transport error, which say what went wrong on the wire. */
+export function transportReason(error: unknown): string {
+  for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
+    if (isGrpcServiceError(cause)) return cause.details.split('. ')[0] || cause.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
