@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { applyArguments, shellSubstitutions } from '../core/command-template.js';
-import type { CommandConfig } from '../core/config.js';
+import type { CommandConfig, LoomConfig } from '../core/config.js';
 import { killGroup } from './tools/process-group.js';
+import { toolEnvironment } from './tools/tool-env.js';
 
 const SHELL_TIMEOUT_MS = 30_000;
 
@@ -16,7 +17,10 @@ export interface ExpandedCommand {
 
 interface ShellOptions {
   directory: string;
+  /** The worker's environment; the commands get it as a tool environment (`toolEnvironment`). */
   env: NodeJS.ProcessEnv;
+  /** The project's configuration: its providers' keys are hidden, its `shell_env` applied. */
+  config: LoomConfig;
   signal?: AbortSignal;
 }
 
@@ -29,7 +33,8 @@ interface ShellOptions {
 export async function expandCommand(name: string, command: CommandConfig, args: string, options: ShellOptions): Promise<ExpandedCommand> {
   const text = applyArguments(command.template, args);
   const substitutions = shellSubstitutions(text);
-  const outputs = await Promise.all(substitutions.map(({ command: line }) => runSubstitution(line, options)));
+  const shell = { ...options, env: toolEnvironment(options.env, options.config) };
+  const outputs = await Promise.all(substitutions.map(({ command: line }) => runSubstitution(line, shell)));
   let prompt = '';
   let from = 0;
   substitutions.forEach(({ start, end }, index) => {

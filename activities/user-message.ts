@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { parseSlashCommand } from '../core/command-template.js';
-import { evaluate } from '../core/permission.js';
+import { evaluate, type Ruleset } from '../core/permission.js';
 import { partId } from '../core/ids.js';
 import type { Part, PartContent } from '../core/part.js';
 import { loadConfig } from './config/load.js';
@@ -10,6 +10,8 @@ import { createdTime } from './message-time.js';
 import { readPrompt } from './prompts.js';
 import { resolveReferences, type Reference } from './prompt-references.js';
 import { projectAgents } from './run-config.js';
+import { realPathOf } from './permissions/real-path.js';
+import { isInside } from './tools/project-path.js';
 import { read } from './tools/read.js';
 
 /** What OpenCode adds after an @mention of an agent: the model is to delegate to it. */
@@ -57,8 +59,13 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     const agents = projectAgents(config, dataDir);
     const references = await resolveReferences(text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
     const parts: PartContent[] = [{ type: 'text', text }];
-    for (const reference of references) parts.push(...(await referenceParts(reference, input, config)));
     const callerRules = agents.find((agent) => agent.name === input.agent)?.permission ?? [];
+    // A subagent's prompt was written by a model: its references get no more than its tools would.
+    const fromModel = Boolean((await store.getSession(input.sessionId))?.parentID);
+    for (const reference of references) {
+      const refused = fromModel ? referenceRefusal(reference, input.directory, callerRules) : undefined;
+      parts.push(...(refused ? [{ type: 'text' as const, synthetic: true, text: refused }] : await referenceParts(reference, input, config)));
+    }
     const mentions = references.filter((reference) => reference.kind === 'agent').map((reference) => reference.name);
     for (const name of mentions) {
       const denied = evaluate('task', name, callerRules).action === 'deny';
@@ -69,6 +76,20 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
       await store.savePart({ ...part, id: partId(input.messageId, index), sessionID: input.sessionId, messageID: input.messageId } as Part);
     }
     return { mentions };
+  }
+
+  /**
+   * Why a reference in a prompt a model wrote is not read in: its real path is outside the project,
+   * or the read rules do not simply allow it (`.env`). The read tool asks for such a file.
+   */
+  function referenceRefusal(reference: Reference, directory: string, rules: Ruleset): string | undefined {
+    if (reference.kind === 'agent') return undefined;
+    const real = realPathOf(reference.path);
+    const outside = !isInside(realPathOf(directory), real);
+    const protectedFile = [reference.path, real].some((path) => evaluate('read', path, rules).action !== 'allow');
+    if (!outside && !protectedFile) return undefined;
+    const why = outside ? `it is outside the project (${real})` : 'the read rules protect it';
+    return `@${reference.name} was not read into this prompt: ${why}. Use the read tool on it if it is needed, and the user will be asked.`;
   }
 
   /** A referenced file or folder, as the read tool shows it (images and PDFs as files). */

@@ -28,6 +28,7 @@ export function describeRequest(request: PermissionRequestRecord): string {
   return [
     `△ Permission required · ${request.title}${request.permission === request.tool ? '' : ` (${request.permission})`}`,
     `  ${request.patterns.join('\n  ')}`,
+    ...(request.reason ? [`  why: ${request.reason}`] : []),
     `  session ${request.sessionID} (${request.agent}) · request ${request.id}`,
     `  "always" would allow: ${request.permission} ${always}`,
   ].join('\n');

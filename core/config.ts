@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MODEL_ID_FORM } from './model-id.js';
 import { PermissionConfigSchema } from './permission.js';
+import { ShellEnvConfig } from './shell-env.js';
 
 /** `provider/model`, checked here so a typo is reported with its file and key at load time. */
 const ModelId = z.string().regex(/^[^/\s]+\/\S+$/, {
@@ -146,6 +147,8 @@ export const LoomConfig = z
     max_concurrent_subagents: z.number().int().min(1).optional(),
     /** Loom only: the largest prompt accepted, in bytes (default 8 MiB). */
     max_prompt_bytes: z.number().int().positive().optional(),
+    /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
+    shell_env: ShellEnvConfig.optional(),
   })
   .transform(({ mode, ...config }) => {
     if (!mode) return config;

@@ -28,6 +28,8 @@ export const PermissionRequestRecord = z.object({
   always: z.array(z.string()),
   /** What the call does, e.g. `bash · npm publish`. */
   title: z.string(),
+  /** Why Loom asks when the rules alone would not say (`the line does not parse`). */
+  reason: z.string().optional(),
   status: z.enum(['pending', 'approved', 'rejected', 'cancelled', 'expired']),
   reply: PermissionReply.omit({ requestId: true }).optional(),
   time: z.object({ created: z.number(), replied: z.number().optional() }),

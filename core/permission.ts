@@ -133,6 +133,14 @@ export interface PermissionRequest {
   permission: string;
   patterns: string[];
   always: string[];
+  /**
+   * Only a rule naming the pattern exactly (or an "always" reply, which does) allows it; any
+   * wider allow still asks. For what rules cannot see into (a shell line that does not parse, a
+   * fetch of a local-network address), where no wildcard allow was written with it in mind.
+   */
+  explicit?: boolean;
+  /** Why the request was made, shown to the person asked (`the line does not parse`). */
+  reason?: string;
 }
 
 export type Verdict =
@@ -144,7 +152,8 @@ export type Verdict =
 export function decide(request: PermissionRequest, ...rulesets: Ruleset[]): Verdict {
   let ask = false;
   for (const pattern of request.patterns) {
-    const { action } = evaluate(request.permission, pattern, ...rulesets);
+    const rule = evaluate(request.permission, pattern, ...rulesets);
+    const action = request.explicit && rule.action === 'allow' && rule.pattern !== pattern ? 'ask' : rule.action;
     if (action === 'deny') {
       const rules = merge(...rulesets).filter((rule) => wildcardMatch(request.permission, rule.permission));
       return { action: 'deny', rules };

@@ -1,3 +1,5 @@
+import type { Ruleset } from './permission.js';
+
 /** One tool call for a tool activity: which call, and where to write the result. */
 export interface ToolRunInput {
   sessionId: string;
@@ -14,6 +16,10 @@ export interface ToolRunInput {
   canDelegate: boolean;
   /** Paths outside the project were granted for this call (`external_directory`). */
   externalAllowed?: boolean;
+  /** A fetch of a local-network address was allowed for this call (`webfetch`). */
+  localNetworkAllowed?: boolean;
+  /** For searches: the rules on reading files; lines of files they do not allow are left out. */
+  readRules?: Ruleset;
 }
 
 /** The output itself is in the store; the workflow gets a status and a short preview. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Ruleset } from '../../core/permission.js';
+import { wildcardMatch, type Ruleset } from '../../core/permission.js';
 import type { ToolCall } from '../../core/tool-call.js';
-import { planToolCall, refuseOversized, type PlannedToolCall } from '../../core/tool-plan.js';
+import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-plan.js';
+import { permissionsOf, type CheckContext } from '../permissions/index.js';
 import type { SessionStore } from '../store/store.js';
 import { failToolPart } from '../tools/tool-state.js';
 
@@ -15,12 +16,20 @@ export async function planToolCalls(
   context: { offered: readonly string[]; agentRules: Ruleset; directory: string },
 ): Promise<PlannedToolCall[]> {
   const plans: PlannedToolCall[] = [];
+  const checkContext = { directory: context.directory, readRules: context.agentRules.filter((rule) => wildcardMatch('read', rule.permission)) };
   for (const call of calls) {
-    const check = refuseOversized(planToolCall(call, { ...context, digest: digestOf }));
+    const check = refuseOversized(await checkedWhereItLeads(planToolCall(call, { ...context, digest: digestOf }), checkContext));
     if (!check.ok) await failToolPart(store, call.partId, check.error);
     plans.push(check.plan);
   }
   return plans;
+}
+
+/** The call's permissions as what it would really touch (links resolved, shell lines parsed). */
+async function checkedWhereItLeads(check: ToolCallCheck, context: CheckContext): Promise<ToolCallCheck> {
+  if (!check.ok) return check;
+  const permissions = await permissionsOf(check.plan.tool, check.input, check.plan.permissions, context);
+  return { ...check, plan: { ...check.plan, permissions } };
 }
 
 function digestOf(input: Record<string, unknown>): string {

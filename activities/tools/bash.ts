@@ -4,6 +4,7 @@ import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } f
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolHandler } from './tool-handler.js';
+import { toolEnvironment } from './tool-env.js';
 
 /** How much of the output so far a progress update carries. */
 const PROGRESS_CHARS = 30_000;
@@ -26,7 +27,7 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   try {
     group = await startProcessGroup(input.command, {
       cwd: workdir,
-      env: context.env,
+      env: toolEnvironment(context.env, context.config),
       onOutput: (text) => {
         output.append(text);
         context.update({ metadata: { output: output.tail, description } });

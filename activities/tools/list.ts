@@ -4,12 +4,13 @@ import type { list as listSpec } from '../../core/tools/list.js';
 import { resolveInProject } from './project-path.js';
 import { newestFirst, searchBackend } from './search/index.js';
 import type { ToolHandler } from './tool-handler.js';
+import { toolEnvironment } from './tool-env.js';
 
 const LIMIT = 100;
 
 export const list: ToolHandler<z.infer<typeof listSpec.parameters>> = async (input, context) => {
   const root = resolveInProject(context, input.path);
-  const backend = await searchBackend(context.env);
+  const backend = await searchBackend(toolEnvironment(context.env, context.config));
   const files = await newestFirst(await backend.listFiles(root, { ignore: input.ignore, project: context.directory, signal: context.abort }));
   const shown = files
     .slice(0, LIMIT)

@@ -42,6 +42,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         store,
         env,
         externalAllowed: input.externalAllowed,
+        localNetworkAllowed: input.localNetworkAllowed,
+        readRules: input.readRules,
         abort: context.cancellationSignal,
         update: (update) => progress.update(update),
       });

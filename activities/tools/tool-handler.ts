@@ -1,3 +1,4 @@
+import type { Ruleset } from '../../core/permission.js';
 import type { LoomConfig } from '../config/schema.js';
 import type { SessionStore } from '../store/store.js';
 
@@ -14,9 +15,14 @@ export interface ToolContext {
   model: string;
   config: LoomConfig;
   store: SessionStore;
+  /** The worker's environment, secrets included: a process a tool starts gets `toolEnvironment(env, config)`. */
   env: NodeJS.ProcessEnv;
   /** The run granted this call paths outside the project (the `external_directory` permission). */
   externalAllowed?: boolean;
+  /** The run granted this call a fetch of a local-network address (`webfetch`). */
+  localNetworkAllowed?: boolean;
+  /** For searches: the rules on reading files (`*.env` asks): lines of files they do not allow are left out. */
+  readRules?: Ruleset;
   /** Aborted when the run is cancelled, the call times out, or the worker shuts down. */
   abort: AbortSignal;
   /** Shows progress on the running call (a title, or metadata such as a command's output so far). */

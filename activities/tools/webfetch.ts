@@ -6,10 +6,13 @@ import {
   WEBFETCH_MAX_TIMEOUT_SECONDS,
   type webfetch as webfetchSpec,
 } from '../../core/tools/webfetch.js';
+import { localAddressOf } from '../permissions/local-network.js';
 import { htmlToMarkdown, htmlToText } from './html-convert.js';
 import { ToolError, type ToolHandler } from './tool-handler.js';
 
 type Format = 'text' | 'markdown' | 'html';
+
+const MAX_REDIRECTS = 10;
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 const USER_AGENT = `Loom/${version} (+webfetch)`;
@@ -32,11 +35,7 @@ export const webfetch: ToolHandler<z.infer<typeof webfetchSpec.parameters>> = as
   const signal = AbortSignal.any([context.abort, timeout]);
 
   try {
-    const response = await fetch(url, {
-      signal,
-      redirect: 'follow',
-      headers: { 'User-Agent': USER_AGENT, Accept: ACCEPT[format] },
-    });
+    const response = await fetchFollowing(url, { signal, headers: { 'User-Agent': USER_AGENT, Accept: ACCEPT[format] } }, Boolean(context.localNetworkAllowed));
     if (!response.ok) {
       await response.body?.cancel();
       throw new ToolError(`Request failed with status ${response.status} ${response.statusText}`.trimEnd() + `: ${url}`);
@@ -72,6 +71,31 @@ export const webfetch: ToolHandler<z.infer<typeof webfetchSpec.parameters>> = as
     throw new ToolError(`Request failed: ${networkCause(error)}: ${url}`);
   }
 };
+
+/**
+ * Fetches a URL, following redirects one by one: each address is checked before it is connected
+ * to, so a public page cannot redirect the agent into the local network. A local address is
+ * reached only when the run granted it for the URL the model asked for (and its own origin).
+ */
+async function fetchFollowing(url: string, init: RequestInit, localAllowed: boolean): Promise<Response> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const local = await localAddressOf(current);
+    if (local && !(localAllowed && new URL(current).origin === new URL(url).origin)) {
+      throw new ToolError(
+        current === url
+          ? `${url} is on the local network (${local}); fetching it needs the user's permission, which this call did not get.`
+          : `${url} redirects to ${current}, which is on the local network (${local}). It was not fetched; call webfetch with ${current} itself if you need it, and the user will be asked.`,
+      );
+    }
+    const response = await fetch(current, { ...init, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status >= 400 || !location) return response;
+    await response.body?.cancel();
+    current = new URL(location, current).toString();
+  }
+  throw new ToolError(`Too many redirects (over ${MAX_REDIRECTS}): ${url}`);
+}
 
 /** Reads the body, stopping as soon as it passes the size cap (servers may lie or omit the length). */
 async function readCapped(response: Response, url: string, progress: (bytes: number) => void): Promise<Uint8Array> {

@@ -189,7 +189,7 @@ describe('bash', () => {
 const directory = process.argv[2];
 await bash(
   { command: 'echo $$ > orphan.pids; sleep 600 & echo $! >> orphan.pids; wait', description: 'Sleep for ten minutes' },
-  { directory, dataDir: directory, env: process.env, abort: new AbortController().signal, update() {} } as never,
+  { directory, dataDir: directory, env: process.env, config: {}, abort: new AbortController().signal, update() {} } as never,
 );
 `,
     );

@@ -25,7 +25,7 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const run = (template: string, args: string, extra: Partial<Parameters<typeof expandCommand>[1]> = {}) =>
-  expandCommand('check', { template, ...extra }, args, { directory: project, env: process.env });
+  expandCommand('check', { template, ...extra }, args, { directory: project, env: process.env, config: {} });
 
 describe('expandCommand', () => {
   it('substitutes arguments, then runs each !`command` with them and splices in its stdout', async () => {
@@ -52,7 +52,7 @@ describe('expandCommand', () => {
   });
 
   it('reports a project directory that is gone', async () => {
-    const { prompt } = await expandCommand('check', { template: '!`pwd`' }, '', { directory: join(root, 'missing'), env: process.env });
+    const { prompt } = await expandCommand('check', { template: '!`pwd`' }, '', { directory: join(root, 'missing'), env: process.env, config: {} });
     expect(prompt).toMatch(/^Error executing command: Could not run `pwd` in .*missing/);
   });
 
@@ -71,7 +71,7 @@ describe('expandCommand', () => {
   it('rejects when cancelled, stopping the commands', async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const expanding = expandCommand('check', { template: '!`sleep 20`' }, '', { directory: project, env: process.env, signal: controller.signal });
+    const expanding = expandCommand('check', { template: '!`sleep 20`' }, '', { directory: project, env: process.env, config: {}, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('stopped by the user')), 200);
     await expect(expanding).rejects.toThrow('stopped by the user');
     expect(Date.now() - started).toBeLessThan(5_000);

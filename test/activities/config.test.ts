@@ -124,6 +124,19 @@ describe('loadConfig', () => {
     expect(error.message).toContain('LOOM_CONFIG_CONTENT');
     expect(error.message).toContain('model');
   });
+
+  it('names the file and the key of a broken shell_env', () => {
+    const file = write(join(project, 'loom.json'), '{ "shell_env": { "PORT": 3000, "MY-VAR": "x", "inherit": "GH_TOKEN" } }');
+    const { message } = configError(() => load());
+    expect(message).toContain(file);
+    expect(message).toContain('shell_env.PORT: expected a string (the value to set) or null (to remove the variable), got 3000');
+    expect(message).toContain('shell_env.MY-VAR: "MY-VAR" is not a variable name');
+    expect(message).toContain('shell_env.inherit: expected a list of variable names');
+    write(join(project, 'loom.json'), '{ "shell_env": { "inherit": ["GH_TOKEN", "bad name"] } }');
+    expect(configError(() => load()).message).toContain('shell_env.inherit.1: "bad name" is not a variable name');
+    write(join(project, 'loom.json'), '{ "shell_env": ["GH_TOKEN"] }');
+    expect(configError(() => load()).message).toContain('shell_env: expected an object of variables');
+  });
 });
 
 describe('loadConfig with a real OpenCode project', () => {

@@ -112,7 +112,7 @@ const VISIBLE = [
 ];
 
 describe.each([
-  ['ripgrep', async () => ({ backend: ripgrepBackend(await sharedRipgrep()), env: { ...process.env, LOOM_RIPGREP: await sharedRipgrep() } })],
+  ['ripgrep', async () => ({ backend: ripgrepBackend(await sharedRipgrep(), process.env), env: { ...process.env, LOOM_RIPGREP: await sharedRipgrep() } })],
   ['js', async () => ({ backend: jsBackend, env: { ...process.env, LOOM_RIPGREP: 'off' } })],
 ] as const)('the %s search', (name, setup) => {
   let backend: SearchBackend;
@@ -290,7 +290,7 @@ describe('findRipgrep', () => {
 describe('the search the tools use with ripgrep at hand', () => {
   /** ripgrep, counting the searches handed to it. */
   async function countedRipgrep() {
-    const rg = ripgrepBackend(await sharedRipgrep());
+    const rg = ripgrepBackend(await sharedRipgrep(), process.env);
     const counted = { calls: 0, backend: { ...rg } as SearchBackend };
     counted.backend.listFiles = (root, options) => (counted.calls++, rg.listFiles(root, options));
     counted.backend.searchContent = (root, options) => (counted.calls++, rg.searchContent(root, options));

@@ -100,7 +100,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   project = mkdtempSync(join(tmpdir(), 'loom-webfetch-'));
-  context = createToolContext(project);
+  // The local test server stands in for the web: fetching it is granted, as a person would.
+  context = createToolContext(project, { localNetworkAllowed: true });
 });
 
 afterAll(async () => {
@@ -224,7 +225,7 @@ describe('webfetch handler', () => {
 
   it('rethrows cancellation instead of turning it into a ToolError', async () => {
     const controller = new AbortController();
-    const cancellable = createToolContext(project, { abort: controller.signal });
+    const cancellable = createToolContext(project, { abort: controller.signal, localNetworkAllowed: true });
     try {
       const run = fetchPage({ url: `${base}/slow` }, cancellable);
       setTimeout(() => controller.abort(), 100);

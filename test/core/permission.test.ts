@@ -256,6 +256,16 @@ describe('decide', () => {
   it('allows a request with no patterns', () => {
     expect(decide(bash(), rules)).toEqual({ action: 'allow' });
   });
+
+  it('asks for an explicit request that only a wildcard rule would allow, and lets a rule naming it exactly allow it', () => {
+    const local = { permission: 'webfetch', patterns: ['http://127.0.0.1:8080/'], always: ['http://127.0.0.1:8080/'], explicit: true };
+    expect(decide(local, rules)).toEqual({ action: 'ask' });
+    expect(decide(local, fromConfig({ webfetch: 'allow' }))).toEqual({ action: 'ask' });
+    expect(decide(local, rules, fromConfig({ webfetch: { 'http://127.0.0.1:8080/*': 'allow' } }))).toEqual({ action: 'ask' });
+    expect(decide(local, rules, fromConfig({ webfetch: { 'http://127.0.0.1:8080/': 'allow' } }))).toEqual({ action: 'allow' });
+    expect(decide(local, rules, alwaysRules(local))).toEqual({ action: 'allow' });
+    expect(decide(local, fromConfig({ webfetch: 'deny' })).action).toBe('deny');
+  });
 });
 
 describe('messages', () => {

@@ -18,7 +18,9 @@ import { callStore } from './activities.js';
 const DERIVED_PERMISSION_IDS = 'derived-permission-ids';
 
 /** Whether a tool call may run, and if not, what the model is told and whether the turn stops. */
-export type Authorization = { allowed: true; externalAllowed: boolean } | { allowed: false; error: string; stopTurn: boolean };
+export type Authorization =
+  | { allowed: true; externalAllowed: boolean; localNetworkAllowed?: boolean }
+  | { allowed: false; error: string; stopTurn: boolean };
 
 export interface CallDescription {
   call: Pick<ToolCall, 'partId' | 'callId' | 'tool'>;
@@ -75,6 +77,7 @@ export class PermissionGate {
   /** Checks every permission a call needs, in order, asking a person where the rules say so. */
   async authorize(requests: PermissionRequest[], call: CallDescription): Promise<Authorization> {
     let externalAllowed = false;
+    let localNetworkAllowed = false;
     for (const request of requests) {
       const rulesets =
         request.permission === 'doom_loop'
@@ -96,8 +99,9 @@ export class PermissionGate {
         }
       }
       if (request.permission === 'external_directory') externalAllowed = true;
+      if (request.permission === 'webfetch' && request.explicit) localNetworkAllowed = true;
     }
-    return { allowed: true, externalAllowed };
+    return { allowed: true, externalAllowed, ...(localNetworkAllowed ? { localNetworkAllowed } : {}) };
   }
 
   private async ask(request: PermissionRequest, call: CallDescription): Promise<PermissionReply> {
@@ -120,6 +124,7 @@ export class PermissionGate {
       patterns: request.patterns,
       always: request.always,
       title: call.title,
+      ...(request.reason ? { reason: request.reason } : {}),
       status: 'pending',
       time: { created: Date.now() },
     };

@@ -1,5 +1,6 @@
 import { ActivityFailure, TimeoutFailure, isCancellation, patched } from '@temporalio/workflow';
-import type { Ruleset } from '../../core/permission.js';
+import { wildcardMatch, type Ruleset } from '../../core/permission.js';
+import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
 import { findTool } from '../../core/tools/index.js';
@@ -113,6 +114,8 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
       model: context.model,
       canDelegate: context.offered.includes('task'),
       externalAllowed: authorization.externalAllowed,
+      ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
+      ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -121,6 +124,11 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     await callStore.failToolCall(failure);
   }
   return { stopTurn: false };
+}
+
+/** The rules on reading files, which also decide what a search may show of a file's lines. */
+function readRules(config: RunConfig): Ruleset {
+  return [...config.agent.permission, ...config.sessionRules, ...config.approved].filter((rule) => wildcardMatch('read', rule.permission));
 }
 
 /** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */

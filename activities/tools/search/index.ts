@@ -7,10 +7,13 @@ import { ripgrepBackend } from './ripgrep-backend.js';
 
 export type { ContentMatch, SearchBackend } from './backend.js';
 
-/** ripgrep when one is found (or installed), for all but small trees; else the walk in Node. */
+/**
+ * ripgrep when one is found (or installed), for all but small trees; else the walk in Node. `env` is
+ * a tool environment (`toolEnvironment`): ripgrep, and pip installing it, run with it.
+ */
 export async function searchBackend(env: NodeJS.ProcessEnv): Promise<SearchBackend> {
   const rg = await findRipgrep(env);
-  return rg ? smallTreesInNode(ripgrepBackend(rg)) : jsBackend;
+  return rg ? smallTreesInNode(ripgrepBackend(rg, env)) : jsBackend;
 }
 
 export interface DatedFile {

@@ -15,9 +15,10 @@ import {
 /**
  * The search through ripgrep, which reads nested `.gitignore`, `.ignore` and git's global excludes
  * on its own. Patterns are matched here with picomatch rather than passed as `--glob`: a ripgrep
- * glob re-includes files that `.gitignore` excludes, and its dialect differs.
+ * glob re-includes files that `.gitignore` excludes, and its dialect differs. ripgrep runs with
+ * `env`, a tool environment (`toolEnvironment`), never the worker's own.
  */
-export function ripgrepBackend(rg: string): SearchBackend {
+export function ripgrepBackend(rg: string, env: NodeJS.ProcessEnv): SearchBackend {
   return {
     name: 'ripgrep',
 
@@ -27,7 +28,7 @@ export function ripgrepBackend(rg: string): SearchBackend {
       // `ignore` globs are relative to the root, as ripgrep's are to its working directory.
       const cwd = target.file ? target.dir : root;
       const extra = (options.ignore ?? []).map((glob) => `--glob=!${glob}`);
-      const stdout = await ripgrep(rg, ['--files', '--null', ...walkArgs(target), ...extra, '--', where(target, cwd)], cwd, options.signal);
+      const stdout = await ripgrep(rg, env, ['--files', '--null', ...walkArgs(target), ...extra, '--', where(target, cwd)], cwd, options.signal);
       return stdout
         .split('\0')
         .filter(Boolean)
@@ -41,7 +42,7 @@ export function ripgrepBackend(rg: string): SearchBackend {
       const cwd = target.file ? target.dir : root;
       const args = ['-nH', '--null', '--no-heading', '--field-match-separator=|', `--max-filesize=${MAX_FILE_BYTES}`];
       args.push(...walkArgs(target), '--regexp', options.pattern, '--', where(target, cwd));
-      const stdout = await ripgrep(rg, args, cwd, options.signal, options.pattern);
+      const stdout = await ripgrep(rg, env, args, cwd, options.signal, options.pattern);
       const matches: ContentMatch[] = [];
       for (const record of stdout.split('\n')) {
         // `path\0line|text`; anything else (a "binary file matches" notice) is not a match.
@@ -76,10 +77,10 @@ function where(target: SearchTarget, cwd: string): string {
  * Runs ripgrep, killing it when `signal` aborts. Exit 1 means nothing found; exit 2 with nothing
  * on stderr means some files could not be read, which `--no-messages` keeps quiet.
  */
-function ripgrep(rg: string, args: string[], cwd: string, signal: AbortSignal, pattern?: string): Promise<string> {
+function ripgrep(rg: string, env: NodeJS.ProcessEnv, args: string[], cwd: string, signal: AbortSignal, pattern?: string): Promise<string> {
   signal.throwIfAborted();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(rg, args, { cwd, signal, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(rg, args, { cwd, env, signal, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

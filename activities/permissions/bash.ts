@@ -1,0 +1,93 @@
+import { homedir } from 'node:os';
+import { alwaysPattern } from '../../core/bash-command.js';
+import { dirnamePath, isInsidePath, resolvePath } from '../../core/path.js';
+import { wildcardMatch, type PermissionRequest, type Ruleset } from '../../core/permission.js';
+import { mergeRequests, type CheckContext } from './index.js';
+import { realPathOf } from './real-path.js';
+import { analyseLine } from './shell/analyse-line.js';
+import { pathWords, readWords, redirectReads, redirectWords } from './shell/paths.js';
+import type { ShellWord } from './shell/words.js';
+
+/** Files a `read` rule guards by default (core/agents/builtin.ts asks for them). */
+const SECRET_FILES = ['*.env', '*.env.*'];
+
+/**
+ * A bash call's permissions, from a real parse of the line: every command it would run (inside
+ * `$(…)`, backticks, process substitutions, subshells, groups, pipelines, lists, and what `sudo`,
+ * `env`, `timeout`, `xargs`, `bash -c`… run) is checked on its own; every path it names or
+ * redirects to is checked where it really leads; files a `read` rule guards (`.env`) ask as a
+ * read would. What cannot be known before the line runs (a syntax error, `eval`, `bash -c "$X"`,
+ * a command named by a variable) asks for the whole line, and no catch-all rule allows that.
+ * `planned` (core's scanner) keeps its folders; its commands are replaced by the parsed ones.
+ */
+export async function bashPermissions(
+  input: { command: string; workdir?: string },
+  planned: PermissionRequest[],
+  context: CheckContext & { readRules?: Ruleset },
+): Promise<PermissionRequest[]> {
+  const line = input.command;
+  const analysis = await analyseLine(line);
+  const unparsed: PermissionRequest[] = analysis.unsupported.length
+    ? [{ permission: 'bash', patterns: [line], always: [], explicit: true, reason: `Loom cannot check this command line part by part: ${analysis.unsupported.join('; ')}.` }]
+    : [];
+  if (analysis.syntaxError) return [...planned, ...unparsed];
+
+  const cwd = resolvePath(context.directory, input.workdir ?? '.');
+  const project = await realPathOf(context.directory);
+  const secrets = [...SECRET_FILES, ...guardedByRules(context.readRules)];
+  const folders = new Set<string>();
+  const reads = new Set<string>();
+  const reach = async (word: ShellWord, folder: boolean) => {
+    const path = staticPath(word, cwd);
+    if (path === undefined) {
+      // Known only when the line runs (`$HOME/x`, `~user`, `{a,/etc}`): taken as outside.
+      folders.add(folder || !word.raw.includes('/') || /[{}]/.test(word.raw) ? word.raw : dirnamePath(word.raw));
+      return;
+    }
+    const real = await realPathOf(path);
+    // `cp a /elsewhere/` puts the file in that folder.
+    const reached = folder || (word.value ?? '').endsWith('/') ? real : dirnamePath(real);
+    if (!isInsidePath(project, reached)) folders.add(reached);
+  };
+  const read = async (word: ShellWord) => {
+    const path = staticPath(word, cwd);
+    if (path === undefined) return;
+    for (const candidate of new Set([path, await realPathOf(path)])) {
+      if (secrets.some((pattern) => wildcardMatch(candidate, pattern))) reads.add(candidate);
+    }
+  };
+
+  await reach({ raw: cwd, value: cwd }, true);
+  for (const command of analysis.commands) {
+    for (const { word, folder } of pathWords(command.words)) await reach(word, folder);
+    for (const word of readWords(command.words)) await read(word);
+  }
+  for (const word of redirectWords(analysis.redirects)) await reach(word, false);
+  for (const word of redirectReads(analysis.redirects)) await read(word);
+
+  const texts = [...new Set(analysis.commands.map((command) => command.text.trim()).filter((text) => text !== ''))];
+  const externals = [...folders].map((folder) => `${folder.replace(/\/$/, '')}/*`);
+  return [
+    ...mergeRequests(
+      planned.filter((request) => request.permission !== 'bash'),
+      externals.length ? [{ permission: 'external_directory', patterns: externals, always: externals }] : [],
+      reads.size ? [{ permission: 'read', patterns: [...reads], always: ['*'] }] : [],
+      [{ permission: 'bash', patterns: texts.length ? texts : [line.trim()], always: [...new Set(texts.map(alwaysPattern).filter((pattern) => pattern !== ''))] }],
+    ),
+    ...unparsed,
+  ];
+}
+
+/** Where a word leads, `~` expanded; `undefined` when only the running shell knows. */
+function staticPath(word: ShellWord, cwd: string): string | undefined {
+  const value = word.value;
+  if (value === undefined || /\{[^}]*(,|\.\.)[^}]*\}/.test(value)) return undefined;
+  if (value === '~' || value.startsWith('~/')) return resolvePath('/', homedir() + value.slice(1));
+  if (value.startsWith('~')) return undefined;
+  return resolvePath(cwd, value);
+}
+
+/** Paths a `read` rule singles out to ask or deny (`/srv/secrets/*`), besides the defaults. */
+function guardedByRules(rules: Ruleset | undefined): string[] {
+  return (rules ?? []).filter((rule) => wildcardMatch('read', rule.permission) && rule.action !== 'allow' && !/^\*+$/.test(rule.pattern)).map((rule) => rule.pattern);
+}

@@ -1,0 +1,33 @@
+import type { PermissionRequest } from '../../core/permission.js';
+import { resolvePath } from '../../core/path.js';
+import { fileAccess, searchAccess } from '../../core/tool-permissions.js';
+import { mergeRequests, type CheckContext } from './index.js';
+import { realPathOf } from './real-path.js';
+
+/**
+ * A file or search tool's permissions, for the path it names and for where that path really leads:
+ * a link inside the project to a file or folder outside it asks as the outside path would, and
+ * rules on paths (`*.env`) match the link's target too.
+ */
+export async function filePermissions(tool: string, input: Record<string, unknown>, planned: PermissionRequest[], context: CheckContext): Promise<PermissionRequest[]> {
+  const named = typeof input.filePath === 'string' ? input.filePath : typeof input.path === 'string' ? input.path : '.';
+  const lexical = resolvePath(context.directory, named);
+  const real = realPathOf(lexical);
+  const project = realPathOf(context.directory);
+  if (real === lexical && project === context.directory) return planned;
+  const realContext = { directory: project };
+  const forReal = (() => {
+    switch (tool) {
+      case 'read':
+        return fileAccess('read', real, realContext);
+      case 'write':
+      case 'edit':
+        return fileAccess('edit', real, realContext);
+      case 'list':
+        return searchAccess('list', real, real, realContext);
+      default:
+        return searchAccess(tool, String(input.pattern ?? '*'), real, realContext);
+    }
+  })();
+  return mergeRequests(planned, forReal);
+}

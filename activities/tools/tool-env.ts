@@ -1,0 +1,97 @@
+import type { LoomConfig } from '../config/schema.js';
+
+/**
+ * Loom's own secrets by name: the store's connection string, the password a PostgreSQL client
+ * reads, the server's token.
+ */
+const LOOM_SECRETS = new Set(['LOOM_STORE_URL', 'PGPASSWORD', 'LOOM_SERVER_TOKEN']);
+/** Words (between `_`) that make a name secret wherever they stand: `AWS_BEARER_TOKEN_BEDROCK`. */
+const SECRET_WORDS = new Set(['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD']);
+/** Words that make a name secret as its last word: `OPENAI_API_KEY`, `DB_PASS`. */
+const SECRET_LAST_WORDS = new Set(['KEY', 'APIKEY', 'PASS']);
+/** Last words that name where a secret is kept, not the secret: `NPM_TOKEN_FILE`, `PASSWORD_STORE_DIR`. */
+const LOCATION_WORDS = new Set(['FILE', 'PATH', 'DIR']);
+/**
+ * Configured secrets shorter than this are placeholders (`"apiKey": "ollama"`), and matching them
+ * inside other values would hide innocent variables (`NODE_ENV=test`).
+ */
+const MIN_SECRET_LENGTH = 8;
+/** Provider options and headers that carry credentials: `apiKey`, `secretAccessKey`, `Authorization`. */
+const SECRET_OPTION = /(key|token|secret|password)$/i;
+const SECRET_HEADER = /auth|key|token|secret/i;
+
+/** What a configuration asks of tool environments, worked out once per loaded config. */
+interface Rules {
+  /** Values of configured credentials: a variable holding one is hidden, whatever its name. */
+  secrets: string[];
+  inherit: Set<string>;
+  unset: string[];
+  set: Record<string, string>;
+}
+
+const rulesByConfig = new WeakMap<LoomConfig, Rules>();
+
+/**
+ * The environment of a process Loom starts for a tool (bash, `` !`cmd` `` in commands, ripgrep):
+ * the worker's environment without credentials, then `shell_env` applied. Hidden are:
+ * - variables whose name looks secret (`looksSecret`);
+ * - `LOOM_STORE_URL`, `PGPASSWORD` and `LOOM_SERVER_TOKEN`;
+ * - variables whose value holds a configured provider credential or the store's connection string
+ *   (this catches the variables `{env:NAME}` read them from).
+ * Names listed in `shell_env.inherit` are kept all the same; `shell_env` keys then set (string) or
+ * remove (`null`) variables. Everything else (PATH, HOME, LANG, TERM, …) passes unchanged.
+ */
+export function toolEnvironment(env: NodeJS.ProcessEnv, config: LoomConfig): NodeJS.ProcessEnv {
+  const rules = rulesOf(config);
+  const store = env.LOOM_STORE_URL;
+  const secrets = store && store.length >= MIN_SECRET_LENGTH ? [...rules.secrets, store] : rules.secrets;
+  const result: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (rules.inherit.has(name) || !(looksSecret(name) || secrets.some((secret) => value.includes(secret)))) result[name] = value;
+  }
+  for (const name of rules.unset) delete result[name];
+  return Object.assign(result, rules.set);
+}
+
+/**
+ * Whether a variable's name says it holds a secret (case-insensitive, words split at `_`): a word
+ * TOKEN, SECRET, PASSWORD or PASSWD anywhere, or a last word KEY, APIKEY or PASS; but not a name
+ * whose last word is FILE, PATH or DIR, which says where a secret is.
+ */
+export function looksSecret(name: string): boolean {
+  if (LOOM_SECRETS.has(name)) return true;
+  const words = name.toUpperCase().split('_');
+  const last = words[words.length - 1];
+  if (LOCATION_WORDS.has(last)) return false;
+  return SECRET_LAST_WORDS.has(last) || words.some((word) => SECRET_WORDS.has(word));
+}
+
+function rulesOf(config: LoomConfig): Rules {
+  let rules = rulesByConfig.get(config);
+  if (!rules) {
+    const { inherit = [], ...vars } = config.shell_env ?? {};
+    rules = { secrets: configuredSecrets(config), inherit: new Set(inherit), unset: [], set: {} };
+    for (const [name, value] of Object.entries(vars)) {
+      if (typeof value === 'string') rules.set[name] = value;
+      else if (value === null) rules.unset.push(name);
+    }
+    rulesByConfig.set(config, rules);
+  }
+  return rules;
+}
+
+/** The credentials in `provider.*.options`: secret-named options, and auth headers (also without their scheme). */
+function configuredSecrets(config: LoomConfig): string[] {
+  const secrets: string[] = [];
+  for (const provider of Object.values(config.provider ?? {})) {
+    const options: Record<string, unknown> = provider.options ?? {};
+    for (const [key, value] of Object.entries(options)) {
+      if (typeof value === 'string' && SECRET_OPTION.test(key)) secrets.push(value);
+    }
+    for (const [name, value] of Object.entries(provider.options?.headers ?? {})) {
+      if (SECRET_HEADER.test(name)) secrets.push(value, value.trim().split(/\s+/).at(-1) ?? '');
+    }
+  }
+  return [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+}
