@@ -1,7 +1,8 @@
 // The permission probes of a prompt-injected model, end to end through `loom run`: a read through
-// a link out of the project, a fetch of a local service, and `env` in bash. Each gets the verdict
-// the rules give it, and the model sees OpenCode's texts for what was denied or rejected.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+// a link out of the project, a fetch of a local service, `env` in bash, commands hidden in
+// substitutions, a redirect out of the project and `cat .env`. Each gets the verdict the rules
+// give it, nothing happens outside the project, and the model sees OpenCode's texts.
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,16 @@ let serviceHits = 0;
 let serviceUrl: string;
 
 beforeAll(async () => {
-  env = await createLoomTestEnv({ config: { permission: { external_directory: 'deny' } } });
+  env = await createLoomTestEnv({
+    files: { '.env': 'API_TOKEN=project-env-secret\n' },
+    config: {
+      permission: {
+        external_directory: 'deny',
+        bash: { '*': 'deny', 'git status*': 'allow', env: 'allow', 'echo *': 'allow', 'cat *': 'allow' },
+        read: { '*.env': 'deny' },
+      },
+    },
+  });
   const outside = join(env.project, '..', 'elsewhere');
   mkdirSync(outside, { recursive: true });
   writeFileSync(join(outside, 'secret.txt'), 'outside-secret\n');
@@ -76,5 +86,35 @@ describe('probes through loom run', () => {
     expect(output).not.toContain('sk-e2e-secret-value');
     expect(output).not.toContain('deploy-secret-value');
     expect(JSON.stringify(env.model.requests.at(-1)!.messages)).not.toContain('outside-secret');
+  }, 90_000);
+
+  it('denies commands hidden in substitutions, a redirect out of the project and cat .env under "git status*" rules', async () => {
+    const outside = join(env.project, '..', 'elsewhere');
+    const probes = [
+      'git status $(touch ../elsewhere/from-substitution)',
+      'git status `touch ../elsewhere/from-backticks`',
+      'echo hi > ../elsewhere/from-redirect',
+      'cat .env',
+    ];
+    env.model.setScript([
+      {
+        name: 'probe',
+        when: { lastUser: 'Probe the shell', lastRole: 'user' },
+        reply: { toolCalls: probes.map((command) => ({ name: 'bash', args: { command, description: 'Probe' } })) },
+      },
+      { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Probed the shell.' } },
+    ]);
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe the shell'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Probed the shell.' });
+    const tools = (await env.store.messages(parseJson(result).sessionId)).flatMap((m) => m.parts).filter((part): part is ToolPart => part.type === 'tool');
+    expect(tools).toHaveLength(probes.length);
+    for (const part of tools) {
+      expect(part.state, (part.state.input as { command: string }).command).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('The user has specified a rule which prevents you from using this specific tool call'),
+      });
+    }
+    for (const name of ['from-substitution', 'from-backticks', 'from-redirect']) expect(existsSync(join(outside, name)), name).toBe(false);
+    expect(JSON.stringify(env.model.requests.at(-1)!.messages)).not.toContain('project-env-secret');
   }, 90_000);
 });
