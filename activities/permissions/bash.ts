@@ -33,37 +33,37 @@ export async function bashPermissions(
   if (analysis.syntaxError) return [...planned, ...unparsed];
 
   const cwd = resolvePath(context.directory, input.workdir ?? '.');
-  const project = await realPathOf(context.directory);
+  const project = realPathOf(context.directory);
   const secrets = [...SECRET_FILES, ...guardedByRules(context.readRules)];
   const folders = new Set<string>();
   const reads = new Set<string>();
-  const reach = async (word: ShellWord, folder: boolean) => {
+  const reach = (word: ShellWord, folder: boolean) => {
     const path = staticPath(word, cwd);
     if (path === undefined) {
       // Known only when the line runs (`$HOME/x`, `~user`, `{a,/etc}`): taken as outside.
       folders.add(folder || !word.raw.includes('/') || /[{}]/.test(word.raw) ? word.raw : dirnamePath(word.raw));
       return;
     }
-    const real = await realPathOf(path);
+    const real = realPathOf(path);
     // `cp a /elsewhere/` puts the file in that folder.
     const reached = folder || (word.value ?? '').endsWith('/') ? real : dirnamePath(real);
     if (!isInsidePath(project, reached)) folders.add(reached);
   };
-  const read = async (word: ShellWord) => {
+  const read = (word: ShellWord) => {
     const path = staticPath(word, cwd);
     if (path === undefined) return;
-    for (const candidate of new Set([path, await realPathOf(path)])) {
+    for (const candidate of new Set([path, realPathOf(path)])) {
       if (secrets.some((pattern) => wildcardMatch(candidate, pattern))) reads.add(candidate);
     }
   };
 
-  await reach({ raw: cwd, value: cwd }, true);
+  reach({ raw: cwd, value: cwd }, true);
   for (const command of analysis.commands) {
-    for (const { word, folder } of pathWords(command.words)) await reach(word, folder);
-    for (const word of readWords(command.words)) await read(word);
+    for (const { word, folder } of pathWords(command.words)) reach(word, folder);
+    for (const word of readWords(command.words)) read(word);
   }
-  for (const word of redirectWords(analysis.redirects)) await reach(word, false);
-  for (const word of redirectReads(analysis.redirects)) await read(word);
+  for (const word of redirectWords(analysis.redirects)) reach(word, false);
+  for (const word of redirectReads(analysis.redirects)) read(word);
 
   const texts = [...new Set(analysis.commands.map((command) => command.text.trim()).filter((text) => text !== ''))];
   const externals = [...folders].map((folder) => `${folder.replace(/\/$/, '')}/*`);

@@ -9,7 +9,7 @@ import { realPathOf } from './real-path.js';
  * a link inside the project to a file or folder outside it asks as the outside path would, and
  * rules on paths (`*.env`) match the link's target too.
  */
-export async function filePermissions(tool: string, input: Record<string, unknown>, planned: PermissionRequest[], context: CheckContext): Promise<PermissionRequest[]> {
+export function filePermissions(tool: string, input: Record<string, unknown>, planned: PermissionRequest[], context: CheckContext): PermissionRequest[] {
   const named = typeof input.filePath === 'string' ? input.filePath : typeof input.path === 'string' ? input.path : '.';
   const lexical = resolvePath(context.directory, named);
   const real = realPathOf(lexical);
