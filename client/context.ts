@@ -1,22 +1,28 @@
-import { SqliteSessionStore } from '../activities/store/sqlite.js';
-import { storeFile } from '../activities/paths.js';
+import { openSessionStore } from '../activities/store/open.js';
+import type { SessionStore } from '../activities/store/store.js';
 import type { RunningWorker } from './in-process-worker.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { connectTemporal, hasLiveWorker, type TemporalAccess } from './temporal.js';
 
 /** What a command works with: settings, the store, and (when needed) Temporal and a worker. */
 export class CliContext {
-  readonly settings: ClientSettings;
-  readonly store: SqliteSessionStore;
   private temporalAccess: TemporalAccess | undefined;
   private worker: RunningWorker | undefined;
 
-  constructor(
-    readonly env: NodeJS.ProcessEnv = process.env,
-    readonly report: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  ) {
-    this.settings = clientSettings(env);
-    this.store = new SqliteSessionStore(storeFile(this.settings.dataDir));
+  private constructor(
+    readonly settings: ClientSettings,
+    readonly store: SessionStore,
+    readonly env: NodeJS.ProcessEnv,
+    readonly report: (line: string) => void,
+  ) {}
+
+  /** Opens the store the settings name (`LOOM_STORE_URL`, else the SQLite file in the data folder). */
+  static async open(
+    env: NodeJS.ProcessEnv = process.env,
+    report: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ): Promise<CliContext> {
+    const settings = clientSettings(env);
+    return new CliContext(settings, await openSessionStore(settings), env, report);
   }
 
   async temporal(): Promise<TemporalAccess> {

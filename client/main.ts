@@ -32,6 +32,7 @@ Environment:
   TEMPORAL_NAMESPACE   namespace (default: default)
   LOOM_TASK_QUEUE      task queue (default: loom)
   LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
+  LOOM_STORE_URL       postgres://user:password@host:5432/db: keep sessions in PostgreSQL (for several machines) instead of LOOM_DATA_DIR/loom.db
   OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server
   LOOM_MAX_PROMPT_BYTES          largest prompt accepted (default: 8 MiB, or max_prompt_bytes in the config)
   LOOM_FOLLOW_RECONNECT_MS       how long to wait for an unreachable Temporal server while following a run (default: 120000)
@@ -186,7 +187,7 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
   let exitCode = 1;
   let context: CliContext | undefined;
   try {
-    context = new CliContext();
+    context = await CliContext.open();
     exitCode = await action(context);
   } catch (error) {
     exitCode = error instanceof CliError ? error.exitCode : 1;

@@ -8,6 +8,8 @@ export interface ClientSettings {
   namespace: string;
   taskQueue: string;
   dataDir: string;
+  /** `LOOM_STORE_URL`: the PostgreSQL session store shared by several machines (else SQLite in `dataDir`). */
+  storeUrl: string | undefined;
 }
 
 export function clientSettings(env: NodeJS.ProcessEnv = process.env): ClientSettings {
@@ -17,5 +19,6 @@ export function clientSettings(env: NodeJS.ProcessEnv = process.env): ClientSett
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.LOOM_TASK_QUEUE || 'loom',
     dataDir: dataDir(env),
+    storeUrl: env.LOOM_STORE_URL || undefined,
   };
 }

@@ -1,0 +1,129 @@
+import type pg from 'pg';
+
+/** Advisory lock keys (one namespace for Loom, one key per purpose). */
+export const LOCK_NAMESPACE = 0x4c6f6f6d;
+export const MIGRATION_LOCK = 1;
+/** Held shared by every transaction that takes a revision, exclusive by a reader fixing a cursor. */
+export const REVISION_LOCK = 2;
+
+/**
+ * Schema versions, applied in order; `loom_schema.version` records how many have run. The same
+ * shape as SQLite's (id columns + a `data` document), with ids in "C" collation so that `ORDER BY
+ * id` sorts as SQLite does, and a sequence for revisions so writers on many machines never wait on
+ * a counter row.
+ */
+export const postgresMigrations: string[] = [
+  `
+  CREATE TABLE session (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    parent_id TEXT COLLATE "C",
+    time_updated BIGINT NOT NULL,
+    data JSONB NOT NULL
+  );
+  CREATE INDEX session_parent ON session(parent_id);
+  CREATE INDEX session_updated ON session(time_updated);
+
+  CREATE TABLE message (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    session_id TEXT COLLATE "C" NOT NULL,
+    rev BIGINT NOT NULL,
+    data JSONB NOT NULL
+  );
+  CREATE INDEX message_session ON message(session_id, id);
+  CREATE INDEX message_rev ON message(session_id, rev);
+
+  CREATE TABLE part (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    message_id TEXT COLLATE "C" NOT NULL,
+    session_id TEXT COLLATE "C" NOT NULL,
+    rev BIGINT NOT NULL,
+    data JSONB NOT NULL
+  );
+  CREATE INDEX part_message ON part(message_id, id);
+  CREATE INDEX part_rev ON part(session_id, rev);
+  CREATE INDEX part_type ON part(session_id, (data->>'type'));
+
+  CREATE SEQUENCE revision;
+
+  -- When a session last read a file, so edits of files changed since then are refused.
+  CREATE TABLE file_read (
+    session_id TEXT COLLATE "C" NOT NULL,
+    path TEXT NOT NULL,
+    mtime DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (session_id, path)
+  );
+
+  CREATE TABLE todo (
+    session_id TEXT COLLATE "C" PRIMARY KEY,
+    data JSONB NOT NULL
+  );
+
+  -- Tool calls waiting for a person's approval, and what they answered.
+  CREATE TABLE permission_request (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    session_id TEXT COLLATE "C" NOT NULL,
+    root_id TEXT COLLATE "C" NOT NULL,
+    status TEXT NOT NULL,
+    data JSONB NOT NULL
+  );
+  CREATE INDEX permission_request_status ON permission_request(status, root_id);
+
+  -- "Always" approvals, kept for a whole session tree.
+  CREATE TABLE approved_rule (
+    root_id TEXT COLLATE "C" NOT NULL,
+    seq INTEGER NOT NULL,
+    permission TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    PRIMARY KEY (root_id, permission, pattern)
+  );
+
+  -- Batches of tasks, and each task's definition and outcome.
+  CREATE TABLE batch (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    time_created BIGINT NOT NULL,
+    data JSONB NOT NULL
+  );
+  CREATE TABLE batch_task (
+    batch_id TEXT COLLATE "C" NOT NULL,
+    idx INTEGER NOT NULL,
+    task JSONB NOT NULL,
+    session_id TEXT COLLATE "C",
+    outcome JSONB NOT NULL,
+    PRIMARY KEY (batch_id, idx)
+  );
+
+  -- Prompts, stored before a run is told their id: workflow history carries ids, not text.
+  CREATE TABLE prompt (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    session_id TEXT COLLATE "C",
+    time_created BIGINT NOT NULL,
+    text TEXT NOT NULL
+  );
+  `,
+];
+
+/**
+ * Brings the schema up to date once, however many workers and CLIs open the database at the same
+ * moment: the whole check-and-apply runs in one transaction under an advisory lock.
+ */
+export async function migratePostgres(client: pg.ClientBase, where: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS loom_schema (version INTEGER NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM loom_schema');
+    const applied = rows[0]?.version ?? 0;
+    if (applied > postgresMigrations.length) {
+      throw new Error(
+        `Session store ${where} has schema version ${applied}, newer than this Loom (${postgresMigrations.length}). Upgrade Loom.`,
+      );
+    }
+    for (let version = applied; version < postgresMigrations.length; version++) await client.query(postgresMigrations[version]);
+    if (rows.length === 0) await client.query('INSERT INTO loom_schema (version) VALUES ($1)', [postgresMigrations.length]);
+    else await client.query('UPDATE loom_schema SET version = $1', [postgresMigrations.length]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

