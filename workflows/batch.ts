@@ -16,6 +16,7 @@ import { addTokens, type Tokens } from '../core/message.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
 import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
+import type { ClaimedTask } from '../activities/batch.js';
 import { store } from './session/activities.js';
 
 /** Outcomes are written to the store in groups, so history grows by one activity per group. */
@@ -126,12 +127,28 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     await store.recordBatchOutcomes({ batchId: input.batchId, outcomes });
   };
 
+  /**
+   * What was claimed is what history recorded. A replay may reach a claim at another moment than
+   * the run did (local activity results and child completions interleave), and so pick other
+   * tasks; the claim's recorded result decides, so no task is started twice or skipped.
+   */
+  const followClaim = (picks: { index: number; attempt: number }[], claimed: ClaimedTask[], firstIndex: number) => {
+    const key = (task: { index: number; attempt: number }) => `${task.index}:${task.attempt}`;
+    const taken = new Set(claimed.map(key));
+    const retries = picks.filter((pick) => pick.attempt > 1);
+    state.retryQueue = [...retries.filter((pick) => !taken.has(key(pick))), ...state.retryQueue.filter((pick) => !taken.has(key(pick)))];
+    const firsts = claimed.filter((task) => task.attempt === 1).map((task) => task.index + 1);
+    state.nextIndex = Math.max(firstIndex, ...firsts);
+  };
+
   const start = async () => {
     state.claiming = true;
     const room = Math.min(state.concurrency - state.running.size, CLAIM_PAGE);
+    const firstIndex = state.nextIndex;
     const picks = state.retryQueue.splice(0, room);
     while (picks.length < room && state.nextIndex < input.total) picks.push({ index: state.nextIndex++, attempt: 1 });
     const claimed = await store.claimBatchTasks({ batchId: input.batchId, tasks: picks });
+    followClaim(picks, claimed, firstIndex);
     for (const task of claimed) {
       const scope = new CancellationScope();
       state.running.set(task.index, { scope, attempt: task.attempt });

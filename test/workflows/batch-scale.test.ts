@@ -42,7 +42,8 @@ describe('a 1,000-task batch', () => {
     const result = await handle.result();
     const seconds = (Date.now() - started) / 1000;
     const unfinished = (await env.store.batchTasks(batch.id)).filter((t) => t.outcome.status !== 'completed');
-    expect(result, `tasks not completed: ${JSON.stringify(unfinished.map((t) => t.outcome))}`).toMatchObject({ status: 'completed', total: TASKS, done: TASKS, failed: 0, cancelled: 0 });
+    const why = `tasks not completed: ${JSON.stringify(unfinished.map((t) => t.outcome))}; children that failed: ${JSON.stringify(await childFailures(batch.id))}`;
+    expect(result, why).toMatchObject({ status: 'completed', total: TASKS, done: TASKS, failed: 0, cancelled: 0 });
     expect(killedAt).toBeGreaterThanOrEqual(TASKS / 2);
     expect(killedAt).toBeLessThan(TASKS);
 
@@ -60,3 +61,20 @@ describe('a 1,000-task batch', () => {
     console.log(`1,000-task batch: ${seconds.toFixed(1)} s (${(TASKS / seconds).toFixed(1)} tasks/s), worker killed at ${killedAt}`);
   }, 600_000);
 });
+
+/** Why children of the batch's runs failed to start or failed, from its histories. */
+async function childFailures(batchId: string): Promise<string[]> {
+  const reasons: string[] = [];
+  for await (const run of env.client.workflow.list({ query: `WorkflowId = '${batchId}'` })) {
+    const history = await env.client.workflow.getHandle(batchId, run.runId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const failed = event.childWorkflowExecutionFailedEventAttributes;
+      if (failed) reasons.push(`${failed.workflowExecution?.workflowId}: ${failed.failure?.message} / ${failed.failure?.cause?.message ?? ''}`);
+      const notStarted = event.startChildWorkflowExecutionFailedEventAttributes;
+      if (notStarted) reasons.push(`${notStarted.workflowId}: could not start (cause ${notStarted.cause})`);
+      const other = event.childWorkflowExecutionTimedOutEventAttributes ?? event.childWorkflowExecutionTerminatedEventAttributes ?? event.childWorkflowExecutionCanceledEventAttributes;
+      if (other) reasons.push(`${other.workflowExecution?.workflowId}: timed out, terminated or cancelled`);
+    }
+  }
+  return reasons;
+}
