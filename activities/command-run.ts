@@ -1,12 +1,12 @@
 import { findAgent } from '../core/agents/index.js';
 import { parseSlashCommand } from '../core/command-template.js';
-import { derivedId, partId } from '../core/ids.js';
-import { preview } from '../core/prompt.js';
+import { partId } from '../core/ids.js';
+import { expandedPromptId, preview } from '../core/prompt.js';
 import type { ToolPart } from '../core/part.js';
 import { expandCommand } from './commands.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import type { ActivityDeps } from './deps.js';
-import { createdTime } from './message-time.js';
+import { createdTime, saveUserMessageRow } from './message-time.js';
 import { readPrompt, storePrompt } from './prompts.js';
 import { projectAgents } from './run-config.js';
 
@@ -51,22 +51,14 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     const subtask = command.subtask === true || (agent.mode === 'subagent' && command.subtask !== false);
     const prepared = { subtask, command: name, agent: agent.name, model: command.model ?? agent.model, description: command.description ?? `/${name}` };
     if (!input.promptId) return { ...prepared, prompt: expanded.prompt };
-    const promptId = derivedId('prm', input.promptId, 1);
+    const promptId = expandedPromptId(input.promptId);
     await storePrompt(store, promptId, expanded.prompt, input.sessionId);
     return { ...prepared, promptId, promptPreview: preview(expanded.prompt) };
   }
 
   /** The user's side of a subtask: a message holding the subtask, as OpenCode records it. */
   async function saveSubtaskMessage(input: { sessionId: string; messageId: string; agent: string; model: string; subtask: PreparedCommand }) {
-    await store.saveMessage({
-      id: input.messageId,
-      sessionID: input.sessionId,
-      role: 'user',
-      agent: input.agent,
-      model: input.model,
-      time: { created: await createdTime(store, input.messageId) },
-      ...(input.subtask.promptId ? { promptID: input.subtask.promptId } : {}),
-    });
+    await saveUserMessageRow(store, { ...input, promptId: input.subtask.promptId });
     await store.savePart({
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,

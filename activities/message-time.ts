@@ -7,3 +7,19 @@ import type { SessionStore } from './store/store.js';
 export async function createdTime(store: SessionStore, messageId: string): Promise<number> {
   return (await store.getMessage(messageId))?.time.created ?? Date.now();
 }
+
+/** Writes (or rewrites) a user message, naming the stored prompt it came from, if any. */
+export async function saveUserMessageRow(
+  store: SessionStore,
+  input: { sessionId: string; messageId: string; agent: string; model: string; promptId?: string },
+): Promise<void> {
+  await store.saveMessage({
+    id: input.messageId,
+    sessionID: input.sessionId,
+    role: 'user',
+    agent: input.agent,
+    model: input.model,
+    time: { created: await createdTime(store, input.messageId) },
+    ...(input.promptId ? { promptID: input.promptId } : {}),
+  });
+}

@@ -6,7 +6,7 @@ import { partId } from '../core/ids.js';
 import type { Part, PartContent } from '../core/part.js';
 import { loadConfig } from './config/load.js';
 import type { ActivityDeps } from './deps.js';
-import { createdTime } from './message-time.js';
+import { saveUserMessageRow } from './message-time.js';
 import { readPrompt } from './prompts.js';
 import { resolveReferences, type Reference } from './prompt-references.js';
 import { projectAgents } from './run-config.js';
@@ -42,15 +42,7 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     const text = input.promptId ? await readPrompt(store, input.promptId, input.sessionId) : (input.text ?? '');
     const slash = input.commands && !input.synthetic ? parseSlashCommand(text) : undefined;
     if (slash && input.commands!.includes(slash.name)) return { mentions: [], command: slash.name };
-    await store.saveMessage({
-      id: input.messageId,
-      sessionID: input.sessionId,
-      role: 'user',
-      agent: input.agent,
-      model: input.model,
-      time: { created: await createdTime(store, input.messageId) },
-      ...(input.promptId ? { promptID: input.promptId } : {}),
-    });
+    await saveUserMessageRow(store, input);
     if (input.synthetic) {
       await store.savePart({ id: partId(input.messageId, 0), sessionID: input.sessionId, messageID: input.messageId, type: 'text', text, synthetic: true });
       return { mentions: [] };
@@ -129,7 +121,7 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
 
   /** A request to compact the session: a user message holding a `compaction` part. */
   async function saveCompactionRequest(input: { sessionId: string; messageId: string; agent: string; model: string; auto: boolean; overflow: boolean }) {
-    await store.saveMessage({ id: input.messageId, sessionID: input.sessionId, role: 'user', agent: input.agent, model: input.model, time: { created: await createdTime(store, input.messageId) } });
+    await saveUserMessageRow(store, input);
     await store.savePart({
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,

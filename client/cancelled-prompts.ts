@@ -1,8 +1,7 @@
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import type { SessionStore } from '../activities/store/store.js';
-import { derivedId } from '../core/ids.js';
-import type { QueuedPrompt } from '../core/prompt.js';
+import { expandedPromptId, type QueuedPrompt } from '../core/prompt.js';
 import { promptSignal } from '../workflows/api.js';
 
 /**
@@ -38,7 +37,7 @@ export async function promptFate(
   // The cancel came after the prompt was queued: the run may have taken it before it stopped.
   // A prompt taken becomes a user message naming it (a slash command's expansion, or its subtask,
   // names the prompt derived from it, see activities/command-run.ts).
-  const names = new Set([sent.promptId, derivedId('prm', sent.promptId, 1)]);
+  const names = new Set([sent.promptId, expandedPromptId(sent.promptId)]);
   const { messages } = await store.changes(sent.sessionId, sent.since);
   const taken = messages.some((message) => message.role === 'user' && message.promptID && names.has(message.promptID));
   return taken ? 'taken' : 'dropped';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { derivedId } from './ids.js';
 
 /**
  * A prompt as the store keeps it. Prompts never travel through workflow history: whoever sends
@@ -25,4 +26,9 @@ export const PREVIEW_LIMIT = 1000;
 /** The start of a text, cut to `limit` characters with an ellipsis when longer. */
 export function preview(text: string, limit = PREVIEW_LIMIT): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+/** The id under which a `/command` prompt's expansion is stored (its user message names this one). */
+export function expandedPromptId(promptId: string): string {
+  return derivedId('prm', promptId, 1);
 }
