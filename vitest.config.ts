@@ -1,11 +1,41 @@
 import { defineConfig } from 'vitest/config';
 
+// Options each project repeats: inline projects do not inherit the root's `test` block, and
+// `extends: true` would also inherit its globalSetup and start a second Temporal dev server.
+const shared = {
+  pool: 'forks',
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+} as const;
+
+/** The workflow and e2e tests that matter for several machines, run again on a PostgreSQL store. */
+const onPostgres = [
+  'test/workflows/subagents.test.ts',
+  'test/workflows/subagent-tree.test.ts',
+  'test/workflows/batch.test.ts',
+  'test/workflows/permissions.test.ts',
+  'test/workflows/worker-crash.test.ts',
+  'test/e2e/subagents.test.ts',
+  'test/e2e/batch.test.ts',
+  'test/e2e/permissions.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The root's global setup runs once for every project: one Temporal dev server for the run.
     globalSetup: ['test/support/global-setup.ts'],
-    pool: 'forks',
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    ...shared,
+    projects: [
+      { test: { name: 'default', include: ['test/**/*.test.ts'], ...shared } },
+      {
+        test: {
+          name: 'postgres',
+          include: onPostgres,
+          env: { LOOM_TEST_STORE: 'postgres' },
+          globalSetup: ['test/support/test-store-setup.ts'],
+          ...shared,
+        },
+      },
+    ],
   },
 });

@@ -7,4 +7,9 @@ export interface ActivityDeps {
   env: NodeJS.ProcessEnv;
   /** Loom's data folder (saved tool outputs). */
   dataDir: string;
+  /**
+   * The host whose workspaces this worker's tools reach (see core/workspace.ts); undefined for a
+   * worker that serves only the shared queue.
+   */
+  hostId?: string;
 }

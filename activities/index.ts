@@ -12,12 +12,14 @@ import { createSessionActivities } from './session.js';
 import { createTaskActivities } from './task.js';
 import { createUserMessageActivities } from './user-message.js';
 import { createToolActivities } from './tools/run-tool.js';
+import { createHostStatusActivities } from './hosts/host-status.js';
+import { guardWorkspaceActivities } from './hosts/workspace-guard.js';
 
 export type { ActivityDeps } from './deps.js';
 
 /** Every activity the worker registers, built around one store. */
 export function createActivities(deps: ActivityDeps) {
-  return {
+  const activities = {
     ...createSessionActivities(deps),
     ...createRunConfigActivities(deps),
     ...createPermissionActivities(deps),
@@ -31,7 +33,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createTitleActivities(deps),
     ...createPruneActivities(deps),
     ...createToolActivities(deps),
+    ...createHostStatusActivities(),
   };
+  return guardWorkspaceActivities(activities, deps.hostId);
 }
 
 export type LoomActivities = ReturnType<typeof createActivities>;

@@ -61,6 +61,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         approved: await store.approvedRules(rootId),
         rootId,
         doomLoopThreshold: config.doom_loop_threshold ?? DEFAULT_DOOM_LOOP_THRESHOLD,
+        hostWaitMs: config.host_wait ? config.host_wait * 1000 : undefined,
         permissionTimeoutMs: config.permission_timeout ? config.permission_timeout * 1000 : undefined,
         depth: await depthOf(session ? session.parentID : input.parentId),
         subagentDepth: config.subagent_depth ?? DEFAULT_SUBAGENT_DEPTH,

@@ -17,6 +17,8 @@ export function createSessionActivities({ store }: ActivityDeps) {
     agent: string;
     model: string;
     directory: string;
+    /** The host that holds the directory; a session of an older version gains one when resumed. */
+    host?: string;
     /** A subagent's session: the rules its parent sets (replaced on every new task call). */
     permission?: PermissionRule[];
     parentPartId?: string;
@@ -26,6 +28,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
     const links = {
       ...(input.permission ? { permission: input.permission } : {}),
       ...(input.parentPartId ? { parentPartID: input.parentPartId } : {}),
+      ...(input.host ? { host: input.host } : {}),
     };
     const session = existing
       ? { ...existing, ...links, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }

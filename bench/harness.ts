@@ -6,9 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivities, type LoomActivities } from '../activities/index.js';
+import { localHostId } from '../activities/hosts/host-id.js';
 import { startSession } from '../client/sessions.js';
+import { openSessionStore } from '../activities/store/open.js';
 import { SqliteSessionStore } from '../activities/store/sqlite.js';
+import type { SessionStore } from '../activities/store/store.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
+import { hostTaskQueue } from '../core/workspace.js';
 import type { SessionRunResult } from '../core/run.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { startTemporalServer } from '../test/support/temporal-server.js';
@@ -17,6 +21,8 @@ import { installQuietRuntime } from '../worker/runtime.js';
 
 export const BENCH_MODEL = 'scripted/bench';
 
+export type StoreName = 'SQLite' | 'PostgreSQL';
+
 /** A dev server, a worker running Loom's and the bench's workflows, a store and a scripted model. */
 export interface BenchEnv {
   env: TestWorkflowEnvironment;
@@ -24,7 +30,9 @@ export interface BenchEnv {
   worker: Worker;
   /** The worker's Loom activities, for the in-process loop to call directly. */
   activities: LoomActivities;
-  store: SqliteSessionStore;
+  store: SessionStore;
+  /** Which store the worker's activities write to: benchmarks that run on both put it in their row names. */
+  storeName: StoreName;
   model: ScriptedModel;
   taskQueue: string;
   /** The project folder the sessions' tools work in. */
@@ -35,6 +43,12 @@ export interface BenchEnv {
   startSession(prompt: string, options?: { taskQueue?: string }): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
   /** Bytes and events of workflow history over every run of a workflow id. */
   history(workflowId: string): Promise<{ bytes: number; events: number; runs: number }>;
+  /**
+   * The same server, project and model, with a second worker on its own task queue whose
+   * activities use the PostgreSQL store at `storeUrl`. Closing it stops that worker and closes
+   * that store only.
+   */
+  withPostgres(storeUrl: string): Promise<BenchEnv>;
   close(): Promise<void>;
 }
 
@@ -54,6 +68,16 @@ function fileOf(bytes: number): string {
   return Array.from({ length: Math.ceil(bytes / 64) }, (_, i) => `line ${String(i).padStart(5, '0')} ${'x'.repeat(52)}`).join('\n');
 }
 
+/** What every worker of one bench run shares. */
+interface Shared {
+  env: TestWorkflowEnvironment;
+  connection: NativeConnection;
+  code: string;
+  model: ScriptedModel;
+  root: string;
+  project: string;
+}
+
 export async function createBenchEnv(): Promise<BenchEnv> {
   installQuietRuntime('ERROR');
   const env = await startTemporalServer();
@@ -64,11 +88,30 @@ export async function createBenchEnv(): Promise<BenchEnv> {
     writeFileSync(join(project, path), content);
   }
   const model = await startScriptedModel([{ reply: { text: 'done' } }]);
+  const { code } = await bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: quiet });
+  const connection = await NativeConnection.connect({ address: env.address });
+  const shared: Shared = { env, connection, code, model, root, project };
   const store = new SqliteSessionStore(join(root, 'data', 'loom.db'));
-  const taskQueue = 'bench';
+  return bindWorker(shared, { storeName: 'SQLite', store, taskQueue: 'bench', dataDir: join(root, 'data') }, async () => {
+    await connection.close();
+    await model.close();
+    await env.teardown();
+    rmSync(root, { recursive: true, force: true });
+  });
+}
+
+/** A worker on `taskQueue` whose activities use `store`; `close` stops it, closes the store, then `closeShared`. */
+async function bindWorker(
+  shared: Shared,
+  binding: { storeName: StoreName; store: SessionStore; taskQueue: string; dataDir: string; storeUrl?: string },
+  closeShared: () => Promise<void>,
+): Promise<BenchEnv> {
+  const { env, connection, code, model, root, project } = shared;
+  const { storeName, store, taskQueue, dataDir } = binding;
+  const client = env.client;
   const processEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    LOOM_DATA_DIR: join(root, 'data'),
+    LOOM_DATA_DIR: dataDir,
     LOOM_CONFIG_DIR: join(root, 'config'),
     LOOM_CONFIG_CONTENT: JSON.stringify({
       auto_title: false,
@@ -77,26 +120,36 @@ export async function createBenchEnv(): Promise<BenchEnv> {
     }),
     TEMPORAL_ADDRESS: env.address,
     LOOM_TASK_QUEUE: taskQueue,
+    ...(binding.storeUrl ? { LOOM_STORE_URL: binding.storeUrl } : {}),
   };
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: quiet });
-  const connection = await NativeConnection.connect({ address: env.address });
-  const activities = createActivities({ store, env: processEnv, dataDir: join(root, 'data') });
+  // As `loom worker` does: the shared queue, and this host's queue for the workspace tools.
+  const hostId = localHostId(processEnv);
+  const activities = createActivities({ store, env: processEnv, dataDir, hostId });
   const benchActivities: BenchActivities = { noopActivity: async () => undefined };
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    workflowBundle: { code },
-    activities: { ...activities, ...benchActivities },
-    maxHeartbeatThrottleInterval: '1 second',
-  });
-  const running = worker.run();
-  const client = env.client;
+  let worker: Worker;
+  let hostWorker: Worker;
+  try {
+    worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: { code },
+      activities: { ...activities, ...benchActivities },
+      maxHeartbeatThrottleInterval: '1 second',
+    });
+    hostWorker = await Worker.create({ connection, taskQueue: hostTaskQueue(taskQueue, hostId), activities, maxHeartbeatThrottleInterval: '1 second' });
+  } catch (error) {
+    await store.close();
+    await closeShared();
+    throw error;
+  }
+  const running = Promise.all([worker.run(), hostWorker.run()]);
   return {
     env,
     client,
     worker,
     activities,
     store,
+    storeName,
     model,
     taskQueue,
     project,
@@ -108,6 +161,7 @@ export async function createBenchEnv(): Promise<BenchEnv> {
         agent: 'build',
         model: BENCH_MODEL,
         directory: project,
+        host: hostId,
         taskQueue: options.taskQueue ?? taskQueue,
       });
       return { sessionId, result: () => handle.result() };
@@ -124,14 +178,20 @@ export async function createBenchEnv(): Promise<BenchEnv> {
       }
       return { bytes, events, runs };
     },
+    async withPostgres(storeUrl) {
+      const dataDir = join(root, 'data-postgres');
+      const postgres = await openSessionStore({ dataDir, storeUrl });
+      return bindWorker(shared, { storeName: 'PostgreSQL', store: postgres, taskQueue: `${taskQueue}-postgres`, dataDir, storeUrl }, async () => undefined);
+    },
     async close() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await model.close();
-      await store.close();
-      await env.teardown();
-      rmSync(root, { recursive: true, force: true });
+      try {
+        worker.shutdown();
+        hostWorker.shutdown();
+        await running;
+      } finally {
+        await store.close();
+        await closeShared();
+      }
     },
   };
 }

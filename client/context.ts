@@ -1,6 +1,9 @@
+import { localHostId } from '../activities/hosts/host-id.js';
 import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
+import type { ServedQueues } from '../worker/create-worker.js';
 import type { RunningWorker } from './in-process-worker.js';
+import { CliError } from './cli-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { connectTemporal, hasLiveWorker, type TemporalAccess } from './temporal.js';
 
@@ -25,23 +28,36 @@ export class CliContext {
     return new CliContext(settings, await openSessionStore(settings), env, report);
   }
 
+  /** This machine's host id (`LOOM_HOST_ID`, else its name): new sessions' workspaces are here. */
+  get hostId(): string {
+    try {
+      return localHostId(this.env);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+  }
+
   async temporal(): Promise<TemporalAccess> {
     this.temporalAccess ??= await connectTemporal(this.settings, this.report, this.env);
     return this.temporalAccess;
   }
 
-  /** Runs a worker in this process unless one already polls the task queue. */
-  async ensureWorker(force = false): Promise<void> {
-    if (this.worker) return;
+  /** Runs a worker in this process unless one already polls the task queue; returns the queues it polls. */
+  async ensureWorker(force = false, options: { hostId?: string; serve?: ServedQueues } = {}): Promise<string[]> {
+    if (this.worker) return this.worker.queues;
     const { client, address } = await this.temporal();
-    if (!force && (await hasLiveWorker(client, this.settings.namespace, this.settings.taskQueue))) return;
+    if (!force && (await hasLiveWorker(client, this.settings.namespace, this.settings.taskQueue))) return [];
     const { startInProcessWorker } = await import('./in-process-worker.js');
     this.worker = await startInProcessWorker({
       address,
       namespace: this.settings.namespace,
       taskQueue: this.settings.taskQueue,
       store: this.store,
+      env: this.env,
+      hostId: options.hostId ?? this.hostId,
+      serve: options.serve,
     });
+    return this.worker.queues;
   }
 
   get hasInProcessWorker(): boolean {

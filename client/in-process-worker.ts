@@ -1,9 +1,11 @@
 import { NativeConnection } from '@temporalio/worker';
 import type { SessionStore } from '../activities/store/store.js';
-import { createLoomWorker } from '../worker/create-worker.js';
+import { createLoomWorker, type ServedQueues } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 
 export interface RunningWorker {
+  /** The task queues it polls, shared first. */
+  queues: string[];
   stop(): Promise<void>;
 }
 
@@ -13,13 +15,25 @@ export async function startInProcessWorker(options: {
   namespace: string;
   taskQueue: string;
   store: SessionStore;
+  env?: NodeJS.ProcessEnv;
+  hostId?: string;
+  serve?: ServedQueues;
 }): Promise<RunningWorker> {
   // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
   installQuietRuntime('ERROR');
   const connection = await NativeConnection.connect({ address: options.address });
-  const worker = await createLoomWorker({ connection, namespace: options.namespace, taskQueue: options.taskQueue, store: options.store });
+  const worker = await createLoomWorker({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    store: options.store,
+    env: options.env,
+    hostId: options.hostId,
+    serve: options.serve,
+  });
   const running = worker.run();
   return {
+    queues: worker.queues,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);

@@ -175,8 +175,11 @@ batch
 
 program
   .command('worker')
-  .description('run a worker for the task queue until stopped (start several to scale out)')
-  .action(async () => execute((context) => workerCommand(context)));
+  .description("run a worker until stopped: the shared task queue and this host's workspace tools (start several to scale out)")
+  .option('--host-id <id>', "this machine's host id (default: LOOM_HOST_ID, else the machine's name)")
+  .option('--shared-only', 'serve only the shared queue: workflows and model calls, no workspace tools (a machine without checkouts)')
+  .option('--host-only', "serve only this host's workspace tools")
+  .action(async (options) => execute((context) => workerCommand(context, options)));
 
 program
   .command('down')

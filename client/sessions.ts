@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { localHostId } from '../activities/hosts/host-id.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { newId } from '../core/ids.js';
 import { PREVIEW_LIMIT } from '../core/prompt.js';
@@ -18,6 +19,8 @@ export interface StartOptions {
   agent: string;
   model?: string;
   directory: string;
+  /** The host id of the machine that holds `directory` (default: this machine's). */
+  host?: string;
   taskQueue: string;
   title?: string;
   modelRetry?: ModelRetry;
@@ -30,6 +33,7 @@ export async function startSession(client: Client, store: SessionStore, options:
   const input: SessionRunInput = {
     sessionId,
     directory: options.directory,
+    host: options.host ?? localHostId(),
     agent: options.agent,
     model: options.model,
     promptId,
@@ -50,6 +54,8 @@ export interface ResumeOptions {
   agent?: string;
   model?: string;
   taskQueue: string;
+  /** For a session of an older version, which has no host yet: the machine that holds its directory (default: this one). */
+  host?: string;
   modelRetry?: ModelRetry;
 }
 
@@ -83,6 +89,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
   const input: SessionRunInput = {
     sessionId: session.id,
     directory: session.directory,
+    host: session.host ?? options.host ?? localHostId(),
     agent,
     model: options.model,
     parentId: session.parentID,

@@ -1,3 +1,4 @@
+import { ConfigError, configLayers } from '../activities/config/load.js';
 import { dataDir } from '../activities/paths.js';
 
 /** Where the CLI finds Temporal, its task queue and the session store. */
@@ -8,17 +9,37 @@ export interface ClientSettings {
   namespace: string;
   taskQueue: string;
   dataDir: string;
-  /** `LOOM_STORE_URL`: the PostgreSQL session store shared by several machines (else SQLite in `dataDir`). */
+  /** The PostgreSQL session store shared by several machines (else SQLite in `dataDir`). */
   storeUrl: string | undefined;
+  /** Where `storeUrl` came from: `LOOM_STORE_URL`, or `store.url in <config file>`. */
+  storeUrlSource: string | undefined;
 }
 
-export function clientSettings(env: NodeJS.ProcessEnv = process.env): ClientSettings {
+/** `cwd` is the project folder whose config (with the global one) may name the store. */
+export function clientSettings(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ClientSettings {
+  const store = storeUrlFrom(env, cwd);
   return {
     address: env.TEMPORAL_ADDRESS || undefined,
     embeddedAddress: `127.0.0.1:${env.LOOM_TEMPORAL_PORT || 7233}`,
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.LOOM_TASK_QUEUE || 'loom',
     dataDir: dataDir(env),
-    storeUrl: env.LOOM_STORE_URL || undefined,
+    storeUrl: store?.url,
+    storeUrlSource: store?.source,
   };
+}
+
+/**
+ * The session store's URL and where it was set: `LOOM_STORE_URL`, else `store.url` from the
+ * config (the global folder, then the folders down to `cwd`; the last one that sets it wins), else
+ * nothing, which means SQLite. Only JSON config is read, and only when the variable is unset.
+ */
+export function storeUrlFrom(env: NodeJS.ProcessEnv, cwd: string): { url: string; source: string } | undefined {
+  if (env.LOOM_STORE_URL) return { url: env.LOOM_STORE_URL, source: 'LOOM_STORE_URL' };
+  const layer = configLayers(cwd, env, { markdown: false }).findLast((candidate) => candidate.config.store?.url !== undefined);
+  const url = layer?.config.store?.url;
+  if (!layer || url === undefined) return undefined;
+  // `{env:VAR}` of an unset variable leaves nothing; quietly using SQLite instead would split the sessions.
+  if (!url.trim()) throw new ConfigError(`${layer.source}: store.url is empty (if it is {env:…}, that variable is not set)`);
+  return { url, source: `store.url in ${layer.source}` };
 }

@@ -1,12 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
-import { hostname } from 'node:os';
 import { devServer, isListening } from './dev-server.js';
 import { CliError } from './cli-error.js';
-import { enums } from './proto-enums.js';
+import { livePollers } from '../activities/hosts/pollers.js';
 import type { ClientSettings } from './settings.js';
-
-/** A poller seen this recently counts as a live worker (long polls last about a minute). */
-const LIVE_POLLER_MS = 75_000;
 
 export interface TemporalAccess {
   client: Client;
@@ -44,29 +40,5 @@ export async function connectTemporal(
 
 /** Whether a worker has polled the task queue for workflow tasks recently. */
 export async function hasLiveWorker(client: Client, namespace: string, taskQueue: string): Promise<boolean> {
-  const response = await client.workflowService.describeTaskQueue({
-    namespace,
-    taskQueue: { name: taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  const now = Date.now();
-  return (response.pollers ?? []).some((poller) => {
-    const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-    return now - seconds * 1000 < LIVE_POLLER_MS && !isDeadLocalWorker(poller.identity ?? '');
-  });
-}
-
-/**
- * The server lists a stopped worker's pollers for a minute or more. A Loom worker on this machine
- * (identity `loom@<host>:<pid>`) whose process is gone is known to be dead.
- */
-function isDeadLocalWorker(identity: string): boolean {
-  const match = /^loom@(.+):(\d+)$/.exec(identity);
-  if (!match || match[1] !== hostname()) return false;
-  try {
-    process.kill(Number(match[2]), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return (await livePollers(client.workflowService, namespace, taskQueue, 'workflow')).length > 0;
 }

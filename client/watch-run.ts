@@ -4,7 +4,7 @@ import { lastAnswer } from '../activities/last-text.js';
 import { addTokens, zeroTokens, type MessageError, type Tokens } from '../core/message.js';
 import type { SessionRunResult } from '../core/run.js';
 import type { CliContext } from './context.js';
-import { enums } from './proto-enums.js';
+import { enums } from '../activities/hosts/proto-enums.js';
 import { followSession } from './render/follow.js';
 import { PermissionPrompter } from './render/permission-prompter.js';
 import { RunPrinter } from './render/run-printer.js';

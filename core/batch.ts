@@ -23,6 +23,8 @@ export const BatchRecord = z.object({
   sourceBytes: z.number(),
   total: z.number(),
   directory: z.string(),
+  /** The host id of the machine that holds the directory. */
+  host: z.string().optional(),
   agent: z.string(),
   model: z.string().optional(),
   concurrency: z.number().int().positive(),

@@ -127,6 +127,8 @@ export const LoomConfig = z
     experimental: z.looseObject({ primary_tools: z.array(z.string()).optional() }).optional(),
     /** Loom only: identical tool calls in a row that count as a doom loop (OpenCode fixes 3). */
     doom_loop_threshold: z.number().int().min(2).optional(),
+    /** Loom only: seconds a workspace tool waits for its host's worker before the model is told (default 600). */
+    host_wait: z.number().positive().optional(),
     /** Loom only: seconds a permission ask waits for a reply before it is treated as rejected. */
     permission_timeout: z.number().positive().optional(),
     compaction: z
@@ -149,6 +151,13 @@ export const LoomConfig = z
     max_prompt_bytes: z.number().int().positive().optional(),
     /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
     shell_env: ShellEnvConfig.optional(),
+    /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
+    store: z
+      .strictObject({
+        /** `postgres://user:password@host:5432/database`, for several machines; without it, SQLite in the data folder. */
+        url: z.string().optional(),
+      })
+      .optional(),
   })
   .transform(({ mode, ...config }) => {
     if (!mode) return config;

@@ -18,6 +18,11 @@ export interface SessionRunInput {
   sessionId: string;
   /** The project directory the tools work in. */
   directory: string;
+  /**
+   * The host id of the machine that holds `directory`: its tools run on that host's task queue.
+   * Runs started before workspaces had hosts have none (their tools run on any worker).
+   */
+  host?: string;
   /** The agent to run; the configured default agent (or the session's) when absent. */
   agent?: string;
   /** `provider/model`; when absent: the agent's model, the session's, or the configured default. */
@@ -78,6 +83,8 @@ export interface RunConfig {
   rootId: string;
   /** Identical tool calls in a row that trigger the `doom_loop` permission. */
   doomLoopThreshold: number;
+  /** How long a workspace tool waits for its host's worker before the model is told (`host_wait`). */
+  hostWaitMs?: number;
   /** How long a permission request waits for a reply (no limit when unset). */
   permissionTimeoutMs?: number;
   /** Ancestors of this session: 0 for a root session. */
@@ -128,4 +135,6 @@ export interface RunProgress {
   phase: 'starting' | 'model' | 'tools' | 'done';
   tokens: Tokens;
   queued: number;
+  /** Workspace tools wait for this host, which no worker serves. */
+  waitingForHost?: string;
 }

@@ -18,6 +18,8 @@ export const Session = z.object({
   model: z.string(),
   /** The project directory the session works in. */
   directory: z.string(),
+  /** The host id of the machine that holds the directory (sessions of older versions have none). */
+  host: z.string().optional(),
   status: SessionStatus,
   /** Rules of this session, evaluated after the agent's (a child inherits its parent's denies). */
   permission: z.array(RuleSchema).optional(),

@@ -27,6 +27,8 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
    * would cost more than the work.
    */
   local?: boolean;
+  /** The tool touches only the session store, not the workspace: it runs on any worker, not on the workspace's host. */
+  storeOnly?: boolean;
   /** What the call is about, for labels: `src/index.ts` (shown as `read · src/index.ts`). */
   summarize(input: z.infer<Params>): string;
   /**

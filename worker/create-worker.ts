@@ -1,35 +1,97 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { hostname } from 'node:os';
+import { NativeConnection, Worker, type State } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { localHostId } from '../activities/hosts/host-id.js';
+import { workerIdentity } from '../activities/hosts/pollers.js';
 import { dataDir } from '../activities/paths.js';
 import type { SessionStore } from '../activities/store/store.js';
+import { hostTaskQueue } from '../core/workspace.js';
 import { workflowBundlePath } from './bundle.js';
+
+/** Which queues a worker serves: the shared one (workflows, model calls), its host's (workspace tools), or both. */
+export type ServedQueues = 'both' | 'shared' | 'host';
 
 export interface LoomWorkerOptions {
   connection: NativeConnection;
   namespace: string;
+  /** The shared task queue; the host's queue is named after it (`<queue>@<host>`). */
   taskQueue: string;
   store: SessionStore;
   env?: NodeJS.ProcessEnv;
+  /** This machine's host id (default: `LOOM_HOST_ID`, else the machine's name). */
+  hostId?: string;
+  serve?: ServedQueues;
   /** Cached workflows; lower it to force replays in tests. */
   maxCachedWorkflows?: number;
 }
 
-/** A worker that runs Loom's workflows and activities on one task queue. */
-export async function createLoomWorker(options: LoomWorkerOptions): Promise<Worker> {
+/** Loom's worker: one Temporal worker per queue it serves, started and stopped together. */
+export interface LoomWorker {
+  readonly hostId: string;
+  /** The task queues polled, shared first. */
+  readonly queues: string[];
+  run(): Promise<void>;
+  shutdown(): void;
+  getState(): State;
+}
+
+/**
+ * A worker for Loom's shared task queue (workflows and every activity) and for its host's queue
+ * (the activities that touch this machine's workspaces).
+ */
+export async function createLoomWorker(options: LoomWorkerOptions): Promise<LoomWorker> {
   const env = options.env ?? process.env;
-  return Worker.create({
+  const hostId = options.hostId ?? localHostId(env);
+  const serve = options.serve ?? 'both';
+  const servesHost = serve !== 'shared';
+  const activities = createActivities({ store: options.store, env, dataDir: dataDir(env), hostId: servesHost ? hostId : undefined });
+  const common = {
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    identity: `loom@${hostname()}:${process.pid}`,
-    workflowBundle: { codePath: await workflowBundlePath() },
-    activities: createActivities({ store: options.store, env, dataDir: dataDir(env) }),
-    maxCachedWorkflows: options.maxCachedWorkflows,
+    identity: workerIdentity(),
+    activities,
     // Give running activities a moment to record their state when the worker stops.
     shutdownGraceTime: '3 seconds',
     // Cancellation reaches an activity only on a heartbeat's reply: send them often enough that
     // a cancelled command stops within a second or two.
     maxHeartbeatThrottleInterval: '1 second',
-  });
+  } as const;
+  const workers: Worker[] = [];
+  const queues: string[] = [];
+  if (serve !== 'host') {
+    queues.push(options.taskQueue);
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: options.taskQueue,
+        workflowBundle: { codePath: await workflowBundlePath() },
+        maxCachedWorkflows: options.maxCachedWorkflows,
+      }),
+    );
+  }
+  if (servesHost) {
+    queues.push(hostTaskQueue(options.taskQueue, hostId));
+    workers.push(await Worker.create({ ...common, taskQueue: queues[queues.length - 1] }));
+  }
+  return {
+    hostId,
+    queues,
+    async run() {
+      // One stopping (a fatal error) stops the others: a half-serving worker would strand work.
+      await Promise.all(
+        workers.map((worker) =>
+          worker.run().catch((error: unknown) => {
+            for (const other of workers) if (other.getState() === 'RUNNING') other.shutdown();
+            throw error;
+          }),
+        ),
+      );
+    },
+    shutdown() {
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+    getState() {
+      const states = workers.map((worker) => worker.getState());
+      return states.find((state) => state !== 'STOPPED') ?? 'STOPPED';
+    },
+  };
 }

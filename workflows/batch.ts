@@ -30,6 +30,8 @@ const DRAIN_AT_BYTES = 3 * 1024 * 1024;
 export interface BatchRunInput {
   batchId: string;
   directory: string;
+  /** The workspace's host: every task's tools run there. */
+  host?: string;
   total: number;
   concurrency: number;
   retries: number;
@@ -155,6 +157,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       const child: SessionRunInput = {
         sessionId: task.sessionId,
         directory: input.directory,
+        ...(input.host ? { host: input.host } : {}),
         batchTask: { batchId: input.batchId, index: task.index },
         quietResult: true,
         modelRetry: input.modelRetry,

@@ -39,6 +39,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     phase: state.phase,
     tokens: state.tokens,
     queued: state.queued.length,
+    ...(state.waitingForHost ? { waitingForHost: state.waitingForHost } : {}),
   }));
   setHandler(
     permissionReplyUpdate,

@@ -23,13 +23,29 @@ const CONFIG_FOLDERS = ['.opencode', '.loom'];
  * 3. `LOOM_CONFIG_CONTENT`.
  */
 export function loadConfig(directory: string, env: NodeJS.ProcessEnv = process.env): LoomConfig {
-  const layers = configFolder(configDir(env), env);
+  return configLayers(directory, env).reduce((merged, layer) => mergeConfig(merged, layer.config), {});
+}
+
+/** One layer of configuration and where it came from (a file, a folder of markdown files, or `LOOM_CONFIG_CONTENT`). */
+export interface ConfigLayer {
+  source: string;
+  config: LoomConfig;
+}
+
+/**
+ * The layers `loadConfig` merges, in its order, each with its source, for settings that must say
+ * which file set them. `markdown: false` leaves out markdown agents and commands (for settings
+ * that only JSON can hold, so a broken agent file does not stop them being read).
+ */
+export function configLayers(directory: string, env: NodeJS.ProcessEnv = process.env, options: { markdown?: boolean } = {}): ConfigLayer[] {
+  const markdown = options.markdown ?? true;
+  const layers = configFolder(configDir(env), env, markdown);
   for (const folder of ancestors(resolve(directory)).reverse()) {
     layers.push(...jsonFiles(folder, env));
-    for (const name of CONFIG_FOLDERS) layers.push(...configFolder(join(folder, name), env));
+    for (const name of CONFIG_FOLDERS) layers.push(...configFolder(join(folder, name), env, markdown));
   }
-  if (env.LOOM_CONFIG_CONTENT) layers.push(parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env));
-  return layers.reduce(mergeConfig, {});
+  if (env.LOOM_CONFIG_CONTENT) layers.push({ source: 'LOOM_CONFIG_CONTENT', config: parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env) });
+  return layers;
 }
 
 /** Parses one JSONC config text; `label` (a file path) names it in errors. */
@@ -45,14 +61,15 @@ export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv 
   return validate(LoomConfig, value ?? {}, label);
 }
 
-function configFolder(folder: string, env: NodeJS.ProcessEnv): LoomConfig[] {
-  return [...jsonFiles(folder, env), ...markdownConfigs(folder, env)];
+function configFolder(folder: string, env: NodeJS.ProcessEnv, markdown: boolean): ConfigLayer[] {
+  const agents = markdown ? markdownConfigs(folder, env).map((config) => ({ source: folder, config })) : [];
+  return [...jsonFiles(folder, env), ...agents];
 }
 
-function jsonFiles(folder: string, env: NodeJS.ProcessEnv): LoomConfig[] {
+function jsonFiles(folder: string, env: NodeJS.ProcessEnv): ConfigLayer[] {
   return FILE_NAMES.map((name) => join(folder, name))
     .filter((file) => existsSync(file))
-    .map((file) => parseConfig(readFileSync(file, 'utf8'), file, env));
+    .map((file) => ({ source: file, config: parseConfig(readFileSync(file, 'utf8'), file, env) }));
 }
 
 function ancestors(directory: string): string[] {

@@ -1,13 +1,20 @@
 import pg from 'pg';
 import { migratePostgres } from './postgres-migrations.js';
 
+export interface ConnectOptions {
+  /** The most connections the pool opens. */
+  max?: number;
+  /** Where the URL came from, for messages: `LOOM_STORE_URL` (the default) or a config file's key. */
+  source?: string;
+}
+
 /** Where a `postgres://` URL points, for messages: host, port and database, never the password. */
-export function describePostgresUrl(url: string): { host: string; database: string; display: string } {
+export function describePostgresUrl(url: string, source = 'LOOM_STORE_URL'): { host: string; database: string; display: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error('LOOM_STORE_URL is not a valid URL (expected postgres://user:password@host:5432/database)');
+    throw new Error(`${source} is not a valid URL (expected postgres://user:password@host:5432/database)`);
   }
   const host = parsed.hostname ? `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}` : 'localhost';
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || parsed.username || 'postgres';
@@ -28,8 +35,9 @@ function reasonOf(error: unknown, password: string): string {
  * A pool for the session store, with the schema brought up to date. Fails with an error that names
  * the host and database (and what went wrong) when the server cannot be reached or refuses us.
  */
-export async function connectPostgres(url: string, options: { max?: number } = {}): Promise<{ pool: pg.Pool; display: string }> {
-  const { host, database, display } = describePostgresUrl(url);
+export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<{ pool: pg.Pool; display: string }> {
+  const source = options.source ?? 'LOOM_STORE_URL';
+  const { host, database, display } = describePostgresUrl(url, source);
   const password = decodeURIComponent(new URL(url).password);
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
   // An idle connection dropped by the server (a restart, a failover) is replaced on next use;
@@ -40,7 +48,7 @@ export async function connectPostgres(url: string, options: { max?: number } = {
     client = await pool.connect();
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(`Cannot open the session store: PostgreSQL database "${database}" on host ${host} (LOOM_STORE_URL): ${reasonOf(error, password)}`);
+    throw new Error(`Cannot open the session store: PostgreSQL database "${database}" on host ${host} (${source}): ${reasonOf(error, password)}`);
   }
   try {
     await migratePostgres(client, display);

@@ -42,3 +42,13 @@ export async function usage(db: Queryable, sessionID: string): Promise<{ tokens:
     cost: row.cost,
   };
 }
+
+/** Whether rows of the session newer than the cursor are committed: two index lookups, no lock. */
+export async function changedSince(db: Queryable, sessionID: string, since: number): Promise<boolean> {
+  const { rows } = await db.query<{ changed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM part WHERE session_id = $1 AND rev > $2) AS changed`,
+    [sessionID, since],
+  );
+  return rows[0].changed;
+}

@@ -8,28 +8,33 @@ import type { PermissionRule } from '../../core/permission.js';
 import { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { StoredPrompt } from '../../core/prompt.js';
 import { Todo } from '../../core/todo.js';
-import { connectPostgres } from './postgres-connect.js';
+import { notifyChange, PostgresChangeFeed } from './postgres-change-feed.js';
+import { connectPostgres, type ConnectOptions } from './postgres-connect.js';
 import * as batches from './postgres-batches.js';
 import * as permissions from './postgres-permissions.js';
 import * as queries from './postgres-session-queries.js';
 import { all, one, upsertPart, upsertSession, type Queryable } from './postgres-queries.js';
 import { LOCK_NAMESPACE, REVISION_LOCK } from './postgres-migrations.js';
-import { NotFoundError, type SessionChanges, type SessionStore } from './store.js';
+import { NotFoundError, type SessionChanges, type SessionStore, type WaitOptions } from './store.js';
 
 /** The store for several machines: one PostgreSQL database shared by every worker and CLI. */
 export class PostgresSessionStore implements SessionStore {
   private closed = false;
+  private readonly feed: PostgresChangeFeed;
 
   private constructor(
     private readonly pool: pg.Pool,
     /** Where the database is (no password), for messages. */
     readonly location: string,
-  ) {}
+    url: string,
+  ) {
+    this.feed = new PostgresChangeFeed(url, (sessionID, since) => queries.changedSince(this.pool, sessionID, since));
+  }
 
   /** Connects, and creates or upgrades the schema (once, under a lock, whoever else is starting). */
-  static async open(url: string, options: { max?: number } = {}): Promise<PostgresSessionStore> {
+  static async open(url: string, options: ConnectOptions = {}): Promise<PostgresSessionStore> {
     const { pool, display } = await connectPostgres(url, options);
-    return new PostgresSessionStore(pool, display);
+    return new PostgresSessionStore(pool, display, url);
   }
 
   /** Runs `work` in one transaction on one connection. */
@@ -51,14 +56,17 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /**
-   * A transaction that writes rows with revisions. Its shared lock tells `changes` that it is in
-   * flight: a sequence hands out revisions in order but commits land in any order, so a reader
-   * fixes its cursor only when no writer holding a smaller revision is still open.
+   * A transaction that writes rows of one session with revisions. Its shared lock tells `changes`
+   * that it is in flight: a sequence hands out revisions in order but commits land in any order,
+   * so a reader fixes its cursor only when no writer holding a smaller revision is still open. Its
+   * NOTIFY, delivered at commit, wakes the session's followers (`waitForChange`) on every machine.
    */
-  private async revisioned<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+  private async revisioned<T>(work: (client: Queryable) => Promise<T>, sessionOf: (result: T) => string): Promise<T> {
     return this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock_shared($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
-      return work(client);
+      const result = await work(client);
+      await notifyChange(client, sessionOf(result));
+      return result;
     });
   }
 
@@ -89,12 +97,14 @@ export class PostgresSessionStore implements SessionStore {
 
   async saveMessage(message: Message): Promise<void> {
     const valid = Message.parse(message);
-    await this.revisioned((client) =>
-      client.query(
-        `INSERT INTO message (id, session_id, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
-         ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
-        [valid.id, valid.sessionID, JSON.stringify(valid)],
-      ),
+    await this.revisioned(
+      (client) =>
+        client.query(
+          `INSERT INTO message (id, session_id, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
+           ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+          [valid.id, valid.sessionID, JSON.stringify(valid)],
+        ),
+      () => valid.sessionID,
     );
   }
 
@@ -126,7 +136,10 @@ export class PostgresSessionStore implements SessionStore {
 
   async savePart(part: Part): Promise<void> {
     const valid = Part.parse(part);
-    await this.revisioned((client) => upsertPart(client, valid));
+    await this.revisioned(
+      (client) => upsertPart(client, valid),
+      () => valid.sessionID,
+    );
   }
 
   async getPart(id: string): Promise<Part | undefined> {
@@ -141,7 +154,7 @@ export class PostgresSessionStore implements SessionStore {
       const next = Part.parse(update(current));
       await upsertPart(client, next);
       return next;
-    });
+    }, (part) => part.sessionID);
   }
 
   async deleteParts(messageID: string): Promise<void> {
@@ -162,6 +175,10 @@ export class PostgresSessionStore implements SessionStore {
       messages: await all(this.pool, 'SELECT data FROM message WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Message),
       parts: await all(this.pool, 'SELECT data FROM part WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Part),
     };
+  }
+
+  async waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void> {
+    return this.closed ? undefined : this.feed.wait(sessionID, since, options);
   }
 
   async recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void> {
@@ -274,6 +291,7 @@ export class PostgresSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.feed.close();
     await this.pool.end();
   }
 }

@@ -11,12 +11,14 @@ import { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { StoredPrompt } from '../../core/prompt.js';
 import { Todo } from '../../core/todo.js';
 import { migrations } from './migrations.js';
-import { NotFoundError, type SessionChanges, type SessionStore } from './store.js';
+import { SqliteChangeFeed } from './sqlite-change-feed.js';
+import { NotFoundError, type SessionChanges, type SessionStore, type WaitOptions } from './store.js';
 
 /** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
 export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly feed: SqliteChangeFeed;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -26,6 +28,7 @@ export class SqliteSessionStore implements SessionStore {
     this.db.pragma('busy_timeout = 10000');
     this.migrate();
     this.statements = this.prepare();
+    this.feed = new SqliteChangeFeed(this.db);
   }
 
   private migrate(): void {
@@ -184,6 +187,7 @@ export class SqliteSessionStore implements SessionStore {
         data: JSON.stringify(valid),
       });
     }).immediate();
+    this.feed.written(valid.sessionID);
   }
 
   async getMessage(id: string): Promise<Message | undefined> {
@@ -215,6 +219,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async savePart(part: Part): Promise<void> {
     this.db.transaction(() => this.writePart(part)).immediate();
+    this.feed.written(part.sessionID);
   }
 
   private writePart(part: Part): void {
@@ -233,13 +238,15 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async updatePart(id: string, update: (part: Part) => Part): Promise<Part> {
-    return this.db.transaction(() => {
+    const next = this.db.transaction(() => {
       const current = this.readOne(this.statements.getPart, id, Part);
       if (!current) throw new NotFoundError(`Unknown part "${id}"`);
       const next = update(current);
       this.writePart(next);
       return next;
     }).immediate();
+    this.feed.written(next.sessionID);
+    return next;
   }
 
   async deleteParts(messageID: string): Promise<void> {
@@ -255,6 +262,10 @@ export class SqliteSessionStore implements SessionStore {
         parts: this.readAll(this.statements.partsSince, [sessionID, since], Part),
       };
     })();
+  }
+
+  async waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void> {
+    return this.feed.wait(sessionID, since, options);
   }
 
   async recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void> {
@@ -385,6 +396,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    this.feed.close();
     if (this.db.open) this.db.close();
   }
 

@@ -14,6 +14,14 @@ export interface SessionChanges {
   parts: Part[];
 }
 
+/** How long `waitForChange` may wait, and what ends the wait early. */
+export interface WaitOptions {
+  /** Resolve after this long even when nothing was seen to change. */
+  timeoutMs: number;
+  /** Resolve at once when this aborts (the follower is done). */
+  signal?: AbortSignal;
+}
+
 /**
  * The source of truth for sessions, messages and parts. Writes are upserts keyed by id, so an
  * activity that is retried rewrites the same rows.
@@ -46,6 +54,15 @@ export interface SessionStore {
   deleteParts(messageID: string): Promise<void>;
 
   changes(sessionID: string, since: number): Promise<SessionChanges>;
+  /**
+   * Waits, without polling `changes`, until the session may hold messages or parts newer than
+   * `since` (a cursor from `changes`), or until `timeoutMs` passes or `signal` aborts; it never
+   * rejects. A wake-up is a hint, not a promise: the caller then calls `changes`, which says what
+   * (if anything) is new. A follower loops `changes` → `waitForChange` with the cursor it got.
+   * PostgreSQL learns of commits from any machine by LISTEN/NOTIFY; SQLite wakes at once on writes
+   * through the same store object and looks every ~150 ms for writes by other processes.
+   */
+  waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void>;
 
   /** Remembers the modification time of a file the session has read (or written). */
   recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void>;

@@ -30,6 +30,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     agent,
     model,
     directory,
+    host: context.hostId,
     title: options.title,
     taskQueue: context.settings.taskQueue,
     modelRetry: modelRetryFromEnv(context.env),

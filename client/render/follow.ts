@@ -1,7 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { RunPrinter } from './run-printer.js';
 
-const POLL_MS = 100;
+/**
+ * The longest a follower waits for word of a change before it looks anyway: a safety net for a
+ * notification lost while the store's listening connection was down.
+ */
+const WAIT_MS = 2_000;
+/** After a wake-up, what else a burst of writes (a streaming answer, a tool's parts) brings is read in the same look. */
+const GATHER_MS = 50;
 
 /** Prints a session's changes from the store until `done` settles, then prints the rest. */
 export async function followSession(
@@ -13,14 +20,21 @@ export async function followSession(
 ): Promise<void> {
   let cursor = since;
   let finished = false;
-  void done.finally(() => (finished = true)).catch(() => undefined);
+  const settled = new AbortController();
+  void done
+    .finally(() => {
+      finished = true;
+      settled.abort();
+    })
+    .catch(() => undefined);
   for (;;) {
     const wasFinished = finished;
     const changes = await store.changes(sessionId, cursor);
     cursor = changes.cursor;
     printer.update(changes);
     if (wasFinished) break;
-    await Promise.race([sleep(POLL_MS), done.catch(() => undefined)]);
+    await store.waitForChange(sessionId, cursor, { timeoutMs: WAIT_MS, signal: settled.signal });
+    await sleep(GATHER_MS, undefined, { signal: settled.signal }).catch(() => undefined);
   }
   printer.close();
 }
@@ -28,8 +42,4 @@ export async function followSession(
 /** The store's current position, so a follower prints only what comes next. */
 export async function currentCursor(store: SessionStore, sessionId: string): Promise<number> {
   return (await store.changes(sessionId, Number.MAX_SAFE_INTEGER)).cursor;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

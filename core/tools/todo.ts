@@ -21,6 +21,7 @@ Use it for work of three or more steps, to plan and to show progress: add the st
   }),
   effect: 'idempotent',
   local: true,
+  storeOnly: true,
   summarize: (input) => `${input.todos.length} items`,
 });
 
@@ -30,5 +31,6 @@ export const todoread = defineTool({
   parameters: z.object({}),
   effect: 'read-only',
   local: true,
+  storeOnly: true,
   summarize: () => 'todo list',
 });

@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LISTENER_APPLICATION_NAME } from '../../activities/store/postgres-change-feed.js';
 import { postgresMigrations } from '../../activities/store/postgres-migrations.js';
 import { PostgresSessionStore } from '../../activities/store/postgres.js';
 import { freePort } from '../support/free-port.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres-server.js';
-import { describeStoreContract, session } from '../support/store-contract.js';
+import { describeStoreContract, session, textPart, textsOf, userMessage } from '../support/store-contract.js';
 
 let server: TestPostgres;
 let url: string;
@@ -79,5 +80,83 @@ describe('PostgresSessionStore connection errors', () => {
     const badAuth = await PostgresSessionStore.open(wrong.toString()).catch((e: Error) => e);
     expect((badAuth as Error).message).toMatch(/^Cannot open the session store: PostgreSQL database "\w+" on host /);
     expect((badAuth as Error).message).not.toContain('not-the-password-42');
+  });
+});
+
+/** Backend pids of the change-feed connections on the test's database. */
+async function listeners(): Promise<number[]> {
+  const rows = await sql<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${LISTENER_APPLICATION_NAME}' ORDER BY pid`,
+  );
+  return rows.map((row) => row.pid);
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('PostgresSessionStore change feed', () => {
+  it('listens on one connection for all its waiters, and closes it with the store', async () => {
+    const store = await PostgresSessionStore.open(url, { max: 2 });
+    try {
+      const waits = ['ses_a', 'ses_b', 'ses_c', 'ses_a'].map((id) => store.waitForChange(id, 0, { timeoutMs: 1_000 }));
+      await until(async () => (await listeners()).length === 1);
+      await Promise.all(waits);
+      expect(await listeners()).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+    await until(async () => (await listeners()).length === 0);
+  });
+
+  it('listens again after its connection is killed (a restart), and wakes waiters on later writes', async () => {
+    const [follower, worker] = await Promise.all([PostgresSessionStore.open(url, { max: 2 }), PostgresSessionStore.open(url, { max: 2 })]);
+    try {
+      await worker.saveMessage(userMessage('msg_1'));
+      let { cursor } = await follower.changes('ses_a', 0);
+      const first = follower.waitForChange('ses_a', cursor, { timeoutMs: 10_000 });
+      await until(async () => (await listeners()).length === 1);
+      await worker.savePart(textPart('prt_1', 'msg_1', 'one'));
+      await first;
+      cursor = (await follower.changes('ses_a', cursor)).cursor;
+
+      const [killed] = await listeners();
+      await sql(`SELECT pg_terminate_backend(${killed})`);
+      const started = Date.now();
+      const waiting = follower.waitForChange('ses_a', cursor, { timeoutMs: 10_000 });
+      await until(async () => {
+        const pids = await listeners();
+        return pids.length === 1 && pids[0] !== killed;
+      });
+      await worker.savePart(textPart('prt_2', 'msg_1', 'two'));
+      await waiting;
+      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(textsOf((await follower.changes('ses_a', cursor)).parts)).toEqual(['two']);
+
+      // Still listening afterwards: the next write wakes the next waiter.
+      cursor = (await follower.changes('ses_a', cursor)).cursor;
+      const next = follower.waitForChange('ses_a', cursor, { timeoutMs: 10_000 });
+      const again = Date.now();
+      await worker.savePart(textPart('prt_3', 'msg_1', 'three'));
+      await next;
+      expect(Date.now() - again).toBeLessThan(8_000);
+    } finally {
+      await Promise.all([follower.close(), worker.close()]);
+    }
+  });
+
+  it('skips the notification of a session id too long for a NOTIFY payload, and still saves', async () => {
+    const store = await PostgresSessionStore.open(url, { max: 2 });
+    try {
+      const id = `ses_${'x'.repeat(8_000)}`;
+      await store.saveMessage(userMessage('msg_1', id));
+      expect((await store.changes(id, 0)).messages.map((m) => m.id)).toEqual(['msg_1']);
+    } finally {
+      await store.close();
+    }
   });
 });

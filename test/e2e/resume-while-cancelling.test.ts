@@ -1,4 +1,4 @@
-import type { Worker } from '@temporalio/worker';
+import type { LoomWorker } from '../../worker/create-worker.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
@@ -41,7 +41,7 @@ async function waitForPromptSignal(sessionId: string): Promise<void> {
   throw new Error(`No prompt reached the run of ${sessionId} within 30 s`);
 }
 
-async function stop(worker: Worker): Promise<void> {
+async function stop(worker: LoomWorker): Promise<void> {
   worker.shutdown();
   await waitFor(() => worker.getState() === 'STOPPED', 30_000);
 }

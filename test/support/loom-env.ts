@@ -5,16 +5,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import type { SessionStore } from '../../activities/store/store.js';
 import { newId } from '../../core/ids.js';
 import { RootSessionAttribute } from '../../core/search-attributes.js';
 import type { SessionRunInput, SessionRunResult } from '../../core/run.js';
 import { sessionWorkflow } from '../../workflows/index.js';
 import { PROJECT_ROOT, workflowBundlePath } from '../../worker/bundle.js';
-import { createLoomWorker } from '../../worker/create-worker.js';
+import { localHostId } from '../../activities/hosts/host-id.js';
+import { createLoomWorker, type LoomWorker, type LoomWorkerOptions } from '../../worker/create-worker.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
 import { freePort } from './free-port.js';
 import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
+import { openTestStore } from './test-store.js';
 
 export const SCRIPTED_MODEL = 'scripted/test-model';
 /** A provider whose endpoint refuses connections. */
@@ -29,11 +31,12 @@ export interface LoomTestEnv {
   taskQueue: string;
   dataDir: string;
   project: string;
-  store: SqliteSessionStore;
+  /** SQLite in `dataDir`, or a database of its own on PostgreSQL with `LOOM_TEST_STORE=postgres`. */
+  store: SessionStore;
   model: ScriptedModel;
   /** Environment for activities and CLI processes: data dir, scripted provider config. */
   env: NodeJS.ProcessEnv;
-  worker(options?: { maxCachedWorkflows?: number }): Promise<Worker>;
+  worker(options?: Pick<LoomWorkerOptions, 'maxCachedWorkflows' | 'hostId' | 'serve' | 'env'>): Promise<LoomWorker>;
   start(prompt: string, input?: Partial<SessionRunInput>): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
   /**
    * Replays the session's latest run from its recorded history with today's workflow code; with
@@ -44,7 +47,7 @@ export interface LoomTestEnv {
 }
 
 /**
- * A real dev server (from the global setup), a SQLite store and a project folder in a temp dir,
+ * A real dev server (from the global setup), a store (see `test-store.ts`) and a project folder in a temp dir,
  * and the scripted model answering on a real port. One per test file.
  */
 export async function createLoomTestEnv(
@@ -60,7 +63,8 @@ export async function createLoomTestEnv(
     writeFileSync(join(project, path), content);
   }
   const model = await startScriptedModel(options.rules ?? []);
-  const store = new SqliteSessionStore(join(dataDir, 'loom.db'));
+  const testStore = await openTestStore(dataDir);
+  const store = testStore.store;
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   const client = new Client({ connection });
@@ -84,8 +88,9 @@ export async function createLoomTestEnv(
     }),
     TEMPORAL_ADDRESS: address,
     LOOM_TASK_QUEUE: taskQueue,
+    ...testStore.env,
   };
-  const workers: { worker: Worker; running: Promise<void> }[] = [];
+  const workers: { worker: LoomWorker; running: Promise<void> }[] = [];
 
   return {
     client,
@@ -114,6 +119,7 @@ export async function createLoomTestEnv(
           {
             sessionId,
             directory: project,
+            host: localHostId(env),
             agent: 'build',
             model: SCRIPTED_MODEL,
             promptId,
@@ -137,7 +143,7 @@ export async function createLoomTestEnv(
       for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await Promise.allSettled(workers.map(({ running }) => running));
       await model.close();
-      await store.close();
+      await testStore.close();
       await connection.close();
       await nativeConnection.close();
       rmSync(root, { recursive: true, force: true });

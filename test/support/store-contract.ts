@@ -3,6 +3,7 @@ import type { Message } from '../../core/message.js';
 import type { Part, TextPart } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
 import { NotFoundError, type SessionStore } from '../../activities/store/store.js';
+import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeRecordsContract } from './store-contract-records.js';
 
 export type OpenStore = () => Promise<SessionStore>;
@@ -185,6 +186,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
   });
 
   describeRecordsContract(name, openStore);
+  describeChangeFeedContract(name, openStore);
 
   describe(`${name} shared by several processes`, () => {
     it("lets a second store on the same database (the CLI beside a worker) see the first one's writes", async () => {

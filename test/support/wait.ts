@@ -10,6 +10,16 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
   return Date.now() - start;
 }
 
+/** `waitFor` with a check that has to ask (a query, a store read). */
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return Date.now() - start;
+}
+
 /**
  * Whether a process is still running. A killed process whose parent is gone stays a zombie until
  * PID 1 reaps it, which some sandboxes do late; a zombie counts as gone.

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localHostId } from '../../activities/hosts/host-id.js';
 import { createActivities, type LoomActivities } from '../../activities/index.js';
 import type { MessageWithParts } from '../../core/message.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
@@ -56,9 +57,12 @@ beforeAll(async () => {
     workflowBundle: { code },
     // A failed task's retry may wait on the sticky queue for this long.
     stickyQueueScheduleToStartTimeout: '1 second',
-    activities: failingOnceAfterLocalActivities(createActivities({ store: env.store, env: env.env, dataDir: env.dataDir })),
+    // This worker is the workspace's host: the runs' local tools and config reads run in it.
+    activities: failingOnceAfterLocalActivities(createActivities({ store: env.store, env: env.env, dataDir: env.dataDir, hostId: localHostId(env.env) })),
   });
   running = worker.run();
+  // Workspace work that is not a local activity (a command's expansion) goes to the host's queue.
+  await env.worker({ serve: 'host' });
 }, 120_000);
 
 afterAll(async () => {

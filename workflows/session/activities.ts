@@ -1,10 +1,21 @@
-import { patched, proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import type { ModelRetry } from '../../core/run.js';
+import { DEFAULT_HOST_WAIT_MS, hostTaskQueue } from '../../core/workspace.js';
 
 /** One proxy per retry/timeout policy. */
 
-const storePolicy: ActivityOptions = {
+export const storePolicy: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 30 },
 };
@@ -21,7 +32,7 @@ const localStorePolicy: LocalActivityOptions = {
  */
 export const STORE_AS_LOCAL_ACTIVITIES = 'store-as-local-activities';
 const remoteStore = proxyActivities<LoomActivities>(storePolicy);
-const localStore = proxyLocalActivities<LoomActivities>(localStorePolicy);
+export const localStore = proxyLocalActivities<LoomActivities>(localStorePolicy);
 
 /** Writes to the session store: quick, idempotent, retried patiently. */
 export const store: typeof remoteStore = new Proxy(remoteStore, {
@@ -39,11 +50,53 @@ export const callStore: typeof remoteStore = new Proxy(remoteStore, {
   get: (_, name: string) => (patched(CALL_STORE_AS_ACTIVITIES) ? remoteStore : store)[name as keyof typeof remoteStore],
 });
 
-/** Slash-command expansion runs shell commands (up to 30 s each): a regular activity. */
-export const commands = proxyActivities<LoomActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
-});
+/**
+ * Where a run's workspace activities go: the task queue of the host that holds its directory, or
+ * any worker for runs recorded before workspaces had hosts. `waitMs` bounds how long one waits
+ * for that host's worker (schedule-to-start).
+ */
+export interface Placement {
+  host?: string;
+  waitMs?: number;
+}
+
+export function hostQueueOf(host: string): string {
+  return hostTaskQueue(workflowInfo().taskQueue, host);
+}
+
+export function onHost(options: ActivityOptions, placement: Placement): ActivityOptions {
+  if (!placement.host) return options;
+  return { ...options, taskQueue: hostQueueOf(placement.host), scheduleToStartTimeout: placement.waitMs ?? DEFAULT_HOST_WAIT_MS };
+}
+
+/** A local workspace activity refused because this worker is not the workspace's host. */
+export function isWrongHost(error: unknown): boolean {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure && cause.type === 'WrongHost';
+}
+
+/** A workspace activity that no worker of its host took in time. */
+export function hostWaitExpired(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'SCHEDULE_TO_START';
+}
+
+export function hostUnavailable(host: string, waitMs: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'HostUnavailable',
+    message: `No worker of host ${host} took the session's work within ${Math.round(waitMs / 1000)} s: start \`loom worker\` on ${host} (or with LOOM_HOST_ID=${host}), then resume the session.`,
+    nonRetryable: true,
+  });
+}
+
+/** Slash-command expansion runs shell commands (up to 30 s each) in the workspace: a regular activity on its host. */
+export function commandsOn(placement: Placement) {
+  return proxyActivities<LoomActivities>(
+    onHost({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumAttempts: 3 } }, placement),
+  );
+}
+
+/** Whether a host's queue has a worker (for the run's details while its tools wait). */
+export const hosts = proxyLocalActivities<LoomActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 } });
 
 export const NON_RETRYABLE_MODEL_FAILURES = [
   'ModelAuthError',
@@ -85,13 +138,18 @@ export const titles = proxyActivities<LoomActivities>({
 });
 
 /** Tools that only look at the world, or whose repetition is harmless, may be retried. */
-export function retriedTool(summary: string) {
-  return proxyActivities<LoomActivities>({
-    summary,
-    startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '1 second', maximumAttempts: 3 },
-  }).runTool;
+export function retriedTool(summary: string, placement: Placement = {}) {
+  return proxyActivities<LoomActivities>(
+    onHost(
+      {
+        summary,
+        startToCloseTimeout: '10 minutes',
+        heartbeatTimeout: '10 seconds',
+        retry: { initialInterval: '1 second', maximumAttempts: 3 },
+      },
+      placement,
+    ),
+  ).runTool;
 }
 
 /**
@@ -109,11 +167,8 @@ export function localTool(summary: string) {
 }
 
 /** Tools that change the world run at most once; an interrupted run is reported to the model. */
-export function mutatingTool(summary: string) {
-  return proxyActivities<LoomActivities>({
-    summary,
-    startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '10 seconds',
-    retry: { maximumAttempts: 1 },
-  }).runTool;
+export function mutatingTool(summary: string, placement: Placement = {}) {
+  return proxyActivities<LoomActivities>(
+    onHost({ summary, startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 1 } }, placement),
+  ).runTool;
 }

@@ -4,7 +4,7 @@ import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
 import { modelCall } from './activities.js';
 import { isContextOverflow } from './compaction.js';
 import { drawId } from './ids.js';
-import { showProgress, type RunState } from './run-state.js';
+import { placementOf, showProgress, type RunState } from './run-state.js';
 import type { Slots } from './slots.js';
 import { planRecordedCalls, runToolCalls } from './tool-calls.js';
 
@@ -56,6 +56,8 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
       model: config.model,
       offered: tools,
       gate: state.gate!,
+      placement: placementOf(input, state),
+      hostWatch: { host: input.host, state },
       recentCalls: state.recentCalls,
       doomLoopThreshold: config.doomLoopThreshold,
       task: { config, slots, modelRetry: input.modelRetry },

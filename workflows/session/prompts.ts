@@ -2,10 +2,11 @@ import { parseSlashCommand } from '../../core/command-template.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
-import { commands, store } from './activities.js';
+import { commandsOn, store } from './activities.js';
+import { onWorkspace } from './workspace.js';
 import { drawId } from './ids.js';
 import { PermissionGate } from './permission-gate.js';
-import type { RunState } from './run-state.js';
+import { placementOf, type RunState } from './run-state.js';
 
 /**
  * Writes the prompts that arrived since the last step as user messages. A `/command` is expanded
@@ -23,7 +24,7 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
     const messageId = drawId(state, 'msg');
     const saved = await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, commands: state.config!.commands });
     if (saved.command) {
-      const prepared = await commands.prepareCommand({
+      const prepared = await commandsOn(placementOf(input, state)).prepareCommand({
         directory: input.directory,
         sessionId: input.sessionId,
         promptId: prompt.promptId,
@@ -40,7 +41,7 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
 async function takeTextPrompt(input: SessionRunInput, state: RunState, text: string): Promise<void> {
   const slash = parseSlashCommand(text);
   if (slash && state.config!.commands.includes(slash.name)) {
-    const prepared = await commands.prepareCommand({
+    const prepared = await commandsOn(placementOf(input, state)).prepareCommand({
       directory: input.directory,
       name: slash.name,
       arguments: slash.arguments,
@@ -81,14 +82,12 @@ async function saveUserMessage(
   prompt: { text: string } | { promptId?: string; commands?: string[] },
 ): Promise<{ command?: string }> {
   // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
-  const saved = await store.saveUserMessage({
-    sessionId: input.sessionId,
-    messageId,
-    agent: state.config!.agent.name,
-    model: state.config!.model,
-    directory: input.directory,
-    ...prompt,
-  });
+  const saved = await onWorkspace(
+    'saveUserMessage',
+    { sessionId: input.sessionId, messageId, agent: state.config!.agent.name, model: state.config!.model, directory: input.directory, ...prompt },
+    placementOf(input, state),
+    state,
+  );
   if (saved?.command) return saved;
   state.userMessageId = messageId;
   // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
@@ -99,27 +98,30 @@ async function saveUserMessage(
 /** Appends a prompt Loom writes itself (not the user's), which the next step answers. */
 export async function appendSyntheticPrompt(input: SessionRunInput, state: RunState, prompt: QueuedPrompt): Promise<void> {
   state.userMessageId = drawId(state, 'msg');
-  await store.saveUserMessage({
-    sessionId: input.sessionId,
-    messageId: state.userMessageId,
-    agent: state.config!.agent.name,
-    model: state.config!.model,
-    directory: input.directory,
-    synthetic: true,
-    ...prompt,
-  });
+  await onWorkspace(
+    'saveUserMessage',
+    {
+      sessionId: input.sessionId,
+      messageId: state.userMessageId,
+      agent: state.config!.agent.name,
+      model: state.config!.model,
+      directory: input.directory,
+      synthetic: true,
+      ...prompt,
+    },
+    placementOf(input, state),
+    state,
+  );
 }
 
 /** Another agent (a command's) takes over the run: its rules, tools and model from now on. */
 async function switchAgent(input: SessionRunInput, state: RunState, agent: string, model: string | undefined): Promise<void> {
-  const config = await store.prepareRun({
-    sessionId: input.sessionId,
-    parentId: input.parentId,
-    directory: input.directory,
-    agent,
-    model,
-    sessionRules: state.config!.sessionRules,
-  });
+  const config = await onWorkspace(
+    'prepareRun',
+    { sessionId: input.sessionId, parentId: input.parentId, directory: input.directory, agent, model, sessionRules: state.config!.sessionRules },
+    placementOf(input, state),
+    state,
+  );
   state.config = config;
   state.gate = new PermissionGate(config, { id: input.sessionId, agent: config.agent.name });
   await store.openSession({
@@ -128,5 +130,6 @@ async function switchAgent(input: SessionRunInput, state: RunState, agent: strin
     agent: config.agent.name,
     model: config.model,
     directory: input.directory,
+    host: input.host,
   });
 }

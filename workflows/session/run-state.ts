@@ -4,6 +4,7 @@ import type { PreparedCommand } from '../../activities/command-run.js';
 import type { IdSequence } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js';
+import type { Placement } from './activities.js';
 import type { PermissionGate } from './permission-gate.js';
 import { messageOf } from './tool-calls.js';
 
@@ -32,6 +33,8 @@ export interface RunState {
   compactNext?: 'full' | 'overflow';
   lastCompactionStep?: number;
   title?: string;
+  /** Workspace tools wait for this host, which no worker serves (see `whileHostWaits`). */
+  waitingForHost?: string;
 }
 
 export function initialState(input: SessionRunInput): RunState {
@@ -74,6 +77,12 @@ export function showProgress(state: RunState): void {
     (state.title ? `**${state.title}**\n\n` : '') +
       `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
       (state.queued.length ? ` · ${state.queued.length} queued` : '') +
-      waiting.join(''),
+      waiting.join('') +
+      (state.waitingForHost ? `\n\n⏳ waiting for host ${state.waitingForHost}: no worker serves its workspace (start \`loom worker\` there)` : ''),
   );
+}
+
+/** Where the run's workspace activities go (its host, and how long they wait for it). */
+export function placementOf(input: SessionRunInput, state: RunState): Placement {
+  return { host: input.host, waitMs: state.config?.hostWaitMs };
 }

@@ -2,6 +2,7 @@ import { upsertMemo } from '@temporalio/workflow';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, SessionRunInput } from '../../core/run.js';
 import { store, titles } from './activities.js';
+import { onWorkspace } from './workspace.js';
 import { showProgress, type RunState } from './run-state.js';
 
 /**
@@ -10,14 +11,19 @@ import { showProgress, type RunState } from './run-state.js';
  * returned promise settles when the title is there (or could not be had).
  */
 export async function startSession(input: SessionRunInput, state: RunState, firstPrompt: QueuedPrompt | undefined): Promise<{ config: RunConfig; titling: Promise<void> }> {
-  const config = await store.prepareRun({
-    sessionId: input.sessionId,
-    parentId: input.parentId,
-    directory: input.directory,
-    agent: input.agent,
-    model: input.model,
-    sessionRules: input.sessionRules,
-  });
+  const config = await onWorkspace(
+    'prepareRun',
+    {
+      sessionId: input.sessionId,
+      parentId: input.parentId,
+      directory: input.directory,
+      agent: input.agent,
+      model: input.model,
+      sessionRules: input.sessionRules,
+    },
+    { host: input.host },
+    state,
+  );
   upsertMemo({ agent: config.agent.name, model: config.model });
   const opened = await store.openSession({
     sessionId: input.sessionId,
@@ -26,6 +32,7 @@ export async function startSession(input: SessionRunInput, state: RunState, firs
     agent: config.agent.name,
     model: config.model,
     directory: input.directory,
+    host: input.host,
     permission: input.sessionRules,
     parentPartId: input.parentPartId,
   });

@@ -42,6 +42,7 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
   await runTaskCall({ partId, callId, tool: 'task' }, taskInput, {
     sessionId: input.sessionId,
     directory: input.directory,
+    host: input.host,
     config,
     slots,
     modelRetry: input.modelRetry,

@@ -33,6 +33,8 @@ export type CallRef = Pick<ToolCall, 'partId' | 'callId' | 'tool'>;
 export interface TaskContext {
   sessionId: string;
   directory: string;
+  /** The workspace's host: subagents work in their parent's workspace. */
+  host?: string;
   config: RunConfig;
   slots: Slots;
   modelRetry?: ModelRetry;
@@ -77,6 +79,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       parentId: context.sessionId,
       parentPartId: call.partId,
       directory: context.directory,
+      ...(context.host ? { host: context.host } : {}),
       agent: agent.name,
       model,
       ...(recorded ? { prompt: input.prompt } : { promptId }),

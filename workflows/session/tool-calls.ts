@@ -4,7 +4,9 @@ import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
 import { findTool } from '../../core/tools/index.js';
-import { LOCAL_TOOLS, callStore, localTool, mutatingTool, retriedTool } from './activities.js';
+import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
+import { LOCAL_TOOLS, callStore, hostWaitExpired, isWrongHost, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
+import { whileHostWaits, type HostWatch } from './host-wait.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
 import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
@@ -23,11 +25,14 @@ export interface ToolCallContext {
   /** The tools the agent was offered this step. */
   offered: string[];
   gate: PermissionGate;
+  /** Where the workspace tools run, and how the run shows a wait for that host. */
+  placement: Placement;
+  hostWatch: HostWatch;
   /** `tool:digest` of the latest calls, across steps (the doom-loop guard reads and extends it). */
   recentCalls: string[];
   doomLoopThreshold: number;
   /** For `task` calls: the run's configuration and its cap on concurrent subagents. */
-  task: Omit<TaskContext, 'sessionId' | 'directory'>;
+  task: Omit<TaskContext, 'sessionId' | 'directory' | 'host'>;
   /** The turn came from an @mention or a command: its task calls do not ask. */
   bypassTaskAsk: boolean;
 }
@@ -48,13 +53,31 @@ export function planRecordedCalls(calls: ToolCall[], offered: string[], agentRul
  */
 export async function runToolCalls(calls: CallToRun[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
   const repeated = calls.map((call) => (call.rejected ? false : isDoomLoop(call, context)));
-  const outcomes = await Promise.allSettled(calls.map((call, index) => runToolCall(call, repeated[index], context)));
+  const onHostQueue = calls.some((call) => !call.rejected && runsOnHostQueue(call.tool, context.placement));
+  const running = Promise.allSettled(calls.map((call, index) => runToolCall(call, repeated[index], context)));
+  const outcomes = settledValues(await (onHostQueue ? whileHostWaits(running, context.hostWatch) : running));
+  // Local calls that this worker could not run, being another host's: on that host's queue, in call order.
+  const elsewhere = outcomes.flatMap((outcome) => (outcome.runElsewhere ? [outcome.runElsewhere] : []));
+  if (elsewhere.length > 0) {
+    settledValues(await whileHostWaits(Promise.allSettled(elsewhere.map((run) => run())), context.hostWatch));
+  }
+  for (const outcome of outcomes) {
+    if (outcome.localFailure) await callStore.failToolCall(outcome.localFailure);
+  }
+  return { stopTurn: outcomes.some((outcome) => outcome.stopTurn) };
+}
+
+function settledValues<T>(outcomes: PromiseSettledResult<T>[]): T[] {
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
-  for (const outcome of outcomes) {
-    if (outcome.status === 'fulfilled' && outcome.value.localFailure) await callStore.failToolCall(outcome.value.localFailure);
-  }
-  return { stopTurn: outcomes.some((outcome) => outcome.status === 'fulfilled' && outcome.value.stopTurn) };
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+}
+
+/** Whether a call of this tool is a regular activity on the workspace host's queue. */
+function runsOnHostQueue(tool: string, placement: Placement): boolean {
+  const spec = findTool(tool);
+  if (!placement.host || !spec || spec.storeOnly || spec.name === 'task' || spec.name === 'batch') return false;
+  return !(spec.local === true && patched(LOCAL_TOOLS));
 }
 
 /** The same tool with identical input `threshold` times in a row, counting earlier steps too. */
@@ -73,6 +96,8 @@ interface ToolCallOutcome {
    * in the order of the calls.
    */
   localFailure?: { partId: string; error: string };
+  /** A local call refused by this worker (not the workspace's host): runs it on the host's queue. */
+  runElsewhere?: () => Promise<unknown>;
 }
 
 async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCallContext): Promise<ToolCallOutcome> {
@@ -91,7 +116,7 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     await callStore.failToolCall({ partId: call.partId, error: authorization.error });
     return { stopTurn: authorization.stopTurn };
   }
-  const orchestration = { ...context.task, sessionId: context.sessionId, directory: context.directory };
+  const orchestration = { ...context.task, sessionId: context.sessionId, directory: context.directory, host: context.placement.host };
   if (spec.name === 'batch') {
     await runBatchCall(call, (call.input as unknown as BatchCallInput) ?? call.batch!, orchestration);
     return { stopTurn: false };
@@ -101,9 +126,10 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     return { stopTurn: false };
   }
   const local = spec.local === true && patched(LOCAL_TOOLS);
-  const run = local ? localTool(call.title) : spec.effect === 'mutating' ? mutatingTool(call.title) : retriedTool(call.title);
-  try {
-    await run({
+  const placement: Placement = spec.storeOnly ? {} : context.placement;
+  const remote = (summary: string) => (spec.effect === 'mutating' ? mutatingTool(summary, placement) : retriedTool(summary, placement));
+  const run = local ? localTool(call.title) : remote(call.title);
+  const toolInput = {
       sessionId: context.sessionId,
       messageId: context.messageId,
       partId: call.partId,
@@ -116,12 +142,24 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
       externalAllowed: authorization.externalAllowed,
       ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
       ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
-    });
+    ...(placement.host ? { requireHost: placement.host } : {}),
+  };
+  const failed = (error: unknown) => ({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error, placement) });
+  try {
+    await run(toolInput);
   } catch (error) {
     if (isCancellation(error)) throw error;
-    const failure = { partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error) };
-    if (local) return { stopTurn: false, localFailure: failure };
-    await callStore.failToolCall(failure);
+    if (local && isWrongHost(error)) {
+      return {
+        stopTurn: false,
+        runElsewhere: () => remote(call.title)(toolInput).catch((error: unknown) => {
+          if (isCancellation(error)) throw error;
+          return callStore.failToolCall(failed(error));
+        }),
+      };
+    }
+    if (local) return { stopTurn: false, localFailure: failed(error) };
+    await callStore.failToolCall(failed(error));
   }
   return { stopTurn: false };
 }
@@ -132,7 +170,13 @@ function readRules(config: RunConfig): Ruleset {
 }
 
 /** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */
-function describeToolFailure(tool: string, effect: string, error: unknown): string {
+function describeToolFailure(tool: string, effect: string, error: unknown, placement: Placement): string {
+  if (hostWaitExpired(error)) {
+    return (
+      `Tool "${tool}" did not run: no worker of host ${placement.host}, which holds the workspace, took it within ` +
+      `${Math.round((placement.waitMs ?? DEFAULT_HOST_WAIT_MS) / 1000)} s. Tell the user to start \`loom worker\` on ${placement.host}; other tools on that host will wait the same way.`
+    );
+  }
   const cause = error instanceof ActivityFailure ? error.cause : undefined;
   if (cause instanceof TimeoutFailure) {
     const rerun =

@@ -34,6 +34,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
     source: file,
     sourceBytes: bytes,
     directory,
+    host: context.hostId,
     agent,
     model: checkModelFlag(options.model),
     concurrency: wholeNumber('--concurrency', options.concurrency ?? '8', 1),

@@ -1,0 +1,12 @@
+import { hostname } from 'node:os';
+import { checkHostId } from '../../core/workspace.js';
+
+/**
+ * This machine's host id: `LOOM_HOST_ID`, else the machine's name (made safe for a task queue
+ * name). Stable across restarts, so a session's tools find their host again.
+ */
+export function localHostId(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LOOM_HOST_ID) return checkHostId(env.LOOM_HOST_ID, 'LOOM_HOST_ID');
+  const name = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100);
+  return name || 'localhost';
+}

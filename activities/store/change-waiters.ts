@@ -1,0 +1,60 @@
+import type { WaitOptions } from './store.js';
+
+/** One call of `waitForChange` that has not resolved yet. */
+export interface Waiter {
+  readonly sessionID: string;
+  readonly since: number;
+  /** Resolves the call (once; later calls do nothing). */
+  wake(): void;
+  /** Settles when the call resolves, for whatever reason. */
+  readonly settled: Promise<void>;
+}
+
+/**
+ * The pending `waitForChange` calls of one store. Each resolves exactly once: when the store wakes
+ * it, on its timeout, on its signal, or when the store closes; it never rejects, so a follower's
+ * loop needs no error path for waiting.
+ */
+export class ChangeWaiters {
+  private readonly waiting = new Set<Waiter>();
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  add(sessionID: string, since: number, options: WaitOptions): Waiter {
+    let resolve: () => void = () => undefined;
+    const settled = new Promise<void>((done) => (resolve = done));
+    const { signal } = options;
+    const waiter: Waiter = {
+      sessionID,
+      since,
+      settled,
+      wake: () => {
+        if (!this.waiting.delete(waiter)) return;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', waiter.wake);
+        resolve();
+      },
+    };
+    this.waiting.add(waiter);
+    const timer = setTimeout(waiter.wake, Math.max(0, options.timeoutMs));
+    if (signal?.aborted) waiter.wake();
+    else signal?.addEventListener('abort', waiter.wake, { once: true });
+    return waiter;
+  }
+
+  /** Wakes every waiter of a session. */
+  wakeSession(sessionID: string): void {
+    for (const waiter of [...this.waiting]) if (waiter.sessionID === sessionID) waiter.wake();
+  }
+
+  wakeAll(): void {
+    for (const waiter of [...this.waiting]) waiter.wake();
+  }
+
+  /** A copy, so waking while iterating is safe. */
+  list(): Waiter[] {
+    return [...this.waiting];
+  }
+}

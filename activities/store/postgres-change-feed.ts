@@ -1,0 +1,124 @@
+import pg from 'pg';
+import { ChangeWaiters, type Waiter } from './change-waiters.js';
+import type { Queryable } from './postgres-queries.js';
+import type { WaitOptions } from './store.js';
+
+/** The NOTIFY channel of session changes; its payload is `<revision> <session id>`. */
+export const CHANGES_CHANNEL = 'loom_session_changes';
+/** How the listening connection shows in `pg_stat_activity`. */
+export const LISTENER_APPLICATION_NAME = 'loom change feed';
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (and fails the transaction with it). */
+const MAX_PAYLOAD_BYTES = 7999;
+/** Between attempts to listen again after the connection dropped (a restart, a failover). */
+const RETRY_MS = 500;
+
+/**
+ * Tells listeners, once the transaction commits, that a session changed. Runs inside a
+ * `revisioned` transaction, after its last `nextval('revision')`, so `currval` is its newest revision.
+ */
+export async function notifyChange(client: Queryable, sessionID: string): Promise<void> {
+  // A session id this long cannot be announced; its followers find the change on their timeout.
+  if (Buffer.byteLength(sessionID) + 21 > MAX_PAYLOAD_BYTES) return;
+  await client.query(`SELECT pg_notify($1, currval('revision')::text || ' ' || $2)`, [CHANGES_CHANNEL, sessionID]);
+}
+
+/**
+ * `waitForChange` for the PostgreSQL store: one connection per store LISTENs for every session
+ * (opened on the first wait, shared by all waiters, opened again after it drops, closed with the
+ * store). A waiter registers, then asks the database once whether its session already moved past
+ * its cursor; with LISTEN active before that question, no commit falls between the two. Waiters
+ * present while the connection was down are asked again once it is back.
+ */
+export class PostgresChangeFeed {
+  private readonly waiters = new ChangeWaiters();
+  /** Set while connecting or connected; `listening` once LISTEN has taken effect. */
+  private client: pg.Client | undefined;
+  private listening = false;
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    /** Whether rows of the session newer than the cursor are committed (a plain indexed read). */
+    private readonly changedSince: (sessionID: string, since: number) => Promise<boolean>,
+  ) {}
+
+  wait(sessionID: string, since: number, options: WaitOptions): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const waiter = this.waiters.add(sessionID, since, options);
+    if (this.listening) this.check(waiter);
+    else this.listen();
+    return waiter.settled;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.waiters.wakeAll();
+    const client = this.client;
+    this.client = undefined;
+    this.listening = false;
+    await client?.end().catch(() => undefined);
+  }
+
+  private listen(): void {
+    if (this.closed || this.client || this.retry) return;
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: LISTENER_APPLICATION_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
+    this.client = client;
+    // A dropped connection emits 'error' (and then 'end'); without a listener it would end the process.
+    client.on('error', () => this.dropped(client));
+    client.on('end', () => this.dropped(client));
+    client.on('notification', (message) => this.notified(message.payload));
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${CHANGES_CHANNEL}`))
+      .then(
+        () => {
+          if (this.client !== client) return;
+          this.listening = true;
+          // Commits while nobody listened were not announced: every waiter asks the database.
+          for (const waiter of this.waiters.list()) this.check(waiter);
+        },
+        () => this.dropped(client),
+      );
+  }
+
+  private dropped(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.listening = false;
+    client.end().catch(() => undefined);
+    // Nobody waiting: the next wait listens again. Otherwise retry; their timeouts cover the gap.
+    if (this.closed || this.waiters.size === 0) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.waiters.size > 0) this.listen();
+    }, RETRY_MS);
+    this.retry.unref();
+  }
+
+  private notified(payload: string | undefined): void {
+    const space = payload?.indexOf(' ') ?? -1;
+    if (!payload || space < 0) return;
+    const revision = Number(payload.slice(0, space));
+    const sessionID = payload.slice(space + 1);
+    for (const waiter of this.waiters.list()) {
+      if (waiter.sessionID === sessionID && (Number.isNaN(revision) || revision > waiter.since)) waiter.wake();
+    }
+  }
+
+  private check(waiter: Waiter): void {
+    // A failed question (the server is restarting) leaves the waiter to the notification or its timeout.
+    this.changedSince(waiter.sessionID, waiter.since).then(
+      (changed) => {
+        if (changed) waiter.wake();
+      },
+      () => undefined,
+    );
+  }
+}

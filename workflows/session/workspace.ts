@@ -1,0 +1,37 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { LoomActivities } from '../../activities/index.js';
+import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
+import { hostUnavailable, hostWaitExpired, isWrongHost, localStore, onHost, store, storePolicy, type Placement } from './activities.js';
+import { whileHostWaits } from './host-wait.js';
+import type { RunState } from './run-state.js';
+
+type WorkspaceStoreActivity = 'prepareRun' | 'saveUserMessage';
+
+/**
+ * The store activities that read the workspace (the project's config, @file references): in the
+ * worker that runs the workflow when it serves the workspace's host (a local activity, no round
+ * trip), else on the host's queue, where the run shows that it waits while the host has no worker.
+ */
+export async function onWorkspace<K extends WorkspaceStoreActivity>(
+  name: K,
+  input: Parameters<LoomActivities[K]>[0],
+  placement: Placement,
+  state: RunState,
+): Promise<Awaited<ReturnType<LoomActivities[K]>>> {
+  type Call = (input: Parameters<LoomActivities[K]>[0]) => Promise<Awaited<ReturnType<LoomActivities[K]>>>;
+  if (!placement.host) return (store[name] as Call)(input);
+  const pinned = { ...input, requireHost: placement.host };
+  try {
+    return await (localStore[name] as Call)(pinned);
+  } catch (error) {
+    if (!isWrongHost(error)) throw error;
+  }
+  try {
+    const remote = (proxyActivities<LoomActivities>(onHost(storePolicy, placement))[name] as Call)(pinned);
+    return await whileHostWaits(remote, { host: placement.host, state });
+  } catch (error) {
+    if (hostWaitExpired(error)) throw hostUnavailable(placement.host, placement.waitMs ?? DEFAULT_HOST_WAIT_MS);
+    throw error;
+  }
+}
+
