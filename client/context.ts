@@ -5,6 +5,7 @@ import type { ServedQueues } from '../worker/create-worker.js';
 import type { RunningWorker } from './in-process-worker.js';
 import { CliError } from './cli-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
+import { isListening } from './dev-server.js';
 import { connectTemporal, hasLiveWorker, type TemporalAccess } from './temporal.js';
 
 /** What a command works with: settings, the store, and (when needed) Temporal and a worker. */
@@ -40,6 +41,17 @@ export class CliContext {
   async temporal(): Promise<TemporalAccess> {
     this.temporalAccess ??= await connectTemporal(this.settings, this.report, this.env);
     return this.temporalAccess;
+  }
+
+  /** Temporal when it is already up (never starts the embedded server); undefined when it is not reachable. */
+  async temporalIfRunning(): Promise<TemporalAccess | undefined> {
+    if (this.temporalAccess) return this.temporalAccess;
+    if (!this.settings.address && !(await isListening(this.settings.embeddedAddress))) return undefined;
+    try {
+      return await this.temporal();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Runs a worker in this process unless one already polls the task queue; returns the queues it polls. */

@@ -3,6 +3,7 @@ import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@tempor
 import { lastAnswer } from '../activities/last-text.js';
 import { addTokens, zeroTokens, type MessageError, type Tokens } from '../core/message.js';
 import type { SessionRunResult } from '../core/run.js';
+import { progressQuery } from '../workflows/api.js';
 import type { CliContext } from './context.js';
 import { enums } from '../activities/hosts/proto-enums.js';
 import { followSession } from './render/follow.js';
@@ -185,6 +186,7 @@ async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAt
       const limit = activity.maximumAttempts ? `/${activity.maximumAttempts}` : '';
       context.report(`↻ ${activity.activityType?.name} attempt ${attempt}${limit} after: ${activity.lastFailure.message}`);
     }
+    await reportHostWait(context, handle, reportedAttempts).catch(() => undefined);
     const task = raw.pendingWorkflowTask;
     const scheduled = Number(task?.scheduledTime?.seconds ?? 0) * 1000;
     const waiting = task?.state === enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
@@ -196,4 +198,20 @@ async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAt
   } catch {
     // The next tick tries again.
   }
+}
+
+/** Says once when the run's workspace tools wait for a host that no worker serves (the run's progress says so). */
+async function reportHostWait(context: CliContext, handle: SessionHandle, reported: Set<string>): Promise<void> {
+  const { waitingForHost } = await handle.query(progressQuery);
+  const key = `host:${waitingForHost}`;
+  if (!waitingForHost) {
+    for (const earlier of [...reported].filter((entry) => entry.startsWith('host:'))) reported.delete(earlier);
+    return;
+  }
+  if (reported.has(key)) return;
+  reported.add(key);
+  context.report(
+    `⏳ Waiting for host ${waitingForHost}, which holds the session's workspace: no worker serves it. ` +
+      `Start \`loom worker\` on ${waitingForHost} (or with LOOM_HOST_ID=${waitingForHost}); the tools run as soon as one does.`,
+  );
 }

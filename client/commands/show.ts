@@ -1,5 +1,6 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
+import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
 import { renderSession } from '../render/session-view.js';
 import { sessionTree, totalTokens } from '../session-tree.js';
 
@@ -13,7 +14,9 @@ export async function showCommand(context: CliContext, sessionId: string, option
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ session, messages, children: tree.children.map((child) => child.session.id), usage })}\n`);
   } else {
+    const waiting = hostWaitNote(session, await hostsWithoutWorkers(context, [session]));
     process.stdout.write(`${renderSession(session, messages, options)}\n`);
+    if (waiting) process.stdout.write(`\n${waiting}\n`);
     const own = totalTokens(usage.own.tokens).toLocaleString('en-US');
     const withChildren = tree.children.length ? ` · ${totalTokens(usage.tree.tokens).toLocaleString('en-US')} with ${tree.children.length} subagent session(s) (\`loom tree ${session.id}\`)` : '';
     process.stdout.write(`\n${own} tokens${withChildren}\n`);

@@ -1,6 +1,8 @@
 import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
+import type { Session } from '../../core/session.js';
+import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
 import { sessionTree, totalTokens, type SessionNode } from '../session-tree.js';
 
 /** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */
@@ -12,7 +14,8 @@ export async function treeCommand(context: CliContext, sessionId: string, option
     process.stdout.write(`${JSON.stringify(toJson(root))}\n`);
     return 0;
   }
-  process.stdout.write(`${render(root, '', true, true).join('\n')}\n`);
+  const unserved = await hostsWithoutWorkers(context, sessionsOf(root));
+  process.stdout.write(`${render(root, unserved, '', true, true).join('\n')}\n`);
   return 0;
 }
 
@@ -24,20 +27,28 @@ function toJson(node: SessionNode): unknown {
     title: session.title,
     status: session.status,
     model: session.model,
+    ...(session.host ? { host: session.host } : {}),
     tokens: { own: node.own.tokens, tree: node.tree.tokens },
     cost: { own: node.own.cost, tree: node.tree.cost },
     children: node.children.map(toJson),
   };
 }
 
-function render(node: SessionNode, indent: string, last: boolean, root: boolean): string[] {
+function sessionsOf(node: SessionNode): Session[] {
+  return [node.session, ...node.children.flatMap(sessionsOf)];
+}
+
+function render(node: SessionNode, unserved: Set<string>, indent: string, last: boolean, root: boolean): string[] {
   const { session } = node;
   const own = totalTokens(node.own.tokens);
   const tree = totalTokens(node.tree.tokens);
   const usage = node.children.length ? `${own.toLocaleString('en-US')} tokens (tree ${tree.toLocaleString('en-US')})` : `${own.toLocaleString('en-US')} tokens`;
   const cost = node.tree.cost ? ` · $${node.tree.cost.toFixed(4)}` : '';
   const branch = root ? '' : last ? '└─ ' : '├─ ';
-  const line = `${indent}${branch}${pc.bold(session.agent)} ${session.title} ${pc.dim(`· ${session.status} · ${usage}${cost} · ${session.id}`)}`;
+  const waiting = hostWaitNote(session, unserved);
+  const line =
+    `${indent}${branch}${pc.bold(session.agent)} ${session.title} ${pc.dim(`· ${session.status} · ${usage}${cost} · ${session.id}`)}` +
+    (waiting ? ` ${pc.yellow(waiting)}` : '');
   const childIndent = root ? '' : `${indent}${last ? '   ' : '│  '}`;
-  return [line, ...node.children.flatMap((child, index) => render(child, childIndent, index === node.children.length - 1, false))];
+  return [line, ...node.children.flatMap((child, index) => render(child, unserved, childIndent, index === node.children.length - 1, false))];
 }

@@ -12,7 +12,7 @@ export function renderSession(session: Session, messages: MessageWithParts[], op
   const lines = [
     `${pc.bold(session.title)}`,
     pc.dim(`${session.id} · ${session.agent} · ${session.model} · ${session.status}`),
-    pc.dim(`${session.directory} · created ${time(session.time.created)} · updated ${time(session.time.updated)}`),
+    pc.dim(`${session.host ? `${session.host}:` : ''}${session.directory} · created ${time(session.time.created)} · updated ${time(session.time.updated)}`),
   ];
   if (session.parentID) lines.push(pc.dim(`child of ${session.parentID}`));
   for (const { info, parts } of messages) {

@@ -1,0 +1,34 @@
+import { livePollers } from '../activities/hosts/pollers.js';
+import type { Session } from '../core/session.js';
+import { hostTaskQueue } from '../core/workspace.js';
+import type { CliContext } from './context.js';
+
+/**
+ * The hosts of these busy sessions that no worker serves: their tool calls wait for that host.
+ * Empty when Temporal cannot be asked (nothing is running, so nothing waits).
+ */
+export async function hostsWithoutWorkers(context: CliContext, sessions: Session[]): Promise<Set<string>> {
+  const hosts = new Set(sessions.flatMap((session) => (session.status === 'busy' && session.host ? [session.host] : [])));
+  const unserved = new Set<string>();
+  if (hosts.size === 0) return unserved;
+  const temporal = await context.temporalIfRunning();
+  if (!temporal) return unserved;
+  const { namespace, taskQueue } = context.settings;
+  await Promise.all(
+    [...hosts].map(async (host) => {
+      try {
+        const pollers = await livePollers(temporal.client.workflowService, namespace, hostTaskQueue(taskQueue, host), 'activity');
+        if (pollers.length === 0) unserved.add(host);
+      } catch {
+        // Unknown: say nothing rather than something wrong.
+      }
+    }),
+  );
+  return unserved;
+}
+
+/** What to show next to a busy session whose host has no worker. */
+export function hostWaitNote(session: Session, unserved: Set<string>): string | undefined {
+  if (session.status !== 'busy' || !session.host || !unserved.has(session.host)) return undefined;
+  return `⏳ waiting for host ${session.host}: no worker serves it (start \`loom worker\` there)`;
+}
