@@ -6,7 +6,8 @@ import { parseModelId } from '../core/model-id.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
 import { toolSpecs } from '../core/tools/index.js';
-import { ConfigError, loadConfig } from './config/load.js';
+import { ConfigError } from './config/load.js';
+import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } from './config/workspace-snapshot.js';
 import type { LoomConfig } from './config/schema.js';
 import type { ActivityDeps } from './deps.js';
 import { toolOutputDir } from './paths.js';
@@ -27,21 +28,31 @@ function modelLimit(config: LoomConfig, model: string): ModelLimit | undefined {
   return config.provider?.[providerID]?.models?.[modelID]?.limit ?? knownLimit(providerID, modelID);
 }
 
+interface RunInput {
+  sessionId: string;
+  parentId?: string;
+  directory: string;
+  agent?: string;
+  model?: string;
+  sessionRules?: Ruleset;
+}
+
 export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps) {
   /**
    * Decides, from the configuration, what a run works with: its agent and that agent's rules,
    * the model, the tools it may be offered, and the session tree's approvals so far.
    */
-  async function prepareRun(input: {
-    sessionId: string;
-    parentId?: string;
-    directory: string;
-    agent?: string;
-    model?: string;
-    sessionRules?: Ruleset;
-  }): Promise<RunConfig> {
+  async function prepareRun(input: RunInput): Promise<RunConfig> {
+    const { run, snapshot } = await decide(input);
+    // What the project's folders hold travels to model calls through the store: they may run on
+    // a worker without the workspace. (Outside `decide`: a store hiccup is retried, not a config error.)
+    await store.saveWorkspaceSnapshot(run.workspaceConfigId!, snapshot);
+    return run;
+  }
+
+  async function decide(input: RunInput): Promise<{ run: RunConfig; snapshot: WorkspaceSnapshot }> {
     try {
-      const config = loadConfig(input.directory, env);
+      const { config, snapshot } = takeWorkspaceSnapshot(input.directory, env);
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
       const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
@@ -53,7 +64,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const rootId = await rootOf(session ? input.sessionId : (input.parentId ?? input.sessionId));
       const sessionRules = input.sessionRules ?? session?.permission ?? [];
       const hidden = disabled(Object.keys(toolSpecs), merge(agent.permission, sessionRules));
-      return {
+      const run: RunConfig = {
         agent: { name: agent.name, mode: agent.mode, steps: agent.steps, permission: agent.permission },
         model,
         tools: Object.keys(toolSpecs).filter((tool) => !hidden.has(tool)),
@@ -79,7 +90,9 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         lastStepTokens: session ? (await store.lastFinishedStep(input.sessionId))?.tokens : undefined,
         autoTitle: config.auto_title ?? true,
         primaryTools: config.experimental?.primary_tools ?? [],
+        workspaceConfigId: workspaceSnapshotId(snapshot),
       };
+      return { run, snapshot };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const type = /^Unknown agent/.test(message) ? 'UnknownAgent' : 'ConfigError';

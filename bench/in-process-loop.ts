@@ -1,4 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { isNotThisHost } from '../core/workspace.js';
 import type { LoomActivities } from '../activities/index.js';
 import { newId } from '../core/ids.js';
 
@@ -13,6 +14,7 @@ export async function runInProcess(
   const environment = new MockActivityEnvironment();
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => environment.run(fn, ...args) as Promise<R>;
   const config = await run(activities.prepareRun, { sessionId: input.sessionId, directory: input.directory, agent: input.agent, model: input.model });
+  if (isNotThisHost(config)) throw new Error('In-process loop: prepareRun declined to run here');
   await run(activities.openSession, { sessionId: input.sessionId, agent: config.agent.name, model: config.model, directory: input.directory });
   const userMessageId = newId('msg', Date.now(), Math.random);
   await run(activities.saveUserMessage, { sessionId: input.sessionId, messageId: userMessageId, agent: config.agent.name, model: config.model, text: input.prompt, directory: input.directory });
@@ -29,6 +31,7 @@ export async function runInProcess(
       step,
       directory: input.directory,
       tools: config.tools,
+      ...(config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {}),
     });
     const calls = answer.calls ?? [];
     if (calls.length === 0) break;

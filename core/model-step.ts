@@ -17,6 +17,8 @@ export interface ModelStepInput {
   tools: string[];
   /** The agent has used its last step: the model is told to answer without tools. */
   lastStep?: boolean;
+  /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`); absent: read from this worker's disk. */
+  workspaceConfigId?: string;
 }
 
 /** Only what steers the loop; the answer itself, tool-call inputs included, is in the store. */

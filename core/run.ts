@@ -106,6 +106,13 @@ export interface RunConfig {
   autoTitle: boolean;
   /** Tools only primary agents get (`experimental.primary_tools`). */
   primaryTools: string[];
+  /**
+   * The project part of the configuration as the workspace's host read it, by its id in the
+   * session store (`wsc_…`, derived from its content): model calls, compaction and titles, which
+   * may run on a worker without the workspace, configure themselves from it. Absent for runs
+   * recorded before (those read the project's files wherever they run).
+   */
+  workspaceConfigId?: string;
 }
 
 export interface SubagentInfo {

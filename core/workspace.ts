@@ -21,10 +21,20 @@ export function hostTaskQueue(sharedQueue: string, host: string): string {
   return `${sharedQueue}@${host}`;
 }
 
-/** The host whose queue this is, or undefined for a shared queue. */
-export function hostOfQueue(sharedQueue: string, queue: string): string | undefined {
-  return queue.startsWith(`${sharedQueue}@`) ? queue.slice(sharedQueue.length + 1) : undefined;
-}
-
 /** How long a workspace tool waits for its host's worker by default before the model is told. */
 export const DEFAULT_HOST_WAIT_MS = 10 * 60_000;
+
+/**
+ * What a workspace activity returns instead of running on a worker of another host. A reply, not
+ * an error: the workflow expects it whenever its worker is not the host, and a failure would be
+ * logged and counted as one.
+ */
+export interface NotThisHost {
+  notThisHost: true;
+  /** The host this worker serves ('' for none). */
+  servedHost: string;
+}
+
+export function isNotThisHost(value: unknown): value is NotThisHost {
+  return typeof value === 'object' && value !== null && (value as Partial<NotThisHost>).notThisHost === true;
+}

@@ -14,6 +14,8 @@ export function installQuietRuntime(defaultLevel: LogLevel = 'WARN'): void {
     // Loom decides what a signal means (Ctrl-C cancels a run; `loom worker` drains and stops).
     shutdownSignals: [],
     logger: new DefaultLogger(level, (entry) => {
+      // A host's queue serves activities only, by design.
+      if (entry.message.startsWith('No workflows registered')) return;
       const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : '';
       process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${meta}\n`);
     }),

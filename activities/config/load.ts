@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { LoomConfig, mergeConfig } from '../../core/config.js';
 import { configDir } from '../paths.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
+import { diskFiles, type ConfigFiles } from './files.js';
 import { markdownConfigs } from './markdown.js';
 
 export { ConfigError } from './errors.js';
@@ -21,9 +21,12 @@ const CONFIG_FOLDERS = ['.opencode', '.loom'];
  * 2. each folder from the filesystem root down to the project directory: its JSON files, then
  *    its `.opencode/` (JSON, then markdown), then its `.loom/` (JSON, then markdown);
  * 3. `LOOM_CONFIG_CONTENT`.
+ *
+ * `project` reads layer 2 (the disk unless given: a workspace snapshot on a worker without the
+ * workspace); layer 1 is always this worker's own disk and layer 3 its own environment.
  */
-export function loadConfig(directory: string, env: NodeJS.ProcessEnv = process.env): LoomConfig {
-  return configLayers(directory, env).reduce((merged, layer) => mergeConfig(merged, layer.config), {});
+export function loadConfig(directory: string, env: NodeJS.ProcessEnv = process.env, project: ConfigFiles = diskFiles): LoomConfig {
+  return configLayers(directory, env, { project }).reduce((merged, layer) => mergeConfig(merged, layer.config), {});
 }
 
 /** One layer of configuration and where it came from (a file, a folder of markdown files, or `LOOM_CONFIG_CONTENT`). */
@@ -37,12 +40,17 @@ export interface ConfigLayer {
  * which file set them. `markdown: false` leaves out markdown agents and commands (for settings
  * that only JSON can hold, so a broken agent file does not stop them being read).
  */
-export function configLayers(directory: string, env: NodeJS.ProcessEnv = process.env, options: { markdown?: boolean } = {}): ConfigLayer[] {
+export function configLayers(
+  directory: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { markdown?: boolean; project?: ConfigFiles } = {},
+): ConfigLayer[] {
   const markdown = options.markdown ?? true;
-  const layers = configFolder(configDir(env), env, markdown);
+  const project = options.project ?? diskFiles;
+  const layers = configFolder(diskFiles, configDir(env), env, markdown);
   for (const folder of ancestors(resolve(directory)).reverse()) {
-    layers.push(...jsonFiles(folder, env));
-    for (const name of CONFIG_FOLDERS) layers.push(...configFolder(join(folder, name), env, markdown));
+    layers.push(...jsonFiles(project, folder, env));
+    for (const name of CONFIG_FOLDERS) layers.push(...configFolder(project, join(folder, name), env, markdown));
   }
   if (env.LOOM_CONFIG_CONTENT) layers.push({ source: 'LOOM_CONFIG_CONTENT', config: parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env) });
   return layers;
@@ -61,15 +69,15 @@ export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv 
   return validate(LoomConfig, value ?? {}, label);
 }
 
-function configFolder(folder: string, env: NodeJS.ProcessEnv, markdown: boolean): ConfigLayer[] {
-  const agents = markdown ? markdownConfigs(folder, env).map((config) => ({ source: folder, config })) : [];
-  return [...jsonFiles(folder, env), ...agents];
+function configFolder(files: ConfigFiles, folder: string, env: NodeJS.ProcessEnv, markdown: boolean): ConfigLayer[] {
+  const agents = markdown ? markdownConfigs(folder, env, files).map((config) => ({ source: folder, config })) : [];
+  return [...jsonFiles(files, folder, env), ...agents];
 }
 
-function jsonFiles(folder: string, env: NodeJS.ProcessEnv): ConfigLayer[] {
+function jsonFiles(files: ConfigFiles, folder: string, env: NodeJS.ProcessEnv): ConfigLayer[] {
   return FILE_NAMES.map((name) => join(folder, name))
-    .filter((file) => existsSync(file))
-    .map((file) => ({ source: file, config: parseConfig(readFileSync(file, 'utf8'), file, env) }));
+    .filter((file) => files.isFile(file))
+    .map((file) => ({ source: file, config: parseConfig(files.read(file), file, env) }));
 }
 
 function ancestors(directory: string): string[] {

@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { AgentConfig, CommandConfig, type LoomConfig } from '../../core/config.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
+import { diskFiles, type ConfigFiles } from './files.js';
 
 type Kind = 'agent' | 'mode' | 'command';
 
@@ -23,13 +23,13 @@ const MARKDOWN_FOLDERS: { folder: string; kind: Kind; recursive: boolean }[] = [
 const YAML_OPTIONS = { logLevel: 'error' } as const;
 
 /** One config layer per markdown agent, mode and command file in a config folder. */
-export function markdownConfigs(folder: string, env: NodeJS.ProcessEnv): LoomConfig[] {
+export function markdownConfigs(folder: string, env: NodeJS.ProcessEnv, files: ConfigFiles = diskFiles): LoomConfig[] {
   const layers: LoomConfig[] = [];
   for (const { folder: name, kind, recursive } of MARKDOWN_FOLDERS) {
     const base = join(folder, name);
-    for (const file of markdownFiles(base, recursive)) {
+    for (const file of markdownFiles(files, base, recursive)) {
       const fileName = relative(base, file).slice(0, -'.md'.length).split(sep).join('/');
-      layers.push(readMarkdownConfig(file, kind, fileName, env));
+      layers.push(readMarkdownConfig(file, kind, fileName, env, files));
     }
   }
   return layers;
@@ -39,8 +39,8 @@ export function markdownConfigs(folder: string, env: NodeJS.ProcessEnv): LoomCon
  * An agent or command file: YAML frontmatter with the keys of its JSON form, and a body that is
  * the agent's `prompt` or the command's `template`. A frontmatter `name` renames an agent.
  */
-export function readMarkdownConfig(file: string, kind: Kind, fileName: string, env: NodeJS.ProcessEnv): LoomConfig {
-  const { data, body } = parseMarkdown(readFileSync(file, 'utf8'), file, env);
+export function readMarkdownConfig(file: string, kind: Kind, fileName: string, env: NodeJS.ProcessEnv, files: ConfigFiles = diskFiles): LoomConfig {
+  const { data, body } = parseMarkdown(files.read(file), file, env);
   const bodyKey = kind === 'command' ? 'template' : 'prompt';
   const fields = isPlainObject(data) && body ? { ...data, [bodyKey]: body } : data;
   if (kind === 'command') return { command: { [fileName]: validate(CommandConfig, fields, file) } };
@@ -93,17 +93,17 @@ function blockScalarsForColons(yaml: string): string {
 }
 
 /** `.md` files under `folder` (dot entries skipped), sorted by name; symlinks followed. */
-function markdownFiles(folder: string, recursive: boolean): string[] {
-  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) return [];
-  const files: string[] = [];
-  for (const entry of readdirSync(folder).sort()) {
+function markdownFiles(files: ConfigFiles, folder: string, recursive: boolean): string[] {
+  if (!files.isDirectory(folder)) return [];
+  const found: string[] = [];
+  for (const entry of files.list(folder).sort()) {
     if (entry.startsWith('.')) continue;
     const path = join(folder, entry);
-    const stats = statSync(path, { throwIfNoEntry: false });
-    if (stats?.isDirectory() && recursive) files.push(...markdownFiles(path, true));
-    else if (stats?.isFile() && entry.endsWith('.md')) files.push(path);
+    // A folder is only listed when it is walked, so a snapshot knows exactly the folders walked.
+    if (recursive && files.isDirectory(path)) found.push(...markdownFiles(files, path, true));
+    else if (entry.endsWith('.md') && files.isFile(path)) found.push(path);
   }
-  return files;
+  return found;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

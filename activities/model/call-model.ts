@@ -7,7 +7,7 @@ import type { Ruleset } from '../../core/permission.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { describeTaskTool } from '../../core/tools/task.js';
-import { loadConfig } from '../config/load.js';
+import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
 import { buildModelRequest } from './model-request.js';
@@ -35,11 +35,12 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
     };
     let agentRules: Ruleset = [];
     const answer = await streamIntoMessage(store, message, async () => {
-      const config = loadConfig(input.directory, env);
+      // The project's config as its host read it: this worker may have no copy of the workspace.
+      const { config, git } = await workspaceConfig(store, env, input);
       const model = resolveModel(input.model, config, env);
       // Only what the model will see: from the last compaction on.
       const history = (await store.messages(input.sessionId, await store.compactionStart(input.sessionId))).filter((m) => m.info.id !== input.messageId);
-      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history);
+      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git });
       agentRules = agent.permission;
       return {
         model,

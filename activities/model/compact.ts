@@ -4,7 +4,7 @@ import { findAgent } from '../../core/agents/index.js';
 import { sinceLastCompaction } from '../../core/compaction.js';
 import { derivedId } from '../../core/ids.js';
 import { zeroTokens, type MessageWithParts } from '../../core/message.js';
-import { loadConfig } from '../config/load.js';
+import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
 import { storePrompt } from '../prompts.js';
@@ -43,6 +43,8 @@ export interface CompactionInput {
   model: string;
   directory: string;
   step: number;
+  /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`); absent: read from this worker's disk. */
+  workspaceConfigId?: string;
   /** The model's context overflowed: the last user message is kept out and replayed after. */
   overflow: boolean;
 }
@@ -55,7 +57,7 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
    * text, is what runs recorded before got.)
    */
   async function compactSession(input: CompactionInput): Promise<{ replayPromptId?: string; replay?: string }> {
-    const config = loadConfig(input.directory, env);
+    const { config } = await workspaceConfig(store, env, input);
     const agent = findAgent(projectAgents(config, dataDir), 'compaction');
     const model = agent.model ?? input.model;
     const history = (await store.messages(input.sessionId)).filter((m) => m.info.id !== input.messageId);

@@ -22,7 +22,13 @@ export interface ModelRequest {
  * reminders OpenCode adds (plan mode, the switch back to build, the step limit), which are shown
  * to the model but not stored.
  */
-export function buildModelRequest(input: ModelStepInput, config: LoomConfig, dataDir: string, history: MessageWithParts[]): ModelRequest {
+export function buildModelRequest(
+  input: ModelStepInput,
+  config: LoomConfig,
+  dataDir: string,
+  history: MessageWithParts[],
+  workspace: { git?: boolean } = {},
+): ModelRequest {
   const agents = projectAgents(config, dataDir);
   const agent = findAgent(agents, input.agent);
   const messages = toModelMessages(sinceLastCompaction(history));
@@ -33,7 +39,7 @@ export function buildModelRequest(input: ModelStepInput, config: LoomConfig, dat
   }
   if (reminders.length > 0) appendToLastUserMessage(messages, reminders.join('\n\n'));
   if (input.lastStep) messages.push({ role: 'user', content: [{ type: 'text', text: MAX_STEPS_REMINDER }] });
-  return { agent, agents, system: systemPrompt(agent, input.directory), messages };
+  return { agent, agents, system: systemPrompt(agent, input.directory, new Date(), workspace.git), messages };
 }
 
 function appendToLastUserMessage(messages: ModelMessage[], text: string): void {

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { generateText } from 'ai';
 import { findAgent } from '../../core/agents/index.js';
-import { loadConfig } from '../config/load.js';
+import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { readPrompt } from '../prompts.js';
 import { projectAgents } from '../run-config.js';
@@ -27,13 +27,15 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
     sessionId: string;
     directory: string;
     model: string;
+    /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`); absent: read from this worker's disk. */
+    workspaceConfigId?: string;
     /** The first prompt, by id; runs recorded before passed its text (`prompt`, or `text`). */
     promptId?: string;
     text?: string;
     prompt?: string;
   }): Promise<string | undefined> {
     const prompt = input.promptId ? await readPrompt(store, input.promptId, input.sessionId) : (input.text ?? input.prompt ?? '');
-    const config = loadConfig(input.directory, env);
+    const { config } = await workspaceConfig(store, env, input);
     const agent = findAgent(projectAgents(config, dataDir), 'title');
     const model = agent.model ?? config.small_model ?? input.model;
     try {

@@ -95,4 +95,12 @@ export const migrations: string[] = [
     text TEXT NOT NULL
   );
   `,
+  `
+  -- The project part of workspaces' configuration, by content-derived id: model calls on workers
+  -- without the workspace read it here. Rows never change.
+  CREATE TABLE workspace_snapshot (
+    id TEXT PRIMARY KEY,
+    data TEXT NOT NULL
+  );
+  `,
 ];

@@ -100,6 +100,14 @@ export const postgresMigrations: string[] = [
     text TEXT NOT NULL
   );
   `,
+  `
+  -- The project part of workspaces' configuration, by content-derived id: model calls on workers
+  -- without the workspace read it here. Rows never change; \`data\` is JSON text, kept as written.
+  CREATE TABLE workspace_snapshot (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    data TEXT NOT NULL
+  );
+  `,
 ];
 
 /**

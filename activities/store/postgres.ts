@@ -8,6 +8,7 @@ import type { PermissionRule } from '../../core/permission.js';
 import { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { StoredPrompt } from '../../core/prompt.js';
 import { Todo } from '../../core/todo.js';
+import { WorkspaceSnapshot } from '../config/files.js';
 import { notifyChange, PostgresChangeFeed } from './postgres-change-feed.js';
 import { connectPostgres, type ConnectOptions } from './postgres-connect.js';
 import * as batches from './postgres-batches.js';
@@ -286,6 +287,16 @@ export class PostgresSessionStore implements SessionStore {
 
   async addApprovedRules(rootID: string, rules: PermissionRule[]): Promise<void> {
     await this.transaction((client) => permissions.addApprovedRules(client, rootID, rules));
+  }
+
+  async saveWorkspaceSnapshot(id: string, snapshot: WorkspaceSnapshot): Promise<void> {
+    const data = JSON.stringify(WorkspaceSnapshot.parse(snapshot));
+    await this.pool.query('INSERT INTO workspace_snapshot (id, data) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, data]);
+  }
+
+  async workspaceSnapshot(id: string): Promise<WorkspaceSnapshot | undefined> {
+    const { rows } = await this.pool.query<{ data: string }>('SELECT data FROM workspace_snapshot WHERE id = $1', [id]);
+    return rows[0] ? WorkspaceSnapshot.parse(JSON.parse(rows[0].data)) : undefined;
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import type { PermissionRule } from '../../core/permission.js';
 import { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { StoredPrompt } from '../../core/prompt.js';
 import { Todo } from '../../core/todo.js';
+import { WorkspaceSnapshot } from '../config/files.js';
 import { migrations } from './migrations.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import { NotFoundError, type SessionChanges, type SessionStore, type WaitOptions } from './store.js';
@@ -135,6 +136,8 @@ export class SqliteSessionStore implements SessionStore {
          VALUES (@root, (SELECT IFNULL(MAX(seq), 0) + 1 FROM approved_rule WHERE root_id = @root), @permission, @pattern)
          ON CONFLICT DO NOTHING`,
       ),
+      saveWorkspaceSnapshot: db.prepare('INSERT INTO workspace_snapshot (id, data) VALUES (?, ?) ON CONFLICT(id) DO NOTHING'),
+      workspaceSnapshot: db.prepare('SELECT data FROM workspace_snapshot WHERE id = ?'),
     };
   }
 
@@ -393,6 +396,14 @@ export class SqliteSessionStore implements SessionStore {
     this.db.transaction(() => {
       for (const rule of rules) this.statements.addApprovedRule.run({ root: rootID, permission: rule.permission, pattern: rule.pattern });
     }).immediate();
+  }
+
+  async saveWorkspaceSnapshot(id: string, snapshot: WorkspaceSnapshot): Promise<void> {
+    this.statements.saveWorkspaceSnapshot.run(id, JSON.stringify(WorkspaceSnapshot.parse(snapshot)));
+  }
+
+  async workspaceSnapshot(id: string): Promise<WorkspaceSnapshot | undefined> {
+    return this.readOne(this.statements.workspaceSnapshot, id, WorkspaceSnapshot);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import type { PermissionRule } from '../../core/permission.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { StoredPrompt } from '../../core/prompt.js';
 import type { Todo } from '../../core/todo.js';
+import type { WorkspaceSnapshot } from '../config/files.js';
 
 /** What changed in a session since a cursor: for following a run live. */
 export interface SessionChanges {
@@ -101,6 +102,13 @@ export interface SessionStore {
   /** Allow rules a person granted with "always" for a session tree, in the order granted. */
   approvedRules(rootID: string): Promise<PermissionRule[]>;
   addApprovedRules(rootID: string, rules: PermissionRule[]): Promise<void>;
+
+  /**
+   * Stores the project part of a workspace's configuration under its content-derived id (an
+   * idempotent upsert: the same project stores one row however many runs start in it).
+   */
+  saveWorkspaceSnapshot(id: string, snapshot: WorkspaceSnapshot): Promise<void>;
+  workspaceSnapshot(id: string): Promise<WorkspaceSnapshot | undefined>;
   close(): Promise<void>;
 }
 

@@ -30,7 +30,7 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
     );
     if (others.length > 0) {
       context.report(
-        `Warning: host id "${hostId}" is already served by a worker on ${others.map((poller) => poller.machine).join(', ')}. ` +
+        `Warning: host id "${hostId}" is already served by a worker on ${[...new Set(others.map((poller) => poller.machine))].join(', ')}. ` +
           `Tools of sessions on "${hostId}" would run on either machine: give each machine its own LOOM_HOST_ID (or --host-id).`,
       );
     }

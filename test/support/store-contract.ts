@@ -5,6 +5,7 @@ import type { Session } from '../../core/session.js';
 import { NotFoundError, type SessionStore } from '../../activities/store/store.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeRecordsContract } from './store-contract-records.js';
+import { describeWorkspaceSnapshotContract } from './store-contract-workspace.js';
 
 export type OpenStore = () => Promise<SessionStore>;
 
@@ -187,6 +188,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
 
   describeRecordsContract(name, openStore);
   describeChangeFeedContract(name, openStore);
+  describeWorkspaceSnapshotContract(name, openStore);
 
   describe(`${name} shared by several processes`, () => {
     it("lets a second store on the same database (the CLI beside a worker) see the first one's writes", async () => {

@@ -4,9 +4,21 @@ import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 export const LOOM_BIN = join(PROJECT_ROOT, 'client', 'loom.js');
 
+export interface WorkerProcessOptions {
+  /** More arguments after `worker` (`--host-only`, `--host-id <id>`). */
+  args?: string[];
+  /** The worker's working directory (default: the test's). */
+  cwd?: string;
+}
+
+/** A `loom worker` process; `output()` is everything it has written to stderr so far. */
+export type WorkerProcess = ChildProcess & { output(): string };
+
 /** `loom worker` in its own process, resolved once it polls. */
-export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [LOOM_BIN, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startWorkerProcess(env: NodeJS.ProcessEnv, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [LOOM_BIN, 'worker', ...(options.args ?? [])], { env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Never read otherwise: a full pipe would block the worker.
+  child.stdout!.resume();
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`loom worker did not start within 30 s:\n${output}`)), 30_000);
@@ -23,7 +35,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ChildP
     });
   });
   child.removeAllListeners('exit');
-  return child;
+  return Object.assign(child, { output: () => output });
 }
 
 export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

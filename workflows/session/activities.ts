@@ -69,11 +69,6 @@ export function onHost(options: ActivityOptions, placement: Placement): Activity
   return { ...options, taskQueue: hostQueueOf(placement.host), scheduleToStartTimeout: placement.waitMs ?? DEFAULT_HOST_WAIT_MS };
 }
 
-/** A local workspace activity refused because this worker is not the workspace's host. */
-export function isWrongHost(error: unknown): boolean {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure && cause.type === 'WrongHost';
-}
 
 /** A workspace activity that no worker of its host took in time. */
 export function hostWaitExpired(error: unknown): boolean {

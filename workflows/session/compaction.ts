@@ -38,6 +38,7 @@ export async function compact(input: SessionRunInput, state: RunState, options: 
     directory: input.directory,
     step: state.step,
     overflow: options.overflow,
+    ...(config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {}),
   });
   if (!options.auto) return;
   // The user's last message, stored by the activity (runs recorded before got its text).

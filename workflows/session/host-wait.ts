@@ -8,9 +8,9 @@ export interface HostWatch {
   state: RunState;
 }
 
-/** First look after this long; then less and less often while the work goes on. */
+/** First look after this long; then less and less often while the work goes on, but at least once a minute. */
 const FIRST_CHECK_MS = 5_000;
-const LONGEST_CHECK_MS = 10 * 60_000;
+const LONGEST_CHECK_MS = 60_000;
 
 /**
  * Waits for workspace work on the host's queue. When it takes a while, looks whether any worker

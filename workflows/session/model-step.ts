@@ -33,6 +33,8 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
       directory: input.directory,
       tools,
       lastStep,
+      // Only when the run has one, so runs recorded before send exactly the input they recorded.
+      ...(config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {}),
     });
   } catch (error) {
     // The conversation outgrew the model: compact and try again, unless a compaction just failed to help.

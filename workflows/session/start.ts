@@ -38,8 +38,9 @@ export async function startSession(input: SessionRunInput, state: RunState, firs
   });
   state.title = opened?.title;
   const wantsTitle = config.autoTitle && opened?.created && !input.parentId && !input.title && firstPrompt;
+  const workspace = config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {};
   const titling = wantsTitle
-    ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, ...firstPrompt! }).then(
+    ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, ...workspace, ...firstPrompt! }).then(
         (title) => {
           if (title) state.title = title;
           showProgress(state);

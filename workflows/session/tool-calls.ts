@@ -5,7 +5,8 @@ import type { ToolCall } from '../../core/tool-call.js';
 import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
 import { findTool } from '../../core/tools/index.js';
 import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
-import { LOCAL_TOOLS, callStore, hostWaitExpired, isWrongHost, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
+import { isNotThisHost } from '../../core/workspace.js';
+import { LOCAL_TOOLS, callStore, hostWaitExpired, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
 import { whileHostWaits, type HostWatch } from './host-wait.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
@@ -146,18 +147,19 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
   };
   const failed = (error: unknown) => ({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error, placement) });
   try {
-    await run(toolInput);
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    if (local && isWrongHost(error)) {
+    const result = await run(toolInput);
+    if (local && isNotThisHost(result)) {
       return {
         stopTurn: false,
-        runElsewhere: () => remote(call.title)(toolInput).catch((error: unknown) => {
-          if (isCancellation(error)) throw error;
-          return callStore.failToolCall(failed(error));
-        }),
+        runElsewhere: () =>
+          remote(call.title)(toolInput).catch((error: unknown) => {
+            if (isCancellation(error)) throw error;
+            return callStore.failToolCall(failed(error));
+          }),
       };
     }
+  } catch (error) {
+    if (isCancellation(error)) throw error;
     if (local) return { stopTurn: false, localFailure: failed(error) };
     await callStore.failToolCall(failed(error));
   }

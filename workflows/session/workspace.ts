@@ -1,7 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
-import { hostUnavailable, hostWaitExpired, isWrongHost, localStore, onHost, store, storePolicy, type Placement } from './activities.js';
+import { isNotThisHost, type NotThisHost } from '../../core/workspace.js';
+import { hostUnavailable, hostWaitExpired, localStore, onHost, store, storePolicy, type Placement } from './activities.js';
 import { whileHostWaits } from './host-wait.js';
 import type { RunState } from './run-state.js';
 
@@ -17,18 +18,20 @@ export async function onWorkspace<K extends WorkspaceStoreActivity>(
   input: Parameters<LoomActivities[K]>[0],
   placement: Placement,
   state: RunState,
-): Promise<Awaited<ReturnType<LoomActivities[K]>>> {
-  type Call = (input: Parameters<LoomActivities[K]>[0]) => Promise<Awaited<ReturnType<LoomActivities[K]>>>;
-  if (!placement.host) return (store[name] as Call)(input);
+): Promise<Exclude<Awaited<ReturnType<LoomActivities[K]>>, NotThisHost>> {
+  type Result = Exclude<Awaited<ReturnType<LoomActivities[K]>>, NotThisHost>;
+  type Call = (input: Parameters<LoomActivities[K]>[0]) => Promise<Result | NotThisHost>;
+  const done = (result: Result | NotThisHost): Result => {
+    if (isNotThisHost(result)) throw ApplicationFailure.nonRetryable(`A worker of ${result.servedHost || 'no host'} took work of host ${placement.host}`, 'WrongHost');
+    return result;
+  };
+  if (!placement.host) return done(await (store[name] as Call)(input));
   const pinned = { ...input, requireHost: placement.host };
-  try {
-    return await (localStore[name] as Call)(pinned);
-  } catch (error) {
-    if (!isWrongHost(error)) throw error;
-  }
+  const here = await (localStore[name] as Call)(pinned);
+  if (!isNotThisHost(here)) return here;
   try {
     const remote = (proxyActivities<LoomActivities>(onHost(storePolicy, placement))[name] as Call)(pinned);
-    return await whileHostWaits(remote, { host: placement.host, state });
+    return done(await whileHostWaits(remote, { host: placement.host, state }));
   } catch (error) {
     if (hostWaitExpired(error)) throw hostUnavailable(placement.host, placement.waitMs ?? DEFAULT_HOST_WAIT_MS);
     throw error;

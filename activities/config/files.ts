@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * How config loading reads a project's folders. The disk on the workspace's host; elsewhere (a
+ * model-only worker with no copy of the workspace) a snapshot of what the host's disk held.
+ */
+export interface ConfigFiles {
+  isFile(path: string): boolean;
+  isDirectory(path: string): boolean;
+  /** Entry names of a folder, in no particular order. */
+  list(folder: string): string[];
+  read(path: string): string;
+}
+
+/** What a project's config traversal found: raw texts (before `{env:…}`) and folder listings, by absolute path. */
+export const ConfigFilesSnapshot = z.object({
+  files: z.record(z.string(), z.string()),
+  folders: z.record(z.string(), z.array(z.string())),
+});
+export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
+
+/**
+ * The project part of a workspace's configuration, taken on its host and kept in the session
+ * store, so a worker without the workspace configures a model call as the host would. `git`:
+ * whether the directory holds `.git` (the system prompt says so).
+ */
+export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({ git: z.boolean() });
+export type WorkspaceSnapshot = z.infer<typeof WorkspaceSnapshot>;
+
+export const diskFiles: ConfigFiles = {
+  isFile: (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false,
+  isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false,
+  list: (folder) => readdirSync(folder),
+  read: (path) => readFileSync(path, 'utf8'),
+};
+
+/**
+ * Reads through `inner` and remembers every file read and folder listed. A traversal that only
+ * lists folders it found and reads files it found then sees the same through `snapshotFiles`.
+ */
+export function recordingFiles(inner: ConfigFiles = diskFiles): { files: ConfigFiles; snapshot(): ConfigFilesSnapshot } {
+  const files = new Map<string, string>();
+  const folders = new Map<string, string[]>();
+  return {
+    files: {
+      isFile: (path) => inner.isFile(path),
+      isDirectory: (path) => inner.isDirectory(path),
+      list(folder) {
+        const names = inner.list(folder);
+        folders.set(folder, [...names].sort());
+        return names;
+      },
+      read(path) {
+        const text = inner.read(path);
+        files.set(path, text);
+        return text;
+      },
+    },
+    snapshot: () => ({ files: sortedRecord(files), folders: sortedRecord(folders) }),
+  };
+}
+
+/**
+ * The project as a snapshot recorded it. A folder exists when it was listed and a file when it was
+ * read; anything else the traversal probed was absent, or not needed (a `.txt` beside the agents).
+ */
+export function snapshotFiles(snapshot: ConfigFilesSnapshot): ConfigFiles {
+  const has = (record: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(record, key);
+  return {
+    isFile: (path) => has(snapshot.files, path),
+    isDirectory: (path) => has(snapshot.folders, path),
+    list: (folder) => (has(snapshot.folders, folder) ? [...snapshot.folders[folder]] : []),
+    read(path) {
+      if (!has(snapshot.files, path)) throw new Error(`${path}: not in the workspace's config snapshot`);
+      return snapshot.files[path];
+    },
+  };
+}
+
+function sortedRecord<T>(map: Map<string, T>): Record<string, T> {
+  return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

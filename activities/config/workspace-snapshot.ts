@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoomConfig } from '../../core/config.js';
+import type { SessionStore } from '../store/store.js';
+import { ConfigError } from './errors.js';
+import { recordingFiles, snapshotFiles, type WorkspaceSnapshot } from './files.js';
+import { loadConfig } from './load.js';
+
+export { WorkspaceSnapshot } from './files.js';
+
+/** Snapshots never change (their id is their content's hash): a worker keeps the last few it read. */
+const CACHE_LIMIT = 32;
+const cache = new Map<string, WorkspaceSnapshot>();
+
+/**
+ * Loads the configuration from the disk, as `loadConfig` does, and records what the project's
+ * folders held: loading `snapshot` later, anywhere, gives the same project layers. Texts are kept
+ * raw, so `{env:…}` secrets are filled in by the worker that uses them and never stored.
+ */
+export function takeWorkspaceSnapshot(directory: string, env: NodeJS.ProcessEnv): { config: LoomConfig; snapshot: WorkspaceSnapshot } {
+  const recorder = recordingFiles();
+  const config = loadConfig(directory, env, recorder.files);
+  return { config, snapshot: { ...recorder.snapshot(), git: existsSync(join(directory, '.git')) } };
+}
+
+/** `wsc_` and the start of the SHA-256 of the snapshot's canonical JSON: one project, one id. */
+export function workspaceSnapshotId(snapshot: WorkspaceSnapshot): string {
+  return `wsc_${createHash('sha256').update(canonicalJson(snapshot)).digest('hex').slice(0, 24)}`;
+}
+
+/** The configuration and git flag a model-side activity works with. */
+export interface WorkspaceConfig {
+  config: LoomConfig;
+  /** Whether the directory is a git repository; absent when the disk says (runs recorded before). */
+  git?: boolean;
+}
+
+/**
+ * The configuration for a model-side activity: with a snapshot id, this worker's global folder,
+ * the snapshot's project layers and `LOOM_CONFIG_CONTENT`, wherever it runs; without one (runs
+ * recorded before snapshots), everything from this worker's disk as before.
+ */
+export async function workspaceConfig(
+  store: SessionStore,
+  env: NodeJS.ProcessEnv,
+  input: { directory: string; workspaceConfigId?: string },
+): Promise<WorkspaceConfig> {
+  if (!input.workspaceConfigId) return { config: loadConfig(input.directory, env) };
+  const snapshot = await readSnapshot(store, input.workspaceConfigId);
+  return { config: loadConfig(input.directory, env, snapshotFiles(snapshot)), git: snapshot.git };
+}
+
+async function readSnapshot(store: SessionStore, id: string): Promise<WorkspaceSnapshot> {
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const snapshot = await store.workspaceSnapshot(id);
+  if (!snapshot) throw new ConfigError(`Workspace configuration ${id} is not in the session store (it is written when a run starts on the workspace's host)`);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(id, snapshot);
+  return snapshot;
+}
+
+/** JSON with object keys sorted at every level, so equal content hashes equal. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
