@@ -94,9 +94,12 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       };
       return { run, snapshot };
     } catch (error) {
+      // A mistake in the configuration fails the run at once; anything else (the store restarting,
+      // say) is retried like any activity failure.
       const message = error instanceof Error ? error.message : String(error);
-      const type = /^Unknown agent/.test(message) ? 'UnknownAgent' : 'ConfigError';
-      throw ApplicationFailure.create({ type, message, nonRetryable: true });
+      const unknownAgent = /^Unknown agent/.test(message);
+      if (!(error instanceof ConfigError) && !unknownAgent && !/^Invalid model/.test(message)) throw error;
+      throw ApplicationFailure.create({ type: unknownAgent ? 'UnknownAgent' : 'ConfigError', message, nonRetryable: true });
     }
   }
 

