@@ -42,6 +42,13 @@ const output = (part: ToolPart) => (part.state.status === 'completed' ? part.sta
 /** The `$PPID`s that bash calls printed (`pid 123 …`): the worker process that ran each call. */
 const printedPids = (parts: ToolPart[]) => parts.flatMap((part) => (part.tool === 'bash' ? [...output(part).matchAll(/pid (\d+)/g)].map((m) => Number(m[1])) : []));
 
+/** The batch that `loom batch run` just stored (the only one in this file's database). */
+async function waitForBatch(): Promise<string> {
+  let id: string | undefined;
+  await waitUntil(async () => (id = (await hosts.store.listBatches())[0]?.id) !== undefined, 60_000);
+  return id!;
+}
+
 /** The worker identities (`loom@<machine>:<pid>`) that ran a session's activities of one type, from its history. */
 async function activityWorkers(sessionId: string, activity: string): Promise<string[]> {
   const history = await hosts.client.workflow.getHandle(sessionId).fetchHistory();
@@ -144,7 +151,7 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     expect(await handle.query(progressQuery)).not.toHaveProperty('waitingForHost');
   }, 180_000);
 
-  it(`runs a ${BATCH_TASKS.toLocaleString('en-US')}-task batch from host B over three workers, each task once, tools on B`, async () => {
+  it(`runs a ${BATCH_TASKS.toLocaleString('en-US')}-task batch from host B over three workers, one killed half way, each task once, tools on B`, async () => {
     const withBash = (i: number) => i % 10 === 0;
     hosts.model.setScript([
       {
@@ -160,10 +167,17 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     const lines = Array.from({ length: BATCH_TASKS }, (_, i) => ({ description: `Task ${i}`, prompt: `Task ${i}: ${withBash(i) ? 'run bash' : 'say done'}` }));
     writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
 
+    const expected = new Set(['host-a', 'host-b', 'host-c'].map((host) => workers[host].pid!));
     const started = Date.now();
-    const run = await loom('host-b', ['batch', 'run', file, '-m', MODEL, '--concurrency', '50', '--json']);
+    const running = loom('host-b', ['batch', 'run', file, '-m', MODEL, '--concurrency', '50', '--json']);
+    // Half way, C's worker dies: its workflow tasks and model calls move to A and B, then to a new C.
+    const batchId = await waitForBatch();
+    await waitUntil(async () => (await hosts.store.batchTasks(batchId)).filter((t) => t.outcome.status === 'completed').length >= BATCH_TASKS / 2, 400_000);
+    await stopProcess(workers['host-c'], 'SIGKILL');
+    workers['host-c'] = await hosts.startWorker('host-c');
+    const run = await running;
     const seconds = (Date.now() - started) / 1000;
-    console.log(`${BATCH_TASKS}-task batch over three worker processes on PostgreSQL: ${seconds.toFixed(1)} s (${(BATCH_TASKS / seconds).toFixed(1)} tasks/s)`);
+    console.log(`${BATCH_TASKS}-task batch over three worker processes on PostgreSQL, one killed half way: ${seconds.toFixed(1)} s (${(BATCH_TASKS / seconds).toFixed(1)} tasks/s)`);
     expect(run.code, run.stderr).toBe(0);
     const progress = parseJson(run);
     expect(progress).toMatchObject({ status: 'completed', total: BATCH_TASKS, done: BATCH_TASKS, failed: 0, cancelled: 0 });
@@ -199,8 +213,13 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     expect(new Set(bashPids)).toEqual(new Set([workers['host-b'].pid]));
     expect(new Set(hosts.model.requests.filter((r) => /^Task \d+:/.test(r.lastUser)).map((r) => r.lastUser)).size).toBe(BATCH_TASKS);
 
+    // The batch's own runs kept their histories bounded (it continues as new after draining).
+    for await (const batchRun of hosts.client.workflow.list({ query: `WorkflowId = '${batchId}'` })) {
+      const history = await hosts.client.workflow.getHandle(batchId, batchRun.runId).fetchHistory();
+      expect(history.events!.length).toBeLessThan(4096);
+    }
+
     // The model calls were spread: each worker process ran some (their histories name the worker).
-    const expected = new Set(['host-a', 'host-b', 'host-c'].map((host) => workers[host].pid!));
     const seen = new Set<number>();
     for (const sessionId of sessionIds) {
       for (const identity of await activityWorkers(sessionId, 'callModel')) seen.add(pidOf(identity));
