@@ -17,6 +17,7 @@ import { treeCommand } from './commands/tree.js';
 import { compactCommand } from './commands/compact.js';
 import { batchControlCommand, batchLsCommand, batchResultsCommand, batchStatusCommand, concurrencyControl } from './commands/batch/manage.js';
 import { batchRunCommand } from './commands/batch/run.js';
+import { serveCommand } from './serve/command.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -31,6 +32,7 @@ Environment:
   TEMPORAL_ADDRESS     Temporal server (default: the embedded dev server on localhost:7233, started when needed)
   TEMPORAL_NAMESPACE   namespace (default: default)
   LOOM_TASK_QUEUE      task queue (default: loom)
+  LOOM_SERVER_TOKEN    the token loom serve requires (Authorization: Bearer …)
   LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
   LOOM_STORE_URL       postgres://user:password@host:5432/db: keep sessions in PostgreSQL (for several machines) instead of LOOM_DATA_DIR/loom.db
   OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server
@@ -180,6 +182,14 @@ program
   .option('--shared-only', 'serve only the shared queue: workflows and model calls, no workspace tools (a machine without checkouts)')
   .option('--host-only', "serve only this host's workspace tools")
   .action(async (options) => execute((context) => workerCommand(context, options)));
+
+program
+  .command('serve')
+  .description('serve the HTTP API over the sessions (GET /doc describes it); a token is required off 127.0.0.1')
+  .option('-p, --port <port>', 'the port', '4096')
+  .option('--hostname <host>', 'the address to listen on; anything but loopback needs a token (LOOM_SERVER_TOKEN, or one printed at start)', '127.0.0.1')
+  .option('--worker', 'also run a worker in this process, unless one already polls the task queue')
+  .action(async (options) => execute((context) => serveCommand(context, options)));
 
 program
   .command('down')

@@ -1,0 +1,46 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Client } from '@temporalio/client';
+import { createRequire } from 'node:module';
+import type { SessionStore } from '../../activities/store/store.js';
+import { requireToken } from './auth.js';
+import { errorResponse, invalidInput } from './errors.js';
+import { registerAgentRoutes } from './routes/agents.js';
+import { registerSessionReadRoutes } from './routes/sessions.js';
+import { registerSessionWriteRoutes } from './routes/session-actions.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** What the server works over: a `CliContext` provides it in `loom serve`, tests build it by hand. */
+export interface ServeDeps {
+  store: SessionStore;
+  /** Temporal, connected on first use (reads never need it). */
+  client(): Promise<Client>;
+  taskQueue: string;
+  dataDir: string;
+  /** This machine's host id: new sessions' directories are here. */
+  hostId: string;
+  env: NodeJS.ProcessEnv;
+  /** The project directory of a session started without one. */
+  defaultDirectory: string;
+  /** When set, every route demands `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+export type ServeApp = OpenAPIHono;
+
+export function createServeApp(deps: ServeDeps): ServeApp {
+  const app = new OpenAPIHono({ defaultHook: invalidInput });
+  if (deps.token) app.use('*', requireToken(deps.token));
+  app.onError(errorResponse);
+  app.notFound((c) => c.json({ error: `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.` }, 404));
+  registerSessionReadRoutes(app, deps);
+  registerSessionWriteRoutes(app, deps);
+  registerAgentRoutes(app, deps);
+  if (deps.token) app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc('/doc', {
+    openapi: '3.0.0',
+    info: { title: 'Loom server', version, description: 'Durable OpenCode-style agent sessions on Temporal.' },
+    ...(deps.token ? { security: [{ bearer: [] }] } : {}),
+  });
+  return app;
+}

@@ -1,0 +1,55 @@
+import { serve } from '@hono/node-server';
+import { CliError } from '../cli-error.js';
+import type { CliContext } from '../context.js';
+import { isLoopback, serverToken } from './auth.js';
+import { createServeApp } from './app.js';
+import { HttpError } from './errors.js';
+
+export interface ServeOptions {
+  port: string;
+  hostname: string;
+  worker?: boolean;
+}
+
+/** `loom serve`: the HTTP API over the store and Temporal, until SIGINT or SIGTERM. */
+export async function serveCommand(context: CliContext, options: ServeOptions): Promise<number> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
+  const { token, generated } = serverToken(options.hostname, context.env);
+  if (options.worker) await context.ensureWorker();
+  const app = createServeApp({
+    store: context.store,
+    // Temporal out of reach is the server's trouble, not the request's: 503, and the next request tries again.
+    client: async () => {
+      try {
+        return (await context.temporal()).client;
+      } catch (error) {
+        throw new HttpError(503, (error as Error).message);
+      }
+    },
+    taskQueue: context.settings.taskQueue,
+    dataDir: context.settings.dataDir,
+    hostId: context.hostId,
+    env: context.env,
+    defaultDirectory: process.cwd(),
+    token,
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, port, hostname: options.hostname }, () => resolve(started));
+    started.once('error', (error) => reject(new CliError(`Cannot listen on ${options.hostname}:${port}: ${error.message}`)));
+  });
+  const address = server.address();
+  const shown = typeof address === 'object' && address ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : `${options.hostname}:${port}`;
+  context.report(`Loom server listening on http://${shown} · GET /doc describes the API${context.hasInProcessWorker ? ' · with a worker' : ''}`);
+  if (generated) context.report(`Token (send it as "Authorization: Bearer <token>"; set LOOM_SERVER_TOKEN to choose one): ${token}`);
+  else if (token) context.report('Every request needs "Authorization: Bearer $LOOM_SERVER_TOKEN".');
+  else if (!isLoopback(options.hostname)) context.report('Warning: no token, and listening beyond this machine.');
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  context.report('Stopping the server …');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return 0;
+}

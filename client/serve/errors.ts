@@ -1,0 +1,49 @@
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { CliError } from '../cli-error.js';
+
+/** An error with the HTTP status it answers with; its message names what is at fault. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: ContentfulStatusCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const ErrorBody = z
+  .object({
+    error: z.string(),
+    issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() })).optional(),
+  })
+  .openapi('Error');
+
+export const unknownSession = (id: string) => new HttpError(404, `Unknown session "${id}". GET /session lists sessions.`);
+
+/** An invalid body or query: 400 with every zod issue, so a client can fix them all at once. */
+export function invalidInput(result: { success: boolean; error?: z.ZodError; target?: string }, c: Context): Response | undefined {
+  if (result.success || !result.error) return undefined;
+  const issues = result.error.issues.map((issue) => ({
+    path: issue.path.map((key) => (typeof key === 'number' ? key : String(key))),
+    message: issue.message,
+    code: issue.code,
+  }));
+  const where = result.target ? ` (${result.target})` : '';
+  return c.json({ error: `Invalid request${where}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`, issues }, 400);
+}
+
+/**
+ * Errors meant for a person (`CliError`: an unknown agent, a prompt over the limit, a bad model
+ * id) are the caller's to fix: 400. Anything else is ours: 500, with the message but no stack.
+ */
+export function errorResponse(error: Error, c: Context): Response {
+  if (error instanceof HttpError) return c.json({ error: error.message }, error.status);
+  if (error instanceof CliError) return c.json({ error: error.message }, 400);
+  // Hono's own refusals, such as a body that is not JSON.
+  if (error instanceof HTTPException) return c.json({ error: error.message || `HTTP ${error.status}` }, error.status);
+  return c.json({ error: `Internal error: ${error.message}` }, 500);
+}

@@ -1,0 +1,60 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { resolve } from 'node:path';
+import { listAgents } from '../../../core/agents/index.js';
+import { RuleSchema } from '../../../core/session.js';
+import { summarizePermissions } from '../../commands/agents.js';
+import { loadProjectAgents } from '../../project-agents.js';
+import type { ServeDeps } from '../app.js';
+import { ErrorBody } from '../errors.js';
+import { json } from '../schemas.js';
+
+const Agent = z
+  .object({
+    name: z.string(),
+    default: z.boolean(),
+    mode: z.string(),
+    model: z.string().nullable(),
+    description: z.string().nullable(),
+    hidden: z.boolean(),
+    native: z.boolean(),
+    steps: z.number().nullable(),
+    permissions: z.array(z.string()).openapi({ description: 'the rules in a few words, as `loom agents` prints them' }),
+    rules: z.array(RuleSchema),
+  })
+  .openapi('Agent');
+
+const agents = createRoute({
+  method: 'get',
+  path: '/agent',
+  summary: "A project's agents, as `loom agents --json` lists them",
+  request: {
+    query: z.object({
+      directory: z.string().optional().openapi({ description: 'the project (default: where `loom serve` runs)' }),
+      all: z.enum(['true', 'false']).optional().openapi({ description: 'include hidden agents' }),
+    }),
+  },
+  responses: { 200: json(z.array(Agent), 'the agents'), 400: json(ErrorBody, 'invalid query or configuration') },
+});
+
+export function registerAgentRoutes(app: OpenAPIHono, deps: ServeDeps): void {
+  app.openapi(agents, (c) => {
+    const query = c.req.valid('query');
+    const directory = resolve(deps.defaultDirectory, query.directory ?? '.');
+    const { agents: found, defaultAgent } = loadProjectAgents(directory, deps.env, deps.dataDir);
+    const rows = listAgents(found, defaultAgent)
+      .filter((agent) => query.all === 'true' || !agent.hidden)
+      .map((agent) => ({
+        name: agent.name,
+        default: agent.name === defaultAgent,
+        mode: agent.mode,
+        model: agent.model ?? null,
+        description: agent.description ?? null,
+        hidden: Boolean(agent.hidden),
+        native: agent.native,
+        steps: agent.steps ?? null,
+        permissions: summarizePermissions(agent.permission),
+        rules: agent.permission,
+      }));
+    return c.json(rows, 200);
+  });
+}

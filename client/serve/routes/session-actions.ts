@@ -1,0 +1,99 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { resolve } from 'node:path';
+import { cancellingRun } from '../../cancelled-prompts.js';
+import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
+import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
+import { checkPromptSize, promptLimit } from '../../prompts.js';
+import { cancelSession, resumeSession, startSession } from '../../sessions.js';
+import type { ServeDeps } from '../app.js';
+import { ErrorBody, HttpError, unknownSession } from '../errors.js';
+import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
+
+const start = createRoute({
+  method: 'post',
+  path: '/session',
+  summary: 'Start a session; returns its id at once (GET /session/{id} shows its status)',
+  request: { body: { content: { 'application/json': { schema: StartBody } }, required: true } },
+  responses: { 201: json(Started, 'the session was started'), 400: json(ErrorBody, 'invalid body, unknown agent or model, prompt too large') },
+});
+
+const prompt = createRoute({
+  method: 'post',
+  path: '/session/{id}/message',
+  summary: 'Send a prompt, as `loom resume` does: an idle session starts a new run, a busy one queues it; returns at once',
+  request: { params: SessionIdParam, body: { content: { 'application/json': { schema: PromptBody } }, required: true } },
+  responses: {
+    202: json(z.object({ id: z.string(), promptID: z.string(), runID: z.string() }).openapi('PromptSent'), 'the prompt was sent'),
+    400: json(ErrorBody, 'invalid body'),
+    404: json(ErrorBody, 'no such session'),
+    409: json(ErrorBody, 'the session is being cancelled'),
+  },
+});
+
+const abort = createRoute({
+  method: 'post',
+  path: '/session/{id}/abort',
+  summary: "Cancel a session's running run, with its tools and subagents",
+  request: { params: SessionIdParam },
+  responses: {
+    200: json(z.object({ id: z.string(), result: z.enum(['cancelled', 'not-running']) }).openapi('Aborted'), 'what happened'),
+    404: json(ErrorBody, 'no such session'),
+  },
+});
+
+/** The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, but never wait for a run. */
+export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): void {
+  const { store, env } = deps;
+
+  app.openapi(start, async (c) => {
+    const body = c.req.valid('json');
+    const directory = resolve(deps.defaultDirectory, body.directory ?? '.');
+    const model = checkModelFlag(body.model);
+    const agent = chooseAgent(body.agent, loadProjectAgents(directory, env, deps.dataDir));
+    const maxPromptBytes = promptLimit(directory, env);
+    checkPromptSize(body.prompt, maxPromptBytes);
+    const { sessionId } = await startSession(await deps.client(), store, {
+      prompt: body.prompt,
+      maxPromptBytes,
+      agent,
+      model,
+      directory,
+      host: deps.hostId,
+      title: body.title,
+      taskQueue: deps.taskQueue,
+      modelRetry: modelRetryFromEnv(env),
+    });
+    return c.json({ id: sessionId }, 201);
+  });
+
+  app.openapi(prompt, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const session = await store.getSession(id);
+    if (!session) throw unknownSession(id);
+    const model = checkModelFlag(body.model);
+    const agent = body.agent ? chooseAgent(body.agent, loadProjectAgents(session.directory, env, deps.dataDir)) : undefined;
+    const maxPromptBytes = promptLimit(session.directory, env);
+    checkPromptSize(body.prompt, maxPromptBytes, `session ${id}`);
+    const client = await deps.client();
+    // A run being cancelled would drop a prompt queued into it; `loom resume` waits for it to
+    // close, a request that returns at once cannot, so it says so and the caller sends again.
+    if (await cancellingRun(client, id)) throw new HttpError(409, `Session ${id} is being cancelled; send the prompt again once it is no longer busy.`);
+    const sent = await resumeSession(client, store, session, {
+      prompt: body.prompt,
+      agent,
+      model,
+      maxPromptBytes,
+      host: deps.hostId,
+      taskQueue: deps.taskQueue,
+      modelRetry: modelRetryFromEnv(env),
+    });
+    return c.json({ id, promptID: sent.promptId, runID: sent.runId }, 202);
+  });
+
+  app.openapi(abort, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await store.getSession(id))) throw unknownSession(id);
+    return c.json({ id, result: await cancelSession(await deps.client(), id) }, 200);
+  });
+}
