@@ -1,6 +1,7 @@
 import { loadConfig } from '../activities/config/load.js';
 import { projectAgents } from '../activities/run-config.js';
-import { defaultAgentName, findAgent, type AgentInfo } from '../core/agents/index.js';
+import { defaultAgentName, findAgent, listAgents, type AgentInfo } from '../core/agents/index.js';
+import type { Ruleset } from '../core/permission.js';
 import { CliError } from './cli-error.js';
 
 export interface ProjectAgents {
@@ -27,4 +28,40 @@ export function chooseAgent(name: string | undefined, project: ProjectAgents): s
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+}
+
+/** The project's agents as `loom agents --json` and `GET /agent` list them (hidden ones with `all`). */
+export function agentRows(project: ProjectAgents, all: boolean) {
+  return listAgents(project.agents, project.defaultAgent)
+    .filter((agent) => all || !agent.hidden)
+    .map((agent) => ({
+      name: agent.name,
+      default: agent.name === project.defaultAgent,
+      mode: agent.mode,
+      model: agent.model ?? null,
+      description: agent.description ?? null,
+      hidden: Boolean(agent.hidden),
+      native: agent.native,
+      steps: agent.steps ?? null,
+      permissions: summarizePermissions(agent.permission),
+      rules: agent.permission,
+    }));
+}
+
+/**
+ * A ruleset in a few words: for each permission its action on everything, plus how many patterns
+ * make exceptions (`edit: deny (+2 patterns)`). Permissions that just follow `*` are left out.
+ */
+export function summarizePermissions(rules: Ruleset): string[] {
+  const names = [...new Set(rules.map((rule) => rule.permission))];
+  const base = (permission: string) => rules.filter((rule) => rule.permission === permission && rule.pattern === '*').at(-1)?.action;
+  const everything = base('*') ?? 'ask';
+  const lines = [`*: ${everything}`];
+  for (const name of names.filter((n) => n !== '*')) {
+    const action = base(name);
+    const exceptions = new Set(rules.filter((rule) => rule.permission === name && rule.pattern !== '*').map((rule) => rule.pattern)).size;
+    if ((action === undefined || action === everything) && exceptions === 0) continue;
+    lines.push(`${name}: ${action ?? everything}${exceptions ? ` (+${exceptions} pattern${exceptions > 1 ? 's' : ''})` : ''}`);
+  }
+  return lines;
 }

@@ -1,9 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
-import { listAgents } from '../../../core/agents/index.js';
 import { RuleSchema } from '../../../core/session.js';
-import { summarizePermissions } from '../../commands/agents.js';
-import { loadProjectAgents } from '../../project-agents.js';
+import { agentRows, loadProjectAgents } from '../../project-agents.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody } from '../errors.js';
 import { json } from '../schemas.js';
@@ -40,21 +38,7 @@ export function registerAgentRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   app.openapi(agents, (c) => {
     const query = c.req.valid('query');
     const directory = resolve(deps.defaultDirectory, query.directory ?? '.');
-    const { agents: found, defaultAgent } = loadProjectAgents(directory, deps.env, deps.dataDir);
-    const rows = listAgents(found, defaultAgent)
-      .filter((agent) => query.all === 'true' || !agent.hidden)
-      .map((agent) => ({
-        name: agent.name,
-        default: agent.name === defaultAgent,
-        mode: agent.mode,
-        model: agent.model ?? null,
-        description: agent.description ?? null,
-        hidden: Boolean(agent.hidden),
-        native: agent.native,
-        steps: agent.steps ?? null,
-        permissions: summarizePermissions(agent.permission),
-        rules: agent.permission,
-      }));
+    const rows = agentRows(loadProjectAgents(directory, deps.env, deps.dataDir), query.all === 'true');
     return c.json(rows, 200);
   });
 }
