@@ -2,7 +2,8 @@ import type { WaitOptions } from './store.js';
 
 /** One call of `waitForChange` that has not resolved yet. */
 export interface Waiter {
-  readonly sessionID: string;
+  /** Undefined: a change anywhere in the store wakes it. */
+  readonly sessionID: string | undefined;
   readonly since: number;
   /** Resolves the call (once; later calls do nothing). */
   wake(): void;
@@ -22,7 +23,7 @@ export class ChangeWaiters {
     return this.waiting.size;
   }
 
-  add(sessionID: string, since: number, options: WaitOptions): Waiter {
+  add(sessionID: string | undefined, since: number, options: WaitOptions): Waiter {
     let resolve: () => void = () => undefined;
     const settled = new Promise<void>((done) => (resolve = done));
     const { signal } = options;
@@ -44,9 +45,9 @@ export class ChangeWaiters {
     return waiter;
   }
 
-  /** Wakes every waiter of a session. */
-  wakeSession(sessionID: string): void {
-    for (const waiter of [...this.waiting]) if (waiter.sessionID === sessionID) waiter.wake();
+  /** Wakes every waiter of a session and every waiter of the whole store (only those, when undefined). */
+  wakeSession(sessionID: string | undefined): void {
+    for (const waiter of [...this.waiting]) if (waiter.sessionID === undefined || waiter.sessionID === sessionID) waiter.wake();
   }
 
   wakeAll(): void {

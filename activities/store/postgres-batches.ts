@@ -3,8 +3,11 @@ import type { Queryable } from './postgres-queries.js';
 
 /** Batch statements of the PostgreSQL store. Values are validated by the caller. */
 
+/** Must run inside a transaction holding the shared revision lock. */
 export async function upsertBatch(db: Queryable, batch: BatchRecord): Promise<void> {
-  await db.query('INSERT INTO batch (id, time_created, data) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO UPDATE SET data = excluded.data', [
+  const sql = `INSERT INTO batch (id, time_created, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
+               ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`;
+  await db.query(sql, [
     batch.id,
     batch.time.created,
     JSON.stringify(batch),
@@ -32,7 +35,9 @@ export async function insertBatchTasks(db: Queryable, batchId: string, tasks: Ba
   }
 }
 
+/** Must run inside a transaction holding the shared revision lock: the batch takes a new revision. */
 export async function saveBatchOutcomes(db: Queryable, batchId: string, outcomes: BatchTaskOutcome[]): Promise<void> {
+  await db.query("UPDATE batch SET rev = nextval('revision') WHERE id = $1", [batchId]);
   for (const outcome of outcomes) {
     await db.query('UPDATE batch_task SET outcome = $1::jsonb, session_id = $2 WHERE batch_id = $3 AND idx = $4', [
       JSON.stringify(outcome),

@@ -39,11 +39,12 @@ export class PostgresChangeFeed {
 
   constructor(
     private readonly url: string,
-    /** Whether rows of the session newer than the cursor are committed (a plain indexed read). */
-    private readonly changedSince: (sessionID: string, since: number) => Promise<boolean>,
+    /** Whether rows of the session (of any, when undefined) newer than the cursor are committed. */
+    private readonly changedSince: (sessionID: string | undefined, since: number) => Promise<boolean>,
   ) {}
 
-  wait(sessionID: string, since: number, options: WaitOptions): Promise<void> {
+  /** Waits for a change of one session, or of anything in the store when `sessionID` is undefined. */
+  wait(sessionID: string | undefined, since: number, options: WaitOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
     const waiter = this.waiters.add(sessionID, since, options);
     if (this.listening) this.check(waiter);
@@ -108,7 +109,8 @@ export class PostgresChangeFeed {
     const revision = Number(payload.slice(0, space));
     const sessionID = payload.slice(space + 1);
     for (const waiter of this.waiters.list()) {
-      if (waiter.sessionID === sessionID && (Number.isNaN(revision) || revision > waiter.since)) waiter.wake();
+      const theirs = waiter.sessionID === undefined || waiter.sessionID === sessionID;
+      if (theirs && (Number.isNaN(revision) || revision > waiter.since)) waiter.wake();
     }
   }
 

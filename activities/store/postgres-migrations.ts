@@ -108,6 +108,25 @@ export const postgresMigrations: string[] = [
     data TEXT NOT NULL
   );
   `,
+  `
+  -- The store's feed of every change (\`loom serve\`'s event stream): sessions, permission requests
+  -- and batches take revisions too, and deleted parts leave a row saying so.
+  ALTER TABLE session ADD COLUMN rev BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE permission_request ADD COLUMN rev BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE batch ADD COLUMN rev BIGINT NOT NULL DEFAULT 0;
+  CREATE TABLE part_removed (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    message_id TEXT COLLATE "C" NOT NULL,
+    session_id TEXT COLLATE "C" NOT NULL,
+    rev BIGINT NOT NULL
+  );
+  CREATE INDEX session_feed ON session(rev);
+  CREATE INDEX message_feed ON message(rev);
+  CREATE INDEX part_feed ON part(rev);
+  CREATE INDEX permission_request_feed ON permission_request(rev);
+  CREATE INDEX batch_feed ON batch(rev);
+  CREATE INDEX part_removed_feed ON part_removed(rev);
+  `,
 ];
 
 /**

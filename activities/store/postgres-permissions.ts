@@ -4,10 +4,11 @@ import { all, type Queryable } from './postgres-queries.js';
 
 /** Permission requests and "always" approvals in the PostgreSQL store. Values are validated by the caller. */
 
+/** Must run inside a transaction holding the shared revision lock. */
 export async function upsertPermissionRequest(db: Queryable, request: PermissionRequestRecord): Promise<void> {
   await db.query(
-    `INSERT INTO permission_request (id, session_id, root_id, status, data) VALUES ($1, $2, $3, $4, $5::jsonb)
-     ON CONFLICT (id) DO UPDATE SET status = excluded.status, data = excluded.data`,
+    `INSERT INTO permission_request (id, session_id, root_id, status, rev, data) VALUES ($1, $2, $3, $4, nextval('revision'), $5::jsonb)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, rev = excluded.rev, data = excluded.data`,
     [request.id, request.sessionID, request.rootID, request.status, JSON.stringify(request)],
   );
 }

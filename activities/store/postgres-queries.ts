@@ -19,10 +19,11 @@ export async function all<T>(db: Queryable, sql: string, args: unknown[], schema
   return rows.map((row) => schema.parse(row.data));
 }
 
+/** Must run inside a transaction holding the shared revision lock (see `PostgresSessionStore.revisioned`). */
 export async function upsertSession(db: Queryable, session: Session): Promise<void> {
   await db.query(
-    `INSERT INTO session (id, parent_id, time_updated, data) VALUES ($1, $2, $3, $4::jsonb)
-     ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, data = excluded.data`,
+    `INSERT INTO session (id, parent_id, time_updated, rev, data) VALUES ($1, $2, $3, nextval('revision'), $4::jsonb)
+     ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, rev = excluded.rev, data = excluded.data`,
     [session.id, session.parentID ?? null, session.time.updated, JSON.stringify(session)],
   );
 }

@@ -52,3 +52,9 @@ export async function changedSince(db: Queryable, sessionID: string, since: numb
   );
   return rows[0].changed;
 }
+
+/** Whether anything took a revision after the cursor (committed or not: a hint to look). */
+export async function anyChangeSince(db: Queryable, since: number): Promise<boolean> {
+  const { rows } = await db.query<{ changed: boolean }>('SELECT (CASE WHEN is_called THEN last_value ELSE 0 END) > $1 AS changed FROM revision', [since]);
+  return rows[0].changed;
+}

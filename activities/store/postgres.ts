@@ -16,12 +16,14 @@ import * as permissions from './postgres-permissions.js';
 import * as queries from './postgres-session-queries.js';
 import { all, one, upsertPart, upsertSession, type Queryable } from './postgres-queries.js';
 import { LOCK_NAMESPACE, REVISION_LOCK } from './postgres-migrations.js';
-import { NotFoundError, type SessionChanges, type SessionStore, type WaitOptions } from './store.js';
+import { DEFAULT_FEED_LIMIT } from './feed-page.js';
+import { readFeed } from './postgres-feed.js';
+import { NotFoundError, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
 
 /** The store for several machines: one PostgreSQL database shared by every worker and CLI. */
 export class PostgresSessionStore implements SessionStore {
   private closed = false;
-  private readonly feed: PostgresChangeFeed;
+  private readonly changeFeed: PostgresChangeFeed;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -29,7 +31,9 @@ export class PostgresSessionStore implements SessionStore {
     readonly location: string,
     url: string,
   ) {
-    this.feed = new PostgresChangeFeed(url, (sessionID, since) => queries.changedSince(this.pool, sessionID, since));
+    this.changeFeed = new PostgresChangeFeed(url, (sessionID, since) =>
+      sessionID === undefined ? queries.anyChangeSince(this.pool, since) : queries.changedSince(this.pool, sessionID, since),
+    );
   }
 
   /** Connects, and creates or upgrades the schema (once, under a lock, whoever else is starting). */
@@ -67,17 +71,33 @@ export class PostgresSessionStore implements SessionStore {
    * so a reader fixes its cursor only when no writer holding a smaller revision is still open. Its
    * NOTIFY, delivered at commit, wakes the session's followers (`waitForChange`) on every machine.
    */
-  private async revisioned<T>(work: (client: Queryable) => Promise<T>, sessionOf: (result: T) => string): Promise<T> {
+  private async revisioned<T>(work: (client: Queryable) => Promise<T>, sessionOf: (result: T) => string | undefined): Promise<T> {
     return this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock_shared($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
       const result = await work(client);
-      await notifyChange(client, sessionOf(result));
+      // Undefined: nothing took a revision, so there is nothing to announce.
+      const sessionID = sessionOf(result);
+      if (sessionID !== undefined) await notifyChange(client, sessionID);
       return result;
     });
   }
 
+  /** The newest revision once every writer that took a smaller one has committed or rolled back. */
+  private async committedCursor(): Promise<number> {
+    // Waiting for the exclusive lock waits out every open writer.
+    return this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
+      const { rows } = await client.query<{ value: string }>('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS value FROM revision');
+      return Number(rows[0].value);
+    });
+  }
+
   async saveSession(session: Session): Promise<void> {
-    await upsertSession(this.pool, Session.parse(session));
+    const valid = Session.parse(session);
+    await this.revisioned(
+      (client) => upsertSession(client, valid),
+      () => valid.id,
+    );
   }
 
   async getSession(id: string): Promise<Session | undefined> {
@@ -94,11 +114,14 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void> {
-    await this.transaction(async (client) => {
-      const session = await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session);
-      if (!session) throw new NotFoundError(`Unknown session "${id}"`);
-      await upsertSession(client, Session.parse({ ...session, status, time: { ...session.time, updated: now } }));
-    });
+    await this.revisioned(
+      async (client) => {
+        const session = await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session);
+        if (!session) throw new NotFoundError(`Unknown session "${id}"`);
+        await upsertSession(client, Session.parse({ ...session, status, time: { ...session.time, updated: now } }));
+      },
+      () => id,
+    );
   }
 
   async saveMessage(message: Message): Promise<void> {
@@ -164,18 +187,29 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async deleteParts(messageID: string): Promise<void> {
-    await this.pool.query('DELETE FROM part WHERE message_id = $1', [messageID]);
+    // Almost always there is nothing to delete (the first attempt of a model call): one read then.
+    const { rows } = await this.pool.query('SELECT 1 FROM part WHERE message_id = $1 LIMIT 1', [messageID]);
+    if (rows.length === 0) return;
+    await this.revisioned(
+      async (client) => {
+        // Followers of the event stream learn of each removal, each at its own revision.
+        const { rows } = await client.query<{ session_id: string }>(
+          `WITH gone AS (DELETE FROM part WHERE message_id = $1 RETURNING id, message_id, session_id)
+           INSERT INTO part_removed (id, message_id, session_id, rev) SELECT id, message_id, session_id, nextval('revision') FROM gone
+           ON CONFLICT (id) DO UPDATE SET rev = excluded.rev
+           RETURNING session_id`,
+          [messageID],
+        );
+        return rows[0]?.session_id;
+      },
+      (sessionID) => sessionID,
+    );
   }
 
   async changes(sessionID: string, since: number): Promise<SessionChanges> {
-    // Waiting for the exclusive lock waits out every open writer, so every revision up to the
-    // cursor is committed; rows read afterwards may be newer than the cursor, which only means a
-    // follower sees them twice (parts and messages are applied by id).
-    const cursor = await this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
-      const { rows } = await client.query<{ value: string }>('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS value FROM revision');
-      return Number(rows[0].value);
-    });
+    // Rows read after the cursor is fixed may be newer than it, which only means a follower sees
+    // them twice (parts and messages are applied by id).
+    const cursor = await this.committedCursor();
     return {
       cursor,
       messages: await all(this.pool, 'SELECT data FROM message WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Message),
@@ -184,7 +218,15 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void> {
-    return this.closed ? undefined : this.feed.wait(sessionID, since, options);
+    return this.closed ? undefined : this.changeFeed.wait(sessionID, since, options);
+  }
+
+  async feed(since: number, limit = DEFAULT_FEED_LIMIT): Promise<StoreFeed> {
+    return readFeed(this.pool, since, await this.committedCursor(), limit);
+  }
+
+  async waitForFeed(since: number, options: WaitOptions): Promise<void> {
+    return this.closed ? undefined : this.changeFeed.wait(undefined, since, options);
   }
 
   async recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void> {
@@ -211,14 +253,21 @@ export class PostgresSessionStore implements SessionStore {
   async createBatch(batch: BatchRecord, tasks: BatchTaskInput[]): Promise<void> {
     const valid = BatchRecord.parse(batch);
     const inputs = tasks.map((task) => BatchTaskInput.parse(task));
-    await this.transaction(async (client) => {
-      await batches.upsertBatch(client, valid);
-      await batches.insertBatchTasks(client, valid.id, inputs);
-    });
+    await this.revisioned(
+      async (client) => {
+        await batches.upsertBatch(client, valid);
+        await batches.insertBatchTasks(client, valid.id, inputs);
+      },
+      () => valid.id,
+    );
   }
 
   async saveBatch(batch: BatchRecord): Promise<void> {
-    await batches.upsertBatch(this.pool, BatchRecord.parse(batch));
+    const valid = BatchRecord.parse(batch);
+    await this.revisioned(
+      (client) => batches.upsertBatch(client, valid),
+      () => valid.id,
+    );
   }
 
   async getBatch(id: string): Promise<BatchRecord | undefined> {
@@ -235,7 +284,10 @@ export class PostgresSessionStore implements SessionStore {
 
   async saveBatchOutcomes(batchId: string, outcomes: BatchTaskOutcome[]): Promise<void> {
     const valid = outcomes.map((outcome) => BatchTaskOutcome.parse(outcome));
-    await this.transaction((client) => batches.saveBatchOutcomes(client, batchId, valid));
+    await this.revisioned(
+      (client) => batches.saveBatchOutcomes(client, batchId, valid),
+      () => batchId,
+    );
   }
 
   async batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>> {
@@ -275,7 +327,11 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async savePermissionRequest(request: PermissionRequestRecord): Promise<void> {
-    await permissions.upsertPermissionRequest(this.pool, PermissionRequestRecord.parse(request));
+    const valid = PermissionRequestRecord.parse(request);
+    await this.revisioned(
+      (client) => permissions.upsertPermissionRequest(client, valid),
+      () => valid.sessionID,
+    );
   }
 
   async getPermissionRequest(id: string): Promise<PermissionRequestRecord | undefined> {
@@ -307,7 +363,7 @@ export class PostgresSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.feed.close();
+    await this.changeFeed.close();
     await this.pool.end();
   }
 }

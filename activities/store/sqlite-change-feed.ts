@@ -31,15 +31,16 @@ export class SqliteChangeFeed {
     };
   }
 
-  wait(sessionID: string, since: number, options: WaitOptions): Promise<void> {
+  /** Waits for a change of one session, or of anything in the store when `sessionID` is undefined. */
+  wait(sessionID: string | undefined, since: number, options: WaitOptions): Promise<void> {
     if (!this.db.open || this.changedSince(sessionID, since)) return Promise.resolve();
     const waiter = this.waiters.add(sessionID, since, options);
     this.poll ??= setInterval(() => this.look(), this.pollMs).unref();
     return waiter.settled;
   }
 
-  /** Called after a write through this store commits. */
-  written(sessionID: string): void {
+  /** Called after a write through this store commits (undefined: a batch, which no session follows). */
+  written(sessionID: string | undefined): void {
     this.waiters.wakeSession(sessionID);
   }
 
@@ -62,7 +63,8 @@ export class SqliteChangeFeed {
     if (this.waiters.size === 0) this.stopPolling();
   }
 
-  private changedSince(sessionID: string, since: number): boolean {
+  private changedSince(sessionID: string | undefined, since: number): boolean {
+    if (sessionID === undefined) return (this.statements.revision.get() as number) > since;
     return this.statements.changedSince.get({ session: sessionID, since }) === 1;
   }
 

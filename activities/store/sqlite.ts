@@ -12,14 +12,17 @@ import type { StoredPrompt } from '../../core/prompt.js';
 import { Todo } from '../../core/todo.js';
 import { WorkspaceSnapshot } from '../config/files.js';
 import { migrations } from './migrations.js';
+import { DEFAULT_FEED_LIMIT } from './feed-page.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
-import { NotFoundError, type SessionChanges, type SessionStore, type WaitOptions } from './store.js';
+import { SqliteFeedReader } from './sqlite-feed.js';
+import { NotFoundError, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
 
 /** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
 export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
   private readonly statements;
-  private readonly feed: SqliteChangeFeed;
+  private readonly changeFeed: SqliteChangeFeed;
+  private readonly feedReader: SqliteFeedReader;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -29,7 +32,8 @@ export class SqliteSessionStore implements SessionStore {
     this.db.pragma('busy_timeout = 10000');
     this.migrate();
     this.statements = this.prepare();
-    this.feed = new SqliteChangeFeed(this.db);
+    this.changeFeed = new SqliteChangeFeed(this.db);
+    this.feedReader = new SqliteFeedReader(this.db);
   }
 
   private migrate(): void {
@@ -53,8 +57,8 @@ export class SqliteSessionStore implements SessionStore {
     return {
       nextRev: db.prepare('UPDATE revision SET value = value + 1 WHERE id = 1 RETURNING value'),
       upsertSession: db.prepare(
-        `INSERT INTO session (id, parent_id, time_updated, data) VALUES (@id, @parent, @updated, @data)
-         ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, data = excluded.data`,
+        `INSERT INTO session (id, parent_id, time_updated, rev, data) VALUES (@id, @parent, @updated, @rev, @data)
+         ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, rev = excluded.rev, data = excluded.data`,
       ),
       getSession: db.prepare('SELECT data FROM session WHERE id = ?'),
       listSessions: db.prepare('SELECT data FROM session ORDER BY time_updated DESC, id DESC LIMIT ?'),
@@ -79,7 +83,12 @@ export class SqliteSessionStore implements SessionStore {
          ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
       ),
       getPart: db.prepare('SELECT data FROM part WHERE id = ?'),
+      partIdsOfMessage: db.prepare('SELECT id FROM part WHERE message_id = ? ORDER BY id').pluck(),
       deleteParts: db.prepare('DELETE FROM part WHERE message_id = ?'),
+      partRemoved: db.prepare(
+        `INSERT INTO part_removed (id, message_id, session_id, rev) VALUES (@id, @message, @session, @rev)
+         ON CONFLICT(id) DO UPDATE SET rev = excluded.rev`,
+      ),
       messagesSince: db.prepare('SELECT data FROM message WHERE session_id = ? AND rev > ? ORDER BY id'),
       partsSince: db.prepare('SELECT data FROM part WHERE session_id = ? AND rev > ? ORDER BY id'),
       currentRev: db.prepare('SELECT value FROM revision WHERE id = 1'),
@@ -98,7 +107,8 @@ export class SqliteSessionStore implements SessionStore {
       ),
       todos: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
       upsertBatch: db.prepare(
-        'INSERT INTO batch (id, time_created, data) VALUES (@id, @created, @data) ON CONFLICT(id) DO UPDATE SET data = excluded.data',
+        `INSERT INTO batch (id, time_created, rev, data) VALUES (@id, @created, @rev, @data)
+         ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
       ),
       getBatch: db.prepare('SELECT data FROM batch WHERE id = ?'),
       listBatches: db.prepare('SELECT data FROM batch ORDER BY time_created DESC, id DESC LIMIT ?'),
@@ -109,6 +119,7 @@ export class SqliteSessionStore implements SessionStore {
         `SELECT json_extract(outcome, '$.status') AS status, COUNT(*) AS count FROM batch_task WHERE batch_id = ? GROUP BY status`,
       ),
       saveBatchOutcome: db.prepare('UPDATE batch_task SET outcome = ?, session_id = ? WHERE batch_id = ? AND idx = ?'),
+      touchBatch: db.prepare('UPDATE batch SET rev = ? WHERE id = ?'),
       recentAssistant: db.prepare(
         `SELECT data FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'assistant' ORDER BY id DESC LIMIT 20`,
       ),
@@ -122,8 +133,8 @@ export class SqliteSessionStore implements SessionStore {
          FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'assistant'`,
       ),
       upsertPermissionRequest: db.prepare(
-        `INSERT INTO permission_request (id, session_id, root_id, status, data) VALUES (@id, @session, @root, @status, @data)
-         ON CONFLICT(id) DO UPDATE SET status = excluded.status, data = excluded.data`,
+        `INSERT INTO permission_request (id, session_id, root_id, status, rev, data) VALUES (@id, @session, @root, @status, @rev, @data)
+         ON CONFLICT(id) DO UPDATE SET status = excluded.status, rev = excluded.rev, data = excluded.data`,
       ),
       getPermissionRequest: db.prepare('SELECT data FROM permission_request WHERE id = ?'),
       permissionRequests: db.prepare(
@@ -146,7 +157,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async saveSession(session: Session): Promise<void> {
-    this.writeSession(session);
+    this.db.transaction(() => this.writeSession(session)).immediate();
+    this.changeFeed.written(session.id);
   }
 
   private writeSession(session: Session): void {
@@ -155,6 +167,7 @@ export class SqliteSessionStore implements SessionStore {
       id: valid.id,
       parent: valid.parentID ?? null,
       updated: valid.time.updated,
+      rev: this.rev(),
       data: JSON.stringify(valid),
     });
   }
@@ -178,6 +191,7 @@ export class SqliteSessionStore implements SessionStore {
       if (!session) throw new NotFoundError(`Unknown session "${id}"`);
       this.writeSession({ ...session, status, time: { ...session.time, updated: now } });
     }).immediate();
+    this.changeFeed.written(id);
   }
 
   async saveMessage(message: Message): Promise<void> {
@@ -190,7 +204,7 @@ export class SqliteSessionStore implements SessionStore {
         data: JSON.stringify(valid),
       });
     }).immediate();
-    this.feed.written(valid.sessionID);
+    this.changeFeed.written(valid.sessionID);
   }
 
   async getMessage(id: string): Promise<Message | undefined> {
@@ -222,7 +236,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async savePart(part: Part): Promise<void> {
     this.db.transaction(() => this.writePart(part)).immediate();
-    this.feed.written(part.sessionID);
+    this.changeFeed.written(part.sessionID);
   }
 
   private writePart(part: Part): void {
@@ -248,12 +262,19 @@ export class SqliteSessionStore implements SessionStore {
       this.writePart(next);
       return next;
     }).immediate();
-    this.feed.written(next.sessionID);
+    this.changeFeed.written(next.sessionID);
     return next;
   }
 
   async deleteParts(messageID: string): Promise<void> {
-    this.statements.deleteParts.run(messageID);
+    const sessionID = this.db.transaction(() => {
+      const parts = this.readAll(this.statements.partsOfMessage, [messageID], Part);
+      // Followers of the event stream learn of each removal, each at its own revision.
+      for (const part of parts) this.statements.partRemoved.run({ id: part.id, message: messageID, session: part.sessionID, rev: this.rev() });
+      this.statements.deleteParts.run(messageID);
+      return parts[0]?.sessionID;
+    }).immediate();
+    if (sessionID) this.changeFeed.written(sessionID);
   }
 
   async changes(sessionID: string, since: number): Promise<SessionChanges> {
@@ -268,7 +289,15 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void> {
-    return this.feed.wait(sessionID, since, options);
+    return this.changeFeed.wait(sessionID, since, options);
+  }
+
+  async feed(since: number, limit = DEFAULT_FEED_LIMIT): Promise<StoreFeed> {
+    return this.feedReader.read(since, limit);
+  }
+
+  async waitForFeed(since: number, options: WaitOptions): Promise<void> {
+    return this.changeFeed.wait(undefined, since, options);
   }
 
   async recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void> {
@@ -302,15 +331,17 @@ export class SqliteSessionStore implements SessionStore {
         this.statements.insertBatchTask.run(batch.id, index, JSON.stringify(BatchTaskInput.parse(task)), task.session_id ?? null, JSON.stringify(outcome));
       });
     }).immediate();
+    this.changeFeed.written(undefined);
   }
 
   async saveBatch(batch: BatchRecord): Promise<void> {
-    this.writeBatch(batch);
+    this.db.transaction(() => this.writeBatch(batch)).immediate();
+    this.changeFeed.written(undefined);
   }
 
   private writeBatch(batch: BatchRecord): void {
     const valid = BatchRecord.parse(batch);
-    this.statements.upsertBatch.run({ id: valid.id, created: valid.time.created, data: JSON.stringify(valid) });
+    this.statements.upsertBatch.run({ id: valid.id, created: valid.time.created, rev: this.rev(), data: JSON.stringify(valid) });
   }
 
   async getBatch(id: string): Promise<BatchRecord | undefined> {
@@ -332,7 +363,10 @@ export class SqliteSessionStore implements SessionStore {
         const valid = BatchTaskOutcome.parse(outcome);
         this.statements.saveBatchOutcome.run(JSON.stringify(valid), valid.sessionId ?? null, batchId, valid.index);
       }
+      // The batch's progress changed: its row takes a new revision, so the event stream says so.
+      this.statements.touchBatch.run(this.rev(), batchId);
     }).immediate();
+    this.changeFeed.written(undefined);
   }
 
   async batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>> {
@@ -366,13 +400,17 @@ export class SqliteSessionStore implements SessionStore {
 
   async savePermissionRequest(request: PermissionRequestRecord): Promise<void> {
     const valid = PermissionRequestRecord.parse(request);
-    this.statements.upsertPermissionRequest.run({
-      id: valid.id,
-      session: valid.sessionID,
-      root: valid.rootID,
-      status: valid.status,
-      data: JSON.stringify(valid),
-    });
+    this.db.transaction(() =>
+      this.statements.upsertPermissionRequest.run({
+        id: valid.id,
+        session: valid.sessionID,
+        root: valid.rootID,
+        status: valid.status,
+        rev: this.rev(),
+        data: JSON.stringify(valid),
+      }),
+    ).immediate();
+    this.changeFeed.written(valid.sessionID);
   }
 
   async getPermissionRequest(id: string): Promise<PermissionRequestRecord | undefined> {
@@ -407,7 +445,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
-    this.feed.close();
+    this.changeFeed.close();
     if (this.db.open) this.db.close();
   }
 

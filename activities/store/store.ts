@@ -15,6 +15,24 @@ export interface SessionChanges {
   parts: Part[];
 }
 
+/** One row written after a cursor, as the store's feed of every session returns it. */
+export type FeedEntry = { rev: number } & (
+  | { kind: 'session'; session: Session }
+  | { kind: 'message'; message: Message }
+  | { kind: 'part'; part: Part }
+  /** A part deleted (a retried model call starts its answer again). */
+  | { kind: 'part-removed'; partID: string; messageID: string; sessionID: string }
+  | { kind: 'permission'; request: PermissionRequestRecord }
+  | { kind: 'batch'; batch: BatchRecord }
+);
+
+/** What was written after a cursor, oldest first; `more` when `cursor` stopped at the page's end. */
+export interface StoreFeed {
+  cursor: number;
+  entries: FeedEntry[];
+  more: boolean;
+}
+
 /** How long `waitForChange` may wait, and what ends the wait early. */
 export interface WaitOptions {
   /** Resolve after this long even when nothing was seen to change. */
@@ -64,6 +82,15 @@ export interface SessionStore {
    * through the same store object and looks every ~150 ms for writes by other processes.
    */
   waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void>;
+  /**
+   * Every session's changes after `since`, with sessions, permission requests, batches and removed
+   * parts, each at its latest state, in revision order, at most `limit` (default 500) at a time.
+   * Every revision up to the returned cursor is committed, so a reader that resumes from it misses
+   * nothing. What `loom serve`'s event stream is made of.
+   */
+  feed(since: number, limit?: number): Promise<StoreFeed>;
+  /** `waitForChange` for the whole store: resolves when anything may be newer than `since`. */
+  waitForFeed(since: number, options: WaitOptions): Promise<void>;
 
   /** Remembers the modification time of a file the session has read (or written). */
   recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void>;

@@ -20,7 +20,7 @@ function assistant(id: string, fields: Partial<AssistantMessage> = {}): Assistan
   };
 }
 
-function batch(id: string, created: number): BatchRecord {
+export function batch(id: string, created: number): BatchRecord {
   return {
     id,
     source: 'tasks.jsonl',
@@ -35,7 +35,7 @@ function batch(id: string, created: number): BatchRecord {
   };
 }
 
-function request(id: string, status: PermissionRequestRecord['status'], rootID = 'ses_root'): PermissionRequestRecord {
+export function request(id: string, status: PermissionRequestRecord['status'], rootID = 'ses_root'): PermissionRequestRecord {
   return {
     id,
     sessionID: 'ses_a',

@@ -4,6 +4,7 @@ import type { Part, TextPart } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
 import { NotFoundError, type SessionStore } from '../../activities/store/store.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
+import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';
 import { describeWorkspaceSnapshotContract } from './store-contract-workspace.js';
 
@@ -188,6 +189,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
 
   describeRecordsContract(name, openStore);
   describeChangeFeedContract(name, openStore);
+  describeFeedContract(name, openStore);
   describeWorkspaceSnapshotContract(name, openStore);
 
   describe(`${name} shared by several processes`, () => {
