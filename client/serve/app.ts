@@ -5,6 +5,7 @@ import type { SessionStore } from '../../activities/store/store.js';
 import { requireToken } from './auth.js';
 import { errorResponse, invalidInput } from './errors.js';
 import { registerAgentRoutes } from './routes/agents.js';
+import { registerEventRoutes } from './routes/events.js';
 import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
 
@@ -36,6 +37,7 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   registerSessionReadRoutes(app, deps);
   registerSessionWriteRoutes(app, deps);
   registerAgentRoutes(app, deps);
+  registerEventRoutes(app, deps);
   if (deps.token) app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc('/doc', {
     openapi: '3.0.0',

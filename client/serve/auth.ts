@@ -17,12 +17,23 @@ export function serverToken(hostname: string, env: NodeJS.ProcessEnv): { token: 
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 
-/** Every route, `/doc` included, wants `Authorization: Bearer <token>`; anything else is a 401. */
+/**
+ * The web view's own files (the page and its scripts): they hold no data, and a browser asks for
+ * them before the page can know the token. Everything they show comes through routes that check it.
+ */
+const PUBLIC = /^\/(?:$|index\.html$|web\/)/;
+
+/**
+ * Every route, `/doc` included, wants `Authorization: Bearer <token>`; anything else is a 401.
+ * `GET /event` also takes `?token=`, since a browser's EventSource cannot send headers.
+ */
 export function requireToken(token: string): MiddlewareHandler {
   const expected = digest(token);
   return async (c, next) => {
+    if (c.req.method === 'GET' && PUBLIC.test(c.req.path)) return next();
     const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
+    const fromQuery = c.req.method === 'GET' && c.req.path === '/event' ? c.req.query('token') : undefined;
+    const match = /^Bearer\s+(.+)$/i.exec(header) ?? (fromQuery ? [fromQuery, fromQuery] : null);
     // Comparing digests keeps the comparison constant-time whatever the length given.
     if (!match || !timingSafeEqual(digest(match[1].trim()), expected)) {
       c.header('WWW-Authenticate', 'Bearer realm="loom"');

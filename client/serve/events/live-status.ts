@@ -1,0 +1,15 @@
+import type { PermissionRequestRecord } from '../../../core/permission-request.js';
+import type { Session } from '../../../core/session.js';
+import type { LiveStatus } from './event-types.js';
+
+/**
+ * What a session is doing: its stored status, and for a busy one what it waits for. A person's
+ * answer comes first: a run that waits for an approval waits for nothing else.
+ */
+export function liveStatus(session: Session, pending: PermissionRequestRecord[], hostUnserved: boolean): LiveStatus {
+  if (session.status !== 'busy') return { type: session.status };
+  const requestIDs = pending.filter((request) => request.sessionID === session.id && request.status === 'pending').map((request) => request.id);
+  if (requestIDs.length > 0) return { type: 'waiting-approval', requestIDs };
+  if (hostUnserved && session.host) return { type: 'waiting-host', host: session.host };
+  return { type: 'busy' };
+}

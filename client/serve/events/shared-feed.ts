@@ -1,0 +1,112 @@
+import type { PermissionRequestRecord } from '../../../core/permission-request.js';
+import type { Session } from '../../../core/session.js';
+import type { FeedEntry, SessionStore, StoreFeed } from '../../../activities/store/store.js';
+import type { ServerEvent } from './event-types.js';
+import type { HostWatch } from './host-watch.js';
+import { liveStatus } from './live-status.js';
+
+/** An event and the store revision it comes from (none for events that are not stored). */
+export interface FeedEvent {
+  rev?: number;
+  event: ServerEvent;
+}
+
+/** The events of one page of the store's feed, and where the next page starts. */
+export interface EventPage {
+  cursor: number;
+  more: boolean;
+  events: FeedEvent[];
+}
+
+/** Rows per page: a client far behind catches up in steps of this many. */
+const PAGE_ROWS = 500;
+/** How long a page read stays shared with clients that ask for the same cursor a moment later. */
+const SHARE_MS = 1_000;
+
+/**
+ * The store's feed turned into events, read once for every client at the same cursor: clients
+ * that keep up share each read, a client that is behind (slow, or back with `Last-Event-ID`) reads
+ * its own pages and holds nobody else up.
+ */
+export class SharedFeed {
+  private readonly reads = new Map<number, Promise<EventPage>>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly hosts: HostWatch,
+  ) {}
+
+  /** The store's current cursor: a new client starts from here. */
+  async cursorNow(): Promise<number> {
+    return (await this.store.feed(Number.MAX_SAFE_INTEGER)).cursor;
+  }
+
+  read(since: number): Promise<EventPage> {
+    let read = this.reads.get(since);
+    if (!read) {
+      read = this.readPage(since);
+      this.reads.set(since, read);
+      const forget = () => setTimeout(() => this.reads.delete(since), SHARE_MS).unref();
+      // A failed read is forgotten at once, so the next attempt asks the store again.
+      read.then(forget, () => this.reads.delete(since));
+    }
+    return read;
+  }
+
+  private async readPage(since: number): Promise<EventPage> {
+    const page: StoreFeed = await this.store.feed(since, PAGE_ROWS);
+    const pending = await this.pendingIfNeeded(page.entries);
+    const counts = new Map<string, Promise<Awaited<ReturnType<SessionStore['batchCounts']>>>>();
+    const events: FeedEvent[] = [];
+    for (const entry of page.entries) {
+      const rev = entry.rev;
+      const push = (event: ServerEvent) => events.push({ rev, event });
+      switch (entry.kind) {
+        case 'session':
+          this.hosts.saw(entry.session);
+          push({ type: 'session.updated', properties: { info: entry.session } });
+          push(this.status(entry.session, pending));
+          break;
+        case 'message':
+          push({ type: 'message.updated', properties: { info: entry.message } });
+          break;
+        case 'part':
+          push({ type: 'message.part.updated', properties: { part: entry.part } });
+          break;
+        case 'part-removed':
+          push({ type: 'message.part.removed', properties: { sessionID: entry.sessionID, messageID: entry.messageID, partID: entry.partID } });
+          break;
+        case 'permission': {
+          const { request } = entry;
+          push({ type: request.status === 'pending' ? 'permission.asked' : 'permission.replied', properties: { request } });
+          const session = await this.store.getSession(request.sessionID);
+          if (session) push(this.status(session, pending));
+          break;
+        }
+        case 'batch': {
+          const { batch } = entry;
+          if (!counts.has(batch.id)) counts.set(batch.id, this.store.batchCounts(batch.id));
+          push({ type: 'batch.updated', properties: { batch, counts: await (counts.get(batch.id) as Promise<Record<string, number>>) } });
+          break;
+        }
+      }
+    }
+    return { cursor: page.cursor, more: page.more, events };
+  }
+
+  /** A session's `session.status` now (after the host watch saw its host come or go), read afresh. */
+  async statusNow(sessionID: string): Promise<ServerEvent | undefined> {
+    const session = await this.store.getSession(sessionID);
+    return session && this.status(session, await this.store.permissionRequests({ status: 'pending' }));
+  }
+
+  private status(session: Session, pending: PermissionRequestRecord[]): ServerEvent {
+    return { type: 'session.status', properties: { sessionID: session.id, status: liveStatus(session, pending, this.hosts.isUnserved(session.host)) } };
+  }
+
+  /** The requests still waiting, read once per page and only when a busy session or a request is in it. */
+  private async pendingIfNeeded(entries: FeedEntry[]): Promise<PermissionRequestRecord[]> {
+    const needed = entries.some((entry) => entry.kind === 'permission' || (entry.kind === 'session' && entry.session.status === 'busy'));
+    return needed ? this.store.permissionRequests({ status: 'pending' }) : [];
+  }
+}
