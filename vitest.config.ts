@@ -18,6 +18,7 @@ const onPostgres = [
   'test/e2e/subagents.test.ts',
   'test/e2e/batch.test.ts',
   'test/e2e/permissions.test.ts',
+  'test/e2e/serve-events.test.ts',
 ];
 
 export default defineConfig({

@@ -6,6 +6,8 @@ import { requireToken } from './auth.js';
 import { errorResponse, invalidInput } from './errors.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerEventRoutes } from './routes/events.js';
+import { registerBatchRoutes } from './routes/batches.js';
+import { registerPermissionRoutes } from './routes/permissions.js';
 import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
 
@@ -38,6 +40,8 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   registerSessionWriteRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerEventRoutes(app, deps);
+  registerPermissionRoutes(app, deps);
+  registerBatchRoutes(app, deps);
   if (deps.token) app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc('/doc', {
     openapi: '3.0.0',

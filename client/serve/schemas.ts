@@ -1,5 +1,13 @@
 import { z } from '@hono/zod-openapi';
+import {
+  BatchRecord as CoreBatchRecord,
+  BatchStatus,
+  BatchTaskInput as CoreBatchTaskInput,
+  BatchTaskOutcome as CoreBatchTaskOutcome,
+  TaskStatus,
+} from '../../core/batch.js';
 import { MessageWithParts as CoreMessageWithParts, Tokens } from '../../core/message.js';
+import { PermissionReplyKind, PermissionRequestRecord as CorePermissionRequestRecord } from '../../core/permission-request.js';
 import { Session as CoreSession } from '../../core/session.js';
 
 // The core schemas are the one source of the shapes; here they only get component names. `.meta`,
@@ -48,3 +56,59 @@ export const Started = z.object({ id: z.string() }).openapi('Started');
 
 /** A JSON response of a route. */
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+
+// Permissions and batches.
+
+export const PermissionRequest = CorePermissionRequestRecord.meta({ id: 'PermissionRequest' });
+
+const replyFields = {
+  message: z.string().optional().openapi({ description: 'with `reject` only: feedback the model sees, and the turn goes on' }),
+};
+const messageOnlyWithReject = (body: { message?: string }, reply: string) => body.message === undefined || reply === 'reject';
+const messageIssue = { message: 'message goes with reject: it is the feedback the agent sees', path: ['message'] };
+
+export const PermissionReplyBody = z
+  .object({ reply: PermissionReplyKind, ...replyFields })
+  .refine((body) => messageOnlyWithReject(body, body.reply), messageIssue)
+  .openapi('PermissionReply');
+
+/** OpenCode's older, session-scoped shape: `response` instead of `reply`. */
+export const SessionPermissionBody = z
+  .object({ response: PermissionReplyKind, ...replyFields })
+  .refine((body) => messageOnlyWithReject(body, body.response), messageIssue)
+  .openapi('SessionPermissionReply');
+
+export const Batch = CoreBatchRecord.meta({ id: 'Batch' });
+export const BatchTask = CoreBatchTaskInput.meta({ id: 'BatchTask' });
+export const BatchOutcome = CoreBatchTaskOutcome.meta({ id: 'BatchOutcome' });
+
+export const BatchCounts = z.record(TaskStatus, z.number()).openapi('BatchCounts');
+
+export const BatchProgress = z
+  .object({
+    batchId: z.string(),
+    status: BatchStatus,
+    total: z.number(),
+    done: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+    running: z.number(),
+    pending: z.number(),
+    concurrency: z.number(),
+    tokens: Tokens,
+    started: z.number(),
+  })
+  .openapi('BatchProgress');
+
+export const StartBatchBody = z
+  .object({
+    tasks: z.array(BatchTask).min(1),
+    agent: z.string().optional(),
+    model: z.string().optional().openapi({ example: 'openai/gpt-4.1' }),
+    concurrency: z.number().int().min(1).optional().openapi({ description: 'tasks running at once (default 8)' }),
+    retries: z.number().int().min(0).optional().openapi({ description: 'attempts after a failed one (default 1)' }),
+    directory: z.string().optional().openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
+  })
+  .openapi('StartBatch');
+
+export const BatchIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'bat_…' }) });

@@ -164,17 +164,21 @@ describe('loom serve: the session API', () => {
     const doc = await call<{ openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } }>('GET', '/doc');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.body.paths).sort()).toEqual([
-      '/agent',
-      '/session',
-      '/session/{id}',
-      '/session/{id}/abort',
-      '/session/{id}/children',
-      '/session/{id}/message',
-      '/session/{id}/tree',
-    ]);
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/agent',
+        '/event',
+        '/session',
+        '/session/{id}',
+        '/session/{id}/abort',
+        '/session/{id}/children',
+        '/session/{id}/message',
+        '/session/{id}/tree',
+      ]),
+    );
+    expect(Object.keys(doc.body.paths['/event'])).toEqual(['get']);
     expect(Object.keys(doc.body.paths['/session']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.body.components.schemas)).toEqual(expect.arrayContaining(['Session', 'MessageWithParts', 'SessionNode', 'StartSession', 'Error']));
+    expect(Object.keys(doc.body.components.schemas)).toEqual(expect.arrayContaining(['Session', 'MessageWithParts', 'SessionNode', 'StartSession', 'Error', 'Event', 'LiveStatus']));
   });
 
   it('`loom serve` off loopback prints a token, demands it, and stops on SIGTERM', async () => {

@@ -1,20 +1,25 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
+import { PostgresSessionStore } from '../../activities/store/postgres.js';
+import type { SessionStore } from '../../activities/store/store.js';
 import { createServeApp } from '../../client/serve/app.js';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
 import { replyToRequest } from '../../client/permissions.js';
 import { freePort } from '../support/free-port.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
 import { connectEvents, type EventClient, type ReceivedEvent } from '../support/sse-client.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { testStoreKind } from '../support/test-store.js';
+import { startWorkerProcess, stopProcess } from '../support/worker-process.js';
 
 let env: LoomTestEnv;
 const servers: ServerType[] = [];
 const clients: EventClient[] = [];
 
-async function startServer(token?: string): Promise<string> {
+async function startServer(token?: string, store: SessionStore = env.store): Promise<string> {
   const app = createServeApp({
-    store: env.store,
+    store,
     client: () => Promise.resolve(env.client),
     taskQueue: env.taskQueue,
     dataDir: env.dataDir,
@@ -187,4 +192,52 @@ describe('loom serve: GET /event', () => {
     await subscribe({}, `${guarded}/event?token=s3cret`);
     await subscribe({ Authorization: 'Bearer s3cret' }, `${guarded}/event`);
   });
+
+  it('says a busy session waits for a host when the worker of its workspace goes away', async () => {
+    env.model.setScript([
+      { name: 'far-bash', when: { lastUser: 'Run it far away', lastRole: 'user' }, reply: { toolCalls: [{ name: 'glob', args: { pattern: '*' } }], delayMs: 3_000 } },
+    ]);
+    const far = await startWorkerProcess(env.env, { args: ['--host-only', '--host-id', 'host-far'], cwd: env.project });
+    try {
+      const client = await subscribe();
+      const { sessionId } = await env.start('Run it far away', { host: 'host-far', model: SCRIPTED_MODEL });
+      await client.next((event) => event.type === 'session.status' && event.properties.sessionID === sessionId && event.properties.status.type === 'busy');
+      await stopProcess(far, 'SIGKILL');
+      const waiting = await client.next(
+        (event) => event.type === 'session.status' && event.properties.sessionID === sessionId && event.properties.status.type === 'waiting-host',
+        30_000,
+      );
+      expect(waiting).toMatchObject({ properties: { status: { type: 'waiting-host', host: 'host-far' } } });
+      await fetch(`${base}/session/${sessionId}/abort`, { method: 'POST' });
+      await client.next((event) => event.type === 'session.status' && event.properties.sessionID === sessionId && event.properties.status.type === 'cancelled');
+    } finally {
+      await stopProcess(far, 'SIGKILL');
+    }
+  }, 90_000);
+
+  it.runIf(testStoreKind() === 'postgres')('survives its database going away for a while, and then sends what happened meanwhile', async () => {
+    const url = new URL(env.env.LOOM_STORE_URL as string);
+    const proxy = await startTcpProxy(`${url.hostname}:${url.port}`);
+    const throughProxy = new URL(url);
+    throughProxy.host = proxy.address;
+    const store = await PostgresSessionStore.open(throughProxy.toString());
+    try {
+      const server = await startServer(undefined, store);
+      const client = await subscribe({}, `${server}/event`);
+      env.model.setScript([{ name: 'later', when: { lastUser: 'While the server is cut off' }, reply: { text: 'Done without the server.' } }]);
+      await proxy.cut();
+      // The worker reaches the database directly: the session runs while the server cannot read.
+      const { sessionId, result } = await env.start('While the server is cut off', { model: SCRIPTED_MODEL });
+      await result();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(client.events.some((r) => r.event.type === 'session.created' || r.event.type === 'session.updated')).toBe(false);
+      await proxy.restore();
+      await client.next(rootIdle(sessionId), 30_000);
+      const text = client.events.findLast((r) => r.event.type === 'message.part.updated' && r.event.properties.part.type === 'text');
+      expect(text?.event).toMatchObject({ properties: { part: { text: 'Done without the server.' } } });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  }, 90_000);
 });

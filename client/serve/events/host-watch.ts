@@ -25,8 +25,14 @@ export class HostWatch {
 
   /** Follows a session's stored state: busy ones are watched. */
   saw(session: Session): void {
-    if (session.status === 'busy' && session.host) this.busy.set(session.id, session);
-    else this.busy.delete(session.id);
+    if (session.status !== 'busy' || !session.host) {
+      this.busy.delete(session.id);
+      return;
+    }
+    const newHost = ![...this.busy.values()].some((busy) => busy.host === session.host);
+    this.busy.set(session.id, session);
+    // A host not watched yet is asked about at once, not at the next round.
+    if (newHost && this.listeners.size > 0) void this.check();
   }
 
   isUnserved(host: string | undefined): boolean {
