@@ -10,6 +10,7 @@ import { batchWorkflow, type BatchRunInput } from '../workflows/batch.js';
 import { CliError } from './cli-error.js';
 import { formatBytes } from './render/bytes.js';
 import { promptSizeProblem } from './prompts.js';
+import { batchPageUrl, webLinkDetails } from '../core/web-links.js';
 
 export type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
 
@@ -59,6 +60,8 @@ export interface StartBatchOptions {
   retries: number;
   taskQueue: string;
   modelRetry?: ModelRetry;
+  /** Where `loom serve`'s web view is, for links from the Temporal UI. */
+  webUrl?: string;
 }
 
 /** Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id. */
@@ -87,13 +90,14 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     concurrency: options.concurrency,
     retries: options.retries,
     modelRetry: options.modelRetry,
+    ...(options.webUrl ? { webUrl: options.webUrl } : {}),
   };
   const handle = await client.workflow.start(batchWorkflow, {
     workflowId: batch.id,
     taskQueue: options.taskQueue,
     args: [input],
     staticSummary: `batch · ${basename(options.source)} (${options.tasks.length} tasks, ${formatBytes(options.sourceBytes)})`,
-    staticDetails: `**${options.tasks.length} tasks** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${options.retries} retries`,
+    staticDetails: `**${options.tasks.length} tasks** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${options.retries} retries${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
   });
   return { batch, handle };
 }

@@ -9,6 +9,7 @@ import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.
 import { promptSignal } from '../workflows/api.js';
 import { sessionWorkflow } from '../workflows/index.js';
 import { savePrompt } from './prompts.js';
+import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
 
 export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
 
@@ -24,6 +25,8 @@ export interface StartOptions {
   taskQueue: string;
   title?: string;
   modelRetry?: ModelRetry;
+  /** Where `loom serve`'s web view is, for links from the Temporal UI. */
+  webUrl?: string;
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
@@ -39,12 +42,13 @@ export async function startSession(client: Client, store: SessionStore, options:
     promptId,
     title: options.title,
     modelRetry: options.modelRetry,
+    ...(options.webUrl ? { webUrl: options.webUrl } : {}),
   };
   const handle = await client.workflow.start(sessionWorkflow, {
     workflowId: sessionId,
     taskQueue: options.taskQueue,
     args: [input],
-    ...runMetadata(sessionId, options.agent, options.title ?? options.prompt, options.prompt),
+    ...runMetadata(sessionId, options.agent, options.title ?? options.prompt, options.prompt, sessionId, options.webUrl),
   });
   return { sessionId, handle };
 }
@@ -57,6 +61,8 @@ export interface ResumeOptions {
   /** For a session of an older version, which has no host yet: the machine that holds its directory (default: this one). */
   host?: string;
   modelRetry?: ModelRetry;
+  /** Where `loom serve`'s web view is, for links from the Temporal UI. */
+  webUrl?: string;
 }
 
 /** A prompt on its way to a session: the run it went to, which may be the one it started. */
@@ -94,6 +100,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
     model: options.model,
     parentId: session.parentID,
     modelRetry: options.modelRetry,
+    ...(options.webUrl ? { webUrl: options.webUrl } : {}),
   };
   const started = await client.workflow.signalWithStart(sessionWorkflow, {
     workflowId: session.id,
@@ -101,7 +108,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
     args: [input],
     signal: promptSignal,
     signalArgs: [{ promptId }],
-    ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session)),
+    ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session), options.webUrl),
   });
   const runId = started.signaledRunId;
   return { promptId, runId, handle: client.workflow.getHandle(session.id, runId) };
@@ -122,10 +129,10 @@ export async function cancelSession(client: Client, sessionId: string): Promise<
 }
 
 /** What the Temporal UI shows for a run: a one-line summary, the prompt, searchable ids. */
-function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId = sessionId) {
+function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId = sessionId, webUrl?: string) {
   return {
     staticSummary: `${agent} · ${excerpt(title, 80)}`,
-    staticDetails: `**Prompt**\n\n${excerpt(prompt, PREVIEW_LIMIT)}`,
+    staticDetails: `**Prompt**\n\n${excerpt(prompt, PREVIEW_LIMIT)}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
     typedSearchAttributes: [
       { key: AgentAttribute, value: agent },
       { key: RootSessionAttribute, value: rootId },

@@ -13,6 +13,8 @@ export interface ClientSettings {
   storeUrl: string | undefined;
   /** Where `storeUrl` came from: `LOOM_STORE_URL`, or `store.url in <config file>`. */
   storeUrlSource: string | undefined;
+  /** Where `loom serve`'s web view is (`LOOM_WEB_URL`): runs link to their pages in the Temporal UI. */
+  webUrl: string | undefined;
 }
 
 /** `cwd` is the project folder whose config (with the global one) may name the store. */
@@ -26,7 +28,24 @@ export function clientSettings(env: NodeJS.ProcessEnv = process.env, cwd = proce
     dataDir: dataDir(env),
     storeUrl: store?.url,
     storeUrlSource: store?.source,
+    webUrl: webUrlFrom(env),
   };
+}
+
+/** `LOOM_WEB_URL`, checked: a link the Temporal UI shows must be an http(s) address. */
+export function webUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.LOOM_WEB_URL?.trim();
+  if (!value) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError(`LOOM_WEB_URL must be an http:// or https:// address of \`loom serve\`, such as http://127.0.0.1:4096 (it is "${value}")`);
+  }
+  return value.replace(/\/+$/, '');
 }
 
 /**

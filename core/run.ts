@@ -41,6 +41,8 @@ export interface SessionRunInput {
   sessionRules?: Ruleset;
   title?: string;
   modelRetry?: ModelRetry;
+  /** Where `loom serve`'s web view is: runs link to their session's page in the Temporal UI. */
+  webUrl?: string;
   /** A task of a batch: its prompt, agent and title are read from the store. */
   batchTask?: { batchId: string; index: number };
   /** Leave the answer's text out of the result (batches read it from the store). */

@@ -15,6 +15,7 @@ import { idleTokens, type BatchProgress, type BatchStatus, type BatchTaskOutcome
 import { addTokens, type Tokens } from '../core/message.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
+import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
 import type { ClaimedTask } from '../activities/batch.js';
 import { store } from './session/activities.js';
@@ -36,6 +37,8 @@ export interface BatchRunInput {
   concurrency: number;
   retries: number;
   modelRetry?: ModelRetry;
+  /** Where `loom serve`'s web view is: each task's run links to its session's page. */
+  webUrl?: string;
   /** State handed over by continue-as-new. */
   carried?: BatchCarried;
 }
@@ -161,6 +164,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         batchTask: { batchId: input.batchId, index: task.index },
         quietResult: true,
         modelRetry: input.modelRetry,
+        ...(input.webUrl ? { webUrl: input.webUrl } : {}),
       };
       void scope
         .run(async () => {
@@ -170,6 +174,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
             cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
             parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
             staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
+            ...(input.webUrl ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() } : {}),
             typedSearchAttributes: [
               ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
               { key: RootSessionAttribute, value: task.sessionId },

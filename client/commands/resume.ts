@@ -31,7 +31,7 @@ export async function resumeCommand(
   await context.ensureWorker();
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   const rootId = await rootOf(context.store, session);
-  const sending = { prompt, agent, model, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env) };
+  const sending = { prompt, agent, model, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env), webUrl: context.settings.webUrl };
 
   // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to
   // close and starts the next one. A cancel that lands just after the check is caught below.

@@ -34,6 +34,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     title: options.title,
     taskQueue: context.settings.taskQueue,
     modelRetry: modelRetryFromEnv(context.env),
+    webUrl: context.settings.webUrl,
   });
   const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
   return printOutcome(context, outcome, Boolean(options.json));

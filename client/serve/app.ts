@@ -27,6 +27,8 @@ export interface ServeDeps {
   defaultDirectory: string;
   /** When set, every route demands `Authorization: Bearer <token>`. */
   token?: string;
+  /** Where the web view is (`LOOM_WEB_URL`, else this server): runs it starts link to their pages. */
+  webUrl?: string;
 }
 
 export type ServeApp = OpenAPIHono;

@@ -1,8 +1,9 @@
 import { serve } from '@hono/node-server';
+import { hostname } from 'node:os';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { isLoopback, serverToken } from './auth.js';
-import { createServeApp } from './app.js';
+import { createServeApp, type ServeDeps } from './app.js';
 import { HttpError } from './errors.js';
 
 export interface ServeOptions {
@@ -17,7 +18,7 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
   const { token, generated } = serverToken(options.hostname, context.env);
   if (options.worker) await context.ensureWorker();
-  const app = createServeApp({
+  const deps: ServeDeps = {
     store: context.store,
     // Temporal out of reach is the server's trouble, not the request's: 503, and the next request tries again.
     client: async () => {
@@ -33,13 +34,17 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
     env: context.env,
     defaultDirectory: process.cwd(),
     token,
-  });
+    webUrl: context.settings.webUrl,
+  };
+  const app = createServeApp(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port, hostname: options.hostname }, () => resolve(started));
     started.once('error', (error) => reject(new CliError(`Cannot listen on ${options.hostname}:${port}: ${error.message}`)));
   });
   const address = server.address();
   const shown = typeof address === 'object' && address ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : `${options.hostname}:${port}`;
+  const listening = typeof address === 'object' && address ? address.port : port;
+  deps.webUrl ??= `http://${isWildcard(options.hostname) ? `${hostname()}:${listening}` : shown}`;
   context.report(`Loom server listening on http://${shown} · GET /doc describes the API${context.hasInProcessWorker ? ' · with a worker' : ''}`);
   if (generated) context.report(`Token (send it as "Authorization: Bearer <token>"; set LOOM_SERVER_TOKEN to choose one): ${token}`);
   else if (token) context.report('Every request needs "Authorization: Bearer $LOOM_SERVER_TOKEN".');
@@ -52,4 +57,9 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   context.report('Stopping the server …');
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return 0;
+}
+
+/** A bind address that means every interface: links must name the machine instead. */
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '';
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../activities/config/load.js';
 import { openSessionStore } from '../../activities/store/open.js';
-import { clientSettings, storeUrlFrom } from '../../client/settings.js';
+import { clientSettings, storeUrlFrom, webUrlFrom } from '../../client/settings.js';
 import { freePort } from '../support/free-port.js';
 
 let root: string;
@@ -106,3 +106,16 @@ describe('opening the store a URL names', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('the web view address (LOOM_WEB_URL)', () => {
+  it('is unset unless given, and loses a trailing slash', () => {
+    expect(webUrlFrom({})).toBeUndefined();
+    expect(webUrlFrom({ LOOM_WEB_URL: 'https://loom.example.com/' })).toBe('https://loom.example.com');
+  });
+
+  it('refuses anything but an http(s) address, naming the variable', () => {
+    for (const value of ['loom.example.com', 'ftp://loom.example.com', 'javascript:alert(1)']) {
+      expect(() => webUrlFrom({ LOOM_WEB_URL: value })).toThrow(/LOOM_WEB_URL must be an http:\/\/ or https:\/\/ address/);
+    }
+  });
+});

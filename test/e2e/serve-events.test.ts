@@ -27,6 +27,7 @@ async function startServer(token?: string, store: SessionStore = env.store): Pro
     env: env.env,
     defaultDirectory: env.project,
     token,
+    webUrl: WEB_URL,
   });
   const port = await freePort();
   await new Promise<void>((resolve) => servers.push(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
@@ -34,6 +35,7 @@ async function startServer(token?: string, store: SessionStore = env.store): Pro
 }
 
 let base: string;
+const WEB_URL = 'http://loom.example:4096';
 
 beforeAll(async () => {
   env = await createLoomTestEnv({ config: { permission: { bash: { '*': 'ask' } } } });
@@ -133,6 +135,11 @@ describe('loom serve: GET /event', () => {
 
     const bash = received.map((r) => r.event).findLast((event) => event.type === 'message.part.updated' && event.properties.part.type === 'tool' && event.properties.part.tool === 'bash');
     expect(bash).toMatchObject({ properties: { part: { state: { status: 'completed', output: expect.stringContaining('built') } } } });
+    // Each run, the subagent's too, links from the Temporal UI to its page in the web view.
+    for (const id of [root, child]) {
+      const details = await (await env.client.workflow.getHandle(id).describe()).staticDetails();
+      expect(details).toContain(`[Open in Loom](${WEB_URL}/#/session/${id})`);
+    }
     const replied = received.find((r) => r.event.type === 'permission.replied')?.event;
     expect(replied).toMatchObject({ properties: { request: { status: 'approved', reply: { reply: 'once' } } } });
 

@@ -1,5 +1,6 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { BatchCallPlan } from '../../core/tool-plan.js';
+import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
 import { BATCH_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from './activities.js';
@@ -47,12 +48,13 @@ export async function runBatchCall(call: CallRef, input: BatchCallPlan | BatchCa
     batchId,
     canDelegate: config.tools.includes('task'),
   };
-  const run: BatchRunInput = { batchId, directory: context.directory, ...(context.host ? { host: context.host } : {}), total, concurrency, retries, modelRetry: context.modelRetry };
+  const run: BatchRunInput = { batchId, directory: context.directory, ...(context.host ? { host: context.host } : {}), total, concurrency, retries, modelRetry: context.modelRetry, ...(context.webUrl ? { webUrl: context.webUrl } : {}) };
   const handle = await startChild<(input: BatchRunInput) => Promise<BatchResult>>(BATCH_WORKFLOW_TYPE, {
     workflowId: batchId,
     args: [run],
     parentClosePolicy: input.background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
     staticSummary: `batch · ${total} tasks from session ${context.sessionId}`,
+    ...(context.webUrl ? { staticDetails: webLinkDetails(batchPageUrl(context.webUrl, batchId)).trim() } : {}),
   });
   if (input.background) return callStore.finishBatchCall(record);
   const progress = await handle.result();

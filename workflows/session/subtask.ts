@@ -46,6 +46,7 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
     config,
     slots,
     modelRetry: input.modelRetry,
+    webUrl: input.webUrl,
   });
   await appendSyntheticPrompt(input, state, { text: SUMMARIZE_SUBTASK });
 }

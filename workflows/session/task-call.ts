@@ -14,6 +14,7 @@ import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '..
 import { preview } from '../../core/prompt.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { TaskCallPlan } from '../../core/tool-plan.js';
+import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from './activities.js';
 import type { Slots } from './slots.js';
@@ -38,6 +39,8 @@ export interface TaskContext {
   config: RunConfig;
   slots: Slots;
   modelRetry?: ModelRetry;
+  /** Where `loom serve`'s web view is (children link to their pages too). */
+  webUrl?: string;
 }
 
 /**
@@ -86,6 +89,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       title: `${input.description} (@${agent.name} subagent)`,
       sessionRules: childRules(config, agent),
       modelRetry: context.modelRetry,
+      ...(context.webUrl ? { webUrl: context.webUrl } : {}),
     };
     let handle;
     try {
@@ -95,7 +99,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${agent.name} · ${input.description}`,
-        staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}`,
+        staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
         typedSearchAttributes: [
           { key: AgentAttribute, value: agent.name },
           { key: RootSessionAttribute, value: config.rootId },

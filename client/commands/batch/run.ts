@@ -41,6 +41,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
     retries: wholeNumber('--retries', options.retries ?? '1', 0),
     taskQueue: context.settings.taskQueue,
     modelRetry: modelRetryFromEnv(context.env),
+    webUrl: context.settings.webUrl,
   });
   context.report(`Batch ${batch.id}: ${batch.total} tasks from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`);
   return followBatch(context, handle, batch.total, { quiet: options.json });

@@ -153,6 +153,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       retries: body.retries ?? 1,
       taskQueue: deps.taskQueue,
       modelRetry: modelRetryFromEnv(env),
+      webUrl: deps.webUrl,
     });
     return c.json({ id: batch.id, total: batch.total }, 201);
   });

@@ -62,6 +62,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       title: body.title,
       taskQueue: deps.taskQueue,
       modelRetry: modelRetryFromEnv(env),
+      webUrl: deps.webUrl,
     });
     return c.json({ id: sessionId }, 201);
   });
@@ -87,6 +88,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       host: deps.hostId,
       taskQueue: deps.taskQueue,
       modelRetry: modelRetryFromEnv(env),
+      webUrl: deps.webUrl,
     });
     return c.json({ id, promptID: sent.promptId, runID: sent.runId }, 202);
   });
