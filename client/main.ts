@@ -33,6 +33,7 @@ Environment:
   TEMPORAL_NAMESPACE   namespace (default: default)
   LOOM_TASK_QUEUE      task queue (default: loom)
   LOOM_SERVER_TOKEN    the token loom serve requires (Authorization: Bearer …)
+  LOOM_WEB_URL         where loom serve's web view is reached: runs link to their pages from the Temporal UI
   LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
   LOOM_STORE_URL       postgres://user:password@host:5432/db: keep sessions in PostgreSQL (for several machines) instead of LOOM_DATA_DIR/loom.db
   OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server
@@ -189,6 +190,7 @@ program
   .option('-p, --port <port>', 'the port', '4096')
   .option('--hostname <host>', 'the address to listen on; anything but loopback needs a token (LOOM_SERVER_TOKEN, or one printed at start)', '127.0.0.1')
   .option('--worker', 'also run a worker in this process, unless one already polls the task queue')
+  .option('--cors <origins>', 'let web pages from these origins call the API (comma-separated, e.g. https://app.example.com); off by default')
   .action(async (options) => execute((context) => serveCommand(context, options)));
 
 program

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
 import { createRequire } from 'node:module';
 import type { SessionStore } from '../../activities/store/store.js';
+import { cors } from 'hono/cors';
 import { requireToken } from './auth.js';
 import { errorResponse, invalidInput } from './errors.js';
 import { registerAgentRoutes } from './routes/agents.js';
@@ -29,12 +30,16 @@ export interface ServeDeps {
   token?: string;
   /** Where the web view is (`LOOM_WEB_URL`, else this server): runs it starts link to their pages. */
   webUrl?: string;
+  /** Origins whose pages may call the API from a browser (CORS); none when unset. */
+  corsOrigins?: string[];
 }
 
 export type ServeApp = OpenAPIHono;
 
 export function createServeApp(deps: ServeDeps): ServeApp {
   const app = new OpenAPIHono({ defaultHook: invalidInput });
+  // Before the token check: a browser's preflight request carries no credentials.
+  if (deps.corsOrigins?.length) app.use('*', cors({ origin: deps.corsOrigins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], maxAge: 600 }));
   if (deps.token) app.use('*', requireToken(deps.token));
   app.onError(errorResponse);
   app.notFound((c) => c.json({ error: `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.` }, 404));

@@ -10,6 +10,7 @@ export interface ServeOptions {
   port: string;
   hostname: string;
   worker?: boolean;
+  cors?: string;
 }
 
 /** `loom serve`: the HTTP API over the store and Temporal, until SIGINT or SIGTERM. */
@@ -35,6 +36,7 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
     defaultDirectory: process.cwd(),
     token,
     webUrl: context.settings.webUrl,
+    corsOrigins: corsOrigins(options.cors),
   };
   const app = createServeApp(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -62,4 +64,22 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
 /** A bind address that means every interface: links must name the machine instead. */
 function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '';
+}
+
+/** `--cors`: origins (scheme, host and port, nothing else) that browsers may let call the API. */
+function corsOrigins(option: string | undefined): string[] | undefined {
+  if (option === undefined) return undefined;
+  const origins = option.split(',').map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (origin !== '*' && (!parsed || parsed.origin !== origin)) {
+      throw new CliError(`--cors takes origins such as https://app.example.com (no path, no trailing slash); "${origin}" is not one.`, 2);
+    }
+  }
+  return origins;
 }

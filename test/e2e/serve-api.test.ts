@@ -13,7 +13,7 @@ let env: LoomTestEnv;
 const servers: ServerType[] = [];
 
 /** A server as `loom serve` builds it, over the test's store and Temporal, on a free port. */
-async function startServer(token?: string): Promise<string> {
+async function startServer(token?: string, corsOrigins?: string[]): Promise<string> {
   const app = createServeApp({
     store: env.store,
     client: () => Promise.resolve(env.client),
@@ -23,6 +23,7 @@ async function startServer(token?: string): Promise<string> {
     env: env.env,
     defaultDirectory: env.project,
     token,
+    corsOrigins,
   });
   const port = await freePort();
   await new Promise<void>((resolve) => servers.push(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
@@ -179,6 +180,21 @@ describe('loom serve: the session API', () => {
     expect(Object.keys(doc.body.paths['/event'])).toEqual(['get']);
     expect(Object.keys(doc.body.paths['/session']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.body.components.schemas)).toEqual(expect.arrayContaining(['Session', 'MessageWithParts', 'SessionNode', 'StartSession', 'Error', 'Event', 'LiveStatus']));
+  });
+
+  it('answers browsers of the configured origins only (CORS), preflight included, before the token check', async () => {
+    const server = await startServer('s3cret', ['https://app.example.com']);
+    const preflight = (origin: string) =>
+      fetch(`${server}/session`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    const allowed = await preflight('https://app.example.com');
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    expect((await preflight('https://evil.example.com')).headers.get('access-control-allow-origin')).toBeNull();
+    const read = await fetch(`${server}/session`, { headers: { origin: 'https://app.example.com', authorization: 'Bearer s3cret' } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect((await fetch(`${server}/session`, { headers: { origin: 'https://app.example.com' } })).status).toBe(401);
   });
 
   it('`loom serve` off loopback prints a token, demands it, and stops on SIGTERM', async () => {
