@@ -17,10 +17,13 @@ export class HostWatch {
   private readonly unserved = new Set<string>();
   private readonly listeners = new Set<(sessions: Session[]) => void>();
   private timer: NodeJS.Timeout | undefined;
+  private seeded = false;
 
   constructor(
     private readonly client: () => Promise<Client>,
     private readonly taskQueue: string,
+    /** The sessions busy when the first client came, whose rows may not change for a while. */
+    private readonly recentSessions: () => Promise<Session[]>,
   ) {}
 
   /** Follows a session's stored state: busy ones are watched. */
@@ -43,6 +46,13 @@ export class HostWatch {
   subscribe(listener: (sessions: Session[]) => void): () => void {
     this.listeners.add(listener);
     this.timer ??= setInterval(() => void this.check(), HOST_CHECK_MS).unref();
+    if (!this.seeded) {
+      this.seeded = true;
+      this.recentSessions().then(
+        (sessions) => sessions.forEach((session) => this.saw(session)),
+        () => (this.seeded = false),
+      );
+    }
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size > 0) return;

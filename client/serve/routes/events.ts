@@ -21,7 +21,7 @@ const events = createRoute({
 
 /** `GET /event`: one bus per server, shared by every client. */
 export function registerEventRoutes(app: OpenAPIHono, deps: ServeDeps): void {
-  const hosts = new HostWatch(deps.client, deps.taskQueue);
+  const hosts = new HostWatch(deps.client, deps.taskQueue, () => deps.store.listSessions({ limit: 500 }));
   const bus: EventBus = { store: deps.store, feed: new SharedFeed(deps.store, hosts), hosts };
   app.openapi(events, (c) => {
     const lastEventId = c.req.valid('header')['last-event-id'];
