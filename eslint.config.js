@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
@@ -35,4 +36,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // The web view's modules run in the browser.
+  { files: ['client/serve/web/**/*.js'], languageOptions: { globals: globals.browser } },
 );

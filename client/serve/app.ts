@@ -11,6 +11,7 @@ import { registerBatchRoutes } from './routes/batches.js';
 import { registerPermissionRoutes } from './routes/permissions.js';
 import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
+import { registerWebRoutes } from './routes/web.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -49,6 +50,7 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   registerEventRoutes(app, deps);
   registerPermissionRoutes(app, deps);
   registerBatchRoutes(app, deps);
+  registerWebRoutes(app, deps);
   if (deps.token) app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc('/doc', {
     openapi: '3.0.0',

@@ -127,6 +127,7 @@ describe('loom serve: GET /event', () => {
     at = positionOf(seen, `session.created ${child}`, at);
     at = positionOf(seen, `permission.asked ${child}`, at);
     at = positionOf(seen, `status ${child} waiting-approval`, at);
+    positionOf(seen, `status ${root} waiting-approval`, at - 1);
     at = positionOf(seen, `permission.replied ${child}`, at);
     at = positionOf(seen, `tool bash completed ${child}`, at);
     at = positionOf(seen, `status ${child} idle`, at);

@@ -55,7 +55,7 @@ export class SharedFeed {
 
   private async readPage(since: number): Promise<EventPage> {
     const page: StoreFeed = await this.store.feed(since, PAGE_ROWS);
-    const pending = await this.pendingIfNeeded(page.entries);
+    const pending = await this.pendingBefore(page.entries);
     const counts = new Map<string, Promise<Awaited<ReturnType<SessionStore['batchCounts']>>>>();
     const events: FeedEvent[] = [];
     for (const entry of page.entries) {
@@ -65,7 +65,7 @@ export class SharedFeed {
         case 'session':
           this.hosts.saw(entry.session);
           push({ type: 'session.updated', properties: { info: entry.session } });
-          push(this.status(entry.session, pending));
+          push(this.status(entry.session, [...pending.values()]));
           break;
         case 'message':
           push({ type: 'message.updated', properties: { info: entry.message } });
@@ -78,9 +78,14 @@ export class SharedFeed {
           break;
         case 'permission': {
           const { request } = entry;
+          if (request.status === 'pending') pending.set(request.id, request);
+          else pending.delete(request.id);
           push({ type: request.status === 'pending' ? 'permission.asked' : 'permission.replied', properties: { request } });
-          const session = await this.store.getSession(request.sessionID);
-          if (session) push(this.status(session, pending));
+          // The asking session's status changes, and so does its root's (which shows its tree's approvals).
+          for (const id of new Set([request.sessionID, request.rootID])) {
+            const session = await this.store.getSession(id);
+            if (session) push(this.status(session, [...pending.values()]));
+          }
           break;
         }
         case 'batch': {
@@ -104,9 +109,17 @@ export class SharedFeed {
     return { type: 'session.status', properties: { sessionID: session.id, status: liveStatus(session, pending, this.hosts.isUnserved(session.host)) } };
   }
 
-  /** The requests still waiting, read once per page and only when a busy session or a request is in it. */
-  private async pendingIfNeeded(entries: FeedEntry[]): Promise<PermissionRequestRecord[]> {
+  /**
+   * The requests waiting when the page starts, as far as the store can tell: those waiting now,
+   * less those the page itself asks or answers (their entries update the set as the page is
+   * walked, so each status says what was true at its point in the stream). Read only when a busy
+   * session or a request is in the page.
+   */
+  private async pendingBefore(entries: FeedEntry[]): Promise<Map<string, PermissionRequestRecord>> {
     const needed = entries.some((entry) => entry.kind === 'permission' || (entry.kind === 'session' && entry.session.status === 'busy'));
-    return needed ? this.store.permissionRequests({ status: 'pending' }) : [];
+    if (!needed) return new Map();
+    const inPage = new Set(entries.flatMap((entry) => (entry.kind === 'permission' ? [entry.request.id] : [])));
+    const waiting = await this.store.permissionRequests({ status: 'pending' });
+    return new Map(waiting.filter((request) => !inPage.has(request.id)).map((request) => [request.id, request]));
   }
 }

@@ -1,0 +1,112 @@
+// Batches: a progress bar each, live from `batch.updated` events; a batch's page adds its controls
+// and what became of each task.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { connected } from '../events.js';
+import { ago, ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
+import { loadBatch, loadBatches, useStore } from '../state.js';
+
+function Progress({ batch, counts = {} }) {
+  const done = (counts.completed ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+  return html`
+    <div class="progress">
+      <progress max=${batch.total} value=${done} aria-label="tasks finished"></progress>
+      <span class="num">${done}/${batch.total}</span>
+      <span class="muted">
+        ${counts.running ?? 0} running · ${counts.completed ?? 0} completed${counts.failed ? ` · ${counts.failed} failed` : ''}${counts.cancelled ? ` · ${counts.cancelled} cancelled` : ''}
+      </span>
+    </div>
+  `;
+}
+
+export function BatchesPage() {
+  const store = useStore();
+  const [error, setError] = useState();
+  useEffect(() => {
+    connected.then(loadBatches).catch(setError);
+  }, [store.epoch]);
+  const rows = [...store.batches.values()].sort((a, b) => b.batch.time.created - a.batch.time.created);
+  return html`
+    <section>
+      <h1>Batches</h1>
+      <${ErrorLine} error=${error} />
+      ${rows.length === 0 ? html`<p class="muted">No batches yet. <code>loom batch run tasks.jsonl</code> starts one.</p>` : null}
+      <ul class="batches">
+        ${rows.map(
+          ({ batch, counts }) => html`
+            <li key=${batch.id} data-batch=${batch.id}>
+              <a href=${href('batch', batch.id)}>${batch.source}</a> <${Status} status=${batch.status} />
+              <span class="muted">${batch.agent} · ${ago(batch.time.created)}</span> <${TemporalLink} workflowId=${batch.id} />
+              <${Progress} batch=${batch} counts=${counts} />
+            </li>
+          `,
+        )}
+      </ul>
+    </section>
+  `;
+}
+
+export function BatchPage({ id }) {
+  const store = useStore();
+  const [results, setResults] = useState([]);
+  const [tokens, setTokens] = useState();
+  const [error, setError] = useState();
+  const row = store.batches.get(id);
+  const counts = row?.counts ?? {};
+  // Results are read again as tasks finish.
+  const finished = (counts.completed ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+  useEffect(() => {
+    connected.then(() => loadBatch(id)).catch(setError);
+  }, [id, store.epoch]);
+  useEffect(() => {
+    const path = `/batch/${encodeURIComponent(id)}`;
+    Promise.all([api(`${path}/results?limit=1000`), api(path)])
+      .then(([rows, detail]) => {
+        setResults(rows);
+        setTokens(detail.tokens);
+      })
+      .catch(setError);
+  }, [id, finished, counts.running, store.epoch]);
+  if (!row) return html`<${ErrorLine} error=${error} />${error ? null : html`<p class="muted">Loading ${id}…</p>`}`;
+  const { batch } = row;
+  const control = (action) =>
+    api(`/batch/${encodeURIComponent(id)}/${action}`, { method: 'POST' })
+      .then(() => loadBatch(id))
+      .catch(setError);
+  const live = batch.status === 'running' || batch.status === 'paused';
+  return html`
+    <section class="batch-page" data-batch=${id}>
+      <h1>${batch.source}</h1>
+      <p class="meta">
+        <${Status} status=${batch.status} /> <span class="muted">${batch.agent}${batch.model ? ` · ${batch.model}` : ''} · concurrency ${batch.concurrency} · retries ${batch.retries}</span>
+        <span class="id">${batch.id}</span> <${TemporalLink} workflowId=${batch.id} />
+        ${tokens ? html`<span class="muted">${formatTokens(tokens)}</span>` : null}
+      </p>
+      ${batch.parentSessionID ? html`<p><a href=${href('session', batch.parentSessionID)}>↑ started by ${batch.parentSessionID}</a></p>` : null}
+      <${Progress} batch=${batch} counts=${counts} />
+      ${live
+        ? html`<div class="row">
+            ${batch.status === 'running' ? html`<button onClick=${() => void control('pause')}>Pause</button>` : html`<button onClick=${() => void control('resume')}>Resume</button>`}
+            <button class="danger" onClick=${() => void control('cancel')}>Cancel batch</button>
+          </div>`
+        : null}
+      <${ErrorLine} error=${error} />
+      <table class="results">
+        <thead><tr><th>#</th><th>Task</th><th>Status</th><th>Answer</th><th>Tokens</th></tr></thead>
+        <tbody>
+          ${results.map(
+            ({ task, outcome }) => html`
+              <tr key=${outcome.index} data-task=${outcome.index}>
+                <td class="num">${outcome.index + 1}</td>
+                <td>${outcome.sessionId ? html`<a href=${href('session', outcome.sessionId)}>${task.description}</a>` : task.description}</td>
+                <td><${Status} status=${outcome.status} />${outcome.attempts > 1 ? html`<span class="muted"> ×${outcome.attempts}</span>` : null}</td>
+                <td class="answer">${outcome.error ? html`<span class="error">${outcome.error}</span>` : (outcome.text ?? '').split('\n')[0]}</td>
+                <td class="num">${formatTokens(outcome.tokens)}</td>
+              </tr>
+            `,
+          )}
+        </tbody>
+      </table>
+    </section>
+  `;
+}

@@ -1,0 +1,91 @@
+// A transcript: messages oldest first, each part as it is now (events replace parts in place, so a
+// running bash call's output grows as it streams).
+import { formatTokens, href, html, Markdown } from '../html.js';
+
+export function Transcript({ transcript }) {
+  const messages = [...transcript.values()].filter((entry) => entry.info).sort((a, b) => (a.info.id < b.info.id ? -1 : 1));
+  if (messages.length === 0) return html`<p class="muted">No messages yet.</p>`;
+  return html`<div class="transcript">${messages.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} />`)}</div>`;
+}
+
+function MessageView({ entry: { info, parts } }) {
+  const sorted = [...parts.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const user = info.role === 'user';
+  return html`
+    <article class=${`message ${info.role}`} data-message=${info.id}>
+      <header>
+        <strong>${user ? 'You' : info.agent}</strong>
+        ${user ? null : html`<span class="muted">${info.model}${info.step ? ` · step ${info.step}` : ''}${info.tokens ? ` · ${formatTokens(info.tokens)}` : ''}</span>`}
+        ${!user && !info.time.completed ? html`<span class="spinner" title="working">…</span>` : null}
+      </header>
+      ${sorted.map((part) => html`<${PartView} key=${part.id} part=${part} user=${user} />`)}
+      ${info.error ? html`<p class="error" role="alert">${info.error.name}: ${info.error.message}</p>` : null}
+    </article>
+  `;
+}
+
+function PartView({ part, user }) {
+  switch (part.type) {
+    case 'text':
+      if (part.synthetic) return html`<details class="synthetic"><summary>Loom note</summary><pre>${part.text}</pre></details>`;
+      return user ? html`<div class="user-text">${part.text}</div>` : html`<${Markdown} text=${part.text} />`;
+    case 'reasoning':
+      return html`<details class="reasoning"><summary>Reasoning</summary><${Markdown} text=${part.text} /></details>`;
+    case 'tool':
+      return html`<${ToolView} part=${part} />`;
+    case 'file':
+      return html`<p class="attachment">📎 ${part.filename ?? part.mime}</p>`;
+    case 'agent':
+      return html`<p class="muted">@${part.name}</p>`;
+    case 'subtask':
+      return html`<p class="muted">Subtask for @${part.agent}: ${part.description}</p>`;
+    case 'compaction':
+      return html`<p class="compaction">— conversation summarised${part.auto ? ' (automatically)' : ''} —</p>`;
+    default:
+      return null;
+  }
+}
+
+/** What a call is about, in a few words: the command, the file, the pattern. */
+function about(tool, input = {}) {
+  if (tool === 'bash') return input.command;
+  if (tool === 'task') return `${input.subagent_type ?? ''} · ${input.description ?? ''}`;
+  return input.filePath ?? input.pattern ?? input.path ?? input.url ?? input.description ?? '';
+}
+
+const ICON = { pending: '○', running: '◐', completed: '✓', error: '✗' };
+
+function ToolView({ part }) {
+  const { tool, state } = part;
+  const input = state.input ?? {};
+  const metadata = state.metadata ?? {};
+  const title = state.title || about(tool, input);
+  const output = state.status === 'completed' ? state.output : state.status === 'running' && typeof metadata.output === 'string' ? metadata.output : undefined;
+  const child = tool === 'task' ? metadata.sessionId : undefined;
+  return html`
+    <details class=${`tool tool-${state.status}`} open=${state.status !== 'completed' || undefined} data-tool=${tool} data-part=${part.id} data-state=${state.status}>
+      <summary>
+        <span class="icon">${ICON[state.status]}</span> <strong>${tool}</strong> <span class="title">${title}</span>
+        <span class="state">${state.status}</span>
+        ${child ? html`<a class="open-child" href=${href('session', child)} onClick=${(event) => event.stopPropagation()}>open subagent →</a>` : null}
+      </summary>
+      <div class="tool-body">
+        ${tool === 'bash' ? html`<pre class="input">$ ${input.command}</pre>` : html`<pre class="input">${JSON.stringify(input, null, 2)}</pre>`}
+        ${Array.isArray(metadata.summary) && metadata.summary.length
+          ? html`<ul class="steps">${metadata.summary.map((step) => html`<li key=${step.id}>${ICON[step.status] ?? '·'} ${step.tool} ${step.title ?? ''}</li>`)}</ul>`
+          : null}
+        ${typeof metadata.diff === 'string' ? html`<${Diff} text=${metadata.diff} />` : null}
+        ${output ? html`<pre class="output">${output}</pre>` : null}
+        ${state.status === 'error' ? html`<pre class="error">${state.error}</pre>` : null}
+        ${metadata.exit !== undefined && metadata.exit !== null && metadata.exit !== 0 ? html`<p class="error">exit code ${metadata.exit}</p>` : null}
+      </div>
+    </details>
+  `;
+}
+
+/** A unified diff, a line per row, coloured by what happened to it. */
+function Diff({ text }) {
+  const lines = text.split('\n').filter((line) => !/^(Index:|={5,})/.test(line));
+  const kind = (line) => (line.startsWith('@@') ? 'hunk' : line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx');
+  return html`<pre class="diff">${lines.map((line, i) => html`<span key=${i} class=${kind(line)}>${line}\n</span>`)}</pre>`;
+}

@@ -1,0 +1,202 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { localHostId } from '../../activities/hosts/host-id.js';
+import { createServeApp } from '../../client/serve/app.js';
+import { launchChromium } from '../support/chromium.js';
+import { freePort } from '../support/free-port.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
+
+const TOKEN = 'web-view-token';
+
+let env: LoomTestEnv;
+let server: ServerType;
+let base: string;
+let browser: Browser;
+let page: Page;
+/** Screenshots go to a temp folder, never into the repository. */
+const shots = mkdtempSync(join(tmpdir(), 'loom-web-view-'));
+const problems: string[] = [];
+
+// A fresh machine installs Chromium first (apt-get), which can take minutes.
+beforeAll(async () => {
+  browser = await launchChromium();
+  env = await createLoomTestEnv({ config: { permission: { bash: { '*': 'ask' } } } });
+  await env.worker();
+  const app = createServeApp({
+    store: env.store,
+    client: () => Promise.resolve(env.client),
+    taskQueue: env.taskQueue,
+    dataDir: env.dataDir,
+    hostId: localHostId(env.env),
+    env: env.env,
+    defaultDirectory: env.project,
+    token: TOKEN,
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => (server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
+  base = `http://127.0.0.1:${port}`;
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // A CSP refusal, a failed import or a thrown render shows up here.
+  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+  page.on('pageerror', (error) => problems.push(error.message));
+  process.stdout.write(`web view screenshots: ${shots}\n`);
+}, 20 * 60_000);
+// A failed step leaves what the page showed: a screenshot in the temp folder, and its text in the log.
+afterEach(async ({ task }) => {
+  if (task.result?.state !== 'fail' || !page) return;
+  await shot(`failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+  const text = await page.locator('body').innerText().catch((error: Error) => error.message);
+  process.stdout.write(`The page at ${page.url()} showed:\n${text.slice(0, 3000)}\n`);
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  await env?.close();
+});
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+describe('the web view', () => {
+  it('serves the page without a token, with a strict CSP, and only allow-listed library files', async () => {
+    const index = await fetch(`${base}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toContain('text/html');
+    expect(index.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'; /);
+    const lib = await fetch(`${base}/web/lib/preact.js`);
+    expect(lib.headers.get('content-type')).toContain('text/javascript');
+    expect((await fetch(`${base}/web/lib/%2e%2e%2fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${base}/web/..%2f..%2fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${base}/session`)).status).toBe(401);
+    expect((await fetch(`${base}/config/web`)).status).toBe(401);
+  });
+
+  it('follows a session and its subagent live, answers the approval, and continues the session', async () => {
+    env.model.setScript([
+      { name: 'root', when: { lastUser: 'Build it in a helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } }] } },
+      { name: 'child', when: { lastUser: 'Run the build.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo compiling; sleep 3; echo built', description: 'Build' } }] } },
+      { name: 'child-done', when: { lastUser: 'Run the build.', lastRole: 'tool' }, reply: { text: 'built' } },
+      { name: 'root-done', when: { lastUser: 'Build it in a helper', lastRole: 'tool' }, reply: { text: 'The helper **built** it.' } },
+      // A prompt-injected model's answer: the page must render it as inert text.
+      { name: 'again', when: { lastUser: 'And now?' }, reply: { text: 'Second answer. <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> [link](javascript:window.__pwned=3)' } },
+    ]);
+    const { id } = await call<{ id: string }>('POST', '/session', { prompt: 'Build it in a helper', model: SCRIPTED_MODEL, title: 'Web view build' });
+
+    // The token comes in the fragment and leaves the address bar.
+    await page.goto(`${base}/#token=${TOKEN}`);
+    const row = page.locator(`tr[data-session="${id}"]`);
+    await row.getByText('Web view build').waitFor();
+    expect(page.url()).not.toContain(TOKEN);
+    await page.locator('.live.on').waitFor();
+    await shot('0-sessions');
+
+    await row.getByRole('link', { name: 'Web view build' }).click();
+    const tree = page.locator('.tree');
+    await tree.locator('[data-tree-node]').nth(1).waitFor();
+    await tree.getByText('Build (@general subagent)').waitFor();
+    await page.locator('[data-tool="task"]').waitFor();
+    await page.locator('.approvals .request strong').getByText('bash · echo compiling').waitFor();
+    await tree.locator('[data-tree-node] [data-tree-node] .status[data-status="waiting-approval"]').waitFor();
+    await shot('1-root-waiting');
+
+    // Down to the child from the tree: its bash call waits for the approval.
+    await tree.getByRole('link', { name: 'Build (@general subagent)' }).click();
+    const bash = page.locator('[data-tool="bash"]');
+    await bash.getByText('$ echo compiling; sleep 3; echo built').waitFor();
+    await page.locator('.session-head .parent').waitFor();
+    await shot('2-child-approval');
+
+    // Output streams in while the command runs, then the call completes.
+    const running = '[data-tool="bash"][data-state="running"] .output';
+    const streamed = page.waitForFunction((selector) => (globalThis as any).document.querySelector(selector)?.textContent === 'compiling\n', running, { polling: 50 });
+    await page.getByRole('button', { name: 'Allow once' }).click();
+    await page.locator('.approvals').waitFor({ state: 'detached' });
+    await streamed;
+    // A finished call folds to its summary line; opening it shows the whole output.
+    await page.locator('[data-tool="bash"][data-state="completed"] summary').click();
+    expect(await bash.locator('.output').textContent()).toBe('compiling\nbuilt');
+    await page.locator('.markdown').getByText('built').waitFor();
+
+    // Back up to the parent: it finished with the child's result.
+    await page.locator('.session-head .parent').click();
+    await page.locator('.markdown strong').getByText('built').waitFor();
+    await page.locator(`.session-head .status[data-status="idle"]`).waitFor();
+    await page.locator('[data-tool="task"][data-state="completed"]').waitFor();
+    await shot('3-root-done');
+    // The task call leads to the child as well.
+    await page.locator('[data-tool="task"] .open-child').click();
+    await page.locator('.session-head h1').getByText('Build (@general subagent)').waitFor();
+    await page.locator('.session-head .parent').click();
+    await page.locator('.session-head h1').getByText('Web view build').waitFor();
+    expect(problems).toEqual([]);
+
+    // The injected answer below makes the browser report the blocked handler; that is the CSP working.
+    await page.getByLabel('Prompt').fill('And now?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.markdown').getByText('Second answer.').waitFor();
+    await page.locator(`.session-head .status[data-status="idle"]`).waitFor();
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('.markdown script, .markdown [onerror], .markdown a[href^="javascript:"]').count()).toBe(0);
+    expect(await page.locator('a.temporal').first().getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${id}`);
+    await shot('4-continued');
+  });
+
+  it('rejects with feedback the agent sees, and cancels a busy session', async () => {
+    problems.length = 0;
+    env.model.setScript([
+      { name: 'ask', when: { lastUser: 'Check the date', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'date', description: 'Date' } }] } },
+      { name: 'told', when: { lastUser: 'Check the date', lastRole: 'tool' }, reply: (r) => ({ text: `Heard: ${String(r.messages.at(-1).content)}` }) },
+      { name: 'slow', when: { lastUser: 'Take your time' }, reply: { text: 'Too late.', delayMs: 20_000 } },
+    ]);
+    const asked = await call<{ id: string }>('POST', '/session', { prompt: 'Check the date', model: SCRIPTED_MODEL });
+    // Opened at once: the page waits for a session that is not stored yet. The token may follow a route.
+    await page.goto(`${base}/#/session/${asked.id}?token=${TOKEN}`);
+    await page.getByRole('button', { name: 'Reject with feedback…' }).click();
+    await page.getByPlaceholder('What the agent should do instead').fill('Use the clock on the wall');
+    await page.getByRole('button', { name: 'Send feedback' }).click();
+    await page.locator('.markdown').getByText('Use the clock on the wall').waitFor();
+    await page.locator('[data-tool="bash"][data-state="error"]').waitFor();
+
+    const slow = await call<{ id: string }>('POST', '/session', { prompt: 'Take your time', model: SCRIPTED_MODEL });
+    await page.goto(`${base}/#/session/${slow.id}`);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('.session-head .status[data-status="cancelled"]').waitFor();
+    // The browser logs the reads of the session that was not stored yet; nothing else went wrong.
+    expect(problems.filter((problem) => !problem.includes('status of 404'))).toEqual([]);
+  });
+
+  it('shows a batch with its progress and results', async () => {
+    problems.length = 0;
+    env.model.setScript([{ name: 'task', when: { lastUser: /^Check part (one|two)$/ }, reply: { text: 'Checked.', delayMs: 1500 } }]);
+    const { id } = await call<{ id: string }>('POST', '/batch', {
+      tasks: [
+        { description: 'Part one', prompt: 'Check part one' },
+        { description: 'Part two', prompt: 'Check part two' },
+      ],
+      model: SCRIPTED_MODEL,
+      concurrency: 1,
+    });
+    await page.getByRole('link', { name: 'Batches' }).click();
+    await page.locator(`[data-batch="${id}"]`).waitFor();
+    await page.locator(`[data-batch="${id}"] a`).first().click();
+    await page.locator('.batch-page .progress').getByText('1/2').waitFor();
+    await page.locator('.batch-page .progress').getByText('2/2').waitFor();
+    await page.locator('tr[data-task="1"]').getByText('Checked.').waitFor();
+    await page.locator('.batch-page .meta .status[data-status="completed"]').waitFor();
+    await shot('5-batch');
+    expect(problems).toEqual([]);
+  });
+});
