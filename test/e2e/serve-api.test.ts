@@ -1,33 +1,20 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localHostId } from '../../activities/hosts/host-id.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { Session } from '../../core/session.js';
-import { createServeApp } from '../../client/serve/app.js';
 import { freePort } from '../support/free-port.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
+import { startTestServer, type TestServer } from '../support/serve-app.js';
 import { spawnLoom } from '../support/run-loom.js';
 import { waitUntil } from '../support/wait.js';
 
 let env: LoomTestEnv;
-const servers: ServerType[] = [];
+const servers: TestServer[] = [];
 
 /** A server as `loom serve` builds it, over the test's store and Temporal, on a free port. */
 async function startServer(token?: string, corsOrigins?: string[]): Promise<string> {
-  const app = createServeApp({
-    store: env.store,
-    client: () => Promise.resolve(env.client),
-    taskQueue: env.taskQueue,
-    dataDir: env.dataDir,
-    hostId: localHostId(env.env),
-    env: env.env,
-    defaultDirectory: env.project,
-    token,
-    corsOrigins,
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => servers.push(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
-  return `http://127.0.0.1:${port}`;
+  const server = await startTestServer(env, { token, corsOrigins });
+  servers.push(server);
+  return server.base;
 }
 
 let base: string;
@@ -38,7 +25,7 @@ beforeAll(async () => {
   base = await startServer();
 });
 afterAll(async () => {
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(servers.map((server) => server.close()));
   await env?.close();
 });
 

@@ -1,37 +1,23 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localHostId } from '../../activities/hosts/host-id.js';
 import { PostgresSessionStore } from '../../activities/store/postgres.js';
 import type { SessionStore } from '../../activities/store/store.js';
-import { createServeApp } from '../../client/serve/app.js';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
 import { replyToRequest } from '../../client/permissions.js';
-import { freePort } from '../support/free-port.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
+import { startTestServer, type TestServer } from '../support/serve-app.js';
 import { connectEvents, type EventClient, type ReceivedEvent } from '../support/sse-client.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { testStoreKind } from '../support/test-store.js';
 import { startWorkerProcess, stopProcess } from '../support/worker-process.js';
 
 let env: LoomTestEnv;
-const servers: ServerType[] = [];
+const servers: TestServer[] = [];
 const clients: EventClient[] = [];
 
 async function startServer(token?: string, store: SessionStore = env.store): Promise<string> {
-  const app = createServeApp({
-    store,
-    client: () => Promise.resolve(env.client),
-    taskQueue: env.taskQueue,
-    dataDir: env.dataDir,
-    hostId: localHostId(env.env),
-    env: env.env,
-    defaultDirectory: env.project,
-    token,
-    webUrl: WEB_URL,
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => servers.push(serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
-  return `http://127.0.0.1:${port}`;
+  const server = await startTestServer(env, { token, store, webUrl: WEB_URL });
+  servers.push(server);
+  return server.base;
 }
 
 let base: string;
@@ -44,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const client of clients) client.close();
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(servers.map((server) => server.close()));
   await env?.close();
 });
 
@@ -179,7 +165,9 @@ describe('loom serve: GET /event', () => {
   });
 
   it('keeps streaming to others when a client stops reading or goes away mid-stream', async () => {
-    env.model.setScript([{ name: 'long', when: { lastUser: 'Write a lot' }, reply: { text: 'word '.repeat(20_000) } }]);
+    // The delay keeps the session busy long enough to be seen so: events carry each row's latest
+    // state, and a session that starts and ends between two reads is only ever seen idle.
+    env.model.setScript([{ name: 'long', when: { lastUser: 'Write a lot' }, reply: { text: 'word '.repeat(20_000), delayMs: 1_500 } }]);
     const stalled = await connectEvents(`${base}/event`); // never read again
     clients.push(stalled);
     const leaving = await subscribe();

@@ -1,37 +1,24 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localHostId } from '../../activities/hosts/host-id.js';
 import type { BatchProgress, BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { Session } from '../../core/session.js';
-import { createServeApp } from '../../client/serve/app.js';
-import { freePort } from '../support/free-port.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
+import { startTestServer, type TestServer } from '../support/serve-app.js';
 import { waitUntil } from '../support/wait.js';
 
 let env: LoomTestEnv;
-let server: ServerType;
+let server: TestServer;
 let base: string;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({ config: { permission: { bash: { '*': 'ask' } } } });
   await env.worker();
-  const app = createServeApp({
-    store: env.store,
-    client: () => Promise.resolve(env.client),
-    taskQueue: env.taskQueue,
-    dataDir: env.dataDir,
-    hostId: localHostId(env.env),
-    env: env.env,
-    defaultDirectory: env.project,
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => (server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
-  base = `http://127.0.0.1:${port}`;
+  server = await startTestServer(env);
+  base = server.base;
 });
 afterAll(async () => {
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await server?.close();
   await env?.close();
 });
 

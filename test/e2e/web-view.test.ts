@@ -1,19 +1,16 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { localHostId } from '../../activities/hosts/host-id.js';
-import { createServeApp } from '../../client/serve/app.js';
 import { launchChromium } from '../support/chromium.js';
-import { freePort } from '../support/free-port.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
+import { startTestServer, type TestServer } from '../support/serve-app.js';
 
 const TOKEN = 'web-view-token';
 
 let env: LoomTestEnv;
-let server: ServerType;
+let server: TestServer | undefined;
 let base: string;
 let browser: Browser;
 let page: Page;
@@ -26,19 +23,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   env = await createLoomTestEnv({ config: { permission: { bash: { '*': 'ask' } } } });
   await env.worker();
-  const app = createServeApp({
-    store: env.store,
-    client: () => Promise.resolve(env.client),
-    taskQueue: env.taskQueue,
-    dataDir: env.dataDir,
-    hostId: localHostId(env.env),
-    env: env.env,
-    defaultDirectory: env.project,
-    token: TOKEN,
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => (server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
-  base = `http://127.0.0.1:${port}`;
+  server = await startTestServer(env, { token: TOKEN });
+  base = server.base;
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // A CSP refusal, a failed import or a thrown render shows up here.
   page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
@@ -54,7 +40,7 @@ afterEach(async ({ task }) => {
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await env?.close();
 });
 

