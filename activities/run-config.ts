@@ -1,3 +1,4 @@
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { homedir } from 'node:os';
 import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
@@ -6,6 +7,7 @@ import { parseModelId } from '../core/model-id.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
 import { toolSpecs } from '../core/tools/index.js';
+import { visibleSkills } from '../core/tools/skill.js';
 import { ConfigError } from './config/load.js';
 import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } from './config/workspace-snapshot.js';
 import type { LoomConfig } from './config/schema.js';
@@ -52,7 +54,9 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
 
   async function decide(input: RunInput): Promise<{ run: RunConfig; snapshot: WorkspaceSnapshot }> {
     try {
-      const { config, snapshot } = takeWorkspaceSnapshot(input.directory, env);
+      const { config, snapshot, skillProblems } = takeWorkspaceSnapshot(input.directory, env);
+      // A broken skill file is skipped, not fatal: the run goes on, and the worker's log says why.
+      for (const problem of skillProblems) warn(`Skipped a skill: ${problem.message}`);
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
       const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
@@ -63,7 +67,10 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       parseModelId(model);
       const rootId = await rootOf(session ? input.sessionId : (input.parentId ?? input.sessionId));
       const sessionRules = input.sessionRules ?? session?.permission ?? [];
-      const hidden = disabled(Object.keys(toolSpecs), merge(agent.permission, sessionRules));
+      const rules = merge(agent.permission, sessionRules);
+      const hidden = disabled(Object.keys(toolSpecs), rules);
+      // `skill` is offered only when there is a skill the agent may load.
+      if (visibleSkills(snapshot.skills ?? [], rules).length === 0) hidden.add('skill');
       const run: RunConfig = {
         agent: { name: agent.name, mode: agent.mode, steps: agent.steps, permission: agent.permission },
         model,
@@ -121,4 +128,13 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
   }
 
   return { prepareRun };
+}
+
+/** To the activity's logger (the worker's log), or the console when called outside an activity. */
+function warn(message: string): void {
+  try {
+    log.warn(message);
+  } catch {
+    console.warn(message);
+  }
 }

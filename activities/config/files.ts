@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { SkillInfo } from '../../core/tools/skill.js';
 
 /**
  * How config loading reads a project's folders. The disk on the workspace's host; elsewhere (a
@@ -23,9 +24,10 @@ export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
 /**
  * The project part of a workspace's configuration, taken on its host and kept in the session
  * store, so a worker without the workspace configures a model call as the host would. `git`:
- * whether the directory holds `.git` (the system prompt says so).
+ * whether the directory holds `.git` (the system prompt says so). `skills`: the skills the host
+ * found (names and descriptions for the `skill` tool's description; absent when there are none).
  */
-export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({ git: z.boolean() });
+export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({ git: z.boolean(), skills: z.array(SkillInfo).optional() });
 export type WorkspaceSnapshot = z.infer<typeof WorkspaceSnapshot>;
 
 export const diskFiles: ConfigFiles = {

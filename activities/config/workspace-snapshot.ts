@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoomConfig } from '../../core/config.js';
+import type { SkillInfo } from '../../core/tools/skill.js';
 import type { SessionStore } from '../store/store.js';
 import { ConfigError } from './errors.js';
 import { recordingFiles, snapshotFiles, type WorkspaceSnapshot } from './files.js';
 import { loadConfig } from './load.js';
+import { discoverSkills } from './skills.js';
 
 export { WorkspaceSnapshot } from './files.js';
 
@@ -16,12 +18,19 @@ const cache = new Map<string, WorkspaceSnapshot>();
 /**
  * Loads the configuration from the disk, as `loadConfig` does, and records what the project's
  * folders held: loading `snapshot` later, anywhere, gives the same project layers. Texts are kept
- * raw, so `{env:…}` secrets are filled in by the worker that uses them and never stored.
+ * raw, so `{env:…}` secrets are filled in by the worker that uses them and never stored. The
+ * skills found here (global ones too: the host runs the `skill` tool) travel as a list;
+ * `skillProblems` are the skill files skipped, for the caller to report.
  */
-export function takeWorkspaceSnapshot(directory: string, env: NodeJS.ProcessEnv): { config: LoomConfig; snapshot: WorkspaceSnapshot } {
+export function takeWorkspaceSnapshot(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+): { config: LoomConfig; snapshot: WorkspaceSnapshot; skillProblems: ConfigError[] } {
   const recorder = recordingFiles();
   const config = loadConfig(directory, env, recorder.files);
-  return { config, snapshot: { ...recorder.snapshot(), git: existsSync(join(directory, '.git')) } };
+  const { skills, problems } = discoverSkills(directory, env);
+  const snapshot: WorkspaceSnapshot = { ...recorder.snapshot(), git: existsSync(join(directory, '.git')), ...(skills.length ? { skills } : {}) };
+  return { config, snapshot, skillProblems: problems };
 }
 
 /** `wsc_` and the start of the SHA-256 of the snapshot's canonical JSON: one project, one id. */
@@ -34,6 +43,8 @@ export interface WorkspaceConfig {
   config: LoomConfig;
   /** Whether the directory is a git repository; absent when the disk says (runs recorded before). */
   git?: boolean;
+  /** The skills the `skill` tool offers; absent when there are none. */
+  skills?: SkillInfo[];
 }
 
 /**
@@ -46,9 +57,10 @@ export async function workspaceConfig(
   env: NodeJS.ProcessEnv,
   input: { directory: string; workspaceConfigId?: string },
 ): Promise<WorkspaceConfig> {
+  // Runs recorded before snapshots predate the `skill` tool too: they never offer it.
   if (!input.workspaceConfigId) return { config: loadConfig(input.directory, env) };
   const snapshot = await readSnapshot(store, input.workspaceConfigId);
-  return { config: loadConfig(input.directory, env, snapshotFiles(snapshot)), git: snapshot.git };
+  return { config: loadConfig(input.directory, env, snapshotFiles(snapshot)), git: snapshot.git, ...(snapshot.skills ? { skills: snapshot.skills } : {}) };
 }
 
 async function readSnapshot(store: SessionStore, id: string): Promise<WorkspaceSnapshot> {

@@ -6,6 +6,7 @@ import { preview } from '../../core/prompt.js';
 import type { Ruleset } from '../../core/permission.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { findTool } from '../../core/tools/index.js';
+import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
@@ -36,7 +37,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
     let agentRules: Ruleset = [];
     const answer = await streamIntoMessage(store, message, async () => {
       // The project's config as its host read it: this worker may have no copy of the workspace.
-      const { config, git } = await workspaceConfig(store, env, input);
+      const { config, git, skills } = await workspaceConfig(store, env, input);
       const model = resolveModel(input.model, config, env);
       // Only what the model will see: from the last compaction on.
       const history = (await store.messages(input.sessionId, await store.compactionStart(input.sessionId))).filter((m) => m.info.id !== input.messageId);
@@ -46,7 +47,11 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         model,
         system,
         messages,
-        tools: toolSet(input.tools, (spec) => (spec.name === 'task' ? describeTaskTool(agents, agent.permission) : spec.description)),
+        tools: toolSet(input.tools, (spec) => {
+          if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
+          if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
+          return spec.description;
+        }),
         temperature: agent.temperature,
         topP: agent.topP,
         providerOptions: Object.keys(agent.options).length > 0 ? { openai: agent.options as never } : undefined,

@@ -6,6 +6,7 @@ import { glob } from './glob.js';
 import { grep } from './grep.js';
 import { list } from './list.js';
 import { read } from './read.js';
+import { skill } from './skill.js';
 import { task } from './task.js';
 import { todoread, todowrite } from './todo.js';
 import { webfetch } from './webfetch.js';
@@ -13,7 +14,7 @@ import { write } from './write.js';
 
 /** Every tool Loom knows, by name. Adding a tool: its spec here, its handler in `activities/tools/`. */
 export const toolSpecs: Record<string, ToolSpec> = Object.fromEntries(
-  [read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, task, batch].map((spec) => [spec.name, spec as unknown as ToolSpec]),
+  [read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, skill, task, batch].map((spec) => [spec.name, spec as unknown as ToolSpec]),
 );
 
 export function findTool(name: string): ToolSpec | undefined {
