@@ -11,6 +11,7 @@ import { showCommand } from './commands/show.js';
 import { workerCommand } from './commands/worker.js';
 import { CliContext } from './context.js';
 import { agentsCommand } from './commands/agents.js';
+import { skillsCommand } from './commands/skills.js';
 import { approveCommand } from './commands/approve.js';
 import { pendingCommand } from './commands/pending.js';
 import { treeCommand } from './commands/tree.js';
@@ -125,6 +126,13 @@ program
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print the agents as JSON')
   .action(async (options) => execute((context) => agentsCommand(context, options)));
+
+program
+  .command('skills')
+  .description('list the skills the skill tool offers in this project, and the SKILL.md files skipped as malformed')
+  .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--json', 'print {skills, skipped} as JSON')
+  .action(async (options) => execute((context) => skillsCommand(context, options)));
 
 const batch = program.command('batch').description('run many tasks as one durable batch of sessions');
 

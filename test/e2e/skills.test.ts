@@ -77,4 +77,17 @@ describe('skills through loom run', () => {
     expect(unknown).toContain('broken/SKILL.md: invalid skill frontmatter');
     expect(toolResults.join('\n')).not.toContain('Internal steps');
   }, 120_000);
+
+  it('loom skills lists the skills, names the skipped file and the key at fault, and exits 1 for it', async () => {
+    const listed = await loom(['skills']);
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toContain('deploy');
+    expect(listed.stdout).toContain('Ships the app to staging');
+    expect(listed.stdout).toContain(join(env.project, '.loom', 'skills', 'deploy', 'SKILL.md'));
+    expect(listed.stderr).toContain(`Skipped: ${join(env.project, '.claude', 'skills', 'broken', 'SKILL.md')}`);
+    expect(listed.stderr).toMatch(/name/);
+    const json = parseJson(await loom(['skills', '--json']));
+    expect(json.skills.map((found: { name: string }) => found.name)).toEqual(['deploy', 'internal-audit']);
+    expect(json.skipped).toEqual([expect.stringContaining('broken')]);
+  });
 });
