@@ -104,7 +104,7 @@ export type CommandConfig = z.infer<typeof CommandConfig>;
 
 /**
  * Loom's configuration (`loom.json`, or `opencode.json` for compatibility). Unknown top-level keys
- * (`theme`, `mcp`, `plugin`, `instructions`, …) are accepted and ignored so a real opencode.json
+ * (`theme`, `mcp`, `instructions`, …) are accepted and ignored so a real opencode.json
  * loads unchanged. The legacy `mode.<name>` becomes `agent.<name>` with `mode: 'primary'`; an
  * `agent.<name>` in the same file wins over it.
  */
@@ -151,6 +151,10 @@ export const LoomConfig = z
     max_prompt_bytes: z.number().int().positive().optional(),
     /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
     shell_env: ShellEnvConfig.optional(),
+    /** Plugin modules: paths relative to the config file, or package names installed for the project. */
+    plugin: z.array(z.string()).optional(),
+    /** Loom only: seconds a plugin's initialiser or hook may take before its call fails (default 10). */
+    plugin_timeout: z.number().positive().optional(),
     /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
     store: z
       .strictObject({

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { zeroTokens } from '../../core/message.js';
@@ -11,6 +12,8 @@ import { describeTaskTool } from '../../core/tools/task.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
+import { pluginChatParams } from '../plugins/chat-params.js';
+import { PluginError, type ChatParams } from '../plugins/types.js';
 import { buildModelRequest } from './model-request.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { resolveModel } from './provider.js';
@@ -43,6 +46,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       const history = (await store.messages(input.sessionId, await store.compactionStart(input.sessionId))).filter((m) => m.info.id !== input.messageId);
       const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git });
       agentRules = agent.permission;
+      const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: agent.options });
       return {
         model,
         system,
@@ -52,13 +56,26 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
           if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
           return spec.description;
         }),
-        temperature: agent.temperature,
-        topP: agent.topP,
-        providerOptions: Object.keys(agent.options).length > 0 ? { openai: agent.options as never } : undefined,
+        temperature: params.temperature,
+        topP: params.topP,
+        topK: params.topK,
+        providerOptions: Object.keys(params.options).length > 0 ? { openai: params.options as never } : undefined,
       };
     });
     const calls = await planToolCalls(store, answer.toolCalls, { offered: input.tools, agentRules, directory: input.directory });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
+  }
+
+  /** The agent's sampling parameters as `chat.params` plugins leave them; a failing plugin fails the call for good. */
+  async function chatParams(input: ModelStepInput, agent: string, params: ChatParams): Promise<ChatParams> {
+    const providerID = input.model.slice(0, input.model.indexOf('/'));
+    const hookInput = { sessionID: input.sessionId, agent, model: { id: input.model.slice(providerID.length + 1), providerID }, provider: { id: providerID } };
+    try {
+      return await pluginChatParams(input.directory, env, hookInput, params);
+    } catch (error) {
+      if (error instanceof PluginError) throw ApplicationFailure.nonRetryable(error.message, 'PluginError');
+      throw error;
+    }
   }
 
   return { callModel };

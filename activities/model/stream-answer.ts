@@ -15,6 +15,7 @@ export interface ModelRequest {
   tools?: ToolSet;
   temperature?: number;
   topP?: number;
+  topK?: number;
   providerOptions?: Record<string, Record<string, never>>;
 }
 

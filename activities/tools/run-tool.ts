@@ -10,6 +10,8 @@ import { ProgressWriter } from './progress-writer.js';
 import { findTool } from '../../core/tools/index.js';
 import { setToolState, toolInputOf } from './tool-state.js';
 import { truncateOutput } from './truncate.js';
+import { afterToolCall, beforeToolCall, pluginShellEnv } from '../plugins/hooks.js';
+import { loadPlugins } from '../plugins/load.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -22,7 +24,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
   async function runTool(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
-    const toolInput = input.input ?? (await validInput(input.partId, input.tool));
+    let toolInput = input.input ?? (await validInput(input.partId, input.tool));
     await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
     await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running' });
     // Local activities have no heartbeats: the worker that runs them runs the workflow too.
@@ -31,14 +33,25 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     try {
       const handler = toolHandlers[input.tool];
       if (!handler) throw new Error(`No handler for tool "${input.tool}" on this worker`);
-      const result = await handler(toolInput as never, {
+      // Plugins run here, on the workspace's host: a plugin that fails or blocks the call is the call's error.
+      const plugins = await loadPlugins(input.directory, env);
+      const hookInput = { tool: input.tool, sessionID: input.sessionId, callID: input.callId };
+      const args = await beforeToolCall(plugins, hookInput, toolInput);
+      if (args !== toolInput) {
+        toolInput = args;
+        await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
+      }
+      const config = configFor(input.directory);
+      const pluginEnv = await pluginShellEnv(plugins, input.directory);
+      const ran = await handler(toolInput as never, {
         directory: input.directory,
         dataDir,
         sessionId: input.sessionId,
         messageId: input.messageId,
         callId: input.callId,
         model: input.model,
-        config: configFor(input.directory),
+        // Plugins' `shell.env` variables are set like `shell_env` ones: after secrets are hidden.
+        config: Object.keys(pluginEnv).length > 0 ? { ...config, shell_env: { ...config.shell_env, ...pluginEnv } } : config,
         store,
         env,
         externalAllowed: input.externalAllowed,
@@ -48,6 +61,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         update: (update) => progress.update(update),
       });
       await progress.stop();
+      const result = await afterToolCall(plugins, { ...hookInput, args: toolInput }, ran);
       const cut =
         result.metadata?.truncated !== undefined
           ? { output: result.output, truncated: Boolean(result.metadata.truncated) }

@@ -1,0 +1,226 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pluginChatParams } from '../../activities/plugins/chat-params.js';
+import { discoverPlugins, loadPlugins } from '../../activities/plugins/load.js';
+import { PluginError } from '../../activities/plugins/types.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { createToolActivities } from '../../activities/tools/run-tool.js';
+import type { ToolPart } from '../../core/part.js';
+import type { ToolRunResult } from '../../core/tool-run.js';
+
+let root: string;
+let store: SqliteSessionStore;
+let dataDir: string;
+let projects = 0;
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'loom-plugins-')));
+  dataDir = join(root, 'data');
+  mkdirSync(dataDir);
+  store = new SqliteSessionStore(join(dataDir, 'loom.db'));
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A fresh project (plugins are cached per directory) with `files`, and the env its worker has. */
+function project(files: Record<string, string>, config: Record<string, unknown> = {}): { directory: string; env: NodeJS.ProcessEnv } {
+  const directory = join(root, `project-${++projects}`);
+  mkdirSync(directory);
+  for (const [path, content] of Object.entries(files)) write(join(directory, path), content);
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, LOOM_CONFIG_DIR: join(directory, '..', `global-${projects}`), LOOM_CONFIG_CONTENT: JSON.stringify(config) };
+  return { directory, env };
+}
+
+function write(file: string, content: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, content);
+}
+
+/** A plugin module whose default export returns `hooks` (source text of an object). */
+const plugin = (hooks: string) => `export default async () => (${hooks});\n`;
+
+async function errorOf(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return error as Error;
+}
+
+/** Runs one call of `tool` through the `runTool` activity, as the workflow would, and returns its part. */
+async function runCall(where: { directory: string; env: NodeJS.ProcessEnv }, tool: string, input: Record<string, unknown>) {
+  const n = Math.random().toString(36).slice(2);
+  const part: ToolPart = {
+    id: `prt_${n}`,
+    sessionID: 'ses_plugins',
+    messageID: 'msg_plugins',
+    type: 'tool',
+    callID: `call_${n}`,
+    tool,
+    state: { status: 'pending', input, raw: JSON.stringify(input) },
+  };
+  await store.savePart(part);
+  const { runTool } = createToolActivities({ store, env: where.env, dataDir });
+  const result: ToolRunResult = await new MockActivityEnvironment().run(() =>
+    runTool({ sessionId: 'ses_plugins', messageId: 'msg_plugins', partId: part.id, callId: part.callID, tool, directory: where.directory, model: 'scripted/test-model', canDelegate: false }),
+  );
+  const stored = (await store.getPart(part.id)) as ToolPart;
+  return { result, state: stored.state as Record<string, unknown> & { status: string } };
+}
+
+describe('loading plugins', () => {
+  it('finds modules in plugin folders and the plugin key, in order, and initialises each once per directory', async () => {
+    const where = project({
+      '.opencode/plugin/a.ts': plugin('{}'),
+      '.loom/plugins/b.mjs': plugin('{}'),
+      '.loom/plugins/notes.md': 'not a plugin',
+      'config/local.js': plugin('{}'),
+      'config/loom.json': '{}',
+      'node_modules/loom-plugin-demo/package.json': JSON.stringify({ name: 'loom-plugin-demo', main: 'index.js', type: 'module' }),
+      'node_modules/loom-plugin-demo/index.js': `export const Demo = async ({ directory, project, client }) => { globalThis.demoInits = (globalThis.demoInits ?? 0) + 1; globalThis.demoInput = { directory, project, client }; return {}; };\n`,
+      'loom.json': JSON.stringify({ plugin: ['./config/local.js', 'loom-plugin-demo'] }),
+    });
+    write(join(where.env.LOOM_CONFIG_DIR!, 'plugins', 'global.js'), plugin('{}'));
+    const { modules } = discoverPlugins(where.directory, where.env);
+    expect(modules.map((module) => module.label)).toEqual([
+      `${join(where.directory, 'loom.json')}: plugin[0] "./config/local.js"`,
+      `${join(where.directory, 'loom.json')}: plugin[1] "loom-plugin-demo"`,
+      join(where.env.LOOM_CONFIG_DIR!, 'plugins', 'global.js'),
+      '.opencode/plugin/a.ts',
+      '.loom/plugins/b.mjs',
+    ]);
+    const first = await loadPlugins(where.directory, where.env);
+    expect(first.list).toHaveLength(5);
+    expect(first.timeoutMs).toBe(10_000);
+    expect(await loadPlugins(where.directory, where.env)).toBe(first);
+    const g = globalThis as { demoInits?: number; demoInput?: unknown };
+    expect(g.demoInits).toBe(1);
+    expect(g.demoInput).toEqual({ directory: where.directory, project: { id: where.directory }, client: undefined });
+  });
+
+  it('loads a module again when its file changes', async () => {
+    const where = project({ '.loom/plugins/v.ts': `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '1'; } });\n` });
+    const first = await loadPlugins(where.directory, where.env);
+    write(join(where.directory, '.loom/plugins/v.ts'), `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '2'; } });\n`);
+    utimesSync(join(where.directory, '.loom/plugins/v.ts'), new Date(), new Date(Date.now() + 5_000));
+    const second = await loadPlugins(where.directory, where.env);
+    expect(second).not.toBe(first);
+    const output = { env: {} as Record<string, string> };
+    await second.list[0].hooks['shell.env']!({ cwd: where.directory }, output);
+    expect(output.env).toEqual({ V: '2' });
+  });
+
+  it('names the file, export or key of a malformed plugin', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ '.loom/plugins/broken.ts': 'export default async () => ({ ;\n' }, '.loom/plugins/broken.ts: cannot be imported'],
+      [{ '.loom/plugins/value.js': 'export const Answer = 42;\n' }, '.loom/plugins/value.js (export Answer): expected a plugin function'],
+      [{ '.loom/plugins/throws.js': 'export default async () => { throw new Error("no licence"); };\n' }, '.loom/plugins/throws.js: initialiser threw: no licence'],
+      [{ '.loom/plugins/hook.js': plugin(`{ 'tool.execute.before': 'yes' }`) }, '.loom/plugins/hook.js: hook "tool.execute.before" is not a function'],
+    ];
+    for (const [files, message] of cases) {
+      const where = project(files);
+      const error = await errorOf(loadPlugins(where.directory, where.env));
+      expect(error).toBeInstanceOf(PluginError);
+      expect(error.message).toContain(message);
+    }
+    const missing = project({ 'loom.json': JSON.stringify({ plugin: ['./nowhere.ts', 'not-installed-plugin'] }) });
+    expect((await errorOf(loadPlugins(missing.directory, missing.env))).message).toContain(`${join(missing.directory, 'loom.json')}: plugin[0] "./nowhere.ts": no such file`);
+    const uninstalled = project({ 'loom.json': JSON.stringify({ plugin: ['not-installed-plugin'] }) });
+    expect((await errorOf(loadPlugins(uninstalled.directory, uninstalled.env))).message).toContain('plugin[0] "not-installed-plugin": package not found');
+  });
+
+  it('fails an initialiser that hangs past plugin_timeout', async () => {
+    const where = project({ '.loom/plugins/slow.js': 'export default () => new Promise(() => {});\n' }, { plugin_timeout: 0.2 });
+    const started = Date.now();
+    expect((await errorOf(loadPlugins(where.directory, where.env))).message).toBe('.loom/plugins/slow.js: initialiser did not finish within 0.2 s');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('hooks around a tool call', () => {
+  it('tool.execute.before rewrites the arguments the tool runs with and the part shows', async () => {
+    const where = project({
+      '.loom/plugins/rewrite.ts': plugin(`{ 'tool.execute.before': async (input, output) => { if (input.tool === 'bash') output.args.command = output.args.command.replace('hello', 'rewritten'); } }`),
+    });
+    const { result, state } = await runCall(where, 'bash', { command: 'echo hello', description: 'Say hello' });
+    expect(result.status).toBe('completed');
+    expect(state.input).toMatchObject({ command: 'echo rewritten' });
+    expect(state.output).toContain('rewritten');
+  });
+
+  it('tool.execute.before blocks a call by throwing; the error names the plugin and the command does not run', async () => {
+    const where = project({
+      '.loom/plugins/guard.ts': plugin(`{ 'tool.execute.before': async (input, output) => { if (input.tool === 'bash' && /\\brm\\b/.test(output.args.command)) throw new Error('rm is not allowed here'); } }`),
+      'keep.txt': 'kept',
+    });
+    const { result, state } = await runCall(where, 'bash', { command: 'rm keep.txt', description: 'Delete' });
+    expect(result).toMatchObject({ status: 'error', preview: 'Plugin .loom/plugins/guard.ts: rm is not allowed here' });
+    expect(state).toMatchObject({ status: 'error', error: 'Plugin .loom/plugins/guard.ts: rm is not allowed here' });
+    expect((await runCall(where, 'read', { filePath: 'keep.txt' })).state.output).toContain('kept');
+  });
+
+  it('arguments a plugin made invalid fail the call', async () => {
+    const where = project({ '.loom/plugins/bad.js': plugin(`{ 'tool.execute.before': async (_input, output) => { output.args.filePath = 7; } }`), 'a.txt': 'a' });
+    const { state } = await runCall(where, 'read', { filePath: 'a.txt' });
+    expect(state.status).toBe('error');
+    expect(state.error).toMatch(/^Plugin \.loom\/plugins\/bad\.js: changed the arguments of read into invalid ones: filePath: /);
+  });
+
+  it('tool.execute.after changes the output the model sees', async () => {
+    const where = project({
+      '.loom/plugins/after.js': plugin(`{ 'tool.execute.after': async (input, output) => { output.output = output.output.toUpperCase() + ' [' + input.tool + ' ' + input.args.filePath + ']'; output.title = 'checked'; } }`),
+      'a.txt': 'quiet words\n',
+    });
+    const { result, state } = await runCall(where, 'read', { filePath: 'a.txt' });
+    expect(result.title).toBe('checked');
+    expect(state.output).toContain('QUIET WORDS');
+    expect(state.output).toContain('[read a.txt]');
+  });
+
+  it('shell.env adds variables to bash, secret-looking names included', async () => {
+    const where = project({
+      '.loom/plugins/env.js': plugin(`{ 'shell.env': async (input, output) => { output.env.FROM_PLUGIN = 'cwd=' + input.cwd; output.env.DEPLOY_TOKEN = 'tok-123456789'; } }`),
+    });
+    const { state } = await runCall(where, 'bash', { command: 'echo "$FROM_PLUGIN $DEPLOY_TOKEN"', description: 'Show env' });
+    expect(state.output).toContain(`cwd=${where.directory} tok-123456789`);
+  });
+
+  it('a hook that hangs fails the call naming the plugin and the hook', async () => {
+    const where = project({ '.loom/plugins/hang.js': plugin(`{ 'tool.execute.before': () => new Promise(() => {}) }`), 'a.txt': 'a' }, { plugin_timeout: 0.2 });
+    const { state } = await runCall(where, 'read', { filePath: 'a.txt' });
+    expect(state).toMatchObject({ status: 'error', error: 'Plugin .loom/plugins/hang.js: hook "tool.execute.before" did not finish within 0.2 s' });
+  });
+
+  it('a plugin that cannot load fails the call with its name', async () => {
+    const where = project({ '.loom/plugins/broken.js': 'export default 1;\n', 'a.txt': 'a' });
+    const { state } = await runCall(where, 'read', { filePath: 'a.txt' });
+    expect(state.status).toBe('error');
+    expect(state.error).toContain('.loom/plugins/broken.js: expected a plugin function');
+  });
+});
+
+describe('chat.params', () => {
+  const input = { sessionID: 'ses_1', agent: 'build', model: { id: 'm', providerID: 'p' }, provider: { id: 'p' } };
+
+  it('lets plugins set sampling parameters and options, in load order', async () => {
+    const where = project({
+      '.opencode/plugins/one.js': plugin(`{ 'chat.params': async (input, output) => { output.temperature = 0.1; output.options.seen = input.agent; } }`),
+      '.loom/plugins/two.js': plugin(`{ 'chat.params': async (_input, output) => { output.topK = 5; output.temperature += 0.2; } }`),
+    });
+    const params = await pluginChatParams(where.directory, where.env, input, { temperature: 1, options: { keep: true } });
+    expect(params.topK).toBe(5);
+    expect(params.temperature).toBeCloseTo(0.3);
+    expect(params.options).toEqual({ keep: true, seen: 'build' });
+  });
+
+  it('is skipped on a worker without the project directory', async () => {
+    const params = { temperature: 1, options: {} };
+    expect(await pluginChatParams(join(root, 'not-here'), { LOOM_CONFIG_DIR: join(root, 'none') }, input, params)).toBe(params);
+  });
+});
