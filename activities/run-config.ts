@@ -71,6 +71,8 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const hidden = disabled(Object.keys(toolSpecs), rules);
       // `skill` is offered only when there is a skill the agent may load.
       if (visibleSkills(snapshot.skills ?? [], rules).length === 0) hidden.add('skill');
+      // Only a session that may delegate has subagents to ask about.
+      if (hidden.has('task')) hidden.add('task_status');
       const run: RunConfig = {
         agent: { name: agent.name, mode: agent.mode, steps: agent.steps, permission: agent.permission },
         model,

@@ -11,6 +11,11 @@ export function taskEnvelope(sessionId: string): string {
   return `<task_metadata>\nsession_id: ${sessionId}\n</task_metadata>`;
 }
 
+/** What a `task` call with `background: true` answers at once. */
+export function backgroundStarted(sessionId: string): string {
+  return `The subagent is working in the background, in session ${sessionId}. Go on with your work; call task_status with this session_id to see how it is doing and, once it is done, to get its answer (wait: true waits for it).`;
+}
+
 /** The store side of `task` calls, which the workflow itself orchestrates as child workflows. */
 export function createTaskActivities({ store, dataDir }: ActivityDeps) {
   /** Whether a session exists, and whether it belongs to the caller's session tree. */
@@ -36,6 +41,8 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
     sessionId: string;
     model: string;
     promptId?: string;
+    /** Started with `background: true`: the call returns at once and the subagent works on. */
+    background?: boolean;
   }) {
     const callInput = input.input ?? (await toolInputOf(store, input.partId));
     if (input.promptId) await storePrompt(store, input.promptId, String(callInput.prompt ?? ''), input.sessionId);
@@ -43,7 +50,7 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
       status: 'running',
       input: callInput,
       title: input.description,
-      metadata: { sessionId: input.sessionId, model: input.model, summary: [] },
+      metadata: { sessionId: input.sessionId, model: input.model, summary: [], ...(input.background ? { background: true } : {}) },
       time: { start: Date.now() },
     });
   }
@@ -61,6 +68,8 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
     note?: string;
     error?: string;
     canDelegate: boolean;
+    /** The subagent was started in the background: the result says so instead of giving its answer. */
+    background?: boolean;
   }): Promise<void> {
     const part = await store.getPart(input.partId);
     const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
@@ -74,6 +83,17 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
         input: callInput,
         error: `${input.error}\n\n${envelope}`,
         metadata,
+        time: { start, end: Date.now() },
+      });
+      return;
+    }
+    if (input.background) {
+      await setToolState(store, input.partId, {
+        status: 'completed',
+        input: callInput,
+        output: `${input.note ?? ''}${backgroundStarted(input.sessionId)}\n\n${envelope}`,
+        title: input.description,
+        metadata: { ...metadata, background: true },
         time: { start, end: Date.now() },
       });
       return;

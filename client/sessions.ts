@@ -114,8 +114,30 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
   return { promptId, runId, handle: client.workflow.getHandle(session.id, runId) };
 }
 
-/** Requests cancellation of a session's open run; cancellation reaches its activities and children. */
-export async function cancelSession(client: Client, sessionId: string): Promise<'cancelled' | 'not-running'> {
+/**
+ * Requests cancellation of a session's open run; cancellation reaches its activities and children.
+ * With the store, subagents still busy after the run that started them (background ones, which a
+ * run's cancellation does not reach) are cancelled too, down the tree.
+ */
+export async function cancelSession(client: Client, sessionId: string, store?: SessionStore): Promise<'cancelled' | 'not-running'> {
+  const own = await cancelRun(client, sessionId);
+  if (!store) return own;
+  const below = await cancelBusyDescendants(client, store, sessionId);
+  return own === 'cancelled' || below ? 'cancelled' : 'not-running';
+}
+
+/** Cancels the runs of a session's busy descendants; whether there was any. */
+async function cancelBusyDescendants(client: Client, store: SessionStore, sessionId: string): Promise<boolean> {
+  let any = false;
+  for (const child of await store.children(sessionId)) {
+    if (child.status === 'busy' && (await cancelRun(client, child.id)) === 'cancelled') any = true;
+    // A finished subagent may have started background ones of its own.
+    if (await cancelBusyDescendants(client, store, child.id)) any = true;
+  }
+  return any;
+}
+
+async function cancelRun(client: Client, sessionId: string): Promise<'cancelled' | 'not-running'> {
   const handle = client.workflow.getHandle(sessionId);
   try {
     const description = await handle.describe();

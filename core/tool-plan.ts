@@ -32,6 +32,8 @@ export interface TaskCallPlan {
   command?: string;
   /** A command's own model (commands only; the model cannot choose one). */
   model?: string;
+  /** Return at once; the subagent works on after this run (`task` with `background: true`). */
+  background?: boolean;
   promptPreview: string;
 }
 
@@ -113,6 +115,7 @@ function taskPlan(input: Record<string, unknown>): TaskCallPlan {
     subagent_type: text('subagent_type') ?? '',
     ...(text('session_id') ? { session_id: text('session_id') } : {}),
     ...(text('command') ? { command: text('command') } : {}),
+    ...(input.background === true ? { background: true } : {}),
     promptPreview: preview(String(input.prompt ?? '')),
   };
 }

@@ -8,7 +8,7 @@ export async function cancelCommand(context: CliContext, sessionId: string): Pro
     throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   }
   const { client } = await context.temporal();
-  const result = await cancelSession(client, sessionId);
+  const result = await cancelSession(client, sessionId, context.store);
   if (result === 'not-running') {
     context.report(`Session ${sessionId} has no running run.`);
     return 0;

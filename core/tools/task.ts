@@ -17,6 +17,7 @@ How:
 - The agent starts without your context. Write a complete prompt: what to do, what you already know, whether to change code or only report, and exactly what to return.
 - The agent's answer comes back to you, not to the user: summarise what matters for the user yourself.
 - The result ends with <task_metadata> holding the session_id. Pass it as session_id to continue the same subagent with its earlier context.
+- With background: true the call returns at once and the subagent works on while you go on; task_status with its session_id says how it is doing and, once it is done, gives its answer (wait: true waits for it).
 - Trust the agent's findings; check them only when something looks wrong.`;
 
 export const UNDESCRIBED_AGENT = 'This subagent should only be called manually by the user.';
@@ -40,6 +41,7 @@ export const task = defineTool({
       session_id: z.string().optional().describe('Existing task session to continue'),
       task_id: z.string().optional().describe('Alias of session_id'),
       command: z.string().optional().describe('The command that triggered this task'),
+      background: z.boolean().optional().describe('Run the subagent in the background: the call returns at once with its session_id'),
     })
     .transform(({ task_id, ...input }) => ({ ...input, session_id: input.session_id ?? task_id })),
   effect: 'mutating',

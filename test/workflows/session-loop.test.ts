@@ -44,7 +44,7 @@ describe('sessionWorkflow', () => {
     expect(toolResults[0]).toContain('hello from the readme');
     expect(toolResults[1]).toContain('src/a.ts');
     expect(toolResults[1]).toContain('src/b.ts');
-    expect(second.toolNames.sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'list', 'read', 'task', 'todoread', 'todowrite', 'webfetch', 'write']);
+    expect(second.toolNames.sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'list', 'read', 'task', 'task_status', 'todoread', 'todowrite', 'webfetch', 'write']);
     expect(second.system).toContain(`Working directory: ${env.project}`);
 
     const messages = await env.store.messages(sessionId);

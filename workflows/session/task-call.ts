@@ -76,7 +76,8 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
     const recorded = input.prompt !== undefined;
     const promptId = derivedId('prm', call.partId);
     const record = { partId: call.partId, description: input.description, sessionId, ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}) };
-    await callStore.startTaskCall({ ...record, model, ...(recorded ? {} : { promptId }) });
+    const background = input.background === true;
+    await callStore.startTaskCall({ ...record, model, ...(recorded ? {} : { promptId }), ...(background ? { background } : {}) });
     const child: SessionRunInput = {
       sessionId,
       parentId: context.sessionId,
@@ -86,7 +87,8 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       agent: agent.name,
       model,
       ...(recorded ? { prompt: input.prompt } : { promptId }),
-      title: `${input.description} (@${agent.name} subagent)`,
+      // The title says so wherever the session is shown (loom tree, loom show, the web view).
+      title: `${input.description} (@${agent.name} subagent${background ? ', background' : ''})`,
       sessionRules: childRules(config, agent),
       modelRetry: context.modelRetry,
       ...(context.webUrl ? { webUrl: context.webUrl } : {}),
@@ -96,9 +98,10 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       handle = await startChild<(input: SessionRunInput) => Promise<SessionRunResult>>(SESSION_WORKFLOW_TYPE, {
         workflowId: sessionId,
         args: [child],
-        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        staticSummary: `${agent.name} · ${input.description}`,
+        // A background subagent outlives this run: `loom cancel` of the session cancels it (see cancelSession).
+        cancellationType: background ? ChildWorkflowCancellationType.ABANDON : ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        parentClosePolicy: background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+        staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${input.description}`,
         staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
         typedSearchAttributes: [
           { key: AgentAttribute, value: agent.name },
@@ -114,6 +117,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
         canDelegate: true,
       });
     }
+    if (background) return await callStore.finishTaskCall({ ...record, note, background, canDelegate: true });
     try {
       await handle.result();
       await callStore.finishTaskCall({ ...record, note, canDelegate: config.tools.includes('task') });

@@ -96,6 +96,6 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
   app.openapi(abort, async (c) => {
     const { id } = c.req.valid('param');
     if (!(await store.getSession(id))) throw unknownSession(id);
-    return c.json({ id, result: await cancelSession(await deps.client(), id) }, 200);
+    return c.json({ id, result: await cancelSession(await deps.client(), id, store) }, 200);
   });
 }

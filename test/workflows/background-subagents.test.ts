@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolPart } from '../../core/part.js';
+import { cancelSession } from '../../client/sessions.js';
+import type { RecordedRequest } from '../support/scripted-model.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { waitUntil } from '../support/wait.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({ files: { 'README.md': '# Demo\n' } });
+  await env.worker();
+});
+afterAll(() => env?.close());
+
+const lastToolOutput = (request: RecordedRequest) => String(request.messages.findLast((m) => m.role === 'tool')?.content ?? '');
+const sessionIdIn = (text: string) => /session_id: (ses_\w+)/.exec(text)?.[1] ?? '';
+const taskPart = async (sessionId: string) =>
+  (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task');
+
+describe('background subagents', () => {
+  it('returns at once, works on after the parent run ends, and task_status waits for its answer', async () => {
+    env.model.setScript([
+      {
+        name: 'start',
+        when: { lastUser: 'Research in the background', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'task', args: { description: 'Slow research', prompt: 'Research slowly.', subagent_type: 'general', background: true } }] },
+      },
+      { name: 'child', when: { lastUser: 'Research slowly.' }, reply: { text: 'The research is done.', delayMs: 2_500 } },
+      { name: 'parent-done', when: { lastUser: 'Research in the background', lastRole: 'tool' }, reply: { text: 'Started it.' } },
+      {
+        name: 'check',
+        when: { lastUser: /^Check on it (ses_\w+)$/, lastRole: 'user' },
+        reply: (request) => ({ toolCalls: [{ name: 'task_status', args: { session_id: request.lastUser.split(' ').at(-1), wait: true, timeout_ms: 30_000 } }] }),
+      },
+      { name: 'checked', when: { lastUser: /^Check on it/, lastRole: 'tool' }, reply: { text: 'Checked.' } },
+    ]);
+    const { sessionId, result } = await env.start('Research in the background');
+    expect((await result()).text).toBe('Started it.');
+
+    const started = lastToolOutput(env.model.requests.findLast((r) => r.rule === 'parent-done')!);
+    expect(started).toContain('working in the background');
+    const childId = sessionIdIn(started);
+    expect(childId).toMatch(/^ses_/);
+    // The parent's run is over; the child is not.
+    expect(await env.store.getSession(childId)).toMatchObject({ status: 'busy', title: 'Slow research (@general subagent, background)' });
+    const part = await taskPart(sessionId);
+    expect(part?.state).toMatchObject({ status: 'completed', metadata: { background: true, sessionId: childId } });
+    await env.checkReplay(sessionId, 'background-task');
+
+    const check = await env.start(`Check on it ${childId}`, { sessionId });
+    expect((await check.result()).text).toBe('Checked.');
+    const status = lastToolOutput(env.model.requests.findLast((r) => r.rule === 'checked')!);
+    expect(status).toMatch(/^status: completed\n\nThe research is done\.\n\n<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/);
+    expect((await env.store.getSession(childId))?.status).toBe('idle');
+    await env.checkReplay(sessionId, 'task-status-wait');
+  });
+
+  it('refuses task_status for a session of another tree', async () => {
+    let otherId = '';
+    env.model.setScript([
+      { name: 'other', when: { lastUser: 'An unrelated session' }, reply: { text: 'Unrelated.' } },
+      {
+        name: 'peek',
+        when: { lastUser: 'Peek at the other tree', lastRole: 'user' },
+        reply: () => ({ toolCalls: [{ name: 'task_status', args: { session_id: otherId } }] }),
+      },
+      { name: 'peeked', when: { lastUser: 'Peek at the other tree', lastRole: 'tool' }, reply: { text: 'Refused.' } },
+    ]);
+    const other = await env.start('An unrelated session');
+    otherId = other.sessionId;
+    await other.result();
+    const { result } = await env.start('Peek at the other tree');
+    expect((await result()).text).toBe('Refused.');
+    expect(lastToolOutput(env.model.requests.findLast((r) => r.rule === 'peeked')!)).toContain(`Session ${other.sessionId} is not part of this session's tree`);
+  });
+
+  it('loom cancel of the parent session cancels a background subagent still working', async () => {
+    env.model.setScript([
+      {
+        name: 'start',
+        when: { lastUser: 'Start a long one', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'task', args: { description: 'Long work', prompt: 'Work for a long time.', subagent_type: 'general', background: true } }] },
+      },
+      { name: 'child', when: { lastUser: 'Work for a long time.' }, reply: { text: 'Never.', delayMs: 60_000 } },
+      { name: 'parent-done', when: { lastUser: 'Start a long one', lastRole: 'tool' }, reply: { text: 'Started.' } },
+    ]);
+    const { sessionId, result } = await env.start('Start a long one');
+    await result();
+    const childId = sessionIdIn(lastToolOutput(env.model.requests.findLast((r) => r.rule === 'parent-done')!));
+    expect((await env.store.getSession(childId))?.status).toBe('busy');
+    expect(await cancelSession(env.client, sessionId, env.store)).toBe('cancelled');
+    await waitUntil(async () => (await env.store.getSession(childId))?.status === 'cancelled', 30_000);
+  });
+});
