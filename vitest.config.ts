@@ -19,6 +19,7 @@ const onPostgres = [
   'test/e2e/batch.test.ts',
   'test/e2e/permissions.test.ts',
   'test/e2e/serve-events.test.ts',
+  'test/workflows/background-subagents.test.ts',
 ];
 
 export default defineConfig({

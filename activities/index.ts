@@ -10,6 +10,7 @@ import { createPermissionActivities } from './permissions.js';
 import { createRunConfigActivities } from './run-config.js';
 import { createSessionActivities } from './session.js';
 import { createTaskActivities } from './task.js';
+import { createBackgroundDeliveryActivities } from './background-delivery.js';
 import { createUserMessageActivities } from './user-message.js';
 import { createToolActivities } from './tools/run-tool.js';
 import { createHostStatusActivities } from './hosts/host-status.js';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunConfigActivities(deps),
     ...createPermissionActivities(deps),
     ...createTaskActivities(deps),
+    ...createBackgroundDeliveryActivities(deps),
     ...createUserMessageActivities(deps),
     ...createCommandActivities(deps),
     ...createBatchActivities(deps),

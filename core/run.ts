@@ -43,6 +43,11 @@ export interface SessionRunInput {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is: runs link to their session's page in the Temporal UI. */
   webUrl?: string;
+  /**
+   * A background subagent's run: when it ends, its outcome is sent to this parent session as a
+   * prompt (see `notifyParent`), which wakes the parent if it is idle.
+   */
+  deliverTo?: { sessionId: string; partId: string };
   /** A task of a batch: its prompt, agent and title are read from the store. */
   batchTask?: { batchId: string; index: number };
   /** Leave the answer's text out of the result (batches read it from the store). */
@@ -147,3 +152,7 @@ export interface RunProgress {
   /** Workspace tools wait for this host, which no worker serves. */
   waitingForHost?: string;
 }
+
+/** The workflow type of a session's run, and the signal that brings it a prompt (see workflows/api.ts). */
+export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
+export const PROMPT_SIGNAL = 'prompt';

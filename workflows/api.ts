@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermissionReply } from '../core/permission-request.js';
 import type { BatchProgress } from '../core/batch.js';
 import type { QueuedPrompt } from '../core/prompt.js';
-import type { RunProgress } from '../core/run.js';
+import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type RunProgress } from '../core/run.js';
 
 /** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
 
@@ -10,7 +10,7 @@ import type { RunProgress } from '../core/run.js';
  * A new prompt for a session whose run is busy, by its id in the store: handled at the run's next
  * step. (`{ text }` is what clients sent before prompts were stored first.)
  */
-export const promptSignal = defineSignal<[QueuedPrompt]>('prompt');
+export const promptSignal = defineSignal<[QueuedPrompt]>(PROMPT_SIGNAL);
 
 export const progressQuery = defineQuery<RunProgress>('progress');
 
@@ -22,7 +22,7 @@ export const permissionReplyUpdate = defineUpdate<{ requestId: string; status: '
   'permissionReply',
 );
 
-export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
+export { SESSION_WORKFLOW_TYPE };
 
 /** Controls of a running batch: pause, resume, cancel, or a new concurrency limit. */
 export type BatchControl = { action: 'pause' } | { action: 'resume' } | { action: 'cancel' } | { action: 'concurrency'; value: number };

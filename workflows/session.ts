@@ -19,6 +19,7 @@ import { PermissionGate } from './session/permission-gate.js';
 import { takePrompts } from './session/prompts.js';
 import { describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
 import { runSubtaskStep } from './session/subtask.js';
+import { promptQueue, reportToParent } from './session/background.js';
 import { Slots } from './session/slots.js';
 import { startSession } from './session/start.js';
 
@@ -30,7 +31,7 @@ import { startSession } from './session/start.js';
 export async function sessionWorkflow(runInput: SessionRunInput): Promise<SessionRunResult> {
   let input = runInput;
   const state = initialState(input);
-  setHandler(promptSignal, (prompt) => void state.queued.push(prompt));
+  setHandler(promptSignal, promptQueue(state.queued));
   setHandler(progressQuery, () => ({
     sessionId: input.sessionId,
     agent: state.config?.agent.name ?? input.agent ?? '',
@@ -106,25 +107,28 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     state.phase = 'done';
     if (state.config.compaction?.prune) await store.pruneSession({ sessionId: input.sessionId });
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
+    await reportToParent(input, 'completed');
     await titling;
     await condition(allHandlersFinished);
     const text = input.quietResult ? '' : preview(state.text);
     return { sessionId: input.sessionId, status: 'completed', text, finish: state.finish, tokens: state.tokens, steps: state.step };
   } catch (error) {
     if (isCancellation(error)) {
-      await CancellationScope.nonCancellable(() =>
-        store.finishRun({
+      await CancellationScope.nonCancellable(async () => {
+        await store.finishRun({
           sessionId: input.sessionId,
           status: 'cancelled',
           messageId: state.assistantMessageId,
           error: { name: 'MessageAbortedError', message: 'The run was cancelled' },
-        }),
-      );
+        });
+        await reportToParent(input, 'cancelled');
+      });
       throw error;
     }
     const failure = describeFailure(error);
     if (!failure) throw error;
     await store.finishRun({ sessionId: input.sessionId, status: 'failed', messageId: state.assistantMessageId, error: failure });
+    await reportToParent(input, 'error');
     throw ApplicationFailure.create({ type: failure.name, message: failure.message, nonRetryable: true });
   }
 }

@@ -15,11 +15,13 @@ afterAll(() => env?.close());
 
 const lastToolOutput = (request: RecordedRequest) => String(request.messages.findLast((m) => m.role === 'tool')?.content ?? '');
 const sessionIdIn = (text: string) => /session_id: (ses_\w+)/.exec(text)?.[1] ?? '';
+const texts = async (sessionId: string) =>
+  (await env.store.messages(sessionId)).flatMap((m) => m.parts).flatMap((p) => (p.type === 'text' ? [p.text] : []));
 const taskPart = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task');
 
 describe('background subagents', () => {
-  it('returns at once, works on after the parent run ends, and task_status waits for its answer', async () => {
+  it('returns at once, works on after the parent run ends, and its answer wakes the parent exactly once', async () => {
     env.model.setScript([
       {
         name: 'start',
@@ -28,12 +30,7 @@ describe('background subagents', () => {
       },
       { name: 'child', when: { lastUser: 'Research slowly.' }, reply: { text: 'The research is done.', delayMs: 2_500 } },
       { name: 'parent-done', when: { lastUser: 'Research in the background', lastRole: 'tool' }, reply: { text: 'Started it.' } },
-      {
-        name: 'check',
-        when: { lastUser: /^Check on it (ses_\w+)$/, lastRole: 'user' },
-        reply: (request) => ({ toolCalls: [{ name: 'task_status', args: { session_id: request.lastUser.split(' ').at(-1), wait: true, timeout_ms: 30_000 } }] }),
-      },
-      { name: 'checked', when: { lastUser: /^Check on it/, lastRole: 'tool' }, reply: { text: 'Checked.' } },
+      { name: 'woken', when: { lastUser: 'The background subagent "Slow research' }, reply: { text: 'Got the research.' } },
     ]);
     const { sessionId, result } = await env.start('Research in the background');
     expect((await result()).text).toBe('Started it.');
@@ -48,12 +45,46 @@ describe('background subagents', () => {
     expect(part?.state).toMatchObject({ status: 'completed', metadata: { background: true, sessionId: childId } });
     await env.checkReplay(sessionId, 'background-task');
 
-    const check = await env.start(`Check on it ${childId}`, { sessionId });
-    expect((await check.result()).text).toBe('Checked.');
-    const status = lastToolOutput(env.model.requests.findLast((r) => r.rule === 'checked')!);
-    expect(status).toMatch(/^status: completed\n\nThe research is done\.\n\n<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/);
-    expect((await env.store.getSession(childId))?.status).toBe('idle');
-    await env.checkReplay(sessionId, 'task-status-wait');
+    // The child's answer arrives as a prompt, which starts a new run of the idle parent.
+    await waitUntil(async () => (await env.store.getSession(childId))?.status === 'idle', 30_000);
+    await waitUntil(async () => (await texts(sessionId)).includes('Got the research.'), 30_000);
+    await waitUntil(async () => (await env.store.getSession(sessionId))?.status === 'idle', 30_000);
+    const woken = env.model.requests.filter((r) => r.rule === 'woken');
+    expect(woken).toHaveLength(1);
+    expect(woken[0].lastUser).toMatch(/^The background subagent "Slow research \(@general subagent, background\)" finished\. Its answer:\n\nThe research is done\.\n\n<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/);
+    const delivered = (await env.store.messages(sessionId)).filter((m) => m.info.role === 'user' && m.info.promptID && m.parts.some((p) => p.type === 'text' && p.synthetic));
+    expect(delivered).toHaveLength(1);
+    await env.checkReplay(sessionId, 'background-wake');
+    await env.checkReplay(childId, 'background-child');
+  });
+
+  it('task_status waits for a background subagent, and a failed one reports its failure to the parent', async () => {
+    env.model.setScript([
+      {
+        name: 'start',
+        when: { lastUser: 'Try the flaky job', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'task', args: { description: 'Flaky job', prompt: 'Do the flaky job.', subagent_type: 'general', background: true } }] },
+      },
+      { name: 'child-fails', when: { lastUser: 'Do the flaky job.' }, reply: { status: 400, errorMessage: 'The job is malformed', delayMs: 1_500 } },
+      {
+        name: 'wait',
+        when: { lastUser: 'Try the flaky job', lastRole: 'tool', lastTool: 'working in the background' },
+        reply: (request) => ({ toolCalls: [{ name: 'task_status', args: { session_id: sessionIdIn(request.lastTool ?? ''), wait: true, timeout_ms: 30_000 } }] }),
+      },
+      { name: 'waited', when: { lastUser: 'Try the flaky job', lastRole: 'tool', lastTool: 'status: ' }, reply: { text: 'It failed.' } },
+      { name: 'told', when: { lastUser: 'The background subagent "Flaky job' }, reply: { text: 'Noted the failure.' } },
+    ]);
+    const { sessionId, result } = await env.start('Try the flaky job');
+    await result();
+    const statusPart = (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task_status');
+    const status = statusPart?.state.status === 'completed' ? statusPart.state.output : '';
+    expect(status).toMatch(/^status: error\n\n.*The job is malformed[\s\S]*<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/);
+    // Whether the report came while that run was still open or after it ended, the parent reads it once.
+    await waitUntil(async () => (await texts(sessionId)).includes('Noted the failure.'), 30_000);
+    const told = env.model.requests.filter((r) => r.rule === 'told');
+    expect(told).toHaveLength(1);
+    expect(told[0].lastUser).toContain('failed.');
+    expect(told[0].lastUser).toContain('The job is malformed');
   });
 
   it('refuses task_status for a session of another tree', async () => {

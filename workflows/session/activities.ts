@@ -34,6 +34,16 @@ export const STORE_AS_LOCAL_ACTIVITIES = 'store-as-local-activities';
 const remoteStore = proxyActivities<LoomActivities>(storePolicy);
 export const localStore = proxyLocalActivities<LoomActivities>(localStorePolicy);
 
+/**
+ * A background subagent's report to its parent: it lasts until the parent has taken it, which a
+ * busy parent does at its next step (so for as long as that step's tools run); it heartbeats.
+ */
+export const delivery = proxyActivities<LoomActivities>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
 /** Writes to the session store: quick, idempotent, retried patiently. */
 export const store: typeof remoteStore = new Proxy(remoteStore, {
   get: (_, name: string) => (patched(STORE_AS_LOCAL_ACTIVITIES) ? localStore : remoteStore)[name as keyof typeof remoteStore],

@@ -22,6 +22,11 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
       continue;
     }
     const messageId = drawId(state, 'msg');
+    // Loom's own prompt (a background subagent's outcome): written as it is, never a command.
+    if (prompt.synthetic) {
+      await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, synthetic: true });
+      continue;
+    }
     const saved = await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, commands: state.config!.commands });
     if (saved.command) {
       const prepared = await commandsOn(placementOf(input, state)).prepareCommand({
@@ -79,7 +84,7 @@ async function saveUserMessage(
   input: SessionRunInput,
   state: RunState,
   messageId: string,
-  prompt: { text: string } | { promptId?: string; commands?: string[] },
+  prompt: { text: string } | { promptId?: string; commands?: string[]; synthetic?: boolean },
 ): Promise<{ command?: string }> {
   // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
   const saved = await onWorkspace(

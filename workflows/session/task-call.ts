@@ -92,6 +92,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       sessionRules: childRules(config, agent),
       modelRetry: context.modelRetry,
       ...(context.webUrl ? { webUrl: context.webUrl } : {}),
+      ...(background ? { deliverTo: { sessionId: context.sessionId, partId: call.partId } } : {}),
     };
     let handle;
     try {

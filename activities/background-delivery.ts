@@ -1,0 +1,109 @@
+import { Context } from '@temporalio/activity';
+import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type SessionRunInput } from '../core/run.js';
+import { RootSessionAttribute } from '../core/search-attributes.js';
+import type { ActivityDeps } from './deps.js';
+import { lastAnswer } from './last-text.js';
+import { rootSessionOf } from './session-root.js';
+import { taskEnvelope } from './task.js';
+
+/** How a background subagent's run ended, as its parent is told. */
+export type BackgroundOutcome = 'completed' | 'error' | 'cancelled';
+
+/** How often a report looks whether the parent has taken it. */
+const TAKEN_POLL_MS = 500;
+/** How many runs of the parent a report starts at most. */
+const MAX_SENDS = 3;
+
+const ENDED: Record<BackgroundOutcome, string> = { completed: 'finished', error: 'failed', cancelled: 'was cancelled' };
+
+/**
+ * Background subagents report back: when such a run ends, its outcome goes to the parent session
+ * as a prompt, queued into the parent's open run or starting a new one (the parent wakes up), as
+ * `loom resume` sends a prompt.
+ */
+export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
+  /**
+   * Exactly once per child run: the prompt id comes from the child's run, a parent that already
+   * holds a message of it is not told again (a retry after the signal went through), and a run
+   * ignores a prompt id it has already queued (a retry while it has not written it yet).
+   */
+  async function notifyParent(input: {
+    parentId: string;
+    childId: string;
+    /** The prompt's id, decided by the child's run. */
+    deliveryId: string;
+    outcome: BackgroundOutcome;
+    taskQueue: string;
+  }): Promise<{ delivered: boolean; reason?: string }> {
+    const parent = await store.getSession(input.parentId);
+    if (!parent) return { delivered: false, reason: `parent session ${input.parentId} is gone` };
+    // Fixed before the check below, so nothing the parent writes afterwards escapes `taken`.
+    let cursor = (await store.changes(input.parentId, Number.MAX_SAFE_INTEGER)).cursor;
+    const messages = await store.messages(input.parentId);
+    if (messages.some((message) => message.info.role === 'user' && message.info.promptID === input.deliveryId)) {
+      return { delivered: false, reason: 'delivered already' };
+    }
+    await store.savePrompt({ id: input.deliveryId, sessionID: parent.id, text: await outcomeText(input.childId, input.outcome), time: { created: Date.now() } });
+    const run: SessionRunInput = {
+      sessionId: parent.id,
+      directory: parent.directory,
+      ...(parent.host ? { host: parent.host } : {}),
+      ...(parent.parentID ? { parentId: parent.parentID } : {}),
+    };
+    const context = Context.current();
+    const { client } = context;
+    const rootId = await rootSessionOf(store, parent.id);
+    const send = async () =>
+      (
+        await client.workflow.signalWithStart(SESSION_WORKFLOW_TYPE, {
+          workflowId: parent.id,
+          taskQueue: input.taskQueue,
+          args: [run],
+          signal: PROMPT_SIGNAL,
+          signalArgs: [{ promptId: input.deliveryId, synthetic: true }],
+          staticSummary: `${parent.agent} · ${parent.title}`,
+          staticDetails: `**Background subagent ${input.childId} ${ENDED[input.outcome]}**`,
+          typedSearchAttributes: [{ key: RootSessionAttribute, value: rootId }],
+        })
+      ).signaledRunId;
+    // Only what the parent wrote since the cursor is read each time.
+    const taken = async () => {
+      const changes = await store.changes(input.parentId, cursor);
+      cursor = changes.cursor;
+      return changes.messages.some((message) => message.role === 'user' && message.promptID === input.deliveryId);
+    };
+    // A run that was finishing when the signal came closes without taking it: then the prompt
+    // starts the next run, as `loom resume` sends a prompt again.
+    let runId = await send();
+    for (let sent = 1; ; ) {
+      context.heartbeat();
+      if (await taken()) return { delivered: true };
+      const { status } = await client.workflow.getHandle(parent.id, runId).describe();
+      if (status.name !== 'RUNNING') {
+        if (await taken()) return { delivered: true };
+        // A parent whose runs end without taking it (each fails at once, say) is not woken forever.
+        if (sent >= MAX_SENDS) return { delivered: false, reason: `${sent} runs of ${parent.id} ended without taking it` };
+        runId = await send();
+        sent++;
+        continue;
+      }
+      await context.sleep(TAKEN_POLL_MS);
+    }
+  }
+
+  /** What the parent reads: which subagent, how it ended, its answer (or error), and the envelope. */
+  async function outcomeText(childId: string, outcome: BackgroundOutcome): Promise<string> {
+    const child = await store.getSession(childId);
+    const answer = await lastAnswer(store, childId);
+    const last = (await store.messages(childId)).findLast((message) => message.info.role === 'assistant')?.info;
+    const error = last?.role === 'assistant' && last.error ? `${last.error.name}: ${last.error.message}` : '';
+    const body = outcome === 'completed' ? answer : [error, answer].filter(Boolean).join('\n\n');
+    return [
+      `The background subagent "${child?.title ?? childId}" ${ENDED[outcome]}.${outcome === 'completed' ? ' Its answer:' : ''}`,
+      ...(body ? [body] : []),
+      taskEnvelope(childId),
+    ].join('\n\n');
+  }
+
+  return { notifyParent };
+}

@@ -1,0 +1,38 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { seededId } from '../../core/ids.js';
+import type { QueuedPrompt } from '../../core/prompt.js';
+import type { SessionRunInput } from '../../core/run.js';
+import type { BackgroundOutcome } from '../../activities/background-delivery.js';
+import { delivery } from './activities.js';
+
+/**
+ * A background subagent's run tells its parent how it ended (see `notifyParent`). The prompt id
+ * depends only on this run (its workflow id and first run id, kept across continue-as-new), so a
+ * retried delivery names the same prompt and the parent takes it once.
+ */
+export async function reportToParent(input: SessionRunInput, outcome: BackgroundOutcome): Promise<void> {
+  if (!input.deliverTo) return;
+  const info = workflowInfo();
+  await delivery.notifyParent({
+    parentId: input.deliverTo.sessionId,
+    childId: input.sessionId,
+    deliveryId: seededId('prm', Date.now(), `${input.sessionId}:${info.firstExecutionRunId}`),
+    outcome,
+    taskQueue: info.taskQueue,
+  });
+}
+
+/**
+ * The prompt signal's handler: queues a prompt once, however many times it is sent to this run (a
+ * background subagent's report sent again after a retry).
+ */
+export function promptQueue(queued: QueuedPrompt[]): (prompt: QueuedPrompt) => void {
+  const seen = new Set(queued.flatMap((prompt) => ('promptId' in prompt ? [prompt.promptId] : [])));
+  return (prompt) => {
+    if ('promptId' in prompt) {
+      if (seen.has(prompt.promptId)) return;
+      seen.add(prompt.promptId);
+    }
+    queued.push(prompt);
+  };
+}
