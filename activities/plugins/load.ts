@@ -6,6 +6,7 @@ import { mergeConfig, type LoomConfig } from '../../core/config.js';
 import { configLayers, type ConfigLayer } from '../config/load.js';
 import { diskFiles } from '../config/files.js';
 import { configDir } from '../paths.js';
+import { log } from '@temporalio/activity';
 import { withTimeout } from './timeout.js';
 import { HOOK_NAMES, PluginError, type Hooks, type LoadedPlugin, type PluginInput, type Plugins } from './types.js';
 
@@ -39,7 +40,8 @@ const cache = new Map<string, Promise<Plugins>>();
  * `PluginError` naming the module (and export) that cannot be loaded.
  */
 export async function loadPlugins(directory: string, env: NodeJS.ProcessEnv): Promise<Plugins> {
-  const { modules, config } = discoverPlugins(directory, env);
+  const { modules, config, skipped } = discoverPlugins(directory, env);
+  for (const reason of skipped) warnOnce(reason);
   const timeoutMs = (config.plugin_timeout ?? DEFAULT_PLUGIN_TIMEOUT_S) * 1000;
   if (modules.length === 0) return { list: [], timeoutMs };
   const key = JSON.stringify([resolve(directory), timeoutMs, modules]);
@@ -55,7 +57,7 @@ export async function loadPlugins(directory: string, env: NodeJS.ProcessEnv): Pr
 }
 
 /** The modules `loadPlugins` would load, and the configuration (JSON layers) that named them. */
-export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { modules: PluginModule[]; config: LoomConfig } {
+export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { modules: PluginModule[]; config: LoomConfig; skipped: string[] } {
   const root = resolve(directory);
   let layers: ConfigLayer[] = [];
   try {
@@ -64,6 +66,7 @@ export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { mo
     // A broken config file is reported where the run is prepared; its plugins are not loaded.
   }
   const modules: PluginModule[] = [];
+  const skipped: string[] = [];
   const seen = new Set<string>();
   const add = (file: string, label: string, isPackage = false) => {
     if (seen.has(file)) return;
@@ -80,7 +83,11 @@ export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { mo
         const file = entry.startsWith('file://') ? new URL(entry).pathname : resolve(base, entry);
         add(file, label);
       } else {
-        add(resolvePackage(entry, root, label), label, true);
+        // OpenCode installs the npm plugins a project names; Loom uses those installed and skips
+        // the others, so a project brought from OpenCode runs (its own files must load, though).
+        const file = resolvePackage(entry, root);
+        if (file) add(file, label, true);
+        else skipped.push(`${label}: package not installed in ${root} (npm install it there to use it); skipped`);
       }
     }
   }
@@ -95,7 +102,7 @@ export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { mo
       }
     }
   }
-  return { modules, config: layers.reduce((merged, layer) => mergeConfig(merged, layer.config), {}) };
+  return { modules, config: layers.reduce((merged, layer) => mergeConfig(merged, layer.config), {}), skipped };
 }
 
 async function initialise(directory: string, modules: PluginModule[], timeoutMs: number): Promise<Plugins> {
@@ -158,11 +165,24 @@ function checkHooks(value: unknown, name: string): Hooks {
   return value as Hooks;
 }
 
-function resolvePackage(name: string, directory: string, label: string): string {
+function resolvePackage(name: string, directory: string): string | undefined {
   try {
     return createRequire(join(directory, 'package.json')).resolve(name);
-  } catch (error) {
-    throw new PluginError(`${label}: package not found from ${directory} (install it in the project): ${messageOf(error)}`);
+  } catch {
+    return undefined;
+  }
+}
+
+const warned = new Set<string>();
+
+/** Says once per worker process that a plugin was skipped, in the worker's log. */
+function warnOnce(reason: string): void {
+  if (warned.has(reason)) return;
+  warned.add(reason);
+  try {
+    log.warn(`Plugin ${reason}`);
+  } catch {
+    // Outside an activity (a test, the CLI): nowhere to log to.
   }
 }
 
