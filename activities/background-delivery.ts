@@ -37,6 +37,9 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
   }): Promise<{ delivered: boolean; reason?: string }> {
     const parent = await store.getSession(input.parentId);
     if (!parent) return { delivered: false, reason: `parent session ${input.parentId} is gone` };
+    // Someone cancelled the parent, or cancelled the work while the parent rested: waking it would undo that.
+    if (parent.status === 'cancelled') return { delivered: false, reason: `parent session ${parent.id} was cancelled` };
+    if (input.outcome === 'cancelled' && parent.status !== 'busy') return { delivered: false, reason: 'cancelled while the parent was not running' };
     // Fixed before the check below, so nothing the parent writes afterwards escapes `taken`.
     let cursor = (await store.changes(input.parentId, Number.MAX_SAFE_INTEGER)).cursor;
     const messages = await store.messages(input.parentId);

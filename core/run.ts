@@ -70,6 +70,8 @@ export interface CarriedState {
   /** Recent tool calls (`tool:digest`), for the doom-loop guard. */
   recentCalls: string[];
   title?: string;
+  /** Background subagents this run (or the runs before it) started: cancelled with it. */
+  backgroundChildren?: string[];
 }
 
 /** What a run decided at its start from the configuration (the `prepareRun` activity). */

@@ -19,7 +19,7 @@ import { PermissionGate } from './session/permission-gate.js';
 import { takePrompts } from './session/prompts.js';
 import { describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
 import { runSubtaskStep } from './session/subtask.js';
-import { promptQueue, reportToParent } from './session/background.js';
+import { cancelBackgroundChildren, promptQueue, reportToParent } from './session/background.js';
 import { Slots } from './session/slots.js';
 import { startSession } from './session/start.js';
 
@@ -122,6 +122,8 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
           error: { name: 'MessageAbortedError', message: 'The run was cancelled' },
         });
         await reportToParent(input, 'cancelled');
+        // Background subagents outlive a run that ends, not one that is cancelled (from the Temporal UI too).
+        await cancelBackgroundChildren(state.backgroundChildren);
       });
       throw error;
     }
@@ -147,6 +149,7 @@ async function continueRunAsNew(input: SessionRunInput, state: RunState, config:
       ...(state.ids ? { ids: state.ids } : {}),
       config,
       recentCalls: state.recentCalls,
+      ...(state.backgroundChildren.length ? { backgroundChildren: state.backgroundChildren } : {}),
       title: state.title,
     },
   });

@@ -122,5 +122,27 @@ describe('background subagents', () => {
     expect((await env.store.getSession(childId))?.status).toBe('busy');
     expect(await cancelSession(env.client, sessionId, env.store)).toBe('cancelled');
     await waitUntil(async () => (await env.store.getSession(childId))?.status === 'cancelled', 30_000);
+    // The person stopped the work: the resting parent is not woken to hear of it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'idle' });
+    expect((await env.store.messages(sessionId)).filter((m) => m.info.role === 'user')).toHaveLength(1);
+  });
+
+  it('cancelling the parent run (as the Temporal UI does) cancels the background subagents it started', async () => {
+    env.model.setScript([
+      {
+        name: 'start',
+        when: { lastUser: 'Start one, then wait', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'task', args: { description: 'Endless', prompt: 'Work forever.', subagent_type: 'general', background: true } }] },
+      },
+      { name: 'child', when: { lastUser: 'Work forever.' }, reply: { text: 'Never.', delayMs: 60_000 } },
+      { name: 'parent-waits', when: { lastUser: 'Start one, then wait', lastRole: 'tool' }, reply: { text: 'Never either.', delayMs: 60_000 } },
+    ]);
+    const { sessionId } = await env.start('Start one, then wait');
+    await env.model.waitForRequest((r) => r.rule === 'parent-waits', 20_000);
+    const childId = sessionIdIn(lastToolOutput(env.model.requests.findLast((r) => r.rule === 'parent-waits')!));
+    await env.client.workflow.getHandle(sessionId).cancel();
+    await waitUntil(async () => (await env.store.getSession(childId))?.status === 'cancelled', 30_000);
+    expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'cancelled' });
   });
 });

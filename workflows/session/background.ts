@@ -1,4 +1,4 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { seededId } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
@@ -35,4 +35,18 @@ export function promptQueue(queued: QueuedPrompt[]): (prompt: QueuedPrompt) => v
     }
     queued.push(prompt);
   };
+}
+
+/**
+ * Asks every background subagent of a cancelled run to stop. One that has finished already
+ * refuses (it is closed), which is fine: there is nothing left to cancel.
+ */
+export async function cancelBackgroundChildren(sessionIds: string[]): Promise<void> {
+  await Promise.all(
+    sessionIds.map((id) =>
+      getExternalWorkflowHandle(id)
+        .cancel()
+        .catch(() => undefined),
+    ),
+  );
 }

@@ -35,6 +35,8 @@ export interface RunState {
   title?: string;
   /** Workspace tools wait for this host, which no worker serves (see `whileHostWaits`). */
   waitingForHost?: string;
+  /** Session ids of the background subagents started in this chain of runs: a cancelled run cancels them. */
+  backgroundChildren: string[];
 }
 
 export function initialState(input: SessionRunInput): RunState {
@@ -56,6 +58,7 @@ export function initialState(input: SessionRunInput): RunState {
     recentCalls: carried?.recentCalls ?? [],
     bypassTaskAsk: false,
     title: carried?.title ?? input.title,
+    backgroundChildren: carried?.backgroundChildren ?? [],
   };
 }
 

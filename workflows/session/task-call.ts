@@ -41,6 +41,8 @@ export interface TaskContext {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is (children link to their pages too). */
   webUrl?: string;
+  /** The run's list of background subagents, which a cancelled run cancels. */
+  backgroundChildren?: string[];
 }
 
 /**
@@ -118,7 +120,10 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
         canDelegate: true,
       });
     }
-    if (background) return await callStore.finishTaskCall({ ...record, note, background, canDelegate: true });
+    if (background) {
+      if (!context.backgroundChildren?.includes(sessionId)) context.backgroundChildren?.push(sessionId);
+      return await callStore.finishTaskCall({ ...record, note, background, canDelegate: true });
+    }
     try {
       await handle.result();
       await callStore.finishTaskCall({ ...record, note, canDelegate: config.tools.includes('task') });
