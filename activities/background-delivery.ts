@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type SessionRunInput } from '../core/run.js';
 import { RootSessionAttribute } from '../core/search-attributes.js';
 import type { ActivityDeps } from './deps.js';
-import { lastAnswer } from './last-text.js';
+import { lastOutcome } from './last-text.js';
 import { rootSessionOf } from './session-root.js';
 import { taskEnvelope } from './task.js';
 
@@ -97,9 +97,7 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
   /** What the parent reads: which subagent, how it ended, its answer (or error), and the envelope. */
   async function outcomeText(childId: string, outcome: BackgroundOutcome): Promise<string> {
     const child = await store.getSession(childId);
-    const answer = await lastAnswer(store, childId);
-    const last = (await store.messages(childId)).findLast((message) => message.info.role === 'assistant')?.info;
-    const error = last?.role === 'assistant' && last.error ? `${last.error.name}: ${last.error.message}` : '';
+    const { answer, error } = await lastOutcome(store, childId);
     const body = outcome === 'completed' ? answer : [error, answer].filter(Boolean).join('\n\n');
     return [
       `The background subagent "${child?.title ?? childId}" ${ENDED[outcome]}.${outcome === 'completed' ? ' Its answer:' : ''}`,

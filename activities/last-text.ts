@@ -13,3 +13,11 @@ export async function lastAnswer(store: SessionStore, sessionId: string): Promis
   const last = messages.findLast((message) => message.info.role === 'assistant');
   return (last?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
+
+/** A session's last answer and, when its last assistant message failed, how (`Name: message`); one read. */
+export async function lastOutcome(store: SessionStore, sessionId: string): Promise<{ answer: string; error: string }> {
+  const last = (await store.messages(sessionId)).findLast((message) => message.info.role === 'assistant');
+  const answer = (last?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+  const error = last?.info.role === 'assistant' && last.info.error ? `${last.info.error.name}: ${last.info.error.message}` : '';
+  return { answer, error };
+}

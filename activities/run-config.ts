@@ -1,4 +1,3 @@
-import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { homedir } from 'node:os';
 import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
@@ -13,6 +12,8 @@ import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } fr
 import type { LoomConfig } from './config/schema.js';
 import type { ActivityDeps } from './deps.js';
 import { toolOutputDir } from './paths.js';
+import { rootSessionOf } from './session-root.js';
+import { warnInWorkerLog } from './worker-log.js';
 
 export const OPENAI_DEFAULT_MODEL = 'openai/gpt-4.1';
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
@@ -56,7 +57,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
     try {
       const { config, snapshot, skillProblems } = takeWorkspaceSnapshot(input.directory, env);
       // A broken skill file is skipped, not fatal: the run goes on, and the worker's log says why.
-      for (const problem of skillProblems) warn(`Skipped a skill: ${problem.message}`);
+      for (const problem of skillProblems) warnInWorkerLog(`Skipped a skill: ${problem.message}`);
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
       const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
@@ -65,7 +66,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         throw new ConfigError('No model: pass --model provider/model, set "model" in loom.json or on the agent, or set OPENAI_API_KEY.');
       }
       parseModelId(model);
-      const rootId = await rootOf(session ? input.sessionId : (input.parentId ?? input.sessionId));
+      const rootId = await rootSessionOf(store, session ? input.sessionId : (input.parentId ?? input.sessionId));
       const sessionRules = input.sessionRules ?? session?.permission ?? [];
       const rules = merge(agent.permission, sessionRules);
       const hidden = disabled(Object.keys(toolSpecs), rules);
@@ -119,24 +120,5 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
     return depth;
   }
 
-  async function rootOf(sessionId: string): Promise<string> {
-    let current = await store.getSession(sessionId);
-    let root = sessionId;
-    while (current?.parentID) {
-      root = current.parentID;
-      current = await store.getSession(current.parentID);
-    }
-    return root;
-  }
-
   return { prepareRun };
-}
-
-/** To the activity's logger (the worker's log), or the console when called outside an activity. */
-function warn(message: string): void {
-  try {
-    log.warn(message);
-  } catch {
-    console.warn(message);
-  }
 }

@@ -1,11 +1,16 @@
 import type { SessionStore } from './store/store.js';
 
-/** The root of a session's tree: the session itself, or the first of its ancestors without a parent. */
+/**
+ * The root of a session's tree: its last ancestor the store knows (the session itself when it has
+ * no parent, or is not stored yet). Where "always" approvals live and what a tree check compares.
+ */
 export async function rootSessionOf(store: SessionStore, sessionId: string): Promise<string> {
-  let id = sessionId;
-  for (;;) {
-    const parent = (await store.getSession(id))?.parentID;
-    if (!parent) return id;
-    id = parent;
+  let root = sessionId;
+  for (let session = await store.getSession(sessionId); session?.parentID; ) {
+    const parent = await store.getSession(session.parentID);
+    if (!parent) break;
+    root = parent.id;
+    session = parent;
   }
+  return root;
 }

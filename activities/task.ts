@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps.js';
 import { toolOutputDir } from './paths.js';
 import { taskSteps } from './task-progress.js';
 import { lastText } from './last-text.js';
+import { rootSessionOf } from './session-root.js';
 import { storePrompt } from './prompts.js';
 import { setToolState, toolInputOf } from './tools/tool-state.js';
 import { truncateOutput } from './tools/truncate.js';
@@ -20,14 +21,8 @@ export function backgroundStarted(sessionId: string): string {
 export function createTaskActivities({ store, dataDir }: ActivityDeps) {
   /** Whether a session exists, and whether it belongs to the caller's session tree. */
   async function lookupTaskSession(input: { sessionId: string; rootId: string }): Promise<{ exists: boolean; inTree: boolean }> {
-    let session = await store.getSession(input.sessionId);
-    if (!session) return { exists: false, inTree: false };
-    while (session.parentID) {
-      const parent = await store.getSession(session.parentID);
-      if (!parent) break;
-      session = parent;
-    }
-    return { exists: true, inTree: session.id === input.rootId };
+    if (!(await store.getSession(input.sessionId))) return { exists: false, inTree: false };
+    return { exists: true, inTree: (await rootSessionOf(store, input.sessionId)) === input.rootId };
   }
 
   /**

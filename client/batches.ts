@@ -1,11 +1,13 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { localHostId } from '../activities/hosts/host-id.js';
 import type { SessionStore } from '../activities/store/store.js';
-import { BatchTaskInput, type BatchRecord } from '../core/batch.js';
+import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../core/batch.js';
+import { addTokens, zeroTokens, type Tokens } from '../core/message.js';
 import { newId } from '../core/ids.js';
 import type { ModelRetry } from '../core/run.js';
+import { batchControlUpdate, type BatchControl } from '../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../workflows/batch.js';
 import { CliError } from './cli-error.js';
 import { formatBytes } from './render/bytes.js';
@@ -100,4 +102,31 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     staticDetails: `**${options.tasks.length} tasks** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${options.retries} retries${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
   });
   return { batch, handle };
+}
+
+/** The tokens a batch's tasks have used, from their outcomes in the store (no Temporal call). */
+export async function batchTokens(store: SessionStore, batchId: string): Promise<Tokens> {
+  const page = 1_000;
+  let sum = zeroTokens();
+  for (let from = 0; ; from += page) {
+    const tasks = await store.batchTasks(batchId, { from, limit: page });
+    for (const { outcome } of tasks) if (outcome.tokens) sum = addTokens(sum, outcome.tokens);
+    if (tasks.length < page) return sum;
+  }
+}
+
+/** A control a batch's run refused, or a batch that is not running: the caller's to hear (409 on the server). */
+export class BatchControlError extends CliError {
+  override name = 'BatchControlError';
+}
+
+/** Sends a control to a batch's run (the update `loom batch pause|resume|cancel|concurrency` sends) and returns its progress. */
+export async function controlBatch(client: Client, batchId: string, control: BatchControl): Promise<BatchProgress> {
+  try {
+    return await client.workflow.getHandle<typeof batchWorkflow>(batchId).executeUpdate(batchControlUpdate, { args: [control] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) throw new BatchControlError(error.cause?.message ?? error.message);
+    if (error instanceof WorkflowNotFoundError) throw new BatchControlError(`Batch ${batchId} is not running.`);
+    throw error;
+  }
 }

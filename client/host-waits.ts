@@ -1,4 +1,4 @@
-import { livePollers } from '../activities/hosts/pollers.js';
+import { activityQueueServed } from '../activities/hosts/pollers.js';
 import type { Session } from '../core/session.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import type { CliContext } from './context.js';
@@ -17,8 +17,7 @@ export async function hostsWithoutWorkers(context: CliContext, sessions: Session
   await Promise.all(
     [...hosts].map(async (host) => {
       try {
-        const pollers = await livePollers(temporal.client.workflowService, namespace, hostTaskQueue(taskQueue, host), 'activity');
-        if (pollers.length === 0) unserved.add(host);
+        if (!(await activityQueueServed(temporal.client.workflowService, namespace, hostTaskQueue(taskQueue, host)))) unserved.add(host);
       } catch {
         // Unknown: say nothing rather than something wrong.
       }

@@ -10,6 +10,7 @@ import { promptSignal } from '../workflows/api.js';
 import { sessionWorkflow } from '../workflows/index.js';
 import { savePrompt } from './prompts.js';
 import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
+import { rootSessionOf } from '../activities/session-root.js';
 
 export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
 
@@ -164,13 +165,7 @@ function runMetadata(sessionId: string, agent: string, title: string, prompt: st
 
 /** The root of a session's tree, where its permission requests are answered. */
 export async function rootOf(store: SessionStore, session: Session): Promise<string> {
-  let current = session;
-  while (current.parentID) {
-    const parent = await store.getSession(current.parentID);
-    if (!parent) break;
-    current = parent;
-  }
-  return current.id;
+  return session.parentID ? rootSessionOf(store, session.id) : session.id;
 }
 
 function excerpt(text: string, limit: number): string {

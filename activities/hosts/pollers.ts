@@ -55,3 +55,8 @@ function isDeadLocalWorker(poller: LivePoller): boolean {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
+
+/** Whether a task queue's activities have a live worker: whether a host's workspace is served. */
+export async function activityQueueServed(service: WorkflowService, namespace: string, taskQueue: string): Promise<boolean> {
+  return (await livePollers(service, namespace, taskQueue, 'activity')).length > 0;
+}

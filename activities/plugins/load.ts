@@ -6,7 +6,7 @@ import { mergeConfig, type LoomConfig } from '../../core/config.js';
 import { configLayers, type ConfigLayer } from '../config/load.js';
 import { diskFiles } from '../config/files.js';
 import { configDir } from '../paths.js';
-import { log } from '@temporalio/activity';
+import { warnInWorkerLog } from '../worker-log.js';
 import { withTimeout } from './timeout.js';
 import { HOOK_NAMES, PluginError, type Hooks, type LoadedPlugin, type PluginInput, type Plugins } from './types.js';
 
@@ -179,11 +179,7 @@ const warned = new Set<string>();
 function warnOnce(reason: string): void {
   if (warned.has(reason)) return;
   warned.add(reason);
-  try {
-    log.warn(`Plugin ${reason}`);
-  } catch {
-    // Outside an activity (a test, the CLI): nowhere to log to.
-  }
+  warnInWorkerLog(`Plugin ${reason}`);
 }
 
 function labelOf(file: string, directory: string): string {

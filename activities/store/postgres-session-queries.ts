@@ -43,11 +43,13 @@ export async function usage(db: Queryable, sessionID: string): Promise<{ tokens:
   };
 }
 
-/** Whether rows of the session newer than the cursor are committed: two index lookups, no lock. */
+/** Whether rows of the session (its messages, parts, own row and permission requests) newer than the cursor are committed; no lock. */
 export async function changedSince(db: Queryable, sessionID: string, since: number): Promise<boolean> {
   const { rows } = await db.query<{ changed: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = $1 AND rev > $2)
-         OR EXISTS (SELECT 1 FROM part WHERE session_id = $1 AND rev > $2) AS changed`,
+         OR EXISTS (SELECT 1 FROM part WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM session WHERE id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = $1 AND rev > $2) AS changed`,
     [sessionID, since],
   );
   return rows[0].changed;

@@ -25,7 +25,9 @@ export class SqliteChangeFeed {
       changedSince: db
         .prepare(
           `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = @session AND rev > @since)
-               OR EXISTS (SELECT 1 FROM part WHERE session_id = @session AND rev > @since)`,
+               OR EXISTS (SELECT 1 FROM part WHERE session_id = @session AND rev > @since)
+               OR EXISTS (SELECT 1 FROM session WHERE id = @session AND rev > @since)
+               OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = @session AND rev > @since)`,
         )
         .pluck(),
     };

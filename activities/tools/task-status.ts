@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { Session } from '../../core/session.js';
 import { TASK_STATUS_DEFAULT_WAIT_MS, type taskStatus as taskStatusSpec } from '../../core/tools/task-status.js';
-import { lastAnswer } from '../last-text.js';
+import { lastOutcome } from '../last-text.js';
 import { rootSessionOf } from '../session-root.js';
 import { taskEnvelope } from '../task.js';
-import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
+import { ToolError, type ToolHandler } from './tool-handler.js';
 
 /** The longest one wait for a change lasts before the session is read again (a missed wake-up). */
 const LOOK_AGAIN_MS = 2_000;
@@ -41,7 +41,8 @@ export const taskStatus: ToolHandler<z.infer<typeof taskStatusSpec.parameters>> 
     }
   }
   const state = STATE[session.status];
-  const answer = state === 'running' ? '' : (await lastAnswer(store, id)) || (await lastError(store, id));
+  const outcome = state === 'running' ? undefined : await lastOutcome(store, id);
+  const answer = outcome ? outcome.answer || outcome.error : '';
   const lines = [`status: ${state}`, ...(state === 'running' ? ['The subagent is still working: call task_status again later, or with wait: true.'] : []), ...(answer ? ['', answer] : [])];
   return {
     title: `${session.title} · ${state}`,
@@ -49,9 +50,3 @@ export const taskStatus: ToolHandler<z.infer<typeof taskStatusSpec.parameters>> 
     metadata: { sessionId: id, status: state },
   };
 };
-
-/** How the subagent's last answer failed, when it has no text to show. */
-async function lastError(store: ToolContext['store'], sessionId: string): Promise<string> {
-  const last = (await store.messages(sessionId)).findLast((message) => message.info.role === 'assistant')?.info;
-  return last?.role === 'assistant' && last.error ? `${last.error.name}: ${last.error.message}` : '';
-}

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/message.js';
 import type { TextPart } from '../../core/part.js';
 import type { SessionStore } from '../../activities/store/store.js';
+import { request } from './store-contract-records.js';
+import { session } from './store-contract.js';
 
 /**
  * Generous on purpose: the machines running tests are shared and slow at times. A wake-up that
@@ -61,6 +63,23 @@ export function describeChangeFeedContract(name: string, openStore: () => Promis
       expect(waiting.woke()).toBe(false);
       await store.saveMessage(message('msg_1', 'ses_a'));
       expect(await timed(waiting.done)).toBeLessThan(PROMPT_MS);
+    });
+
+    it("wakes a waiter when another store changes the session's status or writes a permission request of it", async () => {
+      const [follower, worker] = await Promise.all([openStore(), openStore()]);
+      await worker.saveSession(session('ses_a', 1));
+      for (const write of [
+        () => worker.setSessionStatus('ses_a', 'busy', 2),
+        () => worker.savePermissionRequest(request('per_1', 'pending', 'ses_a')),
+        () => worker.savePermissionRequest({ ...request('per_1', 'approved', 'ses_a'), reply: { reply: 'once' } }),
+      ]) {
+        const { cursor } = await follower.changes('ses_a', Number.MAX_SAFE_INTEGER);
+        const waiting = watched(follower.waitForChange('ses_a', cursor, { timeoutMs: TIMEOUT_MS }));
+        await delay(300);
+        expect(waiting.woke()).toBe(false);
+        await write();
+        expect(await timed(waiting.done)).toBeLessThan(PROMPT_MS);
+      }
     });
 
     it('returns at once when the session already changed after the cursor (written between changes and the wait)', async () => {

@@ -1,7 +1,8 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
-import { batchControlUpdate, batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
+import { batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
+import { batchTokens, controlBatch } from '../../batches.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
 import { formatBytes } from '../../render/bytes.js';
 import { CliError } from '../../cli-error.js';
@@ -25,14 +26,7 @@ async function progressOf(context: CliContext, batch: BatchRecord): Promise<Batc
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
   const counts = await context.store.batchCounts(batch.id);
-  const tasks = await context.store.batchTasks(batch.id);
-  const tokens = tasks.reduce(
-    (sum, { outcome }) => {
-      const t = outcome.tokens;
-      return t ? { input: sum.input + t.input, output: sum.output + t.output, reasoning: sum.reasoning + t.reasoning, cache: { read: sum.cache.read + t.cache.read, write: sum.cache.write + t.cache.write } } : sum;
-    },
-    { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-  );
+  const tokens = await batchTokens(context.store, batch.id);
   return {
     batchId: batch.id,
     status: batch.status,
@@ -81,16 +75,10 @@ export async function batchResultsCommand(context: CliContext, batchId: string, 
 export async function batchControlCommand(context: CliContext, batchId: string, control: BatchControl): Promise<number> {
   await findBatch(context, batchId);
   const { client } = await context.temporal();
-  try {
-    const progress = await client.workflow.getHandle<typeof batchWorkflow>(batchId).executeUpdate(batchControlUpdate, { args: [control] });
-    const what = control.action === 'concurrency' ? `concurrency ${control.value}` : control.action === 'cancel' ? 'cancelling' : progress.status;
-    context.report(`Batch ${batchId}: ${what} · ${progress.done} done · ${progress.running} running · ${progress.pending} waiting`);
-    return 0;
-  } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError) throw new CliError(error.cause?.message ?? error.message);
-    if (error instanceof WorkflowNotFoundError) throw new CliError(`Batch ${batchId} is not running.`);
-    throw error;
-  }
+  const progress = await controlBatch(client, batchId, control);
+  const what = control.action === 'concurrency' ? `concurrency ${control.value}` : control.action === 'cancel' ? 'cancelling' : progress.status;
+  context.report(`Batch ${batchId}: ${what} · ${progress.done} done · ${progress.running} running · ${progress.pending} waiting`);
+  return 0;
 }
 
 export function concurrencyControl(value: string): BatchControl {

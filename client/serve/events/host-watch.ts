@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { livePollers } from '../../../activities/hosts/pollers.js';
+import { activityQueueServed } from '../../../activities/hosts/pollers.js';
 import type { Session } from '../../../core/session.js';
 import { hostTaskQueue } from '../../../core/workspace.js';
 
@@ -73,7 +73,8 @@ export class HostWatch {
     const changed = new Set<string>();
     for (const host of new Set([...hosts, ...this.unserved])) {
       try {
-        const served = !hosts.has(host) || (await livePollers(client.workflowService, client.options.namespace, hostTaskQueue(this.taskQueue, host), 'activity')).length > 0;
+        // A host no busy session waits for any more counts as served: it leaves the list.
+        const served = !hosts.has(host) || (await activityQueueServed(client.workflowService, client.options.namespace, hostTaskQueue(this.taskQueue, host)));
         if (served === this.unserved.has(host)) changed.add(host);
         if (served) this.unserved.delete(host);
         else this.unserved.add(host);

@@ -56,7 +56,6 @@ export class SharedFeed {
   private async readPage(since: number): Promise<EventPage> {
     const page: StoreFeed = await this.store.feed(since, PAGE_ROWS);
     const pending = await this.pendingBefore(page.entries);
-    const counts = new Map<string, Promise<Awaited<ReturnType<SessionStore['batchCounts']>>>>();
     const events: FeedEvent[] = [];
     for (const entry of page.entries) {
       const rev = entry.rev;
@@ -88,12 +87,10 @@ export class SharedFeed {
           }
           break;
         }
-        case 'batch': {
-          const { batch } = entry;
-          if (!counts.has(batch.id)) counts.set(batch.id, this.store.batchCounts(batch.id));
-          push({ type: 'batch.updated', properties: { batch, counts: await (counts.get(batch.id) as Promise<Record<string, number>>) } });
+        case 'batch':
+          // A row comes once per page (at its latest revision): one count per batch and page.
+          push({ type: 'batch.updated', properties: { batch: entry.batch, counts: await this.store.batchCounts(entry.batch.id) } });
           break;
-        }
       }
     }
     return { cursor: page.cursor, more: page.more, events };

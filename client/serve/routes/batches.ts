@@ -1,20 +1,14 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { resolve } from 'node:path';
-import type { SessionStore } from '../../../activities/store/store.js';
-import { addTokens, Tokens, zeroTokens } from '../../../core/message.js';
-import { batchControlUpdate, type BatchControl } from '../../../workflows/api.js';
-import type { batchWorkflow } from '../../../workflows/batch.js';
-import { startBatch } from '../../batches.js';
+import { Tokens } from '../../../core/message.js';
+import type { BatchControl } from '../../../workflows/api.js';
+import { BatchControlError, batchTokens, controlBatch, startBatch } from '../../batches.js';
 import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
 import { promptLimit, promptSizeProblem } from '../../prompts.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody, HttpError } from '../errors.js';
 import { Batch, BatchCounts, BatchIdParam, BatchOutcome, BatchProgress, BatchTask, json, StartBatchBody } from '../schemas.js';
-
-/** Tasks read per store call when adding up a batch's tokens. */
-const TOKEN_PAGE = 1_000;
 
 const BatchRow = Batch.extend({ counts: BatchCounts }).meta({ id: 'BatchRow' });
 const BatchDetail = Batch.extend({ counts: BatchCounts, tokens: Tokens }).meta({ id: 'BatchDetail' });
@@ -97,12 +91,10 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const control = async (id: string, change: BatchControl) => {
     const batch = await existing(id);
     if (batch.status === 'completed' || batch.status === 'cancelled') throw new HttpError(409, `Batch ${id} is no longer running: it was ${batch.status}.`);
-    const client = await deps.client();
     try {
-      return await client.workflow.getHandle<typeof batchWorkflow>(id).executeUpdate(batchControlUpdate, { args: [change] });
+      return await controlBatch(await deps.client(), id, change);
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, error.cause?.message ?? error.message);
-      if (error instanceof WorkflowNotFoundError) throw new HttpError(409, `Batch ${id} is not running.`);
+      if (error instanceof BatchControlError) throw new HttpError(409, error.message);
       throw error;
     }
   };
@@ -170,14 +162,4 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     const { id } = c.req.valid('param');
     return c.json(await control(id, { action: 'concurrency', value: c.req.valid('json').concurrency }), 200);
   });
-}
-
-/** The tokens a batch's tasks have used, from their outcomes in the store (no Temporal call). */
-async function batchTokens(store: SessionStore, batchId: string): Promise<Tokens> {
-  let sum = zeroTokens();
-  for (let from = 0; ; from += TOKEN_PAGE) {
-    const page = await store.batchTasks(batchId, { from, limit: TOKEN_PAGE });
-    for (const { outcome } of page) if (outcome.tokens) sum = addTokens(sum, outcome.tokens);
-    if (page.length < TOKEN_PAGE) return sum;
-  }
 }

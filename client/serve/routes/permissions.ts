@@ -117,11 +117,15 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
  */
 async function recorded(store: SessionStore, asked: PermissionRequestRecord, answer: PermissionReply): Promise<PermissionRequestRecord> {
   const deadline = Date.now() + RECORD_WAIT_MS;
+  // The store announces a request's writes as changes of its session.
+  let cursor = (await store.changes(asked.sessionID, Number.MAX_SAFE_INTEGER)).cursor;
   for (;;) {
     const request = await store.getPermissionRequest(asked.id);
     if (request && request.status !== 'pending') return request;
-    if (Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await store.waitForChange(asked.sessionID, cursor, { timeoutMs: left });
+    cursor = (await store.changes(asked.sessionID, Number.MAX_SAFE_INTEGER)).cursor;
   }
   return {
     ...asked,
