@@ -35,7 +35,9 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // Test fixtures in plain JavaScript run in Node.
+  { files: ['test/**/*.mjs'], languageOptions: { globals: globals.node } },
   // The web view's modules run in the browser.
   { files: ['client/serve/web/**/*.js'], languageOptions: { globals: globals.browser } },
 );

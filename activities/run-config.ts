@@ -11,6 +11,7 @@ import { ConfigError } from './config/load.js';
 import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } from './config/workspace-snapshot.js';
 import type { LoomConfig } from './config/schema.js';
 import type { ActivityDeps } from './deps.js';
+import { projectMcpTools } from './mcp/project-tools.js';
 import { toolOutputDir } from './paths.js';
 import { rootSessionOf } from './session-root.js';
 import { warnInWorkerLog } from './worker-log.js';
@@ -55,9 +56,14 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
 
   async function decide(input: RunInput): Promise<{ run: RunConfig; snapshot: WorkspaceSnapshot }> {
     try {
-      const { config, snapshot, skillProblems } = takeWorkspaceSnapshot(input.directory, env);
+      const taken = takeWorkspaceSnapshot(input.directory, env);
+      const { config, skillProblems } = taken;
       // A broken skill file is skipped, not fatal: the run goes on, and the worker's log says why.
       for (const problem of skillProblems) warnInWorkerLog(`Skipped a skill: ${problem.message}`);
+      // This runs on the workspace's host, where local MCP servers run: their tools travel with the snapshot.
+      const mcpTools = await projectMcpTools(config, input.directory, env);
+      const snapshot: WorkspaceSnapshot = mcpTools.length ? { ...taken.snapshot, mcpTools } : taken.snapshot;
+      const toolNames = [...Object.keys(toolSpecs), ...mcpTools.map((tool) => tool.name)];
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
       const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
@@ -69,7 +75,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const rootId = await rootSessionOf(store, session ? input.sessionId : (input.parentId ?? input.sessionId));
       const sessionRules = input.sessionRules ?? session?.permission ?? [];
       const rules = merge(agent.permission, sessionRules);
-      const hidden = disabled(Object.keys(toolSpecs), rules);
+      const hidden = disabled(toolNames, rules);
       // `skill` is offered only when there is a skill the agent may load.
       if (visibleSkills(snapshot.skills ?? [], rules).length === 0) hidden.add('skill');
       // Only a session that may delegate has subagents to ask about.
@@ -77,7 +83,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const run: RunConfig = {
         agent: { name: agent.name, mode: agent.mode, steps: agent.steps, permission: agent.permission },
         model,
-        tools: Object.keys(toolSpecs).filter((tool) => !hidden.has(tool)),
+        tools: toolNames.filter((tool) => !hidden.has(tool)),
         sessionRules,
         approved: await store.approvedRules(rootId),
         rootId,

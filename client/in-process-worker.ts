@@ -1,5 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import type { SessionStore } from '../activities/store/store.js';
+import { showWorkerWarningsOn } from '../activities/worker-log.js';
 import { createLoomWorker, type ServedQueues } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 
@@ -21,6 +22,7 @@ export async function startInProcessWorker(options: {
 }): Promise<RunningWorker> {
   // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
   installQuietRuntime('ERROR');
+  showWorkerWarningsOn((message) => process.stderr.write(`warning: ${message}\n`));
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await createLoomWorker({
     connection,

@@ -12,6 +12,7 @@ import { workerCommand } from './commands/worker.js';
 import { CliContext } from './context.js';
 import { agentsCommand } from './commands/agents.js';
 import { skillsCommand } from './commands/skills.js';
+import { mcpListCommand } from './commands/mcp.js';
 import { approveCommand } from './commands/approve.js';
 import { pendingCommand } from './commands/pending.js';
 import { treeCommand } from './commands/tree.js';
@@ -133,6 +134,16 @@ program
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print {skills, skipped} as JSON')
   .action(async (options) => execute((context) => skillsCommand(context, options)));
+
+const mcp = program.command('mcp').description("the project's MCP servers");
+
+mcp
+  .command('ls')
+  .alias('list')
+  .description('start the MCP servers as a worker here would, and list each with its state and tools')
+  .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--json', 'print {servers} as JSON')
+  .action(async (options) => execute((context) => mcpListCommand(context, options)));
 
 const batch = program.command('batch').description('run many tasks as one durable batch of sessions');
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServerConfig } from './mcp.js';
 import { MODEL_ID_FORM } from './model-id.js';
 import { PermissionConfigSchema } from './permission.js';
 import { ShellEnvConfig } from './shell-env.js';
@@ -104,7 +105,7 @@ export type CommandConfig = z.infer<typeof CommandConfig>;
 
 /**
  * Loom's configuration (`loom.json`, or `opencode.json` for compatibility). Unknown top-level keys
- * (`theme`, `mcp`, `instructions`, …) are accepted and ignored so a real opencode.json
+ * (`theme`, `instructions`, …) are accepted and ignored so a real opencode.json
  * loads unchanged. The legacy `mode.<name>` becomes `agent.<name>` with `mode: 'primary'`; an
  * `agent.<name>` in the same file wins over it.
  */
@@ -155,6 +156,8 @@ export const LoomConfig = z
     plugin: z.array(z.string()).optional(),
     /** Loom only: seconds a plugin's initialiser or hook may take before its call fails (default 10). */
     plugin_timeout: z.number().positive().optional(),
+    /** MCP servers by name: their tools are offered as `<name>_<tool>`. */
+    mcp: z.record(z.string(), McpServerConfig).optional(),
     /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
     store: z
       .strictObject({

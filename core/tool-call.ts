@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import type { ToolSpec } from './tool-spec.js';
 import { findTool } from './tools/index.js';
+
+/** Finds a tool by name: Loom's own, or with the run's MCP tools too (see `toolFinder`). */
+export type FindTool = (name: string) => ToolSpec | undefined;
 
 /** A tool call as the model made it: raw input, not yet validated. */
 export interface ToolCall {
@@ -18,11 +22,11 @@ export type CheckedToolCall =
  * Checks a call against the tools the agent was offered. A wrongly cased name is repaired; an
  * unknown tool or invalid arguments become an error the model sees and can correct.
  */
-export function checkToolCall(call: ToolCall, offered: readonly string[]): CheckedToolCall {
+export function checkToolCall(call: ToolCall, offered: readonly string[], find: FindTool = findTool): CheckedToolCall {
   const name = offered.includes(call.tool)
     ? call.tool
     : offered.find((candidate) => candidate === call.tool.toLowerCase());
-  const spec = name ? findTool(name) : undefined;
+  const spec = name ? find(name) : undefined;
   if (!name || !spec) {
     return {
       ok: false,

@@ -1,6 +1,7 @@
 import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type PermissionRequest, type Ruleset } from './permission.js';
 import { preview } from './prompt.js';
-import { checkToolCall, type ToolCall } from './tool-call.js';
+import type { McpCallPlan } from './mcp.js';
+import { checkToolCall, type FindTool, type ToolCall } from './tool-call.js';
 import { permissionsOf } from './tool-permissions.js';
 import { findTool } from './tools/index.js';
 
@@ -22,6 +23,8 @@ export interface PlannedToolCall {
   digest: string;
   task?: TaskCallPlan;
   batch?: BatchCallPlan;
+  /** A call of an MCP server's tool. */
+  mcp?: McpCallPlan;
 }
 
 /** What a `task` call's orchestration needs; its prompt is read from the call's part. */
@@ -60,6 +63,8 @@ export interface PlanContext {
   agentRules: Ruleset;
   directory: string;
   digest(input: Record<string, unknown>): string;
+  /** Finds the tools offered: Loom's own unless the run has MCP tools too. */
+  find?: FindTool;
 }
 
 export type ToolCallCheck =
@@ -68,22 +73,25 @@ export type ToolCallCheck =
 
 /** Checks a call the model made and plans it; a call the model got wrong gets the error it will see. */
 export function planToolCall(call: ToolCall, context: PlanContext): ToolCallCheck {
-  const checked = checkToolCall(call, context.offered);
+  const find = context.find ?? findTool;
+  const checked = checkToolCall(call, context.offered, find);
   if (!checked.ok) {
-    const error = notOffered(call.tool, context) ?? checked.error;
+    const error = notOffered(call.tool, context, find) ?? checked.error;
     return { ok: false, plan: rejected(call), error };
   }
   const { input } = checked;
-  const spec = findTool(checked.call.tool)!;
+  const spec = find(checked.call.tool)!;
+  const summary = spec.summarize(input as never);
   const plan: PlannedToolCall = {
     partId: call.partId,
     callId: call.callId,
     tool: spec.name,
-    title: preview(`${spec.name} · ${spec.summarize(input as never)}`, TITLE_LIMIT),
+    title: preview(spec.mcp && !summary ? spec.name : `${spec.name} · ${summary}`, TITLE_LIMIT),
     permissions: permissionsOf(spec, input, { directory: context.directory }),
     digest: context.digest(input),
     ...(spec.name === 'task' ? { task: taskPlan(input) } : {}),
     ...(spec.name === 'batch' ? { batch: batchPlan(input) } : {}),
+    ...(spec.mcp ? { mcp: { ...spec.mcp, effect: spec.effect } } : {}),
   };
   return { ok: true, plan, input };
 }
@@ -134,8 +142,8 @@ function batchPlan(input: Record<string, unknown>): BatchCallPlan {
 }
 
 /** Why a known tool was not offered: the agent's rules deny it, or (at the step limit) no tools are. */
-function notOffered(tool: string, context: PlanContext): string | undefined {
-  const spec = findTool(tool) ?? findTool(tool.toLowerCase());
+function notOffered(tool: string, context: PlanContext, find: FindTool): string | undefined {
+  const spec = find(tool) ?? find(tool.toLowerCase());
   if (!spec || context.offered.includes(spec.name)) return undefined;
   const permission = permissionOfTool(spec.name);
   if (evaluate(permission, '*', context.agentRules).action === 'deny') {

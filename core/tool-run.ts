@@ -9,6 +9,8 @@ export interface ToolRunInput {
   tool: string;
   /** Runs recorded before passed the validated input; now the activity reads it from the call's part. */
   input?: Record<string, unknown>;
+  /** A call of an MCP server's tool: the server (from the project's `mcp` config) and the tool's own name. */
+  mcp?: { server: string; tool: string };
   directory: string;
   /** The run's model: tools adapt to what it accepts (images, PDFs). */
   model: string;

@@ -29,6 +29,10 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
   local?: boolean;
   /** The tool touches only the session store, not the workspace: it runs on any worker, not on the workspace's host. */
   storeOnly?: boolean;
+  /** A tool of an MCP server (offered as `<server>_<tool>`): its calls go to that server. */
+  mcp?: { server: string; tool: string };
+  /** The parameters' JSON Schema to offer as it is (an MCP tool's, from its server). */
+  inputSchema?: Record<string, unknown>;
   /** What the call is about, for labels: `src/index.ts` (shown as `read · src/index.ts`). */
   summarize(input: z.infer<Params>): string;
   /**

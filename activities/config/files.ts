@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { McpToolInfo } from '../../core/mcp.js';
 import { SkillInfo } from '../../core/tools/skill.js';
 
 /**
@@ -26,8 +27,9 @@ export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
  * store, so a worker without the workspace configures a model call as the host would. `git`:
  * whether the directory holds `.git` (the system prompt says so). `skills`: the skills the host
  * found (names and descriptions for the `skill` tool's description; absent when there are none).
+ * `mcpTools`: the tools the project's MCP servers listed on the host (absent when there are none).
  */
-export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({ git: z.boolean(), skills: z.array(SkillInfo).optional() });
+export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({ git: z.boolean(), skills: z.array(SkillInfo).optional(), mcpTools: z.array(McpToolInfo).optional() });
 export type WorkspaceSnapshot = z.infer<typeof WorkspaceSnapshot>;
 
 export const diskFiles: ConfigFiles = {

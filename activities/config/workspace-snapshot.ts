@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoomConfig } from '../../core/config.js';
+import type { McpToolInfo } from '../../core/mcp.js';
 import type { SkillInfo } from '../../core/tools/skill.js';
 import type { SessionStore } from '../store/store.js';
 import { ConfigError } from './errors.js';
@@ -45,6 +46,8 @@ export interface WorkspaceConfig {
   git?: boolean;
   /** The skills the `skill` tool offers; absent when there are none. */
   skills?: SkillInfo[];
+  /** The tools of the project's MCP servers, as its host listed them; absent when there are none. */
+  mcpTools?: McpToolInfo[];
 }
 
 /**
@@ -60,7 +63,12 @@ export async function workspaceConfig(
   // Runs recorded before snapshots predate the `skill` tool too: they never offer it.
   if (!input.workspaceConfigId) return { config: loadConfig(input.directory, env) };
   const snapshot = await readSnapshot(store, input.workspaceConfigId);
-  return { config: loadConfig(input.directory, env, snapshotFiles(snapshot)), git: snapshot.git, ...(snapshot.skills ? { skills: snapshot.skills } : {}) };
+  return {
+    config: loadConfig(input.directory, env, snapshotFiles(snapshot)),
+    git: snapshot.git,
+    ...(snapshot.skills ? { skills: snapshot.skills } : {}),
+    ...(snapshot.mcpTools ? { mcpTools: snapshot.mcpTools } : {}),
+  };
 }
 
 async function readSnapshot(store: SessionStore, id: string): Promise<WorkspaceSnapshot> {

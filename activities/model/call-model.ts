@@ -6,7 +6,8 @@ import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
 import { preview } from '../../core/prompt.js';
 import type { Ruleset } from '../../core/permission.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import { findTool } from '../../core/tools/index.js';
+import type { FindTool } from '../../core/tool-call.js';
+import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
@@ -38,9 +39,11 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       cost: 0,
     };
     let agentRules: Ruleset = [];
+    let find = toolFinder();
     const answer = await streamIntoMessage(store, message, async () => {
       // The project's config as its host read it: this worker may have no copy of the workspace.
-      const { config, git, skills } = await workspaceConfig(store, env, input);
+      const { config, git, skills, mcpTools } = await workspaceConfig(store, env, input);
+      find = toolFinder(mcpTools);
       const model = resolveModel(input.model, config, env);
       // Only what the model will see: from the last compaction on.
       const history = (await store.messages(input.sessionId, await store.compactionStart(input.sessionId))).filter((m) => m.info.id !== input.messageId);
@@ -51,7 +54,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         model,
         system,
         messages,
-        tools: toolSet(input.tools, (spec) => {
+        tools: toolSet(input.tools, find, (spec) => {
           if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
           if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
           return spec.description;
@@ -62,7 +65,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         providerOptions: Object.keys(params.options).length > 0 ? { openai: params.options as never } : undefined,
       };
     });
-    const calls = await planToolCalls(store, answer.toolCalls, { offered: input.tools, agentRules, directory: input.directory });
+    const calls = await planToolCalls(store, answer.toolCalls, { offered: input.tools, agentRules, directory: input.directory, find });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
   }
 
@@ -82,10 +85,10 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
 }
 
 /** Tools offered without `execute`: the model's calls come back to the workflow, which runs them. */
-function toolSet(names: string[], describe: (spec: ToolSpec) => string): ToolSet {
+function toolSet(names: string[], find: FindTool, describe: (spec: ToolSpec) => string): ToolSet {
   const tools: ToolSet = {};
   for (const name of names) {
-    const spec = findTool(name);
+    const spec = find(name);
     if (spec) tools[name] = tool({ description: describe(spec), inputSchema: jsonSchema(inputSchemaOf(spec) as never) });
   }
   return tools;
@@ -95,6 +98,7 @@ const inputSchemas = new Map<ToolSpec, unknown>();
 
 /** A tool's parameters as JSON Schema; specs never change, so each is converted once per process. */
 function inputSchemaOf(spec: ToolSpec): unknown {
+  if (spec.inputSchema) return spec.inputSchema;
   let schema = inputSchemas.get(spec);
   if (!schema) inputSchemas.set(spec, (schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' })));
   return schema;

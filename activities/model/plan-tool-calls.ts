@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
-import type { ToolCall } from '../../core/tool-call.js';
+import type { FindTool, ToolCall } from '../../core/tool-call.js';
 import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-plan.js';
 import { permissionsOf, type CheckContext } from '../permissions/index.js';
 import type { SessionStore } from '../store/store.js';
@@ -13,7 +13,7 @@ import { failToolPart } from '../tools/tool-state.js';
 export async function planToolCalls(
   store: SessionStore,
   calls: ToolCall[],
-  context: { offered: readonly string[]; agentRules: Ruleset; directory: string },
+  context: { offered: readonly string[]; agentRules: Ruleset; directory: string; find?: FindTool },
 ): Promise<PlannedToolCall[]> {
   const plans: PlannedToolCall[] = [];
   const checkContext = { directory: context.directory, readRules: context.agentRules.filter((rule) => wildcardMatch('read', rule.permission)) };

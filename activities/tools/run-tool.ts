@@ -12,6 +12,7 @@ import { setToolState, toolInputOf } from './tool-state.js';
 import { truncateOutput } from './truncate.js';
 import { afterToolCall, beforeToolCall, pluginShellEnv } from '../plugins/hooks.js';
 import { loadPlugins } from '../plugins/load.js';
+import { mcpToolHandler } from './mcp.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -24,14 +25,14 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
   async function runTool(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
-    let toolInput = input.input ?? (await validInput(input.partId, input.tool));
+    let toolInput = input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));
     await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
     await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running' });
     // Local activities have no heartbeats: the worker that runs them runs the workflow too.
     const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     const progress = new ProgressWriter(store, input.partId);
     try {
-      const handler = toolHandlers[input.tool];
+      const handler = input.mcp ? mcpToolHandler(input.mcp) : toolHandlers[input.tool];
       if (!handler) throw new Error(`No handler for tool "${input.tool}" on this worker`);
       // Plugins run here, on the workspace's host: a plugin that fails or blocks the call is the call's error.
       const plugins = await loadPlugins(input.directory, env);

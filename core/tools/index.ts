@@ -1,3 +1,4 @@
+import { mcpToolSpec, type McpToolInfo } from '../mcp.js';
 import type { ToolSpec } from '../tool-spec.js';
 import { bash } from './bash.js';
 import { batch } from './batch.js';
@@ -20,4 +21,14 @@ export const toolSpecs: Record<string, ToolSpec> = Object.fromEntries(
 
 export function findTool(name: string): ToolSpec | undefined {
   return Object.hasOwn(toolSpecs, name) ? toolSpecs[name] : undefined;
+}
+
+/** Finds Loom's tools and the MCP tools a run offers. */
+export function toolFinder(mcpTools: readonly McpToolInfo[] = []): (name: string) => ToolSpec | undefined {
+  if (mcpTools.length === 0) return findTool;
+  const byName = new Map(mcpTools.map((info) => [info.name, info]));
+  return (name) => {
+    const info = byName.get(name);
+    return info ? mcpToolSpec(info) : findTool(name);
+  };
 }

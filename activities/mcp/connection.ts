@@ -1,0 +1,119 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { resolve } from 'node:path';
+import type { McpServerConfig } from '../../core/mcp.js';
+import type { LoomConfig } from '../config/schema.js';
+import { toolEnvironment } from '../tools/tool-env.js';
+
+/** The last this many characters of a local server's stderr are kept, to say why it failed. */
+const STDERR_LIMIT = 4_000;
+
+/** Where a server runs and what it inherits: the project folder and this worker's environment. */
+export interface ServerPlace {
+  directory: string;
+  env: NodeJS.ProcessEnv;
+  config: LoomConfig;
+}
+
+/** A connection to one MCP server, from start to close; `closed` is set when the server goes away. */
+export class McpConnection {
+  readonly client = new Client({ name: 'loom', version: '0.1.0' });
+  closed = false;
+  private stderrTail = '';
+  private tools?: Tool[];
+  private pid?: number;
+
+  private constructor(
+    readonly name: string,
+    private readonly transport: Transport,
+  ) {}
+
+  /** Starts (or reaches) the server and completes MCP's handshake within `timeoutMs`. */
+  static async open(name: string, server: McpServerConfig, place: ServerPlace, timeoutMs: number): Promise<McpConnection> {
+    if (server.type === 'local') return McpConnection.openLocal(name, server, place, timeoutMs);
+    try {
+      return await McpConnection.start(name, new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }), timeoutMs);
+    } catch (streamable) {
+      // Servers written before streamable HTTP speak SSE on the same URL; OpenCode tries both too.
+      try {
+        return await McpConnection.start(name, new SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }), timeoutMs);
+      } catch {
+        throw streamable;
+      }
+    }
+  }
+
+  private static async openLocal(name: string, server: Extract<McpServerConfig, { type: 'local' }>, place: ServerPlace, timeoutMs: number): Promise<McpConnection> {
+    const [command, ...args] = server.command;
+    // Like bash: the worker's environment without credentials; a server that needs a key gets it in `environment`.
+    const env = { ...toolEnvironment(place.env, place.config), ...server.environment } as Record<string, string>;
+    const transport = new StdioClientTransport({ command, args, env, cwd: resolve(place.directory, server.cwd ?? '.'), stderr: 'pipe' });
+    const connection = new McpConnection(name, transport);
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      connection.stderrTail = (connection.stderrTail + chunk.toString('utf8')).slice(-STDERR_LIMIT);
+    });
+    try {
+      await connection.handshake(timeoutMs);
+    } catch (error) {
+      // The process may print its last words a moment after the pipe broke.
+      await new Promise((done) => setTimeout(done, 50));
+      throw Object.assign(error instanceof Error ? error : new Error(String(error)), { stderr: connection.stderr });
+    }
+    connection.pid = transport.pid ?? undefined;
+    return connection;
+  }
+
+  private static async start(name: string, transport: Transport, timeoutMs: number): Promise<McpConnection> {
+    const connection = new McpConnection(name, transport);
+    await connection.handshake(timeoutMs);
+    return connection;
+  }
+
+  private async handshake(timeoutMs: number): Promise<void> {
+    this.client.onclose = () => {
+      this.closed = true;
+    };
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.tools = undefined;
+    });
+    try {
+      await this.client.connect(this.transport, { timeout: timeoutMs });
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /** What the server wrote to stderr lately (local servers), trimmed. */
+  get stderr(): string {
+    return this.stderrTail.trim();
+  }
+
+  /** The process id of a local server while it runs. */
+  get processId(): number | undefined {
+    return this.closed ? undefined : this.pid;
+  }
+
+  /** The server's tools, every page; kept until the server says its list changed. */
+  async listTools(timeoutMs: number): Promise<Tool[]> {
+    if (this.tools) return this.tools;
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.tools = tools;
+    return tools;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,27 @@
+import type { McpToolInfo } from '../../core/mcp.js';
+import type { LoomConfig } from '../config/schema.js';
+import { warnInWorkerLog } from '../worker-log.js';
+import { mcpServerStates } from './servers.js';
+
+/** The same failure is written to the worker's log once a minute at most, not once per run. */
+const REPEAT_WARNING_AFTER_MS = 60_000;
+const warned = new Map<string, number>();
+/** A run's start waits this long at most for slow servers (its activity has 30 s). */
+const RUN_START_WAIT_MS = 20_000;
+
+/**
+ * The MCP tools a run of the project may be offered, from the servers this worker runs for it. A
+ * server that fails is named in the worker's log with its stderr, and the run goes on without it.
+ */
+export async function projectMcpTools(config: LoomConfig, directory: string, env: NodeJS.ProcessEnv): Promise<McpToolInfo[]> {
+  if (!config.mcp || Object.keys(config.mcp).length === 0) return [];
+  const states = await mcpServerStates(config.mcp, { directory, env, config }, RUN_START_WAIT_MS);
+  for (const state of states) {
+    if (state.status !== 'failed') continue;
+    const message = `${state.error}; its tools are not offered.${state.stderr ? `\n${state.stderr}` : ''}`;
+    if (Date.now() - (warned.get(message) ?? 0) < REPEAT_WARNING_AFTER_MS) continue;
+    warned.set(message, Date.now());
+    warnInWorkerLog(message);
+  }
+  return states.flatMap((state) => state.tools);
+}

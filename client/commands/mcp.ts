@@ -1,0 +1,51 @@
+import { resolve } from 'node:path';
+import pc from 'picocolors';
+import { loadConfig } from '../../activities/config/load.js';
+import { closeMcpServers, mcpServerStates, type McpServerState } from '../../activities/mcp/servers.js';
+import { CliError } from '../cli-error.js';
+import type { CliContext } from '../context.js';
+
+const MARK: Record<McpServerState['status'], string> = { connected: pc.green('✓'), failed: pc.red('✗'), disabled: pc.dim('○') };
+
+/**
+ * `loom mcp ls`: the project's MCP servers, started here as a worker on this machine would start
+ * them, with their state and the tools a run is offered. A server that fails makes it exit 1, with
+ * the reason and the server's stderr.
+ */
+export async function mcpListCommand(context: CliContext, options: { json?: boolean; dir?: string }): Promise<number> {
+  const directory = resolve(options.dir ?? process.cwd());
+  let config;
+  try {
+    config = loadConfig(directory, context.env);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  const servers = config.mcp ?? {};
+  if (Object.keys(servers).length === 0) {
+    if (options.json) process.stdout.write(`${JSON.stringify({ servers: [] })}\n`);
+    else context.report(`No MCP servers for ${directory}: add them under "mcp" in loom.json (or opencode.json).`);
+    return 0;
+  }
+  try {
+    const states = await mcpServerStates(servers, { directory, env: context.env, config });
+    if (options.json) process.stdout.write(`${JSON.stringify({ servers: states })}\n`);
+    else for (const state of states) process.stdout.write(describe(state));
+    return states.some((state) => state.status === 'failed') ? 1 : 0;
+  } finally {
+    await closeMcpServers();
+  }
+}
+
+function describe(state: McpServerState): string {
+  const count = state.status === 'connected' ? ` · ${state.tools.length} ${state.tools.length === 1 ? 'tool' : 'tools'}` : '';
+  const lines = [`${MARK[state.status]} ${pc.bold(state.name)}  ${pc.dim(`${state.type} · ${state.status}${count}`)}`];
+  for (const tool of state.tools) lines.push(`    ${tool.name}  ${pc.dim(firstLine(tool.description))}${tool.effect === 'mutating' ? '' : pc.dim(` (${tool.effect})`)}`);
+  if (state.error) lines.push(`    ${pc.red(state.error)}`);
+  if (state.stderr) lines.push(...state.stderr.split('\n').slice(-10).map((line) => `    ${pc.dim(`stderr: ${line}`)}`));
+  return `${lines.join('\n')}\n\n`;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0].trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}

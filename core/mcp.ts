@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import type { ToolSpec } from './tool-spec.js';
+
+/** Milliseconds a server may take to start and list its tools, unless its entry says otherwise (OpenCode's default). */
+export const DEFAULT_MCP_TIMEOUT_MS = 5_000;
+
+const McpCommon = {
+  /** `false` keeps the entry (from a shared config, say) without starting the server. */
+  enabled: z.boolean().optional(),
+  /** Milliseconds to start and list tools (default 5000). */
+  timeout: z.number().int().positive().optional(),
+};
+
+/** A server Loom starts on the workspace's host and talks to over stdio. */
+export const McpLocalConfig = z.strictObject({
+  type: z.literal('local'),
+  /** The program and its arguments: `["npx", "-y", "@modelcontextprotocol/server-everything"]`. */
+  command: z.array(z.string().min(1)).min(1),
+  /** Variables added to the server's environment. */
+  environment: z.record(z.string(), z.string()).optional(),
+  /** The folder it runs in, relative to the project (default: the project). */
+  cwd: z.string().optional(),
+  ...McpCommon,
+});
+
+/** A server reached over HTTP: streamable HTTP, or the older SSE transport when that fails. */
+export const McpRemoteConfig = z.strictObject({
+  type: z.literal('remote'),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** OpenCode's OAuth settings: accepted so its configs load; Loom sends `headers` only. */
+  oauth: z.unknown().optional(),
+  ...McpCommon,
+});
+
+export const McpServerConfig = z.discriminatedUnion('type', [McpLocalConfig, McpRemoteConfig]);
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
+/** One tool of an MCP server, as a run offers it: what the model reads and what a call needs. */
+export const McpToolInfo = z.object({
+  /** The name the model calls: `<server>_<tool>`. */
+  name: z.string(),
+  server: z.string(),
+  /** The tool's own name on its server. */
+  tool: z.string(),
+  description: z.string(),
+  /** The server's JSON Schema for the arguments. */
+  inputSchema: z.record(z.string(), z.unknown()),
+  effect: z.enum(['read-only', 'idempotent', 'mutating']),
+});
+export type McpToolInfo = z.infer<typeof McpToolInfo>;
+
+/** What a planned call of an MCP tool carries to the loop: where it goes, and how it may be retried. */
+export interface McpCallPlan {
+  server: string;
+  tool: string;
+  effect: McpToolInfo['effect'];
+}
+
+/** `<server>_<tool>`, as OpenCode names them: characters model APIs refuse in a tool name become `_`. */
+export function mcpToolName(server: string, tool: string): string {
+  const clean = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_');
+  return `${clean(server)}_${clean(tool)}`;
+}
+
+/**
+ * How a call may be retried, from the server's hints: only a tool that says it only reads, or
+ * that repeating it is harmless, is retried; any other may change the world and runs at most once.
+ */
+export function mcpEffect(annotations: { readOnlyHint?: boolean; idempotentHint?: boolean } | undefined): McpToolInfo['effect'] {
+  if (annotations?.readOnlyHint === true) return 'read-only';
+  if (annotations?.idempotentHint === true) return 'idempotent';
+  return 'mutating';
+}
+
+const specs = new Map<string, ToolSpec>();
+
+/**
+ * The tool spec of an MCP tool: arguments checked against the server's schema (as far as zod
+ * reads JSON Schema; an object of any shape when it cannot), permission named after the tool.
+ */
+export function mcpToolSpec(info: McpToolInfo): ToolSpec {
+  const key = JSON.stringify(info);
+  let spec = specs.get(key);
+  if (!spec) {
+    spec = {
+      name: info.name,
+      description: info.description,
+      parameters: argumentsSchema(info.inputSchema),
+      inputSchema: info.inputSchema,
+      effect: info.effect,
+      mcp: { server: info.server, tool: info.tool },
+      summarize: (input) => summarizeArguments(input as Record<string, unknown>),
+    };
+    if (specs.size > 1_000) specs.clear();
+    specs.set(key, spec);
+  }
+  return spec;
+}
+
+function argumentsSchema(schema: Record<string, unknown>): z.ZodType {
+  try {
+    return z.fromJSONSchema(schema as never);
+  } catch {
+    return z.record(z.string(), z.unknown());
+  }
+}
+
+/** The first short string argument: `create_issue · Fix the login page`. */
+function summarizeArguments(input: Record<string, unknown>): string {
+  const text = Object.values(input ?? {}).find((value): value is string => typeof value === 'string' && value.length > 0);
+  return text ? (text.length > 60 ? `${text.slice(0, 59)}…` : text) : '';
+}
