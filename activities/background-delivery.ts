@@ -47,11 +47,14 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
       return { delivered: false, reason: 'delivered already' };
     }
     await store.savePrompt({ id: input.deliveryId, sessionID: parent.id, text: await outcomeText(input.childId, input.outcome), time: { created: Date.now() } });
+    // A parent that is itself a background subagent reports what its new run found to its own parent.
+    const deliverTo = parent.parentID ? await backgroundTaskOf(parent.parentID, parent.id) : undefined;
     const run: SessionRunInput = {
       sessionId: parent.id,
       directory: parent.directory,
       ...(parent.host ? { host: parent.host } : {}),
       ...(parent.parentID ? { parentId: parent.parentID } : {}),
+      ...(deliverTo ? { deliverTo } : {}),
     };
     const context = Context.current();
     const { client } = context;
@@ -92,6 +95,18 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
       }
       await context.sleep(TAKEN_POLL_MS);
     }
+  }
+
+  /** The background `task` call of `parentId` that started `childId`, if that is how it started. */
+  async function backgroundTaskOf(parentId: string, childId: string): Promise<SessionRunInput['deliverTo']> {
+    for (const message of await store.messages(parentId)) {
+      for (const part of message.parts) {
+        if (part.type !== 'tool' || part.tool !== 'task' || part.state.status !== 'completed') continue;
+        const metadata = part.state.metadata as { background?: boolean; sessionId?: string };
+        if (metadata.background === true && metadata.sessionId === childId) return { sessionId: parentId, partId: part.id };
+      }
+    }
+    return undefined;
   }
 
   /** What the parent reads: which subagent, how it ended, its answer (or error), and the envelope. */
