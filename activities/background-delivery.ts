@@ -99,14 +99,32 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
 
   /** The background `task` call of `parentId` that started `childId`, if that is how it started. */
   async function backgroundTaskOf(parentId: string, childId: string): Promise<SessionRunInput['deliverTo']> {
-    for (const message of await store.messages(parentId)) {
+    const partId = (await backgroundTasks(parentId)).get(childId);
+    return partId ? { sessionId: parentId, partId } : undefined;
+  }
+
+  /** A session's background subagents by session id, each with the part of the task call that started it. */
+  async function backgroundTasks(sessionId: string): Promise<Map<string, string>> {
+    const started = new Map<string, string>();
+    for (const message of await store.messages(sessionId)) {
       for (const part of message.parts) {
         if (part.type !== 'tool' || part.tool !== 'task' || part.state.status !== 'completed') continue;
         const metadata = part.state.metadata as { background?: boolean; sessionId?: string };
-        if (metadata.background === true && metadata.sessionId === childId) return { sessionId: parentId, partId: part.id };
+        if (metadata.background === true && metadata.sessionId) started.set(metadata.sessionId, part.id);
       }
     }
-    return undefined;
+    return started;
+  }
+
+  /**
+   * The background subagents of a session still working, whichever of its runs started them: a
+   * cancelled run cancels them all, as `loom cancel` does.
+   */
+  async function busyBackgroundChildren(input: { sessionId: string }): Promise<string[]> {
+    const started = await backgroundTasks(input.sessionId);
+    if (started.size === 0) return [];
+    const children = await store.children(input.sessionId);
+    return children.filter((child) => child.status === 'busy' && started.has(child.id)).map((child) => child.id);
   }
 
   /** What the parent reads: which subagent, how it ended, its answer (or error), and the envelope. */
@@ -121,5 +139,5 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
     ].join('\n\n');
   }
 
-  return { notifyParent };
+  return { notifyParent, busyBackgroundChildren };
 }

@@ -123,7 +123,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
         });
         await reportToParent(input, 'cancelled');
         // Background subagents outlive a run that ends, not one that is cancelled (from the Temporal UI too).
-        await cancelBackgroundChildren(state.backgroundChildren);
+        await cancelBackgroundChildren(input.sessionId, state.backgroundChildren);
       });
       throw error;
     }

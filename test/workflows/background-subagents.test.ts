@@ -145,4 +145,26 @@ describe('background subagents', () => {
     await waitUntil(async () => (await env.store.getSession(childId))?.status === 'cancelled', 30_000);
     expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'cancelled' });
   });
+
+  it('cancelling a later run of the parent (as the Temporal UI does) cancels the background subagents an earlier run started', async () => {
+    env.model.setScript([
+      {
+        name: 'start',
+        when: { lastUser: 'Start a long one', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'task', args: { description: 'Long', prompt: 'Work for a long time.', subagent_type: 'general', background: true } }] },
+      },
+      { name: 'child', when: { lastUser: 'Work for a long time.' }, reply: { text: 'Never.', delayMs: 60_000 } },
+      { name: 'parent-done', when: { lastUser: 'Start a long one', lastRole: 'tool' }, reply: { text: 'Started.' } },
+      { name: 'second-run', when: { lastUser: 'Now something slow' }, reply: { text: 'Slowly.', delayMs: 60_000 } },
+    ]);
+    const first = await env.start('Start a long one');
+    expect((await first.result()).text).toBe('Started.');
+    const childId = sessionIdIn(lastToolOutput(env.model.requests.findLast((r) => r.rule === 'parent-done')!));
+    expect(await env.store.getSession(childId)).toMatchObject({ status: 'busy' });
+
+    await env.start('Now something slow', { sessionId: first.sessionId });
+    await env.model.waitForRequest((r) => r.rule === 'second-run', 20_000);
+    await env.client.workflow.getHandle(first.sessionId).cancel();
+    await waitUntil(async () => (await env.store.getSession(childId))?.status === 'cancelled', 30_000);
+  });
 });

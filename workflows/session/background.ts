@@ -1,9 +1,9 @@
-import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import { seededId } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
 import type { BackgroundOutcome } from '../../activities/background-delivery.js';
-import { delivery } from './activities.js';
+import { delivery, store } from './activities.js';
 
 /**
  * A background subagent's run tells its parent how it ended (see `notifyParent`). The prompt id
@@ -37,13 +37,18 @@ export function promptQueue(queued: QueuedPrompt[]): (prompt: QueuedPrompt) => v
   };
 }
 
+/** Runs recorded before this change cancelled only the background subagents they had started. */
+export const CANCEL_EARLIER_BACKGROUND = 'cancel-earlier-background';
+
 /**
- * Asks every background subagent of a cancelled run to stop. One that has finished already
- * refuses (it is closed), which is fine: there is nothing left to cancel.
+ * Asks every background subagent of a cancelled run's session to stop: those this run started,
+ * and those earlier runs started that are still working. One that has finished already refuses
+ * (it is closed), which is fine: there is nothing left to cancel.
  */
-export async function cancelBackgroundChildren(sessionIds: string[]): Promise<void> {
+export async function cancelBackgroundChildren(sessionId: string, startedByThisRun: string[]): Promise<void> {
+  const earlier = patched(CANCEL_EARLIER_BACKGROUND) ? await store.busyBackgroundChildren({ sessionId }) : [];
   await Promise.all(
-    sessionIds.map((id) =>
+    [...new Set([...startedByThisRun, ...earlier])].map((id) =>
       getExternalWorkflowHandle(id)
         .cancel()
         .catch(() => undefined),
