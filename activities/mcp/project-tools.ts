@@ -17,11 +17,14 @@ export async function projectMcpTools(config: LoomConfig, directory: string, env
   if (!config.mcp || Object.keys(config.mcp).length === 0) return [];
   const states = await mcpServerStates(config.mcp, { directory, env, config }, RUN_START_WAIT_MS);
   for (const state of states) {
-    if (state.status !== 'failed') continue;
-    const message = `${state.error}; its tools are not offered.${state.stderr ? `\n${state.stderr}` : ''}`;
-    if (Date.now() - (warned.get(message) ?? 0) < REPEAT_WARNING_AFTER_MS) continue;
-    warned.set(message, Date.now());
-    warnInWorkerLog(message);
+    if (state.status === 'failed') warnOnce(`${state.error}; its tools are not offered.${state.stderr ? `\n${state.stderr}` : ''}`);
+    if (state.skipped) warnOnce(`MCP server "${state.name}": tools not offered: ${state.skipped.join(', ')}`);
   }
   return states.flatMap((state) => state.tools);
+}
+
+function warnOnce(message: string): void {
+  if (Date.now() - (warned.get(message) ?? 0) < REPEAT_WARNING_AFTER_MS) return;
+  warned.set(message, Date.now());
+  warnInWorkerLog(message);
 }

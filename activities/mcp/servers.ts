@@ -34,7 +34,12 @@ export interface McpServerState {
   error?: string;
   stderr?: string;
   tools: McpToolInfo[];
+  /** Tools not offered, and why (a name taken already, or too long for model APIs). */
+  skipped?: string[];
 }
+
+/** Model APIs refuse longer tool names (OpenAI's limit); one such tool would fail every model call. */
+const TOOL_NAME_LIMIT = 64;
 
 /**
  * The MCP servers of this worker, by project folder and name. Each is started once and shared by
@@ -96,11 +101,21 @@ export async function mcpServerStates(servers: Record<string, McpServerConfig>, 
   );
   // A name taken by one of Loom's tools or by an earlier server is not offered twice.
   for (const state of states) {
+    const skipped: string[] = [];
     state.tools = state.tools.filter((tool) => {
-      if (findTool(tool.name) || taken.has(tool.name)) return false;
-      taken.add(tool.name);
-      return true;
+      const problem =
+        tool.name.length > TOOL_NAME_LIMIT
+          ? `longer than ${TOOL_NAME_LIMIT} characters`
+          : findTool(tool.name)
+            ? "the name of one of Loom's tools"
+            : taken.has(tool.name)
+              ? "the name of another server's tool"
+              : undefined;
+      if (problem) skipped.push(`${tool.name} (${problem})`);
+      else taken.add(tool.name);
+      return !problem;
     });
+    if (skipped.length) state.skipped = skipped;
   }
   return states;
 }

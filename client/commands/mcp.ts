@@ -40,6 +40,7 @@ function describe(state: McpServerState): string {
   const count = state.status === 'connected' ? ` · ${state.tools.length} ${state.tools.length === 1 ? 'tool' : 'tools'}` : '';
   const lines = [`${MARK[state.status]} ${pc.bold(state.name)}  ${pc.dim(`${state.type} · ${state.status}${count}`)}`];
   for (const tool of state.tools) lines.push(`    ${tool.name}  ${pc.dim(firstLine(tool.description))}${tool.effect === 'mutating' ? '' : pc.dim(` (${tool.effect})`)}`);
+  if (state.skipped) lines.push(`    ${pc.yellow(`not offered: ${state.skipped.join(', ')}`)}`);
   if (state.error) lines.push(`    ${pc.red(state.error)}`);
   if (state.stderr) lines.push(...state.stderr.split('\n').slice(-10).map((line) => `    ${pc.dim(`stderr: ${line}`)}`));
   return `${lines.join('\n')}\n\n`;

@@ -47,4 +47,11 @@ describe('MCP tool calls', () => {
     expect(find('read')?.name).toBe('read');
     expect(mcpToolName('my.server', 'get issue')).toBe('my_server_get_issue');
   });
+
+  it('does not offer a tool whose name model APIs would refuse, and says so', async () => {
+    const long = 'x'.repeat(60);
+    const [state] = await mcpServerStates({ [long]: config.mcp.local }, { directory, env: process.env, config });
+    expect(state.tools.map((tool) => tool.tool)).toEqual(['add']);
+    expect(state.skipped).toEqual(expect.arrayContaining([`${long}_echo (longer than 64 characters)`, `${long}_whoami (longer than 64 characters)`]));
+  });
 });
