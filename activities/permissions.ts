@@ -1,11 +1,51 @@
 import type { PermissionRule } from '../core/permission.js';
 import type { PermissionRequestRecord } from '../core/permission-request.js';
 import type { ActivityDeps } from './deps.js';
+import { localHostId } from './hosts/host-id.js';
+import { pluginPermissionVerdict, type PluginVerdict } from './plugins/permission-ask.js';
+import { warnInWorkerLog } from './worker-log.js';
+
+export type { PluginVerdict } from './plugins/permission-ask.js';
 
 /** The store side of permission requests: what waits, what was answered, what is always allowed. */
-export function createPermissionActivities({ store }: ActivityDeps) {
-  async function savePermissionRequest(request: PermissionRequestRecord): Promise<void> {
-    await store.savePermissionRequest(request);
+export function createPermissionActivities({ store, env, hostId }: ActivityDeps) {
+  /**
+   * Stores a request. With `askPlugins` (a new request, from a workflow that reads the answer),
+   * the project's `permission.ask` hooks answer first: a request they allow or deny is stored as
+   * answered (never pending, so nobody is asked) and their verdict returned; undefined means "ask
+   * a person", as this activity's `void` meant before (recorded histories replay unchanged).
+   * Workflow code of older workers passes no option and never gets a verdict it would ignore.
+   *
+   * This runs on the shared queue with the other store calls, not on the workspace's host queue
+   * (the gate does not know the run's host, and moving the call there changes the workflow's
+   * commands). Plugins are files of the workspace, so the hooks run only when this worker is on
+   * the session's host; elsewhere a person is asked. On one machine (the default) that is always.
+   */
+  async function savePermissionRequest(request: PermissionRequestRecord, options?: { askPlugins?: boolean }): Promise<PluginVerdict | undefined> {
+    const verdict = options?.askPlugins && request.status === 'pending' ? await askPlugins(request) : undefined;
+    if (!verdict) {
+      await store.savePermissionRequest(request);
+      return undefined;
+    }
+    const message = `${verdict.status === 'allow' ? 'Allowed' : 'Denied'} by plugin ${verdict.plugin} (permission.ask)`;
+    await store.savePermissionRequest({
+      ...request,
+      status: verdict.status === 'allow' ? 'approved' : 'rejected',
+      reply: { reply: verdict.status === 'allow' ? 'once' : 'reject', message },
+      time: { ...request.time, replied: Date.now() },
+    });
+    return verdict;
+  }
+
+  async function askPlugins(request: PermissionRequestRecord): Promise<PluginVerdict | undefined> {
+    const session = await store.getSession(request.sessionID);
+    if (!session) return undefined;
+    const here = hostId ?? localHostId(env);
+    if (session.host && session.host !== here) {
+      warnOnce(`${session.host}>${here}`, `Plugins' "permission.ask" hooks of host ${session.host} cannot run on worker host ${here}; its permission requests go to a person when this worker stores them`);
+      return undefined;
+    }
+    return pluginPermissionVerdict(session.directory, env, request);
   }
 
   async function loadApprovedRules(rootId: string): Promise<PermissionRule[]> {
@@ -17,4 +57,12 @@ export function createPermissionActivities({ store }: ActivityDeps) {
   }
 
   return { savePermissionRequest, loadApprovedRules, approveAlways };
+}
+
+const warned = new Set<string>();
+
+function warnOnce(key: string, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  warnInWorkerLog(message);
 }

@@ -3,6 +3,7 @@ import { createActivities } from '../activities/index.js';
 import { localHostId } from '../activities/hosts/host-id.js';
 import { workerIdentity } from '../activities/hosts/pollers.js';
 import { dataDir } from '../activities/paths.js';
+import { followPluginEvents } from '../activities/plugins/events.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import { workflowBundlePath } from './bundle.js';
@@ -76,15 +77,21 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
     hostId,
     queues,
     async run() {
-      // One stopping (a fatal error) stops the others: a half-serving worker would strand work.
-      await Promise.all(
-        workers.map((worker) =>
-          worker.run().catch((error: unknown) => {
-            for (const other of workers) if (other.getState() === 'RUNNING') other.shutdown();
-            throw error;
-          }),
-        ),
-      );
+      // Plugins' `event` hooks, for the workspaces of this host, while the worker runs.
+      const events = servesHost ? followPluginEvents({ store: options.store, env, hostId }) : undefined;
+      try {
+        // One stopping (a fatal error) stops the others: a half-serving worker would strand work.
+        await Promise.all(
+          workers.map((worker) =>
+            worker.run().catch((error: unknown) => {
+              for (const other of workers) if (other.getState() === 'RUNNING') other.shutdown();
+              throw error;
+            }),
+          ),
+        );
+      } finally {
+        await events?.stop();
+      }
     },
     shutdown() {
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();

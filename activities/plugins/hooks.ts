@@ -9,7 +9,7 @@ import { PluginError, type HookName, type Hooks, type LoadedPlugin, type Plugins
  * Calls one plugin's hook within the plugins' timeout. A hook that throws fails with its message
  * prefixed by the plugin's name; one that hangs fails naming the plugin and the hook.
  */
-async function callHook<K extends HookName>(plugin: LoadedPlugin, name: K, timeoutMs: number, ...args: Parameters<NonNullable<Hooks[K]>>): Promise<void> {
+export async function callHook<K extends HookName>(plugin: LoadedPlugin, name: K, timeoutMs: number, ...args: Parameters<NonNullable<Hooks[K]>>): Promise<void> {
   const hook = plugin.hooks[name] as ((...args: unknown[]) => unknown) | undefined;
   if (!hook) return;
   await withTimeout(

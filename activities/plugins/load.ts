@@ -131,7 +131,34 @@ async function initialise(directory: string, modules: PluginModule[], timeoutMs:
       list.push({ name: module.label, hooks: checkHooks(hooks, name) });
     }
   }
+  if (list.some((plugin) => plugin.hooks.event)) sawEventHooks();
   return { list, timeoutMs };
+}
+
+let eventHooksLoaded = false;
+const eventHooksWaiters = new Set<() => void>();
+
+function sawEventHooks(): void {
+  eventHooksLoaded = true;
+  for (const wake of eventHooksWaiters) wake();
+  eventHooksWaiters.clear();
+}
+
+/**
+ * Resolves once this process has loaded a plugin with an `event` hook (or when `signal` aborts):
+ * until then a worker has no reason to read the store's feed for plugins.
+ */
+export function eventHooksSeen(signal: AbortSignal): Promise<void> {
+  if (eventHooksLoaded || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      eventHooksWaiters.delete(done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    eventHooksWaiters.add(done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**

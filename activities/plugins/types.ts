@@ -1,3 +1,5 @@
+import type { BusEvent } from '../../core/bus-events.js';
+
 /**
  * OpenCode's plugin shapes, as far as Loom supports them: a plugin module exports functions
  * `(input) => Promise<Hooks>`; a hook is `(input, output) => Promise<void>` and changes `output`.
@@ -30,10 +32,35 @@ export interface Hooks {
   'shell.env'?: (input: { cwd: string }, output: { env: Record<string, string> }) => Promise<void> | void;
   /** May set sampling parameters and provider options of a model call. */
   'chat.params'?: (input: ChatParamsInput, output: ChatParams) => Promise<void> | void;
+  /** May answer a permission request before a person is asked: `allow` or `deny` (default `ask`). */
+  'permission.ask'?: (input: PluginPermission, output: { status: PermissionStatus }) => Promise<void> | void;
+  /** Sees every event of the store's feed, as `loom serve`'s `GET /event` sends it; its changes are ignored. */
+  event?: (input: { event: BusEvent }) => Promise<void> | void;
 }
 
 export type HookName = keyof Hooks;
-export const HOOK_NAMES: readonly HookName[] = ['tool.execute.before', 'tool.execute.after', 'shell.env', 'chat.params'];
+export const HOOK_NAMES: readonly HookName[] = ['tool.execute.before', 'tool.execute.after', 'shell.env', 'chat.params', 'permission.ask', 'event'];
+
+export type PermissionStatus = 'ask' | 'deny' | 'allow';
+
+/**
+ * A permission request as OpenCode's plugins see it: its old `Permission` fields (`type`, `pattern`,
+ * `title`, `metadata`) and its newer ones (`permission`, `patterns`, `always`).
+ */
+export interface PluginPermission {
+  id: string;
+  type: string;
+  permission: string;
+  pattern: string | string[];
+  patterns: string[];
+  always: string[];
+  sessionID: string;
+  messageID: string;
+  callID: string;
+  title: string;
+  metadata: { tool: string; agent: string; reason?: string };
+  time: { created: number };
+}
 
 export interface ChatParamsInput {
   sessionID: string;

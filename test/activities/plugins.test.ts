@@ -1,14 +1,18 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPermissionActivities } from '../../activities/permissions.js';
 import { pluginChatParams } from '../../activities/plugins/chat-params.js';
+import { followPluginEvents } from '../../activities/plugins/events.js';
+import { pluginPermission, pluginPermissionVerdict } from '../../activities/plugins/permission-ask.js';
 import { discoverPlugins, loadPlugins } from '../../activities/plugins/load.js';
 import { PluginError } from '../../activities/plugins/types.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { createToolActivities } from '../../activities/tools/run-tool.js';
-import type { ToolPart } from '../../core/part.js';
+import type { Part, ToolPart } from '../../core/part.js';
+import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { ToolRunResult } from '../../core/tool-run.js';
 
 let root: string;
@@ -225,4 +229,128 @@ describe('chat.params', () => {
     const params = { temperature: 1, options: {} };
     expect(await pluginChatParams(join(root, 'not-here'), { LOOM_CONFIG_DIR: join(root, 'none') }, input, params)).toBe(params);
   });
+});
+
+describe('permission.ask', () => {
+  const request = (sessionID: string, patterns: string[]): PermissionRequestRecord => ({
+    id: `per_${Math.random().toString(36).slice(2)}`,
+    sessionID,
+    rootID: sessionID,
+    messageID: 'msg_ask',
+    partID: 'prt_ask',
+    callID: 'call_ask',
+    tool: 'bash',
+    agent: 'build',
+    permission: 'bash',
+    patterns,
+    always: ['git *'],
+    title: `bash · ${patterns.join(' ')}`,
+    status: 'pending',
+    time: { created: 1 },
+  });
+  const policy = plugin(`{ 'permission.ask': async (input, output) => {
+    if (input.type !== 'bash') return;
+    if (input.pattern.startsWith('git ')) output.status = 'allow';
+    if (input.pattern.startsWith('curl ')) output.status = 'deny';
+  } }`);
+
+  async function sessionIn(directory: string, host?: string): Promise<string> {
+    const id = `ses_ask_${Math.random().toString(36).slice(2)}`;
+    await store.saveSession({ id, title: 't', agent: 'build', model: 'scripted/test-model', directory, ...(host ? { host } : {}), status: 'busy', time: { created: 1, updated: 1 } });
+    return id;
+  }
+
+  it('gets the request in OpenCode’s Permission shape', async () => {
+    const seen = join(root, 'permission-seen.json');
+    const where = project({ '.loom/plugins/spy.js': plugin(`{ 'permission.ask': async (input) => { (await import('node:fs')).writeFileSync(${JSON.stringify(seen)}, JSON.stringify(input)); } }`) });
+    const asked = request('ses_x', ['git status']);
+    expect(await pluginPermissionVerdict(where.directory, where.env, asked)).toBeUndefined();
+    expect(JSON.parse(readFileSync(seen, 'utf8'))).toEqual({
+      id: asked.id,
+      type: 'bash',
+      permission: 'bash',
+      pattern: 'git status',
+      patterns: ['git status'],
+      always: ['git *'],
+      sessionID: 'ses_x',
+      messageID: 'msg_ask',
+      callID: 'call_ask',
+      title: 'bash · git status',
+      metadata: { tool: 'bash', agent: 'build' },
+      time: { created: 1 },
+    });
+    expect(pluginPermission(request('ses_x', ['a', 'b'])).pattern).toEqual(['a', 'b']);
+  });
+
+  it('stores a request a plugin allows or denies as answered, and one it leaves as pending', async () => {
+    const where = project({ '.loom/plugins/policy.js': policy });
+    const { savePermissionRequest } = createPermissionActivities({ store, env: where.env, dataDir });
+    const sessionID = await sessionIn(where.directory);
+    const allowed = request(sessionID, ['git status']);
+    expect(await savePermissionRequest(allowed, { askPlugins: true })).toEqual({ status: 'allow', plugin: '.loom/plugins/policy.js' });
+    expect(await store.getPermissionRequest(allowed.id)).toMatchObject({ status: 'approved', reply: { reply: 'once', message: 'Allowed by plugin .loom/plugins/policy.js (permission.ask)' } });
+    const denied = request(sessionID, ['curl example.com']);
+    expect(await savePermissionRequest(denied, { askPlugins: true })).toEqual({ status: 'deny', plugin: '.loom/plugins/policy.js' });
+    expect(await store.getPermissionRequest(denied.id)).toMatchObject({ status: 'rejected', reply: { reply: 'reject' } });
+    const asked = request(sessionID, ['npm publish']);
+    expect(await savePermissionRequest(asked, { askPlugins: true })).toBeUndefined();
+    expect(await store.getPermissionRequest(asked.id)).toMatchObject({ status: 'pending' });
+    // Without the option (workflow code that ignores the answer), plugins are not asked.
+    const old = request(sessionID, ['git log']);
+    expect(await savePermissionRequest(old)).toBeUndefined();
+    expect(await store.getPermissionRequest(old.id)).toMatchObject({ status: 'pending' });
+  });
+
+  it('asks a person when a plugin throws, hangs or answers nonsense, and on another host', async () => {
+    const hang = project({ '.loom/plugins/hang.js': plugin(`{ 'permission.ask': () => new Promise(() => {}) }`) }, { plugin_timeout: 0.2 });
+    const odd = project({ '.loom/plugins/odd.js': plugin(`{ 'permission.ask': async (_input, output) => { output.status = 'yes'; } }`) });
+    const throws = project({ '.loom/plugins/a.js': plugin(`{ 'permission.ask': async (_input, output) => { output.status = 'allow'; } }`), '.loom/plugins/b.js': plugin(`{ 'permission.ask': async () => { throw new Error('no policy'); } }`) });
+    for (const where of [hang, odd, throws]) {
+      expect(await pluginPermissionVerdict(where.directory, where.env, request('ses_x', ['git status']))).toBeUndefined();
+    }
+    const allowing = project({ '.loom/plugins/policy.js': policy });
+    const { savePermissionRequest } = createPermissionActivities({ store, env: allowing.env, dataDir, hostId: 'here' });
+    const elsewhere = request(await sessionIn(allowing.directory, 'elsewhere'), ['git status']);
+    expect(await savePermissionRequest(elsewhere, { askPlugins: true })).toBeUndefined();
+    expect(await store.getPermissionRequest(elsewhere.id)).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('event', () => {
+  it('sends the feed’s events from its start, once some plugin has an event hook, to the plugins of this host’s workspaces; a failing plugin does not stop them', async () => {
+    const log = join(root, `events-${projects + 1}.log`);
+    const where = project({
+      '.loom/plugins/events.js': plugin(`{ event: async ({ event }) => { (await import('node:fs')).appendFileSync(${JSON.stringify(log)}, event.type + ' ' + (event.properties.info?.id ?? event.properties.part?.id ?? event.properties.request?.id ?? '') + '\\n'); } }`),
+      '.loom/plugins/failing.js': plugin(`{ event: async () => { throw new Error('broken listener'); } }`),
+    });
+    const other = project({ '.loom/plugins/events.js': plugin(`{ event: async () => { throw new Error('must not be called'); } }`) });
+    const session = { title: 't', agent: 'build', model: 'scripted/test-model', status: 'busy' as const, time: { created: 1, updated: 1 } };
+    await store.saveSession({ id: 'ses_ev_before', directory: where.directory, ...session });
+    const follower = followPluginEvents({ store, env: where.env, hostId: 'here' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await store.saveSession({ id: 'ses_ev', directory: where.directory, host: 'here', ...session });
+      await store.saveSession({ id: 'ses_ev_away', directory: other.directory, host: 'elsewhere', ...session });
+      await store.savePart({ id: 'prt_ev', sessionID: 'ses_ev', messageID: 'msg_ev', type: 'text', text: 'hi' } as Part);
+      await store.savePermissionRequest({ ...request('ses_ev'), id: 'per_ev' });
+      // Idle until this process has loaded a plugin with an `event` hook (a tool call would); then
+      // it catches up from its start.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(existsSync(log)).toBe(false);
+      await loadPlugins(where.directory, where.env);
+      const expected = ['session.updated ses_ev', 'message.part.updated prt_ev', 'permission.asked per_ev'];
+      let lines: string[] = [];
+      for (let i = 0; i < 100 && lines.length < expected.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+      }
+      expect(lines).toEqual(expected);
+    } finally {
+      await follower.stop();
+    }
+  });
+
+  function request(sessionID: string): PermissionRequestRecord {
+    return { id: 'per_x', sessionID, rootID: sessionID, messageID: 'msg_ev', partID: 'prt_ev', callID: 'c', tool: 'bash', agent: 'build', permission: 'bash', patterns: ['ls'], always: ['ls *'], title: 'bash · ls', status: 'pending', time: { created: 1 } };
+  }
 });

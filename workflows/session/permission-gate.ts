@@ -9,6 +9,7 @@ import {
   type PermissionRequest,
 } from '../../core/permission.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PluginVerdict } from '../../activities/permissions.js';
 import type { RunConfig } from '../../core/run.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { ToolCall } from '../../core/tool-call.js';
@@ -92,6 +93,7 @@ export class PermissionGate {
       }
       if (verdict.action === 'ask') {
         const reply = await this.ask(request, call);
+        if (reply.deniedBy) return { allowed: false, error: pluginDeniedMessage(reply.deniedBy, request), stopTurn: false };
         if (reply.reply === 'reject') {
           return reply.message
             ? { allowed: false, error: correctedMessage(reply.message), stopTurn: false }
@@ -104,7 +106,7 @@ export class PermissionGate {
     return { allowed: true, externalAllowed, ...(localNetworkAllowed ? { localNetworkAllowed } : {}) };
   }
 
-  private async ask(request: PermissionRequest, call: CallDescription): Promise<PermissionReply> {
+  private async ask(request: PermissionRequest, call: CallDescription): Promise<PermissionReply & { deniedBy?: string }> {
     // Derived from the call, not drawn at random: calls ask concurrently, and replay must give
     // each request the same id whatever order their awaits resolve in.
     const id = patched(DERIVED_PERMISSION_IDS)
@@ -131,7 +133,17 @@ export class PermissionGate {
     this.pending.set(id, { record, request });
     // Marked waiting before the request is stored: whoever finds it can see the run waits.
     this.showWaiting();
-    await callStore.savePermissionRequest(record);
+    // The project's `permission.ask` plugins may answer instead of a person; the activity then
+    // stored the request as answered. The command is the same activity in the same place (its new
+    // option is input, which replay does not compare), and its `undefined` means "ask" as its
+    // `void` did: runs recorded before replay unchanged, so no patch is needed. A verdict only
+    // leaves out the wait and the second store write that follow, in runs that got one.
+    const plugins: PluginVerdict | undefined = await callStore.savePermissionRequest(record, { askPlugins: true });
+    if (plugins) {
+      this.pending.delete(id);
+      this.showWaiting();
+      return plugins.status === 'allow' ? { requestId: id, reply: 'once' } : { requestId: id, reply: 'reject', deniedBy: plugins.plugin };
+    }
     const timeout = this.config.permissionTimeoutMs;
     const replied = () => this.replies.has(id);
     const answered = timeout ? await condition(replied, timeout) : (await condition(replied), true);
@@ -160,4 +172,9 @@ export class PermissionGate {
       upsertSearchAttributes([{ key: WaitingAttribute, value: waiting }]);
     }
   }
+}
+
+/** What the model is told when a plugin's `permission.ask` hook denies a call (as for a rule's deny). */
+function pluginDeniedMessage(plugin: string, request: PermissionRequest): string {
+  return `The plugin ${plugin} denied permission to use this specific tool call (${request.permission}: ${request.patterns.join(', ')}).`;
 }

@@ -3,6 +3,7 @@ import { wildcardMatch, type Ruleset } from '../../core/permission.js';
 import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
 import { isNotThisHost } from '../../core/workspace.js';
@@ -54,7 +55,7 @@ export function planRecordedCalls(calls: ToolCall[], offered: string[], agentRul
  */
 export async function runToolCalls(calls: CallToRun[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
   const repeated = calls.map((call) => (call.rejected ? false : isDoomLoop(call, context)));
-  const onHostQueue = calls.some((call) => !call.rejected && runsOnHostQueue(call.tool, context.placement));
+  const onHostQueue = calls.some((call) => !call.rejected && runsOnHostQueue(call, context.placement));
   const running = Promise.allSettled(calls.map((call, index) => runToolCall(call, repeated[index], context)));
   const outcomes = settledValues(await (onHostQueue ? whileHostWaits(running, context.hostWatch) : running));
   // Local calls that this worker could not run, being another host's: on that host's queue, in call order.
@@ -75,10 +76,15 @@ function settledValues<T>(outcomes: PromiseSettledResult<T>[]): T[] {
 }
 
 /** Whether a call of this tool is a regular activity on the workspace host's queue. */
-function runsOnHostQueue(tool: string, placement: Placement): boolean {
-  const spec = findTool(tool);
+function runsOnHostQueue(call: CallToRun, placement: Placement): boolean {
+  const spec = specOf(call);
   if (!placement.host || !spec || spec.storeOnly || spec.name === 'task' || spec.name === 'batch') return false;
   return !(spec.local === true && patched(LOCAL_TOOLS));
+}
+
+/** What the loop needs of a call's tool: Loom's spec, or an MCP tool's effect from the plan. */
+function specOf(call: CallToRun): Pick<ToolSpec, 'name' | 'effect' | 'local' | 'storeOnly'> | undefined {
+  return call.mcp ? { name: call.tool, effect: call.mcp.effect } : findTool(call.tool);
 }
 
 /** The same tool with identical input `threshold` times in a row, counting earlier steps too. */
@@ -107,7 +113,7 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     if (call.error !== undefined) await callStore.failToolCall({ partId: call.partId, error: call.error });
     return { stopTurn: false };
   }
-  const spec = findTool(call.tool)!;
+  const spec = specOf(call)!;
   const requests = [
     ...(repeated ? [{ permission: 'doom_loop', patterns: [call.tool], always: [call.tool] }] : []),
     ...call.permissions.filter((request) => !(context.bypassTaskAsk && request.permission === 'task')),
@@ -137,6 +143,7 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
       callId: call.callId,
       tool: call.tool,
       ...(call.input ? { input: call.input } : {}),
+      ...(call.mcp ? { mcp: { server: call.mcp.server, tool: call.mcp.tool } } : {}),
       directory: context.directory,
       model: context.model,
       canDelegate: context.offered.includes('task'),

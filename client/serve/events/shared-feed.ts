@@ -1,3 +1,4 @@
+import { busEventOf } from '../../../core/bus-events.js';
 import type { PermissionRequestRecord } from '../../../core/permission-request.js';
 import type { Session } from '../../../core/session.js';
 import type { FeedEntry, SessionStore, StoreFeed } from '../../../activities/store/store.js';
@@ -60,26 +61,17 @@ export class SharedFeed {
     for (const entry of page.entries) {
       const rev = entry.rev;
       const push = (event: ServerEvent) => events.push({ rev, event });
+      // A batch row comes once per page (at its latest revision): one count per batch and page.
+      push(busEventOf(entry, entry.kind === 'batch' ? await this.store.batchCounts(entry.batch.id) : undefined));
       switch (entry.kind) {
         case 'session':
           this.hosts.saw(entry.session);
-          push({ type: 'session.updated', properties: { info: entry.session } });
           push(this.status(entry.session, [...pending.values()]));
-          break;
-        case 'message':
-          push({ type: 'message.updated', properties: { info: entry.message } });
-          break;
-        case 'part':
-          push({ type: 'message.part.updated', properties: { part: entry.part } });
-          break;
-        case 'part-removed':
-          push({ type: 'message.part.removed', properties: { sessionID: entry.sessionID, messageID: entry.messageID, partID: entry.partID } });
           break;
         case 'permission': {
           const { request } = entry;
           if (request.status === 'pending') pending.set(request.id, request);
           else pending.delete(request.id);
-          push({ type: request.status === 'pending' ? 'permission.asked' : 'permission.replied', properties: { request } });
           // The asking session's status changes, and so does its root's (which shows its tree's approvals).
           for (const id of new Set([request.sessionID, request.rootID])) {
             const session = await this.store.getSession(id);
@@ -87,10 +79,6 @@ export class SharedFeed {
           }
           break;
         }
-        case 'batch':
-          // A row comes once per page (at its latest revision): one count per batch and page.
-          push({ type: 'batch.updated', properties: { batch: entry.batch, counts: await this.store.batchCounts(entry.batch.id) } });
-          break;
       }
     }
     return { cursor: page.cursor, more: page.more, events };
