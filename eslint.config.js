@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.temporal/'] },
+  { ignores: ['node_modules/', '.temporal/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -36,8 +36,8 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  // Test fixtures in plain JavaScript run in Node.
-  { files: ['test/**/*.mjs'], languageOptions: { globals: globals.node } },
+  // Test fixtures in plain JavaScript, and the bin, run in Node.
+  { files: ['test/**/*.mjs', 'bin/**/*.js'], languageOptions: { globals: globals.node } },
   // The web view's modules run in the browser.
   { files: ['client/serve/web/**/*.js'], languageOptions: { globals: globals.browser } },
 );

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { batchThroughput } from './batch-throughput.js';
+import { cliStartup } from './cli-startup.js';
 import { fanOut } from './fan-out.js';
 import { createBenchEnv, type BenchEnv, type StoreName } from './harness.js';
 import { historyPerStep } from './history-per-step.js';
@@ -35,6 +36,7 @@ const benchmarks: Benchmark[] = [
   { name: 'step', onEachStore: (bench) => perStep(bench), runs },
   { name: 'history', run: (bench) => historyPerStep(bench) },
   { name: 'fan-out', run: (bench) => fanOut(bench, runs) },
+  { name: 'cli', run: (bench) => cliStartup(bench, runs) },
   { name: 'resume', run: (bench) => resumeLatency(bench, runs) },
   { name: 'batch', onEachStore: (bench) => batchThroughput(bench, batchTasks, batchConcurrency), runs: Math.min(runs, 2) },
   { name: 'memory', run: (bench) => workerMemory(bench) },

@@ -1,6 +1,8 @@
 import { newId, partId } from '../core/ids.js';
 import type { MessageWithParts } from '../core/message.js';
-import { spawnLoom } from '../test/support/run-loom.js';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../activities/package-root.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import { repeat, type Row } from './stats.js';
@@ -39,10 +41,15 @@ export async function resumeLatency(bench: BenchEnv, runs: number): Promise<Row[
     bench.model.requests.length = 0;
     const prompt = `Resume ${Date.now()}`;
     const start = performance.now();
-    const { result } = spawnLoom(['resume', sessionId, prompt], { env: bench.processEnv, cwd: bench.project });
+    // The `loom` bin: the build when it is current (the `cli` benchmark makes it), else the sources.
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'loom.js'), 'resume', sessionId, prompt], { env: bench.processEnv, cwd: bench.project });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const request = await bench.model.waitForRequest((r) => r.lastUser === prompt, 60_000);
     const elapsed = performance.now() - start;
-    const { code, stderr } = await result;
+    const code = await exited;
     if (code !== 0) throw new Error(`loom resume exited with ${code}: ${stderr}`);
     // The model saw the whole session: its messages as chat turns (tool results are turns of their own).
     if (request.messages.length < messages) throw new Error(`The model saw ${request.messages.length} messages, expected ${messages} or more`);
@@ -54,7 +61,7 @@ export async function resumeLatency(bench: BenchEnv, runs: number): Promise<Row[
     return { longMs, shortMs, ratio: longMs / shortMs };
   });
   return [
-    { name: 'resume: 500-message session, to first model request', unit: 'ms', samples: samples.longMs, note: '`loom resume` in a new process' },
+    { name: 'resume: 500-message session, to first model request', unit: 'ms', samples: samples.longMs, note: '`loom resume` in a new process (the build when current)' },
     { name: 'resume: 4-message session, to first model request', unit: 'ms', samples: samples.shortMs },
     { name: 'resume: 500 ÷ 4 messages', unit: '×', samples: samples.ratio },
   ];

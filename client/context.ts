@@ -6,7 +6,7 @@ import type { RunningWorker } from './in-process-worker.js';
 import { CliError } from './cli-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { isListening } from './dev-server.js';
-import { connectTemporal, hasLiveWorker, type TemporalAccess } from './temporal.js';
+import type { TemporalAccess } from './temporal.js';
 
 /** What a command works with: settings, the store, and (when needed) Temporal and a worker. */
 export class CliContext {
@@ -39,6 +39,8 @@ export class CliContext {
   }
 
   async temporal(): Promise<TemporalAccess> {
+    // Temporal's client takes a moment to load: commands that only read the store never pay it.
+    const { connectTemporal } = await import('./temporal.js');
     this.temporalAccess ??= await connectTemporal(this.settings, this.report, this.env);
     return this.temporalAccess;
   }
@@ -55,9 +57,10 @@ export class CliContext {
   }
 
   /** Runs a worker in this process unless one already polls the task queue; returns the queues it polls. */
-  async ensureWorker(force = false, options: { hostId?: string; serve?: ServedQueues } = {}): Promise<string[]> {
+  async ensureWorker(force = false, options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number } = {}): Promise<string[]> {
     if (this.worker) return this.worker.queues;
     const { client, address } = await this.temporal();
+    const { hasLiveWorker } = await import('./temporal.js');
     if (!force && (await hasLiveWorker(client, this.settings.namespace, this.settings.taskQueue))) return [];
     const { startInProcessWorker } = await import('./in-process-worker.js');
     this.worker = await startInProcessWorker({
@@ -68,6 +71,7 @@ export class CliContext {
       env: this.env,
       hostId: options.hostId ?? this.hostId,
       serve: options.serve,
+      maxCachedWorkflows: options.maxCachedWorkflows,
     });
     return this.worker.queues;
   }

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../worker/bundle.js';
+import { PACKAGE_ROOT } from '../activities/package-root.js';
 import { CliError } from './cli-error.js';
 
 const run = promisify(execFile);
-const SCRIPT = join(PROJECT_ROOT, 'temporal-dev.sh');
+const SCRIPT = join(PACKAGE_ROOT, 'temporal-dev.sh');
 
 /** Runs `temporal-dev.sh <command>`; its report goes to stderr so stdout stays for results. */
 export async function devServer(command: 'start' | 'stop' | 'status', env: NodeJS.ProcessEnv = process.env): Promise<string> {

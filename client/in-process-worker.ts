@@ -19,6 +19,7 @@ export async function startInProcessWorker(options: {
   env?: NodeJS.ProcessEnv;
   hostId?: string;
   serve?: ServedQueues;
+  maxCachedWorkflows?: number;
 }): Promise<RunningWorker> {
   // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
   installQuietRuntime('ERROR');
@@ -32,6 +33,7 @@ export async function startInProcessWorker(options: {
     env: options.env,
     hostId: options.hostId,
     serve: options.serve,
+    maxCachedWorkflows: options.maxCachedWorkflows,
   });
   const running = worker.run();
   return {

@@ -1,31 +1,13 @@
 import { Command } from 'commander';
-import { createRequire } from 'node:module';
+import { LOOM_VERSION } from '../activities/package-root.js';
 import pc from 'picocolors';
 import { CliError } from './cli-error.js';
-import { cancelCommand } from './commands/cancel.js';
-import { downCommand } from './commands/down.js';
-import { lsCommand } from './commands/ls.js';
-import { resumeCommand } from './commands/resume.js';
-import { runCommand } from './commands/run.js';
-import { showCommand } from './commands/show.js';
-import { workerCommand } from './commands/worker.js';
-import { CliContext } from './context.js';
-import { agentsCommand } from './commands/agents.js';
-import { skillsCommand } from './commands/skills.js';
-import { mcpListCommand } from './commands/mcp.js';
-import { approveCommand } from './commands/approve.js';
-import { pendingCommand } from './commands/pending.js';
-import { treeCommand } from './commands/tree.js';
-import { compactCommand } from './commands/compact.js';
-import { batchControlCommand, batchLsCommand, batchResultsCommand, batchStatusCommand, concurrencyControl } from './commands/batch/manage.js';
-import { batchRunCommand } from './commands/batch/run.js';
-import { serveCommand } from './serve/command.js';
+import type { CliContext } from './context.js';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 const program = new Command('loom')
   .description('Durable OpenCode-style agents and subagents on Temporal.')
-  .version(version)
+  .version(LOOM_VERSION)
   .showHelpAfterError()
   .addHelpText(
     'after',
@@ -54,7 +36,7 @@ program
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
-  .action(async (words: string[], options) => execute(async (context) => runCommand(context, await promptFrom(words), options)));
+  .action(async (words: string[], options) => execute(async (context) => (await import('./commands/run.js')).runCommand(context, await promptFrom(words), options)));
 
 program
   .command('resume')
@@ -65,7 +47,7 @@ program
   .option('-m, --model <provider/model>', 'switch model for this run')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .action(async (sessionId: string, words: string[], options) =>
-    execute(async (context) => resumeCommand(context, sessionId, await promptFrom(words), options)),
+    execute(async (context) => (await import('./commands/resume.js')).resumeCommand(context, sessionId, await promptFrom(words), options)),
   );
 
 program
@@ -74,14 +56,14 @@ program
   .argument('<sessionId>')
   .option('--full', 'print tool outputs in full')
   .option('--json', 'print the session, its messages and parts as JSON')
-  .action(async (sessionId: string, options) => execute((context) => showCommand(context, sessionId, options)));
+  .action(async (sessionId: string, options) => execute(async (context) => (await import('./commands/show.js')).showCommand(context, sessionId, options)));
 
 program
   .command('tree')
   .description('show a session and its subagents, with tokens and cost per session and subtree')
   .argument('<sessionId>')
   .option('--json', 'print the tree as JSON')
-  .action(async (sessionId: string, options) => execute((context) => treeCommand(context, sessionId, options)));
+  .action(async (sessionId: string, options) => execute(async (context) => (await import('./commands/tree.js')).treeCommand(context, sessionId, options)));
 
 program
   .command('ls')
@@ -89,7 +71,7 @@ program
   .option('--all', 'include child sessions')
   .option('-n, --limit <count>', 'how many to list', '50')
   .option('--json', 'print the sessions as JSON')
-  .action(async (options) => execute((context) => lsCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./commands/ls.js')).lsCommand(context, options)));
 
 program
   .command('compact')
@@ -97,19 +79,19 @@ program
   .argument('<sessionId>')
   .option('-m, --model <provider/model>', 'the model that writes the summary')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
-  .action(async (sessionId: string, options) => execute((context) => compactCommand(context, sessionId, options)));
+  .action(async (sessionId: string, options) => execute(async (context) => (await import('./commands/compact.js')).compactCommand(context, sessionId, options)));
 
 program
   .command('cancel')
   .description("cancel a session's running run, with its tools and subagents")
   .argument('<sessionId>')
-  .action(async (sessionId: string) => execute((context) => cancelCommand(context, sessionId)));
+  .action(async (sessionId: string) => execute(async (context) => (await import('./commands/cancel.js')).cancelCommand(context, sessionId)));
 
 program
   .command('pending')
   .description('list permission requests waiting for an answer, in every session')
   .option('--json', 'print the requests as JSON')
-  .action(async (options) => execute((context) => pendingCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./commands/pending.js')).pendingCommand(context, options)));
 
 program
   .command('approve')
@@ -118,7 +100,7 @@ program
   .option('--always', 'allow it, and the same kind of call, for the rest of the session tree')
   .option('--reject', 'refuse it; without --message the turn stops')
   .option('--message <feedback>', 'with --reject: tell the agent why; it carries on with that')
-  .action(async (requestId: string, options) => execute((context) => approveCommand(context, requestId, options)));
+  .action(async (requestId: string, options) => execute(async (context) => (await import('./commands/approve.js')).approveCommand(context, requestId, options)));
 
 program
   .command('agents')
@@ -126,14 +108,14 @@ program
   .option('--all', 'include hidden agents')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print the agents as JSON')
-  .action(async (options) => execute((context) => agentsCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./commands/agents.js')).agentsCommand(context, options)));
 
 program
   .command('skills')
   .description('list the skills the skill tool offers in this project, and the SKILL.md files skipped as malformed')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print {skills, skipped} as JSON')
-  .action(async (options) => execute((context) => skillsCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./commands/skills.js')).skillsCommand(context, options)));
 
 const mcp = program.command('mcp').description("the project's MCP servers");
 
@@ -143,7 +125,7 @@ mcp
   .description('start the MCP servers as a worker here would, and list each with its state and tools')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print {servers} as JSON')
-  .action(async (options) => execute((context) => mcpListCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./commands/mcp.js')).mcpListCommand(context, options)));
 
 const batch = program.command('batch').description('run many tasks as one durable batch of sessions');
 
@@ -157,7 +139,7 @@ batch
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'no progress bar; print the final progress as JSON')
-  .action(async (file: string, options) => execute((context) => batchRunCommand(context, file, options)));
+  .action(async (file: string, options) => execute(async (context) => (await import('./commands/batch/run.js')).batchRunCommand(context, file, options)));
 
 batch
   .command('status')
@@ -165,21 +147,21 @@ batch
   .argument('<batchId>')
   .option('-w, --watch', 'follow it with a progress bar until it ends (Ctrl-C detaches)')
   .option('--json', 'print the progress as JSON')
-  .action(async (batchId: string, options) => execute((context) => batchStatusCommand(context, batchId, options)));
+  .action(async (batchId: string, options) => execute(async (context) => (await import('./commands/batch/manage.js')).batchStatusCommand(context, batchId, options)));
 
 batch
   .command('results')
   .description("a batch's tasks and their outcomes (JSONL with --json)")
   .argument('<batchId>')
   .option('--json', 'one JSON object per task: index, status, sessionId, attempts, text, tokens, error')
-  .action(async (batchId: string, options) => execute((context) => batchResultsCommand(context, batchId, options)));
+  .action(async (batchId: string, options) => execute(async (context) => (await import('./commands/batch/manage.js')).batchResultsCommand(context, batchId, options)));
 
 for (const action of ['pause', 'resume', 'cancel'] as const) {
   batch
     .command(action)
     .description(action === 'cancel' ? 'cancel a batch: running tasks are cancelled, finished results kept' : `${action} starting new tasks`)
     .argument('<batchId>')
-    .action(async (batchId: string) => execute((context) => batchControlCommand(context, batchId, { action })));
+    .action(async (batchId: string) => execute(async (context) => (await import('./commands/batch/manage.js')).batchControlCommand(context, batchId, { action })));
 }
 
 batch
@@ -187,13 +169,18 @@ batch
   .description('change how many tasks of a batch run at once')
   .argument('<batchId>')
   .argument('<n>')
-  .action(async (batchId: string, n: string) => execute((context) => batchControlCommand(context, batchId, concurrencyControl(n))));
+  .action(async (batchId: string, n: string) =>
+    execute(async (context) => {
+      const { batchControlCommand, concurrencyControl } = await import('./commands/batch/manage.js');
+      return batchControlCommand(context, batchId, concurrencyControl(n));
+    }),
+  );
 
 batch
   .command('ls')
   .description('list batches, newest first')
   .option('--json', 'print the batches as JSON')
-  .action(async (options) => execute((context) => batchLsCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./commands/batch/manage.js')).batchLsCommand(context, options)));
 
 program
   .command('worker')
@@ -201,7 +188,8 @@ program
   .option('--host-id <id>', "this machine's host id (default: LOOM_HOST_ID, else the machine's name)")
   .option('--shared-only', 'serve only the shared queue: workflows and model calls, no workspace tools (a machine without checkouts)')
   .option('--host-only', "serve only this host's workspace tools")
-  .action(async (options) => execute((context) => workerCommand(context, options)));
+  .option('--max-cached-workflows <n>', 'runs kept in memory between their tasks (default: LOOM_MAX_CACHED_WORKFLOWS, else sized from the heap); fewer use less memory and replay more')
+  .action(async (options) => execute(async (context) => (await import('./commands/worker.js')).workerCommand(context, options)));
 
 program
   .command('serve')
@@ -210,18 +198,19 @@ program
   .option('--hostname <host>', 'the address to listen on; anything but loopback needs a token (LOOM_SERVER_TOKEN, or one printed at start)', '127.0.0.1')
   .option('--worker', 'also run a worker in this process, unless one already polls the task queue')
   .option('--cors <origins>', 'let web pages from these origins call the API (comma-separated, e.g. https://app.example.com); off by default')
-  .action(async (options) => execute((context) => serveCommand(context, options)));
+  .action(async (options) => execute(async (context) => (await import('./serve/command.js')).serveCommand(context, options)));
 
 program
   .command('down')
   .description('stop the background Temporal dev server')
-  .action(async () => execute((context) => downCommand(context)));
+  .action(async () => execute(async (context) => (await import('./commands/down.js')).downCommand(context)));
 
 async function execute(action: (context: CliContext) => Promise<number>): Promise<never> {
   let exitCode = 1;
   let context: CliContext | undefined;
   try {
-    context = await CliContext.open();
+    // Each command loads only what it uses, so that `loom --help` and light commands start at once.
+    context = await (await import('./context.js')).CliContext.open();
     exitCode = await action(context);
   } catch (error) {
     exitCode = error instanceof CliError ? error.exitCode : 1;

@@ -3,18 +3,27 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../activities/package-root.js';
 
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WORKFLOWS_ENTRY = join(PROJECT_ROOT, 'workflows', 'index.ts');
+export const PROJECT_ROOT = PACKAGE_ROOT;
+/** Where the code running now lives: the checkout's TypeScript, or the build's JavaScript in `dist/`. */
+const CODE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKFLOWS_ENTRY = join(CODE_ROOT, 'workflows', COMPILED ? 'index.js' : 'index.ts');
+/** The bundle `npm run build` makes, beside the build's own code. */
+export const BUILT_BUNDLE_NAME = 'workflow-bundle.js';
 
 /**
- * The workflow bundle, built once per version of the workflow code and cached on disk: bundling
- * takes seconds, and every `loom run` with an in-process worker would pay it again.
+ * The workflow bundle. The build ships one (`npm run build`); from the sources it is built once
+ * per version of the workflow code and cached on disk: bundling takes seconds, and every
+ * `loom run` with an in-process worker would pay it again.
  */
 export async function workflowBundlePath(cacheDir = join(PROJECT_ROOT, 'node_modules', '.cache', 'loom')): Promise<string> {
+  const built = join(CODE_ROOT, BUILT_BUNDLE_NAME);
+  if (COMPILED && existsSync(built)) return built;
   const file = join(cacheDir, `workflows-${sourceHash()}.js`);
   if (existsSync(file)) return file;
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, logger: quietLogger });
+  const code = await bundleWorkflows();
   mkdirSync(cacheDir, { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, code);
@@ -22,13 +31,19 @@ export async function workflowBundlePath(cacheDir = join(PROJECT_ROOT, 'node_mod
   return file;
 }
 
+/** The workflow code of the code running now, bundled for the workflow sandbox. */
+export async function bundleWorkflows(): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, logger: quietLogger });
+  return code;
+}
+
 /** A hash of everything that goes into the bundle: workflow and core sources and the lockfile. */
 function sourceHash(): string {
   const hash = createHash('sha256');
-  const files = [...listFiles(join(PROJECT_ROOT, 'workflows')), ...listFiles(join(PROJECT_ROOT, 'core'))];
+  const files = [...listFiles(join(CODE_ROOT, 'workflows')), ...listFiles(join(CODE_ROOT, 'core'))];
   files.push(join(PROJECT_ROOT, 'package-lock.json'));
   for (const file of files.sort()) {
-    hash.update(file.slice(PROJECT_ROOT.length));
+    hash.update(file.slice(file.startsWith(CODE_ROOT) ? CODE_ROOT.length : PROJECT_ROOT.length));
     if (existsSync(file)) hash.update(readFileSync(file));
   }
   return hash.digest('hex').slice(0, 16);

@@ -65,7 +65,7 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
         ...common,
         taskQueue: options.taskQueue,
         workflowBundle: { codePath: await workflowBundlePath() },
-        maxCachedWorkflows: options.maxCachedWorkflows,
+        maxCachedWorkflows: options.maxCachedWorkflows ?? maxCachedWorkflowsFrom(env),
       }),
     );
   }
@@ -101,4 +101,16 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
       return states.find((state) => state !== 'STOPPED') ?? 'STOPPED';
     },
   };
+}
+
+/**
+ * `LOOM_MAX_CACHED_WORKFLOWS`: how many runs a worker keeps in memory between their tasks. Fewer
+ * use less memory; a run that fell out of the cache is replayed from its history at its next task.
+ * Unset: the SDK's default, from the heap's size.
+ */
+export function maxCachedWorkflowsFrom(env: NodeJS.ProcessEnv, source = 'LOOM_MAX_CACHED_WORKFLOWS', value = env.LOOM_MAX_CACHED_WORKFLOWS): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 0) throw new Error(`${source} must be a whole number of runs, 0 or more (it is "${value}")`);
+  return count;
 }

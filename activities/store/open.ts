@@ -1,5 +1,4 @@
 import { storeFile } from '../paths.js';
-import { PostgresSessionStore } from './postgres.js';
 import { SqliteSessionStore } from './sqlite.js';
 import type { SessionStore } from './store.js';
 
@@ -21,5 +20,7 @@ export async function openSessionStore(settings: StoreSettings): Promise<Session
     // Only the scheme is shown: the rest of the URL may hold a password.
     throw new Error(`${source} must start with postgres:// or postgresql:// (it starts with "${scheme ?? settings.storeUrl.slice(0, 10)}…")`);
   }
+  // Loaded only for PostgreSQL: a CLI command on SQLite starts without the driver.
+  const { PostgresSessionStore } = await import('./postgres.js');
   return PostgresSessionStore.open(settings.storeUrl, { source });
 }

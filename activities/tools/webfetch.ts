@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { LOOM_VERSION } from '../package-root.js';
 import type { z } from 'zod';
 import {
   WEBFETCH_DEFAULT_TIMEOUT_SECONDS,
@@ -14,8 +14,7 @@ type Format = 'text' | 'markdown' | 'html';
 
 const MAX_REDIRECTS = 10;
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-const USER_AGENT = `Loom/${version} (+webfetch)`;
+const USER_AGENT = `Loom/${LOOM_VERSION} (+webfetch)`;
 
 const ACCEPT: Record<Format, string> = {
   markdown: 'text/markdown;q=1.0, text/plain;q=0.9, text/html;q=0.8, */*;q=0.1',

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { livePollers } from '../../activities/hosts/pollers.js';
 import { checkHostId, hostTaskQueue } from '../../core/workspace.js';
-import type { ServedQueues } from '../../worker/create-worker.js';
+import { maxCachedWorkflowsFrom, type ServedQueues } from '../../worker/create-worker.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
@@ -10,6 +10,7 @@ export interface WorkerOptions {
   hostId?: string;
   sharedOnly?: boolean;
   hostOnly?: boolean;
+  maxCachedWorkflows?: string;
 }
 
 /**
@@ -21,6 +22,7 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   if (options.sharedOnly && options.hostOnly) throw new CliError('--shared-only and --host-only exclude each other: leave both out to serve both queues.');
   const serve: ServedQueues = options.sharedOnly ? 'shared' : options.hostOnly ? 'host' : 'both';
   const hostId = options.hostId ? hostIdFlag(options.hostId) : context.hostId;
+  const maxCachedWorkflows = cachedWorkflowsFlag(options.maxCachedWorkflows, context.env);
   installQuietRuntime('WARN');
   const { address, client } = await context.temporal();
   const { namespace, taskQueue } = context.settings;
@@ -35,7 +37,7 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
       );
     }
   }
-  const queues = await context.ensureWorker(true, { hostId, serve });
+  const queues = await context.ensureWorker(true, { hostId, serve, maxCachedWorkflows });
   const described = queues.map((queue) => (queue === taskQueue ? `"${queue}" (shared)` : `"${queue}" (workspace tools of host ${hostId})`));
   context.report(`Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace}). Ctrl-C stops it.`);
   await new Promise<void>((resolve) => {
@@ -44,6 +46,14 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   });
   context.report('Stopping the worker …');
   return 0;
+}
+
+function cachedWorkflowsFlag(value: string | undefined, env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    return value === undefined ? maxCachedWorkflowsFrom(env) : maxCachedWorkflowsFrom(env, '--max-cached-workflows', value);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
 }
 
 function hostIdFlag(value: string): string {

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
-import { createRequire } from 'node:module';
+import { LOOM_VERSION } from '../../activities/package-root.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { cors } from 'hono/cors';
 import { requireToken } from './auth.js';
@@ -13,7 +13,6 @@ import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
 import { registerWebRoutes } from './routes/web.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** What the server works over: a `CliContext` provides it in `loom serve`, tests build it by hand. */
 export interface ServeDeps {
@@ -54,7 +53,7 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   if (deps.token) app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc('/doc', {
     openapi: '3.0.0',
-    info: { title: 'Loom server', version, description: 'Durable OpenCode-style agent sessions on Temporal.' },
+    info: { title: 'Loom server', version: LOOM_VERSION, description: 'Durable OpenCode-style agent sessions on Temporal.' },
     ...(deps.token ? { security: [{ bearer: [] }] } : {}),
   });
   return app;

@@ -1,0 +1,16 @@
+// `npm run build`: the TypeScript compiled into dist/, with what the compiled code reads beside it
+// (the web view's files) and the workflow bundle made once here instead of on each machine.
+import { execFileSync } from 'node:child_process';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../activities/package-root.js';
+
+const dist = join(PACKAGE_ROOT, 'dist');
+const started = Date.now();
+rmSync(dist, { recursive: true, force: true });
+execFileSync(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+cpSync(join(PACKAGE_ROOT, 'client', 'serve', 'web'), join(dist, 'client', 'serve', 'web'), { recursive: true });
+// Bundled from the compiled workflows, by the compiled bundler: the code that will load it.
+const { bundleWorkflows, BUILT_BUNDLE_NAME } = (await import(join(dist, 'worker', 'bundle.js'))) as typeof import('../worker/bundle.js');
+writeFileSync(join(dist, BUILT_BUNDLE_NAME), await bundleWorkflows());
+process.stderr.write(`Built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
