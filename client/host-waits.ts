@@ -1,4 +1,3 @@
-import { activityQueueServed } from '../activities/hosts/pollers.js';
 import type { Session } from '../core/session.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import type { CliContext } from './context.js';
@@ -13,6 +12,8 @@ export async function hostsWithoutWorkers(context: CliContext, sessions: Session
   if (hosts.size === 0) return unserved;
   const temporal = await context.temporalIfRunning();
   if (!temporal) return unserved;
+  // Temporal's protobuf definitions load only when there is a host to ask about.
+  const { activityQueueServed } = await import('../activities/hosts/pollers.js');
   const { namespace, taskQueue } = context.settings;
   await Promise.all(
     [...hosts].map(async (host) => {
