@@ -5,6 +5,7 @@ import { cliStartup } from './cli-startup.js';
 import { fanOut } from './fan-out.js';
 import { createBenchEnv, type BenchEnv, type StoreName } from './harness.js';
 import { historyPerStep } from './history-per-step.js';
+import { peer } from './peer.js';
 import { perStep } from './per-step.js';
 import { describeMachine, table, writeResults } from './report.js';
 import { resumeLatency } from './resume-latency.js';
@@ -40,6 +41,7 @@ const benchmarks: Benchmark[] = [
   { name: 'resume', run: (bench) => resumeLatency(bench, runs) },
   { name: 'batch', onEachStore: (bench) => batchThroughput(bench, batchTasks, batchConcurrency), runs: Math.min(runs, 2) },
   { name: 'memory', run: (bench) => workerMemory(bench) },
+  { name: 'peer', run: (bench) => peer(bench, runs) },
 ];
 const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {
