@@ -1,10 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, type LoomResult } from '../support/run-loom.js';
+import { parseJson, runLoom } from '../support/run-loom.js';
 
 const BUILT = join(PACKAGE_ROOT, 'dist', 'client', 'main.js');
 const BIN = join(PACKAGE_ROOT, 'bin', 'loom.js');
@@ -18,18 +18,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => env?.close());
 
-function run(entry: string, args: string[]): Promise<LoomResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
+const run = (entry: string, args: string[]) => runLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 describe('the built CLI (npm run build)', () => {
   it('has the compiled code, the web view and the workflow bundle in dist/', () => {

@@ -13,11 +13,13 @@ export interface LoomOptions {
   /** Written to stdin, which is then closed; with `keepStdinOpen` the test writes to it itself. */
   input?: string;
   keepStdinOpen?: boolean;
+  /** The script to run instead of the sources' `client/loom.js` (the build's, the bin). */
+  entry?: string;
 }
 
 /** Starts the `loom` CLI in its own process, as a user would. */
 export function spawnLoom(args: string[], options: LoomOptions): { child: ChildProcessWithoutNullStreams; result: Promise<LoomResult> } {
-  const child = spawn(process.execPath, [LOOM_BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.entry ?? LOOM_BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   const result = new Promise<LoomResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
