@@ -3,7 +3,7 @@ import type { PermissionRequestRecord } from '../core/permission-request.js';
 import type { ActivityDeps } from './deps.js';
 import { localHostId } from './hosts/host-id.js';
 import { pluginPermissionVerdict, type PluginVerdict } from './plugins/permission-ask.js';
-import { warnInWorkerLog } from './worker-log.js';
+import { warnOnceInWorkerLog } from './worker-log.js';
 
 export type { PluginVerdict } from './plugins/permission-ask.js';
 
@@ -42,7 +42,7 @@ export function createPermissionActivities({ store, env, hostId }: ActivityDeps)
     if (!session) return undefined;
     const here = hostId ?? localHostId(env);
     if (session.host && session.host !== here) {
-      warnOnce(`${session.host}>${here}`, `Plugins' "permission.ask" hooks of host ${session.host} cannot run on worker host ${here}; its permission requests go to a person when this worker stores them`);
+      warnOnceInWorkerLog(`Plugins' "permission.ask" hooks of host ${session.host} cannot run on worker host ${here}; its permission requests go to a person when this worker stores them`);
       return undefined;
     }
     return pluginPermissionVerdict(session.directory, env, request);
@@ -57,12 +57,4 @@ export function createPermissionActivities({ store, env, hostId }: ActivityDeps)
   }
 
   return { savePermissionRequest, loadApprovedRules, approveAlways };
-}
-
-const warned = new Set<string>();
-
-function warnOnce(key: string, message: string): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  warnInWorkerLog(message);
 }

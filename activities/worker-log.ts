@@ -19,3 +19,16 @@ export function warnInWorkerLog(message: string): void {
     if (!terminal) console.warn(message);
   }
 }
+
+const warnedAt = new Map<string, number>();
+
+/**
+ * `warnInWorkerLog`, but the same warning is written once per worker process, or again only after
+ * `againAfterMs`: a problem every run meets is said once.
+ */
+export function warnOnceInWorkerLog(message: string, options: { againAfterMs?: number } = {}): void {
+  const last = warnedAt.get(message);
+  if (last !== undefined && (options.againAfterMs === undefined || Date.now() - last < options.againAfterMs)) return;
+  warnedAt.set(message, Date.now());
+  warnInWorkerLog(message);
+}

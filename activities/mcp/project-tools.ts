@@ -1,11 +1,10 @@
 import type { McpToolInfo } from '../../core/mcp.js';
 import type { LoomConfig } from '../config/schema.js';
-import { warnInWorkerLog } from '../worker-log.js';
+import { warnOnceInWorkerLog } from '../worker-log.js';
 import { mcpServerStates } from './servers.js';
 
 /** The same failure is written to the worker's log once a minute at most, not once per run. */
 const REPEAT_WARNING_AFTER_MS = 60_000;
-const warned = new Map<string, number>();
 /** A run's start waits this long at most for slow servers (its activity has 30 s). */
 const RUN_START_WAIT_MS = 20_000;
 
@@ -17,14 +16,8 @@ export async function projectMcpTools(config: LoomConfig, directory: string, env
   if (!config.mcp || Object.keys(config.mcp).length === 0) return [];
   const states = await mcpServerStates(config.mcp, { directory, env, config }, RUN_START_WAIT_MS);
   for (const state of states) {
-    if (state.status === 'failed') warnOnce(`${state.error}; its tools are not offered.${state.stderr ? `\n${state.stderr}` : ''}`);
-    if (state.skipped) warnOnce(`MCP server "${state.name}": tools not offered: ${state.skipped.join(', ')}`);
+    if (state.status === 'failed') warnOnceInWorkerLog(`${state.error}; its tools are not offered.${state.stderr ? `\n${state.stderr}` : ''}`, { againAfterMs: REPEAT_WARNING_AFTER_MS });
+    if (state.skipped) warnOnceInWorkerLog(`MCP server "${state.name}": tools not offered: ${state.skipped.join(', ')}`, { againAfterMs: REPEAT_WARNING_AFTER_MS });
   }
   return states.flatMap((state) => state.tools);
-}
-
-function warnOnce(message: string): void {
-  if (Date.now() - (warned.get(message) ?? 0) < REPEAT_WARNING_AFTER_MS) return;
-  warned.set(message, Date.now());
-  warnInWorkerLog(message);
 }

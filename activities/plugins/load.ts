@@ -6,7 +6,7 @@ import { mergeConfig, type LoomConfig } from '../../core/config.js';
 import { configLayers, type ConfigLayer } from '../config/load.js';
 import { diskFiles } from '../config/files.js';
 import { configDir } from '../paths.js';
-import { warnInWorkerLog } from '../worker-log.js';
+import { warnOnceInWorkerLog } from '../worker-log.js';
 import { withTimeout } from './timeout.js';
 import { HOOK_NAMES, PluginError, type Hooks, type LoadedPlugin, type PluginInput, type Plugins } from './types.js';
 
@@ -41,7 +41,7 @@ const cache = new Map<string, Promise<Plugins>>();
  */
 export async function loadPlugins(directory: string, env: NodeJS.ProcessEnv): Promise<Plugins> {
   const { modules, config, skipped } = discoverPlugins(directory, env);
-  for (const reason of skipped) warnOnce(reason);
+  for (const reason of skipped) warnOnceInWorkerLog(`Plugin ${reason}`);
   const timeoutMs = (config.plugin_timeout ?? DEFAULT_PLUGIN_TIMEOUT_S) * 1000;
   if (modules.length === 0) return { list: [], timeoutMs };
   const key = JSON.stringify([resolve(directory), timeoutMs, modules]);
@@ -198,15 +198,6 @@ function resolvePackage(name: string, directory: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-const warned = new Set<string>();
-
-/** Says once per worker process that a plugin was skipped, in the worker's log. */
-function warnOnce(reason: string): void {
-  if (warned.has(reason)) return;
-  warned.add(reason);
-  warnInWorkerLog(`Plugin ${reason}`);
 }
 
 function labelOf(file: string, directory: string): string {

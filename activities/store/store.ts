@@ -1,3 +1,4 @@
+import type { FeedRow } from '../../core/bus-events.js';
 import type { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
 import type { AssistantMessage, Message, MessageWithParts, Tokens } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
@@ -16,15 +17,7 @@ export interface SessionChanges {
 }
 
 /** One row written after a cursor, as the store's feed of every session returns it. */
-export type FeedEntry = { rev: number } & (
-  | { kind: 'session'; session: Session }
-  | { kind: 'message'; message: Message }
-  | { kind: 'part'; part: Part }
-  /** A part deleted (a retried model call starts its answer again). */
-  | { kind: 'part-removed'; partID: string; messageID: string; sessionID: string }
-  | { kind: 'permission'; request: PermissionRequestRecord }
-  | { kind: 'batch'; batch: BatchRecord }
-);
+export type FeedEntry = { rev: number } & FeedRow;
 
 /** What was written after a cursor, oldest first; `more` when `cursor` stopped at the page's end. */
 export interface StoreFeed {

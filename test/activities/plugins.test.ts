@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPermissionActivities } from '../../activities/permissions.js';
 import { pluginChatParams } from '../../activities/plugins/chat-params.js';
@@ -14,6 +14,7 @@ import { createToolActivities } from '../../activities/tools/run-tool.js';
 import type { Part, ToolPart } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { ToolRunResult } from '../../core/tool-run.js';
+import { write } from '../support/files.js';
 
 let root: string;
 let store: SqliteSessionStore;
@@ -38,11 +39,6 @@ function project(files: Record<string, string>, config: Record<string, unknown> 
   for (const [path, content] of Object.entries(files)) write(join(directory, path), content);
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, LOOM_CONFIG_DIR: join(directory, '..', `global-${projects}`), LOOM_CONFIG_CONTENT: JSON.stringify(config) };
   return { directory, env };
-}
-
-function write(file: string, content: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, content);
 }
 
 /** A plugin module whose default export returns `hooks` (source text of an object). */

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { discoverSkills } from '../../activities/config/skills.js';
 import { takeWorkspaceSnapshot, workspaceConfig } from '../../activities/config/workspace-snapshot.js';
@@ -10,17 +10,13 @@ import { skill as skillHandler } from '../../activities/tools/skill.js';
 import { fromConfig } from '../../core/permission.js';
 import { describeSkillTool, skill as skillSpec } from '../../core/tools/skill.js';
 import { createToolContext } from '../support/tool-context.js';
+import { write } from '../support/files.js';
 
 let root: string;
 let globalDir: string;
 /** root/work/project: `root/work` is an ancestor folder with skills of its own. */
 let project: string;
 let env: NodeJS.ProcessEnv;
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 const skillFile = (name: string, description: string, body = `How to ${name}.`) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
 

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotFiles } from '../../activities/config/files.js';
 import { ConfigError, configLayers, loadConfig } from '../../activities/config/load.js';
 import { takeWorkspaceSnapshot, workspaceConfig, workspaceSnapshotId } from '../../activities/config/workspace-snapshot.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { write } from '../support/files.js';
 
 let root: string;
 /** The worker's own global config folder (`LOOM_CONFIG_DIR`): never part of a snapshot. */
@@ -13,11 +14,6 @@ let globalDir: string;
 /** root/work/project: `root/work` holds config too, as an ancestor folder. */
 let project: string;
 let env: NodeJS.ProcessEnv;
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 /** A project configured in every way the traversal knows: JSON files in the project and an ancestor, markdown agents, modes and commands in nested folders. */
 function writeProject(): void {
