@@ -11,8 +11,8 @@ export async function runInProcess(
   activities: LoomActivities,
   input: { sessionId: string; directory: string; agent: string; model: string; prompt: string },
 ): Promise<number> {
-  const environment = new MockActivityEnvironment();
-  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => environment.run(fn, ...args) as Promise<R>;
+  // An environment per call, as each activity has its own context (and cancellation signal).
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => new MockActivityEnvironment().run(fn, ...args) as Promise<R>;
   const config = await run(activities.prepareRun, { sessionId: input.sessionId, directory: input.directory, agent: input.agent, model: input.model });
   if (isNotThisHost(config)) throw new Error('In-process loop: prepareRun declined to run here');
   await run(activities.openSession, { sessionId: input.sessionId, agent: config.agent.name, model: config.model, directory: input.directory });

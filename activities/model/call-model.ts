@@ -1,12 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { jsonSchema, tool, type ToolSet } from 'ai';
-import { z } from 'zod';
 import { zeroTokens } from '../../core/message.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
 import { preview } from '../../core/prompt.js';
 import type { Ruleset } from '../../core/permission.js';
-import type { ToolSpec } from '../../core/tool-spec.js';
-import type { FindTool } from '../../core/tool-call.js';
 import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
@@ -16,11 +12,15 @@ import { createdTime } from '../message-time.js';
 import { pluginChatParams } from '../plugins/chat-params.js';
 import { PluginError, type ChatParams } from '../plugins/types.js';
 import { buildModelRequest } from './model-request.js';
+import { functionTools } from './offered-tools.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';
+import { TranscriptCache } from './transcript-cache.js';
 
 export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
+  const transcripts = new TranscriptCache(store);
+
   /**
    * One model call: reads the conversation from the store, streams the answer into the assistant
    * message's parts, and returns only what the loop needs.
@@ -46,7 +46,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       find = toolFinder(mcpTools);
       const model = resolveModel(input.model, config, env);
       // Only what the model will see: from the last compaction on.
-      const history = (await store.messages(input.sessionId, await store.compactionStart(input.sessionId))).filter((m) => m.info.id !== input.messageId);
+      const history = (await transcripts.history(input.sessionId)).filter((m) => m.info.id !== input.messageId);
       const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git });
       agentRules = agent.permission;
       const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: agent.options });
@@ -54,7 +54,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         model,
         system,
         messages,
-        tools: toolSet(input.tools, find, (spec) => {
+        tools: functionTools(input.tools, find, (spec) => {
           if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
           if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
           return spec.description;
@@ -82,24 +82,4 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   }
 
   return { callModel };
-}
-
-/** Tools offered without `execute`: the model's calls come back to the workflow, which runs them. */
-function toolSet(names: string[], find: FindTool, describe: (spec: ToolSpec) => string): ToolSet {
-  const tools: ToolSet = {};
-  for (const name of names) {
-    const spec = find(name);
-    if (spec) tools[name] = tool({ description: describe(spec), inputSchema: jsonSchema(inputSchemaOf(spec) as never) });
-  }
-  return tools;
-}
-
-const inputSchemas = new Map<ToolSpec, unknown>();
-
-/** A tool's parameters as JSON Schema; specs never change, so each is converted once per process. */
-function inputSchemaOf(spec: ToolSpec): unknown {
-  if (spec.inputSchema) return spec.inputSchema;
-  let schema = inputSchemas.get(spec);
-  if (!schema) inputSchemas.set(spec, (schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' })));
-  return schema;
 }

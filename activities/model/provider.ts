@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import type { LanguageModel } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { parseModelId } from '../../core/model-id.js';
 import type { LoomConfig } from '../config/schema.js';
 import { streamLimits } from './stream-limits.js';
@@ -17,7 +17,7 @@ export class ProviderError extends Error {
  * is an OpenAI-compatible server and gets Chat Completions, which is what those servers speak.
  * Every request is watched: an answer that stops arriving is aborted (see `watchedFetch`).
  */
-export function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): LanguageModel {
+export function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): LanguageModelV3 {
   const { providerID, modelID } = parseModelId(model);
   const configured = config.provider?.[providerID];
   if (!configured && providerID !== 'openai') {

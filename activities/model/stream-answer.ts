@@ -1,22 +1,26 @@
 import { Context } from '@temporalio/activity';
-import { streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { safeParseJSON } from '@ai-sdk/provider-utils';
+import { NoOutputGeneratedError, type ModelMessage } from 'ai';
 import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { SessionStore } from '../store/store.js';
 import { AnswerWriter } from './answer-writer.js';
 import { classifyModelError, emptyAnswerFailure, noteRetry } from './errors.js';
+import { toLanguageModelPrompt } from './language-model-prompt.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
 export interface ModelRequest {
-  model: LanguageModel;
+  model: LanguageModelV3;
   system: string;
   messages: ModelMessage[];
-  tools?: ToolSet;
+  /** Offered without `execute`: the model's calls come back to the workflow, which runs them. */
+  tools?: LanguageModelV3FunctionTool[];
   temperature?: number;
   topP?: number;
   topK?: number;
-  providerOptions?: Record<string, Record<string, never>>;
+  providerOptions?: SharedV3ProviderOptions;
 }
 
 export interface StreamedAnswer {
@@ -54,11 +58,12 @@ export async function streamIntoMessage(
     await store.deleteParts(message.id);
     await store.saveMessage(message);
     const request = await prepare();
+    const prompt = toLanguageModelPrompt(request.system, request.messages);
     let tokens = zeroTokens();
     for (let requests = 1; ; requests++) {
       if (requests > 1) await store.deleteParts(message.id);
       const writer = new AnswerWriter(store, { sessionID: message.sessionID, messageID: message.id });
-      const answer = await streamOnce(request, writer, context.cancellationSignal);
+      const answer = await streamOnce(request, prompt, writer, context.cancellationSignal);
       tokens = addTokens(tokens, answer.tokens);
       const finished = { ...message, finish: answer.finish, tokens };
       if (writer.hasContent()) {
@@ -79,63 +84,93 @@ export async function streamIntoMessage(
   }
 }
 
-/** One request: its answer streamed through `writer`; what arrived is written even if it breaks off. */
-async function streamOnce(request: ModelRequest, writer: AnswerWriter, abortSignal: AbortSignal): Promise<StreamedAnswer> {
+/**
+ * One request, straight to the provider's `doStream`, as `streamText` would make it (see
+ * `toLanguageModelPrompt` for why not through it): its answer streamed through `writer`; what
+ * arrived is written even if it breaks off.
+ */
+async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, writer: AnswerWriter, abortSignal: AbortSignal): Promise<StreamedAnswer> {
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
-    const stream = streamText({ ...request, maxRetries: 0, abortSignal, onError: () => undefined });
+    const tools = request.tools?.length ? request.tools : undefined;
+    const { stream } = await request.model.doStream({
+      prompt,
+      tools,
+      toolChoice: tools ? { type: 'auto' } : undefined,
+      temperature: request.temperature,
+      topP: request.topP,
+      topK: request.topK,
+      providerOptions: request.providerOptions,
+      abortSignal,
+      includeRawChunks: false,
+    });
+    reader = stream.getReader();
     const toolCalls: ToolCall[] = [];
-    let finish = 'unknown';
-    let usage: LanguageModelUsage | undefined;
-    for await (const chunk of stream.fullStream) {
-      switch (chunk.type) {
+    let finish: string | undefined;
+    let usage: LanguageModelV3Usage | undefined;
+    let output = false;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const part = read.value;
+      switch (part.type) {
         case 'text-delta':
-          writer.text(chunk.id, chunk.text);
+          output = true;
+          if (part.delta.length > 0) writer.text(part.id, part.delta);
           break;
         case 'text-end':
-          writer.end('text', chunk.id);
+          writer.end('text', part.id);
           break;
         case 'reasoning-delta':
-          writer.reasoning(chunk.id, chunk.text);
+          output = true;
+          writer.reasoning(part.id, part.delta);
           break;
         case 'reasoning-end':
-          writer.end('reasoning', chunk.id);
+          writer.end('reasoning', part.id);
           break;
         case 'tool-input-start':
-          writer.toolInput(chunk.id, chunk.toolName, '');
+          output = true;
+          writer.toolInput(part.id, part.toolName, '');
           break;
         case 'tool-input-delta':
-          writer.toolInput(chunk.id, '', chunk.delta);
+          writer.toolInput(part.id, '', part.delta);
           break;
         case 'tool-call': {
-          const raw = typeof chunk.input === 'string' ? chunk.input : JSON.stringify(chunk.input ?? {});
-          const part = writer.toolCall(chunk.toolCallId, chunk.toolName, chunk.input, raw);
-          toolCalls.push({ partId: part.id, callId: chunk.toolCallId, tool: chunk.toolName, input: chunk.input });
+          output = true;
+          const input = await toolInput(part.input);
+          const call = writer.toolCall(part.toolCallId, part.toolName, input, typeof input === 'string' ? input : JSON.stringify(input));
+          toolCalls.push({ partId: call.id, callId: part.toolCallId, tool: part.toolName, input });
           break;
         }
         case 'finish':
-          finish = chunk.finishReason;
-          usage = chunk.totalUsage;
+          finish = part.finishReason.unified;
+          usage = part.usage;
           break;
         case 'error':
-          throw chunk.error;
-        case 'abort':
-          throw abortSignal.reason ?? new Error('Model call aborted');
+          throw part.error;
       }
     }
+    if (finish === undefined && !output) throw new NoOutputGeneratedError({ message: 'No output generated. The model stream ended without a finish chunk.' });
     await writer.flush();
-    return { finish, toolCalls, tokens: toTokens(usage), text: writer.textOf() };
+    return { finish: finish ?? 'other', toolCalls, tokens: toTokens(usage), text: writer.textOf() };
   } catch (error) {
+    await reader?.cancel().catch(() => undefined);
     await writer.flush().catch(() => undefined);
     throw error;
   }
 }
 
-export function toTokens(usage: LanguageModelUsage | undefined): Tokens {
-  const cacheRead = usage?.inputTokenDetails?.cacheReadTokens ?? 0;
+/** A call's arguments as the AI SDK reads them: none is `{}`, JSON is parsed (safely), anything else stays the raw text. */
+async function toolInput(raw: string): Promise<unknown> {
+  if (raw.trim() === '') return {};
+  const parsed = await safeParseJSON({ text: raw });
+  return parsed.success ? parsed.value : raw;
+}
+
+export function toTokens(usage: LanguageModelV3Usage | undefined): Tokens {
+  const cacheRead = usage?.inputTokens.cacheRead ?? 0;
   return {
-    input: (usage?.inputTokens ?? 0) - cacheRead,
-    output: usage?.outputTokens ?? 0,
-    reasoning: usage?.outputTokenDetails?.reasoningTokens ?? 0,
-    cache: { read: cacheRead, write: usage?.inputTokenDetails?.cacheWriteTokens ?? 0 },
+    input: (usage?.inputTokens.total ?? 0) - cacheRead,
+    output: usage?.outputTokens.total ?? 0,
+    reasoning: usage?.outputTokens.reasoning ?? 0,
+    cache: { read: cacheRead, write: usage?.inputTokens.cacheWrite ?? 0 },
   };
 }

@@ -17,6 +17,7 @@ export function toRecordedRequest(
   path: string,
   headers: RecordedRequest['headers'],
   body: any,
+  raw = '',
 ): RecordedRequest {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const last = messages[messages.length - 1];
@@ -26,6 +27,7 @@ export function toRecordedRequest(
     path,
     headers,
     body,
+    raw,
     model: typeof body?.model === 'string' ? body.model : '',
     stream: body?.stream === true,
     messages,

@@ -51,6 +51,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** The body exactly as it arrived. */
+  raw: string;
   model: string;
   stream: boolean;
   messages: any[];
@@ -222,7 +224,7 @@ export async function startScriptedModel(
     let raw = '';
     for await (const part of req) raw += part;
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      if (path === '/v1/chat/completions') record(toRecordedRequest(requests.length, path, req.headers, safeJson(raw)));
+      if (path === '/v1/chat/completions') record(toRecordedRequest(requests.length, path, req.headers, safeJson(raw), raw));
       return sendJson(res, 401, errorBody(401, 'Incorrect API key provided.'));
     }
     if (req.method === 'GET' && path === '/v1/models') {
@@ -233,7 +235,7 @@ export async function startScriptedModel(
       return sendJson(res, 404, errorBody(404, `Unknown route ${req.method} ${path}`));
     }
     const body = safeJson(raw);
-    const r = toRecordedRequest(requests.length, path, req.headers, body);
+    const r = toRecordedRequest(requests.length, path, req.headers, body, raw);
     if (r.model) modelsSeen.add(r.model);
     if (body === undefined) {
       record(r);
