@@ -214,6 +214,7 @@ export class PostgresSessionStore implements SessionStore {
       cursor,
       messages: await all(this.pool, 'SELECT data FROM message WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Message),
       parts: await all(this.pool, 'SELECT data FROM part WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Part),
+      removedParts: (await this.pool.query<{ id: string }>('SELECT id FROM part_removed WHERE session_id = $1 AND rev > $2 ORDER BY rev', [sessionID, since])).rows.map((row) => row.id),
     };
   }
 

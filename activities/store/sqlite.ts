@@ -91,6 +91,7 @@ export class SqliteSessionStore implements SessionStore {
       ),
       messagesSince: db.prepare('SELECT data FROM message WHERE session_id = ? AND rev > ? ORDER BY id'),
       partsSince: db.prepare('SELECT data FROM part WHERE session_id = ? AND rev > ? ORDER BY id'),
+      removedSince: db.prepare('SELECT id FROM part_removed WHERE session_id = ? AND rev > ? ORDER BY rev').pluck(),
       currentRev: db.prepare('SELECT value FROM revision WHERE id = 1'),
       recordFileRead: db.prepare(
         `INSERT INTO file_read (session_id, path, mtime) VALUES (?, ?, ?)
@@ -284,6 +285,7 @@ export class SqliteSessionStore implements SessionStore {
         cursor,
         messages: this.readAll(this.statements.messagesSince, [sessionID, since], Message),
         parts: this.readAll(this.statements.partsSince, [sessionID, since], Part),
+        removedParts: this.statements.removedSince.all(sessionID, since) as string[],
       };
     })();
   }

@@ -9,11 +9,13 @@ import type { StoredPrompt } from '../../core/prompt.js';
 import type { Todo } from '../../core/todo.js';
 import type { WorkspaceSnapshot } from '../config/files.js';
 
-/** What changed in a session since a cursor: for following a run live. */
+/** What changed in a session since a cursor: for following a run live, and keeping a transcript current. */
 export interface SessionChanges {
   cursor: number;
   messages: Message[];
   parts: Part[];
+  /** Ids of parts deleted since the cursor (a retried model call starts its answer again); a part written again after is in `parts`. */
+  removedParts: string[];
 }
 
 /** One row written after a cursor, as the store's feed of every session returns it. */

@@ -175,7 +175,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       expect(textsOf(second.parts)).toEqual(['one, edited', 'two']);
 
       const third = await store.changes('ses_a', second.cursor);
-      expect(third).toEqual({ cursor: second.cursor, messages: [], parts: [] });
+      expect(third).toEqual({ cursor: second.cursor, messages: [], parts: [], removedParts: [] });
     });
 
     it('reports updatePart changes', async () => {
@@ -184,6 +184,22 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       const { cursor } = await store.changes('ses_a', 0);
       await store.updatePart('prt_1', (part) => ({ ...part, text: 'b' }) as TextPart);
       expect(textsOf((await store.changes('ses_a', cursor)).parts)).toEqual(['b']);
+    });
+
+    it('names the parts deleted after the cursor, and returns one written again after its deletion', async () => {
+      const store = await openStore();
+      await store.saveMessage(userMessage('msg_1'));
+      await store.savePart(textPart('prt_1', 'msg_1', 'first try'));
+      await store.savePart(textPart('prt_2', 'msg_1', 'more'));
+      await store.savePart(textPart('prt_other', 'msg_other', 'elsewhere', 'ses_b'));
+      const { cursor } = await store.changes('ses_a', 0);
+      await store.deleteParts('msg_1');
+      await store.deleteParts('msg_other');
+      await store.savePart(textPart('prt_1', 'msg_1', 'second try'));
+      const changes = await store.changes('ses_a', cursor);
+      expect(changes.removedParts.sort()).toEqual(['prt_1', 'prt_2']);
+      expect(textsOf(changes.parts)).toEqual(['second try']);
+      expect((await store.changes('ses_a', changes.cursor)).removedParts).toEqual([]);
     });
   });
 
@@ -252,7 +268,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       for (const part of last.parts) seen.set(part.id, (part as TextPart).text);
       expect(seen.size).toBe(80);
       expect((await follower.parts('msg_1')).length).toBe(80);
-      expect(await follower.changes('ses_a', last.cursor)).toEqual({ cursor: last.cursor, messages: [], parts: [] });
+      expect(await follower.changes('ses_a', last.cursor)).toEqual({ cursor: last.cursor, messages: [], parts: [], removedParts: [] });
     });
 
     it('loses no update when two stores update one part at the same time', async () => {
