@@ -67,5 +67,3 @@ export interface BatchProgress {
   /** When the batch started (ms), for rates. */
   started: number;
 }
-
-export const idleTokens = (): Tokens => ({ input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } });

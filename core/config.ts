@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { McpServerConfig } from './mcp.js';
+import { McpServerConfig } from './mcp-config.js';
 import { MODEL_ID_FORM } from './model-id.js';
-import { PermissionConfigSchema } from './permission.js';
+import { PermissionConfigSchema } from './permission-config.js';
 import { ShellEnvConfig } from './shell-env.js';
 
 /** `provider/model`, checked here so a typo is reported with its file and key at load time. */

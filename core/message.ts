@@ -1,24 +1,16 @@
 import { z } from 'zod';
 import { Part } from './part.js';
+import type { Tokens as TokenCounts } from './tokens.js';
 
-export const Tokens = z.object({
+export { addTokens, zeroTokens } from './tokens.js';
+
+export const Tokens: z.ZodType<TokenCounts> = z.object({
   input: z.number(),
   output: z.number(),
   reasoning: z.number(),
   cache: z.object({ read: z.number(), write: z.number() }),
 });
-export type Tokens = z.infer<typeof Tokens>;
-
-export const zeroTokens = (): Tokens => ({ input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } });
-
-export function addTokens(a: Tokens, b: Tokens): Tokens {
-  return {
-    input: a.input + b.input,
-    output: a.output + b.output,
-    reasoning: a.reasoning + b.reasoning,
-    cache: { read: a.cache.read + b.cache.read, write: a.cache.write + b.cache.write },
-  };
-}
+export type Tokens = TokenCounts;
 
 /** Why a message ended badly. `name` is a stable type (`ModelAuthError`, `MessageAbortedError`, …). */
 export const MessageError = z.object({

@@ -42,6 +42,17 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
   permissions?(input: z.infer<Params>, context: PermissionContext): PermissionRequest[];
 }
 
-export function defineTool<Params extends z.ZodType>(spec: ToolSpec<Params>): ToolSpec<Params> {
-  return spec;
+/** A tool spec as written: its parameters' schema is made by a function, on first use. */
+export type ToolDefinition<Params extends z.ZodType> = Omit<ToolSpec<Params>, 'parameters'> & { parameters: () => Params };
+
+/**
+ * A tool's spec, its parameters' schema built when first asked for. Every workflow loads every
+ * spec (for names, labels and permissions) and the workflow sandbox loads modules afresh for each
+ * workflow, so building all the schemas up front cost each workflow, subagent and batch task
+ * milliseconds for schemas it mostly never uses.
+ */
+export function defineTool<Params extends z.ZodType>(definition: ToolDefinition<Params>): ToolSpec<Params> {
+  const { parameters: build, ...spec } = definition;
+  let parameters: Params | undefined;
+  return Object.defineProperty(spec, 'parameters', { get: () => (parameters ??= build()), enumerable: true }) as ToolSpec<Params>;
 }

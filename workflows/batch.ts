@@ -11,8 +11,8 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { idleTokens, type BatchProgress, type BatchStatus, type BatchTaskOutcome } from '../core/batch.js';
-import { addTokens, type Tokens } from '../core/message.js';
+import type { BatchProgress, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
+import { addTokens, zeroTokens, type Tokens } from '../core/tokens.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
 import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
@@ -71,7 +71,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     done: carried?.done ?? 0,
     failed: carried?.failed ?? 0,
     cancelled: carried?.cancelled ?? 0,
-    tokens: carried?.tokens ?? idleTokens(),
+    tokens: carried?.tokens ?? zeroTokens(),
     concurrency: carried?.concurrency ?? input.concurrency,
     paused: carried?.paused ?? false,
     started: carried?.started ?? Date.now(),

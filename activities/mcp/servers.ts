@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_MCP_TIMEOUT_MS, mcpEffect, mcpToolName, type McpServerConfig, type McpToolInfo } from '../../core/mcp.js';
+import { mcpEffect, mcpToolName } from '../../core/mcp.js';
+import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig, type McpToolInfo } from '../../core/mcp-config.js';
 import { findTool } from '../../core/tools/index.js';
 import { McpConnection, type ServerPlace } from './connection.js';
 

@@ -25,7 +25,7 @@ How to write the command:
 - There is no terminal and stdin is empty, so nothing can answer a prompt. Do not start interactive programs (editors, pagers, git rebase -i, REPLs); use the flags that make a program run without asking (--yes, --no-pager, -m "message").
 - A process started in the background with & keeps running after the call; send its output to a file (npm run dev > dev.log 2>&1 &) or it is cut off when the call ends.
 - description says in 5-10 words what the command does, e.g. "Run the unit tests" or "Show uncommitted changes".`,
-  parameters: z.object({
+  parameters: () => z.object({
     command: z.string().describe('The command to run'),
     timeout: z
       .number()

@@ -9,7 +9,7 @@ export const batch = defineTool({
 - Tasks run at most \`concurrency\` at a time; a failed task is tried again up to \`retries\` times; the batch survives restarts.
 - Without background, you get a summary of every task's outcome when the batch ends. With background: true you get the batch id at once, and the user can follow it with \`loom batch status\`.
 - For a handful of tasks, use the task tool instead.`,
-  parameters: z.object({
+  parameters: () => z.object({
     tasks: z
       .array(
         z.object({

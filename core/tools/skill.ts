@@ -39,7 +39,7 @@ export function describeSkillTool(skills: SkillInfo[], callerRules: Ruleset): st
 export const skill = defineTool({
   name: 'skill',
   description: describeSkillTool([], []),
-  parameters: z.object({
+  parameters: () => z.object({
     name: z.string().describe('The name of the skill, from available_skills'),
   }),
   effect: 'read-only',

@@ -33,7 +33,7 @@ export function describeTaskTool(agents: { name: string; description?: string; m
 export const task = defineTool({
   name: 'task',
   description: TASK_DESCRIPTION,
-  parameters: z
+  parameters: () => z
     .object({
       description: z.string().describe('A short (3-5 words) description of the task'),
       prompt: z.string().describe('The task for the agent to perform'),

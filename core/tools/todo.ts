@@ -7,7 +7,7 @@ export const todowrite = defineTool({
   description: `Write the session's todo list: the whole list, replacing the previous one.
 
 Use it for work of three or more steps, to plan and to show progress: add the steps, mark one in_progress before you start it, mark it completed as soon as it is done (not in batches), and cancel steps that no longer apply. Skip it for a single, simple request.`,
-  parameters: z.object({
+  parameters: () => z.object({
     todos: z
       .array(
         z.object({
@@ -28,7 +28,7 @@ Use it for work of three or more steps, to plan and to show progress: add the st
 export const todoread = defineTool({
   name: 'todoread',
   description: "Read the session's todo list, to see what is done and what is left.",
-  parameters: z.object({}),
+  parameters: () => z.object({}),
   effect: 'read-only',
   local: true,
   storeOnly: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { PermissionConfigSchema } from '../../core/permission-config.js';
 import {
-  PermissionConfigSchema,
   REJECTED_MESSAGE,
   alwaysRules,
   correctedMessage,

@@ -1,4 +1,4 @@
-import { addTokens } from '../../core/message.js';
+import { addTokens } from '../../core/tokens.js';
 import { isOverflow } from '../../core/compaction.js';
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
 import { modelCall } from './activities.js';

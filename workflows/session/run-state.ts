@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure, setCurrentDetails } from '@temporalio/workflow';
-import { zeroTokens, type MessageError } from '../../core/message.js';
+import type { MessageError } from '../../core/message.js';
+import { zeroTokens } from '../../core/tokens.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
 import type { IdSequence } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
