@@ -2,23 +2,22 @@
 // its state survives a stop and start), a restartable PostgreSQL, the scripted model and a pool
 // of `loom worker` processes.
 import type { ChildProcess } from 'node:child_process';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { freePort } from '../test/support/free-port.js';
 import { startRestartableTestPostgres, type RestartableTestPostgres } from '../test/support/postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { stopProcess } from '../test/support/worker-process.js';
-import { PROJECT_ROOT } from '../worker/bundle.js';
+import { captureOutput } from '../client/dev-server/output.js';
+import { runDevServer } from '../client/dev-server/run.js';
 import { snapshotCode } from './snapshot.js';
 
-const run = promisify(execFile);
 export const CHAOS_MODEL = 'scripted/chaos';
 export const HOST_ID = 'chaos-host';
 
-/** A dev server of its own, started and stopped through `temporal-dev.sh`. */
+/** A dev server of its own, started and stopped as `temporal-dev.sh` does (client/dev-server/). */
 export class TemporalDevServer {
   constructor(
     readonly port: number,
@@ -39,9 +38,12 @@ export class TemporalDevServer {
     }
   }
 
-  private script(command: 'start' | 'stop') {
-    const args = [join(PROJECT_ROOT, 'temporal-dev.sh'), command, '--port', String(this.port), '--ui-port', String(this.uiPort), '--data-dir', this.dataDir];
-    return run('bash', args, { encoding: 'utf8', timeout: 90_000 });
+  private async script(command: 'start' | 'stop') {
+    const output = captureOutput();
+    const args = [command, '--port', String(this.port), '--ui-port', String(this.uiPort), '--data-dir', this.dataDir];
+    const code = await runDevServer(args, process.env, output);
+    if (code !== 0) throw new Error(`temporal-dev.sh ${args.join(' ')} failed:\n${output.stderr()}`);
+    return output.stdout();
   }
 
   start() {

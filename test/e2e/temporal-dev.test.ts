@@ -252,4 +252,23 @@ describe('temporal-dev.sh', () => {
     const running = await run(['status'], env);
     expect(running.code, describeResult(running)).toBe(0);
   });
+
+  it('two starts at once start one server, past a stale pid file', async () => {
+    const stopped = await run(['stop'], env);
+    expect(stopped.code, describeResult(stopped)).toBe(0);
+    // A pid file naming a live process that is not a Temporal server is ignored.
+    fs.writeFileSync(pidFile(), `${process.pid}\n`);
+    const status = await run(['status'], env);
+    expect(status.code, describeResult(status)).toBe(3);
+    expect(status.stdout).toMatch(/PID: +\(unknown\)/);
+
+    const both = await Promise.all([run(['start'], env), run(['start'], env)]);
+    for (const r of both) expect(r.code, describeResult(r)).toBe(0);
+    const outputs = both.map((r) => r.stdout).sort();
+    expect(outputs[0]).toMatch(/already running/);
+    expect(outputs[1]).toMatch(/^Temporal dev server started\./);
+    const pid = fs.readFileSync(pidFile(), 'utf8').trim();
+    for (const output of outputs) expect(output).toContain(`pid ${pid}`);
+    expect(both.map((r) => r.stderr).join('')).toMatch(/waiting for another temporal-dev.sh process/);
+  });
 });

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { workflowBundlePath } from '../../worker/bundle.js';
-import { startTemporalServer, temporalBinary } from './temporal-server.js';
+import { installTemporal, startTemporalServer } from './temporal-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,7 +11,7 @@ declare module 'vitest' {
 
 /** One real Temporal dev server for the whole run, from the binary `temporal-dev.sh` installs. */
 export default async function setup(project: TestProject) {
-  const binary = temporalBinary();
+  const binary = await installTemporal();
   const [env] = await Promise.all([startTemporalServer({ binary }), workflowBundlePath()]);
   project.provide('temporalAddress', env.address);
   project.provide('temporalBinary', binary);

@@ -1,26 +1,34 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { captureOutput } from '../../client/dev-server/output.js';
+import { runDevServer } from '../../client/dev-server/run.js';
+import { DYNAMIC_CONFIG_FLAGS } from '../../client/dev-server/server-args.js';
 import { loomSearchAttributes } from '../../core/search-attributes.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
 
-const script = (command: string) =>
-  execFileSync('bash', [join(PROJECT_ROOT, 'temporal-dev.sh'), command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+/** The `temporal` CLI that `temporal-dev.sh install` finds or installs (client/dev-server/). */
+export async function installTemporal(): Promise<string> {
+  const output = captureOutput();
+  const code = await runDevServer(['install'], process.env, output);
+  if (code !== 0) throw new Error(`temporal-dev.sh install failed:\n${output.stderr()}`);
+  return output.stdout().trim();
+}
 
-/** The `temporal` CLI that `temporal-dev.sh` finds or installs. */
+/** The same, for callers that cannot wait (bench/report.ts): the program behind the script, in a child process. */
 export function temporalBinary(): string {
-  return script('install');
+  return execFileSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'temporal-dev.js'), 'install'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 }
 
 /**
  * An in-memory dev server with Loom's search attributes and the tuning `temporal-dev.sh start`
  * applies, plus any `KEY=VALUE` dynamic config a test needs (say, an early continue-as-new).
  */
-export function startTemporalServer(options: { binary?: string; dynamicConfig?: string[] } = {}): Promise<TestWorkflowEnvironment> {
-  const extraArgs = [...script('dynamic-config').split('\n'), ...(options.dynamicConfig ?? []).flatMap((entry) => ['--dynamic-config-value', entry])];
+export async function startTemporalServer(options: { binary?: string; dynamicConfig?: string[] } = {}): Promise<TestWorkflowEnvironment> {
+  const extraArgs = [...DYNAMIC_CONFIG_FLAGS, ...(options.dynamicConfig ?? []).flatMap((entry) => ['--dynamic-config-value', entry])];
   return TestWorkflowEnvironment.createLocal({
     server: {
-      executable: { type: 'existing-path', path: options.binary ?? temporalBinary() },
+      executable: { type: 'existing-path', path: options.binary ?? (await installTemporal()) },
       searchAttributes: loomSearchAttributes,
       extraArgs,
       log: { format: 'pretty', level: 'error' },

@@ -1,0 +1,42 @@
+// Which code a Loom command runs: the build (`npm run build` makes dist/; an installed package ships
+// it) or, in a checkout without a build or with sources changed since it was made, the TypeScript
+// sources through tsx (resolved from Loom's own node_modules, whatever the current directory).
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCE_FOLDERS = ['core', 'activities', 'workflows', 'worker', 'client'];
+
+/** The newest change under a folder, in ms. */
+function newest(folder) {
+  let latest = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+function buildIsCurrent(built, sources) {
+  if (!existsSync(built)) return false;
+  if (!existsSync(sources)) return true;
+  const builtAt = statSync(join(root, 'dist', 'workflow-bundle.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  return SOURCE_FOLDERS.every((folder) => newest(join(root, folder)) <= builtAt);
+}
+
+/** Runs `<module>.ts` (a path from the package root, without extension) from the build or the sources. */
+export async function runEntry(module) {
+  const built = join(root, 'dist', `${module}.js`);
+  const sources = join(root, `${module}.ts`);
+  if (buildIsCurrent(built, sources)) {
+    await import(pathToFileURL(built).href);
+  } else if (existsSync(sources)) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    await import(pathToFileURL(sources).href);
+  } else {
+    process.stderr.write(`Loom's build is missing (${built}): run \`npm run build\` in ${root}.\n`);
+    process.exit(1);
+  }
+}
