@@ -1,7 +1,6 @@
 import type { McpToolInfo } from '../../core/mcp.js';
 import type { LoomConfig } from '../config/schema.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
-import { mcpServerStates } from './servers.js';
 
 /** The same failure is written to the worker's log once a minute at most, not once per run. */
 const REPEAT_WARNING_AFTER_MS = 60_000;
@@ -14,6 +13,8 @@ const RUN_START_WAIT_MS = 20_000;
  */
 export async function projectMcpTools(config: LoomConfig, directory: string, env: NodeJS.ProcessEnv): Promise<McpToolInfo[]> {
   if (!config.mcp || Object.keys(config.mcp).length === 0) return [];
+  // The MCP SDK (and its schemas) loads only for projects that have servers: the CLI reads agents through here.
+  const { mcpServerStates } = await import('./servers.js');
   const states = await mcpServerStates(config.mcp, { directory, env, config }, RUN_START_WAIT_MS);
   for (const state of states) {
     if (state.status === 'failed') warnOnceInWorkerLog(`${state.error}; its tools are not offered.${state.stderr ? `\n${state.stderr}` : ''}`, { againAfterMs: REPEAT_WARNING_AFTER_MS });
