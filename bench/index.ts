@@ -62,7 +62,7 @@ const measure = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
   return measured;
 };
 
-console.log(Object.entries(describeMachine()).map(([key, value]) => `${key}: ${value}`).join('\n'));
+console.log(Object.entries(await describeMachine()).map(([key, value]) => `${key}: ${value}`).join('\n'));
 const selected = benchmarks.filter(({ name }) => !only || only.includes(name));
 const skipped = benchmarks.filter((benchmark) => !selected.includes(benchmark)).map(({ name }) => name);
 const bench = await createBenchEnv();
@@ -100,6 +100,6 @@ try {
   }
 }
 const path = join(PROJECT_ROOT, 'bench', 'results.json');
-const summaries = writeResults(path, rows, { runs, batchTasks, batchConcurrency, stores }, skipped);
+const summaries = await writeResults(path, rows, { runs, batchTasks, batchConcurrency, stores }, skipped);
 console.log(`\n${table(summaries)}\n\nRuns: ${runs} after a warm-up (batch: ${Math.min(runs, 2)}). Written to ${path}.`);
 if (postgresNote) console.log(postgresNote);

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST, START_TIMEOUT_MS, STOP_TIMEOUT_MS } from './config.js';
 import type { DevServerContext } from './context.js';
 import { DevServerError } from './errors.js';
-import { isTemporalServerPid, sleep } from './processes.js';
+import { isTemporalServerPid } from './processes.js';
 import type { TemporalClient } from './temporal-client.js';
 
 /** Waits until the server answers; false as soon as `running()` says its process is gone. */

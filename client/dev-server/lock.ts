@@ -1,8 +1,9 @@
 import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCK_TIMEOUT_MS, SCRIPT_NAME } from './config.js';
 import { DevServerError } from './errors.js';
 import type { Output } from './output.js';
-import { isAlive, readPid, sleep } from './processes.js';
+import { isAlive, readPid } from './processes.js';
 
 const held = new Set<string>();
 let releaseOnExit = false;

@@ -45,5 +45,3 @@ export function readPid(file: string): number | undefined {
     return undefined;
   }
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

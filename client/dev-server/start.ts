@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureTemporal } from './cli-install.js';
 import { HOST, SCRIPT_NAME } from './config.js';
 import { installContext, printRunning, serverPid, type DevServerContext } from './context.js';
@@ -9,7 +10,7 @@ import { spawnInForeground } from './foreground.js';
 import { waitHealthy } from './lifecycle.js';
 import { withLock } from './lock.js';
 import { isListening } from './port.js';
-import { isAlive, isTemporalServerPid, processArgs, readPid, sleep } from './processes.js';
+import { isAlive, isTemporalServerPid, processArgs, readPid } from './processes.js';
 import { serverArgs } from './server-args.js';
 import { TemporalClient } from './temporal-client.js';
 

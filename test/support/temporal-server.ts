@@ -1,11 +1,8 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { captureOutput } from '../../client/dev-server/output.js';
 import { runDevServer } from '../../client/dev-server/run.js';
 import { DYNAMIC_CONFIG_FLAGS } from '../../client/dev-server/server-args.js';
 import { loomSearchAttributes } from '../../core/search-attributes.js';
-import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 /** The `temporal` CLI that `temporal-dev.sh install` finds or installs (client/dev-server/). */
 export async function installTemporal(): Promise<string> {
@@ -13,11 +10,6 @@ export async function installTemporal(): Promise<string> {
   const code = await runDevServer(['install'], process.env, output);
   if (code !== 0) throw new Error(`temporal-dev.sh install failed:\n${output.stderr()}`);
   return output.stdout().trim();
-}
-
-/** The same, for callers that cannot wait (bench/report.ts): the program behind the script, in a child process. */
-export function temporalBinary(): string {
-  return execFileSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'temporal-dev.js'), 'install'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 }
 
 /**
