@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { homedir } from 'node:os';
 import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
-import { knownLimit, type ModelLimit } from '../core/compaction.js';
 import { parseModelId } from '../core/model-id.js';
+import { modelInfo } from '../core/model-info.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
 import { toolSpecs } from '../core/tools/index.js';
@@ -12,11 +12,11 @@ import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } fr
 import type { LoomConfig } from './config/schema.js';
 import type { ActivityDeps } from './deps.js';
 import { projectMcpTools } from './mcp/project-tools.js';
+import { DEFAULT_MODEL_KEYS, defaultModelFromKeys } from './model/known-providers.js';
 import { toolOutputDir } from './paths.js';
 import { rootSessionOf } from './session-root.js';
 import { warnInWorkerLog } from './worker-log.js';
 
-export const OPENAI_DEFAULT_MODEL = 'openai/gpt-4.1';
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 const DEFAULT_SUBAGENT_DEPTH = 1;
 const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
@@ -24,12 +24,6 @@ const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
 /** Loads the project's agents for a run: the same resolution for the worker and the CLI. */
 export function projectAgents(config: LoomConfig, dataDir: string): AgentInfo[] {
   return resolveAgents(config, { home: homedir(), toolOutputDir: toolOutputDir(dataDir) });
-}
-
-/** The model's window: as configured, else OpenAI's published limits. */
-function modelLimit(config: LoomConfig, model: string): ModelLimit | undefined {
-  const { providerID, modelID } = parseModelId(model);
-  return config.provider?.[providerID]?.models?.[modelID]?.limit ?? knownLimit(providerID, modelID);
 }
 
 interface RunInput {
@@ -67,9 +61,11 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
       const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
-      const model = input.model ?? agent.model ?? session?.model ?? config.model ?? env.LOOM_MODEL ?? (env.OPENAI_API_KEY ? OPENAI_DEFAULT_MODEL : undefined);
+      const model = input.model ?? agent.model ?? session?.model ?? config.model ?? env.LOOM_MODEL ?? defaultModelFromKeys(env);
       if (!model) {
-        throw new ConfigError('No model: pass --model provider/model, set "model" in loom.json or on the agent, or set OPENAI_API_KEY.');
+        throw new ConfigError(
+          `No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider's key (${DEFAULT_MODEL_KEYS.join(', ')}).`,
+        );
       }
       parseModelId(model);
       const rootId = await rootSessionOf(store, session ? input.sessionId : (input.parentId ?? input.sessionId));
@@ -101,7 +97,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
           hasTaskRule: candidate.permission.some((rule) => rule.permission === 'task'),
         })),
         commands: Object.keys(config.command ?? {}),
-        limit: modelLimit(config, model),
+        limit: modelInfo(config, model).limit,
         compaction: { auto: config.compaction?.auto ?? true, prune: config.compaction?.prune ?? true, reserved: config.compaction?.reserved },
         lastStepTokens: session ? (await store.lastFinishedStep(input.sessionId))?.tokens : undefined,
         autoTitle: config.auto_title ?? true,

@@ -20,7 +20,12 @@ Environment:
   LOOM_WEB_URL         where loom serve's web view is reached: runs link to their pages from the Temporal UI
   LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
   LOOM_STORE_URL       postgres://user:password@host:5432/db: keep sessions in PostgreSQL (for several machines) instead of LOOM_DATA_DIR/loom.db
-  OPENAI_API_KEY       key for openai/* models; OPENAI_BASE_URL for a compatible server
+  LOOM_MODEL           the model when neither --model nor loom.json names one, e.g. anthropic/claude-sonnet-4-5
+  OPENAI_API_KEY       key for openai/* models (OPENAI_BASE_URL for a compatible server)
+  ANTHROPIC_API_KEY    key for anthropic/* models
+  GOOGLE_GENERATIVE_AI_API_KEY  key for google/* models (or GEMINI_API_KEY)
+  OPENROUTER_API_KEY   key for openrouter/<maker>/<model> models
+                       With no model named, the first key set picks its provider's default model.
   LOOM_MAX_PROMPT_BYTES          largest prompt accepted (default: 8 MiB, or max_prompt_bytes in the config)
   LOOM_FOLLOW_RECONNECT_MS       how long to wait for an unreachable Temporal server while following a run (default: 120000)
   LOOM_MODEL_IDLE_TIMEOUT_MS     silence mid-answer before a model request is retried (default: 60000)
@@ -32,7 +37,7 @@ program
   .description('start a session and follow it until the agent answers')
   .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
   .option('-a, --agent <name>', 'the agent to run (default: build)')
-  .option('-m, --model <provider/model>', 'the model, e.g. openai/gpt-4.1')
+  .option('-m, --model <provider/model>', 'the model, e.g. anthropic/claude-sonnet-4-5 (default: the agent\'s, loom.json\'s "model", LOOM_MODEL, or the first provider key set)')
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')

@@ -89,17 +89,3 @@ export function outputsToPrune(history: MessageWithParts[]): string[] {
 export function isCleared(part: ToolPart): boolean {
   return part.state.status === 'completed' && part.state.time.compacted !== undefined;
 }
-
-/** Context windows of OpenAI's models, for when the configuration names none. */
-const OPENAI_LIMITS: [RegExp, ModelLimit][] = [
-  [/^gpt-5/, { context: 400_000, input: 272_000, output: 128_000 }],
-  [/^gpt-4\.1/, { context: 1_047_576, output: 32_768 }],
-  [/^gpt-4o/, { context: 128_000, output: 16_384 }],
-  [/^o[134]/, { context: 200_000, output: 100_000 }],
-  [/^gpt-4-turbo/, { context: 128_000, output: 4_096 }],
-];
-
-export function knownLimit(providerID: string, modelID: string): ModelLimit | undefined {
-  if (providerID !== 'openai') return undefined;
-  return OPENAI_LIMITS.find(([pattern]) => pattern.test(modelID))?.[1];
-}

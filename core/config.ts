@@ -16,11 +16,24 @@ export const ModelLimits = z.strictObject({
   output: z.number().int().positive(),
 });
 
+/** Dollars per million tokens, as OpenCode's model catalogue (models.dev) gives them. */
+export const ModelCost = z.looseObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  cache_read: z.number().min(0).optional(),
+  cache_write: z.number().min(0).optional(),
+});
+export type ModelCost = z.infer<typeof ModelCost>;
+
 /** Milliseconds, or `false` for no limit (as OpenCode's provider timeouts). */
 const StreamTimeout = z.union([z.number().int().positive(), z.literal(false)]);
 
 export const ProviderConfig = z.looseObject({
   name: z.string().optional(),
+  /** The AI SDK package that speaks the provider's protocol (see activities/model/providers). */
+  npm: z.string().optional(),
+  /** Variables the API key may come from, first set wins (OpenCode's `env`). */
+  env: z.array(z.string()).optional(),
   options: z
     .looseObject({
       baseURL: z.url().optional(),
@@ -33,6 +46,8 @@ export const ProviderConfig = z.looseObject({
       chunkTimeout: StreamTimeout.optional(),
       /** Loom only: the same limit before the answer's first byte (default 300 000), for slow starters. */
       firstChunkTimeout: StreamTimeout.optional(),
+      /** Loom only: the default of every model's `tool_call_repair` (see below). */
+      tool_call_repair: z.boolean().optional(),
     })
     .optional(),
   models: z
@@ -41,8 +56,16 @@ export const ProviderConfig = z.looseObject({
       z.looseObject({
         name: z.string().optional(),
         limit: ModelLimits.optional(),
-        /** Whether the model accepts images and PDFs (default: true for openai, false otherwise). */
+        /** Whether the model accepts images and PDFs (default: from the catalogue, else false). */
         attachment: z.boolean().optional(),
+        cost: ModelCost.optional(),
+        /** Provider options for every call to this model (agents' `options` win). */
+        options: z.record(z.string(), z.unknown()).optional(),
+        /**
+         * Loom only: turn tool calls the model wrote as text (`<tool_call>{…}</tool_call>`, a JSON
+         * object naming an offered tool) into real calls. Default: on for OpenAI-compatible servers.
+         */
+        tool_call_repair: z.boolean().optional(),
       }),
     )
     .optional(),

@@ -8,18 +8,26 @@ const PartBase = z.object({
 
 const Span = z.object({ start: z.number(), end: z.number().optional() });
 
+/**
+ * What the provider attached to a part of its answer, by provider (`anthropic.signature` of a
+ * thinking block, `google.thoughtSignature`): sent back with the part, which those APIs require.
+ */
+const ProviderMetadata = z.record(z.string(), z.record(z.string(), z.unknown()));
+
 export const TextPart = PartBase.extend({
   type: z.literal('text'),
   text: z.string(),
   /** Written by Loom, not typed by the user or the model (e.g. an injected reminder). */
   synthetic: z.boolean().optional(),
   time: Span.optional(),
+  metadata: ProviderMetadata.optional(),
 });
 
 export const ReasoningPart = PartBase.extend({
   type: z.literal('reasoning'),
   text: z.string(),
   time: Span,
+  metadata: ProviderMetadata.optional(),
 });
 
 export const ToolStatePending = z.object({
@@ -67,6 +75,9 @@ export const ToolPart = PartBase.extend({
   callID: z.string(),
   tool: z.string(),
   state: ToolState,
+  metadata: ProviderMetadata.optional(),
+  /** Loom read this call from the answer's text: the model wrote it there (`tool_call_repair`). */
+  repaired: z.boolean().optional(),
 });
 
 export const FilePart = PartBase.extend({

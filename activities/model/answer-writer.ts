@@ -1,3 +1,4 @@
+import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import { partId } from '../../core/ids.js';
 import type { Part, ReasoningPart, TextPart, ToolPart } from '../../core/part.js';
 import type { SessionStore } from '../store/store.js';
@@ -21,25 +22,28 @@ export class AnswerWriter {
     private readonly throttleMs = 100,
   ) {}
 
-  text(streamId: string, delta: string): void {
-    const part = this.openPart(`text:${streamId}`, (id) => ({ ...id, type: 'text', text: '', time: { start: Date.now() } }));
-    (part as TextPart).text += delta;
+  text(streamId: string, delta: string, metadata?: SharedV3ProviderMetadata): void {
+    const part = this.openPart(`text:${streamId}`, (id) => ({ ...id, type: 'text', text: '', time: { start: Date.now() } })) as TextPart;
+    part.text += delta;
+    addMetadata(part, metadata);
     this.touch(part);
   }
 
-  reasoning(streamId: string, delta: string): void {
-    const part = this.openPart(`reasoning:${streamId}`, (id) => ({ ...id, type: 'reasoning', text: '', time: { start: Date.now() } }));
-    (part as ReasoningPart).text += delta;
+  reasoning(streamId: string, delta: string, metadata?: SharedV3ProviderMetadata): void {
+    const part = this.openPart(`reasoning:${streamId}`, (id) => ({ ...id, type: 'reasoning', text: '', time: { start: Date.now() } })) as ReasoningPart;
+    part.text += delta;
+    addMetadata(part, metadata);
     this.touch(part);
   }
 
   /** A finished text or reasoning block. */
-  end(kind: 'text' | 'reasoning', streamId: string): void {
+  end(kind: 'text' | 'reasoning', streamId: string, metadata?: SharedV3ProviderMetadata): void {
     const index = this.open.get(`${kind}:${streamId}`);
     if (index === undefined) return;
     this.open.delete(`${kind}:${streamId}`);
     const part = this.parts[index] as TextPart | ReasoningPart;
     part.time = { start: part.time?.start ?? Date.now(), end: Date.now() };
+    addMetadata(part, metadata);
     this.touch(part, true);
   }
 
@@ -50,11 +54,35 @@ export class AnswerWriter {
   }
 
   /** A complete tool call: it waits (`pending`) until the workflow runs it. */
-  toolCall(callId: string, tool: string, input: unknown, raw: string): ToolPart {
+  toolCall(callId: string, tool: string, input: unknown, raw: string, metadata?: SharedV3ProviderMetadata): ToolPart {
     const part = this.toolPart(callId, tool);
     part.state = { status: 'pending', input: isRecord(input) ? input : {}, raw };
+    addMetadata(part, metadata);
     this.touch(part, true);
     return part;
+  }
+
+  /**
+   * The answer's text was read as tool calls (see tool-call-repair.ts): the text keeps what is
+   * left, and each call becomes a tool part marked `repaired`. A text part left empty becomes the
+   * first call, so no empty part is stored.
+   */
+  textToToolCalls(remaining: string, calls: { tool: string; input: Record<string, unknown>; raw: string }[]): ToolPart[] {
+    const texts = this.parts.filter((part): part is TextPart => part.type === 'text');
+    for (const part of texts) {
+      part.text = part === texts[0] ? remaining : '';
+      this.touch(part);
+    }
+    return calls.map((call, index) => {
+      const reuse = index === 0 && remaining === '' && texts[0] ? this.parts.indexOf(texts[0]) : undefined;
+      const callId = `repaired_${this.ids.messageID}_${index}`;
+      const ids = { id: reuse === undefined ? partId(this.ids.messageID, this.parts.length) : texts[0].id, ...this.ids };
+      const part: ToolPart = { ...ids, type: 'tool', callID: callId, tool: call.tool, state: { status: 'pending', input: call.input, raw: call.raw }, repaired: true };
+      if (reuse === undefined) this.parts.push(part);
+      else this.parts[reuse] = part;
+      this.touch(part, true);
+      return part;
+    });
   }
 
   /** Whether the answer holds anything: text or reasoning that is not blank, or a tool call. */
@@ -109,6 +137,14 @@ export class AnswerWriter {
     if (now) void flushQuietly();
     else this.timer ??= setTimeout(flushQuietly, this.throttleMs);
   }
+}
+
+/** Providers send metadata at a block's start, with a delta (a signature) or at its end: kept together. */
+function addMetadata(part: TextPart | ReasoningPart | ToolPart, metadata: SharedV3ProviderMetadata | undefined): void {
+  if (!metadata) return;
+  const merged = { ...part.metadata };
+  for (const [provider, values] of Object.entries(metadata)) merged[provider] = { ...merged[provider], ...values };
+  part.metadata = merged;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -3,6 +3,7 @@ import { zeroTokens } from '../../core/message.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
 import { preview } from '../../core/prompt.js';
 import type { Ruleset } from '../../core/permission.js';
+import { checkToolCall } from '../../core/tool-call.js';
 import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
@@ -11,12 +12,16 @@ import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
 import { pluginChatParams } from '../plugins/chat-params.js';
 import { PluginError, type ChatParams } from '../plugins/types.js';
+import { costOf } from '../../core/cost.js';
+import { modelInfo } from '../../core/model-info.js';
 import { buildModelRequest } from './model-request.js';
 import { functionTools } from './offered-tools.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';
 import { TranscriptCache } from './transcript-cache.js';
+
+const MAX_OUTPUT_TOKENS = 32_000;
 
 export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   const transcripts = new TranscriptCache(store);
@@ -44,12 +49,14 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       // The project's config as its host read it: this worker may have no copy of the workspace.
       const { config, git, skills, mcpTools } = await workspaceConfig(store, env, input);
       find = toolFinder(mcpTools);
-      const model = resolveModel(input.model, config, env);
+      const model = await resolveModel(input.model, config, env);
+      const info = modelInfo(config, input.model);
       // Only what the model will see: from the last compaction on.
       const history = (await transcripts.history(input.sessionId)).filter((m) => m.info.id !== input.messageId);
-      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git });
+      const metadataOf = model.protocol === 'anthropic' || model.protocol === 'google' ? model.providerID : undefined;
+      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git }, { metadataOf });
       agentRules = agent.permission;
-      const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: agent.options });
+      const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: { ...model.options, ...agent.options } });
       return {
         model,
         system,
@@ -62,11 +69,22 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         temperature: params.temperature,
         topP: params.topP,
         topK: params.topK,
-        providerOptions: Object.keys(params.options).length > 0 ? { openai: params.options as never } : undefined,
+        maxOutputTokens: outputLimit(model.protocol, info.limit?.output),
+        providerOptions: Object.keys(params.options).length > 0 ? { [model.optionsKey]: params.options as never } : undefined,
+        acceptsToolCall: (name, args) => checkToolCall({ partId: '', callId: '', tool: name, input: args }, input.tools, find).ok,
+        costOf: (tokens) => costOf(tokens, info.cost),
       };
     });
     const calls = await planToolCalls(store, answer.toolCalls, { offered: input.tools, agentRules, directory: input.directory, find });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
+  }
+
+  /**
+   * Anthropic's API requires a limit on the answer's length; as OpenCode, the model's own, at most
+   * 32,000 tokens. Other providers are left to their defaults, as before.
+   */
+  function outputLimit(protocol: string, modelLimit: number | undefined): number | undefined {
+    return protocol === 'anthropic' ? Math.min(modelLimit ?? MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS) : undefined;
   }
 
   /** The agent's sampling parameters as `chat.params` plugins leave them; a failing plugin fails the call for good. */

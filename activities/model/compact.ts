@@ -2,8 +2,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
 import { findAgent } from '../../core/agents/index.js';
 import { sinceLastCompaction } from '../../core/compaction.js';
+import { costOf } from '../../core/cost.js';
 import { derivedId } from '../../core/ids.js';
 import { zeroTokens, type MessageWithParts } from '../../core/message.js';
+import { modelInfo } from '../../core/model-info.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
@@ -90,7 +92,11 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
           tokens: zeroTokens(),
           cost: 0,
         },
-        async () => ({ model: resolveModel(model, config, env), system: agent.prompt ?? '', messages, temperature: agent.temperature }),
+        async () => {
+          const resolved = await resolveModel(model, config, env);
+          const { cost } = modelInfo(config, model);
+          return { model: resolved, system: agent.prompt ?? '', messages, temperature: agent.temperature, costOf: (tokens) => costOf(tokens, cost) };
+        },
       );
     } catch (error) {
       if (error instanceof ApplicationFailure && error.type === ModelFailure.contextOverflow) {

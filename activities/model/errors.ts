@@ -23,7 +23,13 @@ export const ModelFailure = {
   other: 'ModelError',
 } as const;
 
-const OVERFLOW = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds the context/i;
+/**
+ * How providers say the prompt is too long: OpenAI and vLLM (`context_length_exceeded`, "maximum
+ * context length"), Anthropic ("prompt is too long"), Gemini ("input token count … exceeds the
+ * maximum number of tokens"), llama.cpp and Ollama ("exceeds the available context size").
+ */
+const OVERFLOW =
+  /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds the context|exceeds the maximum number of tokens|context size/i;
 
 /**
  * Turns an error from a model call into an `ApplicationFailure` whose type says what went wrong
@@ -49,7 +55,8 @@ function classifyApiError(error: APICallError, model: string): ApplicationFailur
   const detail = `${model} at ${error.url}: ${status ? `HTTP ${status} ` : ''}${error.message}`;
   // No status, or a stream that broke after a 200: the network failed, not the request.
   if (status === undefined || status < 400) return failure(ModelFailure.unreachable, `Cannot reach ${detail}`, true);
-  if (OVERFLOW.test(`${error.message} ${error.responseBody ?? ''}`)) {
+  // 413: the request is larger than the provider takes (Anthropic's request_too_large): compacting helps.
+  if (status === 413 || OVERFLOW.test(`${error.message} ${error.responseBody ?? ''}`)) {
     return failure(ModelFailure.contextOverflow, `Context overflow for ${detail}`, false, status);
   }
   if (status === 401 || status === 403) return failure(ModelFailure.auth, `Not authorized for ${detail}`, false, status);
@@ -82,7 +89,10 @@ function failure(type: string, message: string, retryable: boolean, statusCode?:
   });
 }
 
-/** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date. */
+/**
+ * `retry-after-ms`, or `retry-after` in seconds or as an HTTP date. "Now" (0 or a past date) is
+ * left to the retry policy's backoff: Temporal takes a zero next-retry delay as "do not retry".
+ */
 function retryAfterMs(error: APICallError): number | undefined {
   const headers = error.responseHeaders ?? {};
   const ms = Number(headers['retry-after-ms']);
@@ -90,9 +100,8 @@ function retryAfterMs(error: APICallError): number | undefined {
   const value = headers['retry-after'];
   if (!value) return undefined;
   const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const delay = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
+  return delay > 0 ? delay : undefined;
 }
 
 /** An answer with nothing in it, `attempts` times in a row: the provider is not going to say more. */

@@ -7,7 +7,7 @@ import { sinceLastCompaction } from '../../core/compaction.js';
 import type { LoomConfig } from '../config/schema.js';
 import { projectAgents } from '../run-config.js';
 import { systemPrompt } from './system-prompt.js';
-import { toModelMessages } from './transcript.js';
+import { toModelMessages, type TranscriptOptions } from './transcript.js';
 
 export interface ModelRequest {
   agent: AgentInfo;
@@ -28,10 +28,11 @@ export function buildModelRequest(
   dataDir: string,
   history: MessageWithParts[],
   workspace: { git?: boolean } = {},
+  transcript: TranscriptOptions = {},
 ): ModelRequest {
   const agents = projectAgents(config, dataDir);
   const agent = findAgent(agents, input.agent);
-  const messages = toModelMessages(sinceLastCompaction(history));
+  const messages = toModelMessages(sinceLastCompaction(history), transcript);
   const reminders: string[] = [];
   if (agent.name === 'plan') reminders.push(PLAN_REMINDER);
   if (agent.name === 'build' && history.some((m) => m.info.role === 'assistant' && m.info.agent === 'plan')) {

@@ -1,49 +1,96 @@
-import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { parseModelId } from '../../core/model-id.js';
 import type { LoomConfig } from '../config/schema.js';
+import { KNOWN_PROVIDERS, knownProvider } from './known-providers.js';
+import { PROVIDER_PACKAGES, providerPackage, type ModelProtocol } from './provider-packages.js';
 import { streamLimits } from './stream-limits.js';
 import { watchedFetch } from './stream-watchdog.js';
-
-const OPENAI_API_URL = 'https://api.openai.com/v1';
 
 export class ProviderError extends Error {
   override name = 'ProviderError';
 }
 
+export interface ResolvedModel {
+  model: LanguageModelV3;
+  providerID: string;
+  modelID: string;
+  protocol: ModelProtocol;
+  /** The `providerOptions` key the provider's package reads. */
+  optionsKey: string;
+  /** `provider.<id>.models.<model>.options`: provider options for every call to the model. */
+  options: Record<string, unknown>;
+  /** Whether tool calls the model writes as text are turned into calls (see tool-call-repair.ts). */
+  toolCallRepair: boolean;
+}
+
 /**
- * Resolves `provider/model` to a language model. `openai` talks to OpenAI (Responses API) with
- * `OPENAI_API_KEY`; a provider with a `baseURL` (from config, or `OPENAI_BASE_URL` for `openai`)
- * is an OpenAI-compatible server and gets Chat Completions, which is what those servers speak.
- * Every request is watched: an answer that stops arriving is aborted (see `watchedFetch`).
+ * Resolves `provider/model` to a language model. A provider is one Loom knows (openai, anthropic,
+ * google, openrouter: see known-providers.ts) or one defined under `provider` in the config, whose
+ * `npm` names the AI SDK package that speaks its protocol; without `npm`, a provider with a
+ * `baseURL` is an OpenAI-compatible server. The API key comes from `options.apiKey`, else from the
+ * provider's variables (`env`). Every request is watched: an answer that stops arriving is aborted
+ * (see `watchedFetch`).
  */
-export function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): LanguageModelV3 {
+export async function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel> {
   const { providerID, modelID } = parseModelId(model);
   const configured = config.provider?.[providerID];
-  if (!configured && providerID !== 'openai') {
-    const known = ['openai', ...Object.keys(config.provider ?? {})].join(', ');
+  const known = knownProvider(providerID);
+  if (!configured && !known) {
+    const providers = [...new Set([...Object.keys(KNOWN_PROVIDERS), ...Object.keys(config.provider ?? {})])].join(', ');
     throw new ProviderError(
-      `Unknown provider "${providerID}" in model "${model}". Known providers: ${known}. ` +
+      `Unknown provider "${providerID}" in model "${model}". Known providers: ${providers}. ` +
         `Define it under "provider" in loom.json with options.baseURL for an OpenAI-compatible server.`,
     );
   }
-  const options = configured?.options ?? {};
-  const baseURL = options.baseURL ?? (providerID === 'openai' ? env.OPENAI_BASE_URL : undefined);
-  const apiKey = options.apiKey ?? (providerID === 'openai' ? env.OPENAI_API_KEY : undefined);
-  if (!apiKey && !baseURL) {
-    // OPENAI_API_KEY only applies to `openai`; other providers are configured in loom.json.
-    throw new ProviderError(
-      providerID === 'openai'
-        ? 'No API key for provider "openai": set OPENAI_API_KEY, or configure provider.openai.options in loom.json.'
-        : `No base URL for provider "${providerID}": set provider.${providerID}.options.baseURL (and apiKey if the server needs one) in loom.json.`,
-    );
+  const npm = configured?.npm ?? known?.npm ?? '@ai-sdk/openai-compatible';
+  const pkg = providerPackage(npm);
+  if (!pkg) {
+    throw new ProviderError(`provider.${providerID}.npm is "${npm}", which Loom does not support. Supported packages: ${Object.keys(PROVIDER_PACKAGES).join(', ')}.`);
   }
-  const provider = createOpenAI({
-    baseURL: baseURL ?? OPENAI_API_URL,
-    apiKey: apiKey ?? 'not-needed',
-    headers: options.headers,
-    name: providerID,
-    fetch: watchedFetch(model, streamLimits(providerID, options, env)),
-  });
-  return baseURL ? provider.chat(modelID) : provider.responses(modelID);
+  const options = configured?.options ?? {};
+  const movedTo = options.baseURL ?? (known?.baseURLEnv ? env[known.baseURLEnv] : undefined);
+  const baseURL = movedTo ?? known?.baseURL;
+  const apiKey = options.apiKey ?? firstSet(env, configured?.env ?? known?.keyEnv ?? []);
+  if (pkg.protocol === 'openai-compatible' && !baseURL) {
+    throw new ProviderError(`No base URL for provider "${providerID}": set provider.${providerID}.options.baseURL (and apiKey if the server needs one) in loom.json.`);
+  }
+  // A local OpenAI-compatible server often needs no key; a hosted API always does.
+  const keyless = (pkg.protocol === 'openai-compatible' && !known) || (pkg.protocol === 'openai' && movedTo !== undefined);
+  if (!apiKey && !keyless) throw new ProviderError(missingKey(providerID, configured?.env ?? known?.keyEnv ?? []));
+  if (apiKey !== undefined) checkHeaderValue(apiKey, `The API key of provider "${providerID}"`);
+  for (const [name, value] of Object.entries(options.headers ?? {})) checkHeaderValue(value, `provider.${providerID}.options.headers.${name}`);
+  const modelConfig = configured?.models?.[modelID];
+  return {
+    model: await pkg.create({ providerID, modelID, baseURL, apiKey, headers: options.headers, fetch: watchedFetch(model, streamLimits(providerID, options, env)) }),
+    providerID,
+    modelID,
+    protocol: pkg.protocol,
+    optionsKey: pkg.optionsKey(providerID),
+    options: modelConfig?.options ?? {},
+    toolCallRepair: modelConfig?.tool_call_repair ?? options.tool_call_repair ?? (pkg.protocol === 'openai-compatible' && !known),
+  };
+}
+
+function firstSet(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
+  for (const name of names) if (env[name]) return env[name];
+  return undefined;
+}
+
+function missingKey(providerID: string, variables: string[]): string {
+  const where = `provider.${providerID}.options.apiKey in loom.json`;
+  if (variables.length === 0) return `No API key for provider "${providerID}": set ${where} (or list the variables it comes from in provider.${providerID}.env).`;
+  return `No API key for provider "${providerID}": set ${variables.join(' or ')}, or ${where}.`;
+}
+
+/**
+ * HTTP headers carry Latin-1 only: a key pasted with `…` or a smart quote would fail every request
+ * with a cryptic ByteString error, retried for minutes. Said at once instead, as a setting to fix.
+ */
+function checkHeaderValue(value: string, what: string): void {
+  const index = [...value].findIndex((char) => char.charCodeAt(0) > 0xff || char.charCodeAt(0) < 0x20);
+  if (index < 0) return;
+  const char = [...value][index];
+  throw new ProviderError(
+    `${what} contains ${JSON.stringify(char)} (U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at position ${index + 1}, which HTTP headers cannot carry: copy the key again, without placeholders such as "…".`,
+  );
 }

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { InvalidResponseDataError, type LanguageModelV3FunctionTool, type LanguageModelV3Prompt, type LanguageModelV3StreamPart, type LanguageModelV3Usage, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
 import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
@@ -8,11 +8,14 @@ import type { SessionStore } from '../store/store.js';
 import { AnswerWriter } from './answer-writer.js';
 import { classifyModelError, emptyAnswerFailure, noteRetry } from './errors.js';
 import { toLanguageModelPrompt } from './language-model-prompt.js';
+import { withCacheBreakpoints } from './prompt-caching.js';
+import type { ResolvedModel } from './provider.js';
+import { repairTextToolCalls } from './tool-call-repair.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
 export interface ModelRequest {
-  model: LanguageModelV3;
+  model: ResolvedModel;
   system: string;
   messages: ModelMessage[];
   /** Offered without `execute`: the model's calls come back to the workflow, which runs them. */
@@ -20,7 +23,12 @@ export interface ModelRequest {
   temperature?: number;
   topP?: number;
   topK?: number;
+  maxOutputTokens?: number;
   providerOptions?: SharedV3ProviderOptions;
+  /** Whether `input` is valid for the offered tool `name`: lets calls written as text become calls. */
+  acceptsToolCall?: (name: string, input: Record<string, unknown>) => boolean;
+  /** The answer's price from its tokens (0 when the model's cost is unknown). */
+  costOf?: (tokens: Tokens) => number;
 }
 
 export interface StreamedAnswer {
@@ -58,14 +66,14 @@ export async function streamIntoMessage(
     await store.deleteParts(message.id);
     await store.saveMessage(message);
     const request = await prepare();
-    const prompt = toLanguageModelPrompt(request.system, request.messages);
+    const prompt = withCacheBreakpoints(toLanguageModelPrompt(request.system, request.messages), request.model);
     let tokens = zeroTokens();
     for (let requests = 1; ; requests++) {
       if (requests > 1) await store.deleteParts(message.id);
       const writer = new AnswerWriter(store, { sessionID: message.sessionID, messageID: message.id });
       const answer = await streamOnce(request, prompt, writer, context.cancellationSignal);
       tokens = addTokens(tokens, answer.tokens);
-      const finished = { ...message, finish: answer.finish, tokens };
+      const finished = { ...message, finish: answer.finish, tokens, cost: request.costOf?.(tokens) ?? 0 };
       if (writer.hasContent()) {
         await store.saveMessage({ ...finished, time: { ...message.time, completed: Date.now() } });
         return { ...answer, tokens };
@@ -93,10 +101,11 @@ async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, 
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const tools = request.tools?.length ? request.tools : undefined;
-    const { stream } = await request.model.doStream({
+    const { stream } = await request.model.model.doStream({
       prompt,
       tools,
       toolChoice: tools ? { type: 'auto' } : undefined,
+      maxOutputTokens: request.maxOutputTokens,
       temperature: request.temperature,
       topP: request.topP,
       topK: request.topK,
@@ -108,23 +117,31 @@ async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, 
     const toolCalls: ToolCall[] = [];
     let finish: string | undefined;
     let usage: LanguageModelV3Usage | undefined;
+    let endedEmpty = false;
     let output = false;
     for (let read = await reader.read(); !read.done; read = await reader.read()) {
       const part = read.value;
       switch (part.type) {
+        case 'text-start':
+          if (part.providerMetadata) writer.text(part.id, '', part.providerMetadata);
+          break;
         case 'text-delta':
           output = true;
-          if (part.delta.length > 0) writer.text(part.id, part.delta);
+          if (part.delta.length > 0 || part.providerMetadata) writer.text(part.id, part.delta, part.providerMetadata);
           break;
         case 'text-end':
-          writer.end('text', part.id);
+          writer.end('text', part.id, part.providerMetadata);
+          break;
+        case 'reasoning-start':
+          // Anthropic's redacted thinking has no text, only its encrypted data.
+          if (part.providerMetadata) writer.reasoning(part.id, '', part.providerMetadata);
           break;
         case 'reasoning-delta':
           output = true;
-          writer.reasoning(part.id, part.delta);
+          writer.reasoning(part.id, part.delta, part.providerMetadata);
           break;
         case 'reasoning-end':
-          writer.end('reasoning', part.id);
+          writer.end('reasoning', part.id, part.providerMetadata);
           break;
         case 'tool-input-start':
           output = true;
@@ -136,19 +153,32 @@ async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, 
         case 'tool-call': {
           output = true;
           const input = await toolInput(part.input);
-          const call = writer.toolCall(part.toolCallId, part.toolName, input, typeof input === 'string' ? input : JSON.stringify(input));
+          const call = writer.toolCall(part.toolCallId, part.toolName, input, typeof input === 'string' ? input : JSON.stringify(input), part.providerMetadata);
           toolCalls.push({ partId: call.id, callId: part.toolCallId, tool: part.toolName, input });
           break;
         }
         case 'finish':
-          finish = part.finishReason.unified;
+          finish = endedEmpty ? 'other' : part.finishReason.unified;
           usage = part.usage;
           break;
         case 'error':
+          // The OpenAI-compatible package reports a stream that ends with nothing at all as an
+          // error; it is an empty answer, asked for again like any other.
+          if (!output && isEndWithoutFinish(part.error)) {
+            endedEmpty = true;
+            break;
+          }
           throw part.error;
       }
     }
     if (finish === undefined && !output) throw new NoOutputGeneratedError({ message: 'No output generated. The model stream ended without a finish chunk.' });
+    if (toolCalls.length === 0 && request.model.toolCallRepair && request.acceptsToolCall) {
+      const repaired = repairCalls(writer, request.acceptsToolCall);
+      if (repaired.length > 0) {
+        toolCalls.push(...repaired);
+        finish = 'tool-calls';
+      }
+    }
     await writer.flush();
     return { finish: finish ?? 'other', toolCalls, tokens: toTokens(usage), text: writer.textOf() };
   } catch (error) {
@@ -156,6 +186,21 @@ async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, 
     await writer.flush().catch(() => undefined);
     throw error;
   }
+}
+
+function isEndWithoutFinish(error: unknown): boolean {
+  return InvalidResponseDataError.isInstance(error) && /ended without a finish reason/.test(error.message);
+}
+
+/** Tool calls the model wrote in its text, made real calls (see tool-call-repair.ts). */
+function repairCalls(writer: AnswerWriter, accepts: (name: string, input: Record<string, unknown>) => boolean): ToolCall[] {
+  const { calls, text } = repairTextToolCalls(writer.textOf(), accepts);
+  if (calls.length === 0) return [];
+  const parts = writer.textToToolCalls(
+    text,
+    calls.map((call) => ({ tool: call.toolName, input: call.input, raw: JSON.stringify(call.input) })),
+  );
+  return parts.map((part, index) => ({ partId: part.id, callId: part.callID, tool: part.tool, input: calls[index].input }));
 }
 
 /** A call's arguments as the AI SDK reads them: none is `{}`, JSON is parsed (safely), anything else stays the raw text. */
@@ -167,10 +212,12 @@ async function toolInput(raw: string): Promise<unknown> {
 
 export function toTokens(usage: LanguageModelV3Usage | undefined): Tokens {
   const cacheRead = usage?.inputTokens.cacheRead ?? 0;
+  const cacheWrite = usage?.inputTokens.cacheWrite ?? 0;
   return {
-    input: (usage?.inputTokens.total ?? 0) - cacheRead,
+    // Uncached input: the total counts cache reads and (Anthropic's) cache writes too.
+    input: Math.max(0, (usage?.inputTokens.total ?? 0) - cacheRead - cacheWrite),
     output: usage?.outputTokens.total ?? 0,
     reasoning: usage?.outputTokens.reasoning ?? 0,
-    cache: { read: cacheRead, write: usage?.inputTokens.cacheWrite ?? 0 },
+    cache: { read: cacheRead, write: cacheWrite },
   };
 }

@@ -40,7 +40,7 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
     const model = agent.model ?? config.small_model ?? input.model;
     try {
       const { text } = await generateText({
-        model: resolveModel(model, config, env),
+        model: (await resolveModel(model, config, env)).model,
         system: agent.prompt,
         // The start of a long prompt says enough to name the conversation.
         messages: [{ role: 'user', content: `Generate a title for this conversation:\n${prompt.slice(0, TITLE_SOURCE_LIMIT)}` }],

@@ -1,3 +1,4 @@
+import type { SharedV3ProviderOptions as ProviderOptions } from '@ai-sdk/provider';
 import type { AssistantContent, FilePart, ModelMessage, ToolResultPart, UserContent } from 'ai';
 import { CLEARED_TOOL_OUTPUT, COMPACTION_REQUEST_TEXT, isCleared } from '../../core/compaction.js';
 import type { MessageWithParts } from '../../core/message.js';
@@ -10,6 +11,11 @@ export interface TranscriptOptions {
   stripMedia?: boolean;
   /** Cut each tool output to this many characters, for a compaction. */
   toolOutputLimit?: number;
+  /**
+   * Send back what this provider attached to its own answers (thinking signatures), which
+   * Anthropic and Gemini require with the parts they belong to; another provider's are left out.
+   */
+  metadataOf?: string;
 }
 
 /**
@@ -39,11 +45,15 @@ export function toModelMessages(history: MessageWithParts[], options: Transcript
     const content: Exclude<AssistantContent, string> = [];
     const results: ToolResultPart[] = [];
     const files: FilePart[] = [];
+    const sendsMetadata = options.metadataOf !== undefined && info.model.startsWith(`${options.metadataOf}/`);
+    // Stored as the provider sent it, so it is JSON.
+    const providerOptions = (part: { metadata?: Record<string, unknown> }) => (sendsMetadata && part.metadata ? { providerOptions: part.metadata as ProviderOptions } : {});
     for (const part of parts) {
-      if (part.type === 'text' && part.text) content.push({ type: 'text', text: part.text });
-      if (part.type === 'reasoning' && part.text) content.push({ type: 'reasoning', text: part.text });
+      if (part.type === 'text' && part.text) content.push({ type: 'text', text: part.text, ...providerOptions(part) });
+      // Redacted thinking has no text, only the provider's encrypted data.
+      if (part.type === 'reasoning' && (part.text || (sendsMetadata && part.metadata))) content.push({ type: 'reasoning', text: part.text, ...providerOptions(part) });
       if (part.type === 'tool') {
-        content.push({ type: 'tool-call', toolCallId: part.callID, toolName: part.tool, input: part.state.input ?? {} });
+        content.push({ type: 'tool-call', toolCallId: part.callID, toolName: part.tool, input: part.state.input ?? {}, ...providerOptions(part) });
         results.push(toolResult(part, options));
         if (part.state.status === 'completed' && !isCleared(part) && !options.stripMedia) {
           for (const file of part.state.attachments ?? []) files.push({ type: 'file', data: file.url, mediaType: file.mime, filename: file.filename });

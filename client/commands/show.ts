@@ -1,6 +1,7 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
+import { formatCost } from '../render/money.js';
 import { renderSession } from '../render/session-view.js';
 import { sessionTree, totalTokens } from '../session-tree.js';
 
@@ -18,8 +19,11 @@ export async function showCommand(context: CliContext, sessionId: string, option
     process.stdout.write(`${renderSession(session, messages, options)}\n`);
     if (waiting) process.stdout.write(`\n${waiting}\n`);
     const own = totalTokens(usage.own.tokens).toLocaleString('en-US');
-    const withChildren = tree.children.length ? ` · ${totalTokens(usage.tree.tokens).toLocaleString('en-US')} with ${tree.children.length} subagent session(s) (\`loom tree ${session.id}\`)` : '';
-    process.stdout.write(`\n${own} tokens${withChildren}\n`);
+    const cost = usage.tree.cost ? ` · ${formatCost(usage.own.cost)}` : '';
+    const withChildren = tree.children.length
+      ? ` · ${totalTokens(usage.tree.tokens).toLocaleString('en-US')} tokens${usage.tree.cost ? `, ${formatCost(usage.tree.cost)}` : ''} with ${tree.children.length} subagent session(s) (\`loom tree ${session.id}\`)`
+      : '';
+    process.stdout.write(`\n${own} tokens${cost}${withChildren}\n`);
   }
   return 0;
 }

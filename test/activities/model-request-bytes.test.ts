@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoomConfig } from '../../activities/config/schema.js';
 import { buildModelRequest } from '../../activities/model/model-request.js';
 import { functionTools } from '../../activities/model/offered-tools.js';
-import { resolveModel } from '../../activities/model/provider.js';
+import { resolveModel, type ResolvedModel } from '../../activities/model/provider.js';
 import { streamIntoMessage, type ModelRequest } from '../../activities/model/stream-answer.js';
 import { toModelMessages } from '../../activities/model/transcript.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
@@ -93,7 +93,7 @@ const history: MessageWithParts[] = [
   user('msg_0007', [{ type: 'text', text: 'Now build it.' }]),
 ];
 
-function request(model: LanguageModelV3, options: { lastStep?: boolean; agent?: string } = {}): ModelRequest {
+function request(model: ResolvedModel, options: { lastStep?: boolean; agent?: string } = {}): ModelRequest {
   const input = { sessionId: SESSION, messageId: 'msg_0008', parentMessageId: 'msg_0007', agent: options.agent ?? 'build', model: 'scripted/m', step: 3, directory: dir, tools: [], lastStep: options.lastStep };
   const built = buildModelRequest(input, config, dir, history, { git: true });
   const find = toolFinder();
@@ -105,7 +105,8 @@ function request(model: LanguageModelV3, options: { lastStep?: boolean; agent?: 
     temperature: 0.3,
     topP: 0.9,
     topK: 40,
-    providerOptions: { openai: { parallelToolCalls: false } },
+    // Each package reads its own key: OpenAI's option, and the same passed through raw to a compatible server.
+    providerOptions: { openai: { parallelToolCalls: false }, scripted: { parallel_tool_calls: false } },
   };
 }
 
@@ -120,7 +121,7 @@ async function sendAsStreamText(model: ModelRequest): Promise<void> {
   const tools: ToolSet = {};
   for (const offered of model.tools ?? []) tools[offered.name] = tool({ description: offered.description, inputSchema: jsonSchema(offered.inputSchema) });
   const result = streamText({
-    model: model.model,
+    model: model.model.model,
     system: model.system,
     messages: model.messages,
     tools: model.tools?.length ? tools : undefined,
@@ -147,18 +148,21 @@ async function bothBodies(build: () => ModelRequest): Promise<[string, string]> 
 }
 
 /** A model that records the call it is given and goes no further. */
-function recording(model: LanguageModelV3, calls: LanguageModelV3CallOptions[]): LanguageModelV3 {
-  const spy = Object.create(model) as LanguageModelV3;
+function recording(resolved: ResolvedModel, calls: LanguageModelV3CallOptions[]): ResolvedModel {
+  const spy = Object.create(resolved.model) as LanguageModelV3;
   spy.doStream = async (options) => {
     calls.push(options);
     throw new Error('recorded');
   };
-  return spy;
+  return { ...resolved, model: spy };
 }
 
 describe('the request a model receives', () => {
-  it('is byte for byte what streamText sent, for a transcript with every kind of part', async () => {
-    const chat = resolveModel('scripted/m', config, {});
+  it.each([
+    ['an OpenAI-compatible server', 'scripted/m'],
+    ['OpenAI Chat Completions at another address', 'openai/m'],
+  ])('is byte for byte what streamText sent, for a transcript with every kind of part (%s)', async (_, model) => {
+    const chat = await resolveModel(model, config, { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test' });
     const [before, now] = await bothBodies(() => request(chat));
     expect(now).toBe(before);
     // The body holds what the test set out to cover, so equality is not of two empty requests.
@@ -171,7 +175,7 @@ describe('the request a model receives', () => {
   });
 
   it('is byte for byte the same at the step limit (no tools, the reminder last) and for a compaction', async () => {
-    const chat = resolveModel('scripted/m', config, {});
+    const chat = await resolveModel('scripted/m', config, {});
     const [limitBefore, limitNow] = await bothBodies(() => ({ ...request(chat, { lastStep: true }), tools: [] }));
     expect(limitNow).toBe(limitBefore);
     expect(JSON.parse(limitNow).tools).toBeUndefined();
@@ -182,7 +186,7 @@ describe('the request a model receives', () => {
   });
 
   it('gives the provider the call streamText gave it, for the Responses API too', async () => {
-    for (const model of [resolveModel('scripted/m', config, {}), resolveModel('openai/gpt-5', {}, { OPENAI_API_KEY: 'sk-test' })]) {
+    for (const model of [await resolveModel('scripted/m', config, {}), await resolveModel('openai/gpt-5', {}, { OPENAI_API_KEY: 'sk-test' })]) {
       const before: LanguageModelV3CallOptions[] = [];
       const now: LanguageModelV3CallOptions[] = [];
       await sendAsStreamText(request(recording(model, before)));

@@ -1,62 +1,93 @@
-import type { LanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { LoomConfig } from '../../activities/config/schema.js';
-import { ProviderError, resolveModel } from '../../activities/model/provider.js';
+import { ProviderError, resolveModel, type ResolvedModel } from '../../activities/model/provider.js';
 
 const LOCAL: LoomConfig = { provider: { local: { options: { baseURL: 'http://127.0.0.1:1234/v1' } } } };
 
 /** The provider id and model id the AI SDK reports for a resolved model. */
-function describeModel(model: LanguageModel): { provider: string; modelId: string } {
-  if (typeof model === 'string') throw new Error(`expected a model object, got "${model}"`);
-  return { provider: model.provider, modelId: model.modelId };
+function describeModel(resolved: ResolvedModel): { provider: string; modelId: string } {
+  return { provider: resolved.model.provider, modelId: resolved.model.modelId };
 }
 
 describe('resolveModel', () => {
-  it('refuses an unknown provider, listing the known ones', () => {
-    const resolve = () => resolveModel('mystery/m1', LOCAL, {});
-    expect(resolve).toThrow(ProviderError);
-    expect(resolve).toThrow('Unknown provider "mystery" in model "mystery/m1". Known providers: openai, local.');
+  it('refuses an unknown provider, listing the known and configured ones', async () => {
+    const resolving = resolveModel('mystery/m1', LOCAL, {});
+    await expect(resolving).rejects.toThrow(ProviderError);
+    await expect(resolveModel('mystery/m1', LOCAL, {})).rejects.toThrow(
+      'Unknown provider "mystery" in model "mystery/m1". Known providers: openai, anthropic, google, openrouter, local.',
+    );
   });
 
-  it('refuses a malformed model id, showing the expected form', () => {
-    expect(() => resolveModel('gpt-4o', {}, { OPENAI_API_KEY: 'sk-test' })).toThrow('expected provider/model');
+  it('refuses a malformed model id, showing the expected form', async () => {
+    await expect(resolveModel('gpt-4o', {}, { OPENAI_API_KEY: 'sk-test' })).rejects.toThrow('expected provider/model');
   });
 
-  it('refuses openai without an API key or base URL, saying what to set', () => {
-    const resolve = () => resolveModel('openai/gpt-4o', {}, {});
-    expect(resolve).toThrow(ProviderError);
-    expect(resolve).toThrow('No API key for provider "openai"');
-    expect(resolve).toThrow('OPENAI_API_KEY');
+  it.each([
+    ['openai/gpt-4o', 'No API key for provider "openai": set OPENAI_API_KEY, or provider.openai.options.apiKey in loom.json.'],
+    ['anthropic/claude-sonnet-4-5', 'No API key for provider "anthropic": set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in loom.json.'],
+    ['google/gemini-2.5-pro', 'No API key for provider "google": set GOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY'],
+    ['openrouter/anthropic/claude-sonnet-4.5', 'No API key for provider "openrouter": set OPENROUTER_API_KEY'],
+  ])('refuses %s without a key, naming the variable to set', async (model, message) => {
+    await expect(resolveModel(model, {}, {})).rejects.toThrow(message);
   });
 
-  it('refuses a configured provider without a base URL, pointing at its options rather than OPENAI_API_KEY', () => {
-    const resolve = () => resolveModel('local/m', { provider: { local: { name: 'Local' } } }, { OPENAI_API_KEY: 'sk-test' });
-    expect(resolve).toThrow(ProviderError);
-    expect(resolve).toThrow('No base URL for provider "local": set provider.local.options.baseURL');
-    expect(resolve).not.toThrow('OPENAI_API_KEY');
+  it('refuses a configured provider without a base URL, pointing at its options rather than OPENAI_API_KEY', async () => {
+    const resolving = resolveModel('local/m', { provider: { local: { name: 'Local' } } }, { OPENAI_API_KEY: 'sk-test' });
+    await expect(resolving).rejects.toThrow('No base URL for provider "local": set provider.local.options.baseURL');
   });
 
-  it('uses Chat Completions for a configured OpenAI-compatible server, keeping slashes in the model id', () => {
-    expect(describeModel(resolveModel('local/qwen/2.5-coder', LOCAL, {}))).toEqual({
-      provider: 'local.chat',
-      modelId: 'qwen/2.5-coder',
-    });
+  it('refuses a package Loom does not support, listing the supported ones', async () => {
+    const config: LoomConfig = { provider: { bedrock: { npm: '@ai-sdk/amazon-bedrock', options: { apiKey: 'k' } } } };
+    await expect(resolveModel('bedrock/claude', config, {})).rejects.toThrow(
+      'provider.bedrock.npm is "@ai-sdk/amazon-bedrock", which Loom does not support. Supported packages: @ai-sdk/openai, @ai-sdk/openai-compatible, @openrouter/ai-sdk-provider, @ai-sdk/anthropic, @ai-sdk/google.',
+    );
   });
 
-  it('uses the Responses API for openai with an API key', () => {
-    expect(describeModel(resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-test' }))).toEqual({
-      provider: 'openai.responses',
-      modelId: 'gpt-4o',
-    });
+  it('says at once when a key holds a character HTTP cannot carry, such as a pasted "…"', async () => {
+    await expect(resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-…' })).rejects.toThrow(
+      'The API key of provider "openai" contains "…" (U+2026) at position 4, which HTTP headers cannot carry',
+    );
+    const config: LoomConfig = { provider: { local: { options: { baseURL: 'http://127.0.0.1:1/v1', headers: { 'x-team': 'é\u{1F600}' } } } } };
+    await expect(resolveModel('local/m', config, {})).rejects.toThrow('provider.local.options.headers.x-team contains');
   });
 
-  it('switches openai to Chat Completions when OPENAI_BASE_URL points at a compatible server', () => {
+  it('uses the OpenAI-compatible package for a configured server, keeping slashes in the model id and repairing text tool calls', async () => {
+    const resolved = await resolveModel('local/qwen/2.5-coder', LOCAL, {});
+    expect(describeModel(resolved)).toEqual({ provider: 'local.chat', modelId: 'qwen/2.5-coder' });
+    expect(resolved).toMatchObject({ protocol: 'openai-compatible', optionsKey: 'local', toolCallRepair: true });
+  });
+
+  it('lets a model turn tool-call repair off, and its provider set the default', async () => {
+    const config: LoomConfig = {
+      provider: {
+        local: { options: { baseURL: 'http://127.0.0.1:1234/v1', tool_call_repair: false }, models: { big: { tool_call_repair: true, options: { top_k: 20 } } } },
+      },
+    };
+    expect((await resolveModel('local/small', config, {})).toolCallRepair).toBe(false);
+    expect(await resolveModel('local/big', config, {})).toMatchObject({ toolCallRepair: true, options: { top_k: 20 } });
+  });
+
+  it('uses the Responses API for openai with an API key, and Chat Completions at another address', async () => {
+    expect(describeModel(await resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-test' }))).toEqual({ provider: 'openai.responses', modelId: 'gpt-4o' });
     const env = { OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' };
-    expect(describeModel(resolveModel('openai/gpt-4o', {}, env)).provider).toBe('openai.chat');
+    expect(describeModel(await resolveModel('openai/gpt-4o', {}, env)).provider).toBe('openai.chat');
+    const config: LoomConfig = { provider: { openai: { options: { baseURL: 'http://127.0.0.1:1234/v1' } } } };
+    expect(describeModel(await resolveModel('openai/gpt-4o', config, {})).provider).toBe('openai.chat');
   });
 
-  it('uses the base URL configured for openai too', () => {
-    const config: LoomConfig = { provider: { openai: { options: { baseURL: 'http://127.0.0.1:1234/v1' } } } };
-    expect(describeModel(resolveModel('openai/gpt-4o', config, {})).provider).toBe('openai.chat');
+  it('resolves Anthropic, Google and OpenRouter from their usual variables', async () => {
+    const env = { ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g', OPENROUTER_API_KEY: 'o' };
+    expect(await resolveModel('anthropic/claude-sonnet-4-5', {}, env)).toMatchObject({ protocol: 'anthropic', optionsKey: 'anthropic', toolCallRepair: false });
+    expect(describeModel(await resolveModel('anthropic/claude-sonnet-4-5', {}, env)).provider).toBe('anthropic.messages');
+    expect(await resolveModel('google/gemini-2.5-flash', {}, env)).toMatchObject({ protocol: 'google', optionsKey: 'google' });
+    const openrouter = await resolveModel('openrouter/anthropic/claude-sonnet-4.5', {}, env);
+    expect(describeModel(openrouter)).toEqual({ provider: 'openrouter.chat', modelId: 'anthropic/claude-sonnet-4.5' });
+    expect(openrouter).toMatchObject({ protocol: 'openai-compatible', optionsKey: 'openrouter', toolCallRepair: false });
+  });
+
+  it('takes a provider of its own with a named package, reading its key from the variables it lists', async () => {
+    const config: LoomConfig = { provider: { work: { npm: '@ai-sdk/anthropic', env: ['WORK_CLAUDE_KEY'], options: { baseURL: 'http://127.0.0.1:1/v1' } } } };
+    await expect(resolveModel('work/claude-opus-4-5', config, {})).rejects.toThrow('set WORK_CLAUDE_KEY, or provider.work.options.apiKey');
+    expect((await resolveModel('work/claude-opus-4-5', config, { WORK_CLAUDE_KEY: 'k' })).protocol).toBe('anthropic');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanTitle } from '../../activities/model/title.js';
-import { isOverflow, knownLimit, outputsToPrune, sinceLastCompaction } from '../../core/compaction.js';
+import { isOverflow, outputsToPrune, sinceLastCompaction } from '../../core/compaction.js';
 import { zeroTokens, type MessageWithParts, type Tokens } from '../../core/message.js';
 import type { Part, PartContent } from '../../core/part.js';
 
@@ -25,8 +25,6 @@ describe('isOverflow', () => {
   it('never overflows with compaction off or no known limit', () => {
     expect(isOverflow(tokens(1e9), { context: 1000, output: 100 }, { ...settings, auto: false })).toBe(false);
     expect(isOverflow(tokens(1e9), undefined, settings)).toBe(false);
-    expect(knownLimit('openai', 'gpt-4o-mini')).toEqual({ context: 128_000, output: 16_384 });
-    expect(knownLimit('local', 'gpt-4o')).toBeUndefined();
   });
 });
 

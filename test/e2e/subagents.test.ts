@@ -13,6 +13,8 @@ beforeAll(async () => {
       '.loom/command/find-tests.md': '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
     },
     config: { permission: { bash: { '*': 'ask' } } },
+    // Prices for the scripted model, so the tree has costs to add up.
+    providers: (url) => ({ scripted: { options: { baseURL: url, apiKey: 'test' }, models: { 'test-model': { cost: { input: 3, output: 15 } } } } }),
   });
 });
 afterAll(() => env?.close());
@@ -24,6 +26,7 @@ interface TreeNode {
   agent: string;
   title: string;
   tokens: { own: { input: number }; tree: { input: number } };
+  cost: { own: number; tree: number };
   children: TreeNode[];
 }
 
@@ -61,10 +64,15 @@ describe('subagents from the CLI', () => {
     const childInput = tree.children.reduce((sum, child) => sum + child.tokens.tree.input, 0);
     expect(childInput).toBeGreaterThan(0);
     expect(tree.tokens.tree.input).toBe(tree.tokens.own.input + childInput);
+    const childCost = tree.children.reduce((sum, child) => sum + child.cost.tree, 0);
+    expect(tree.cost.own).toBeGreaterThan(0);
+    expect(childCost).toBeGreaterThan(0);
+    expect(tree.cost.tree).toBeCloseTo(tree.cost.own + childCost, 10);
     const text = await loom(['tree', rootId]);
     expect(text.stdout).toMatch(/├─ explore Find/);
     expect(text.stdout).toMatch(/└─ /);
-    expect((await loom(['show', rootId])).stdout).toMatch(/with 3 subagent session/);
+    expect(text.stdout).toMatch(/tokens \(tree [\d,]+\) · \$[\d.]+ \(tree \$[\d.]+\)/);
+    expect((await loom(['show', rootId])).stdout).toMatch(/tokens · \$[\d.]+ · [\d,]+ tokens, \$[\d.]+ with 3 subagent session/);
 
     const child = tree.children.find((c) => c.title.startsWith('Find the tests'))!;
     const description = await env.client.workflow.getHandle(child.id).describe();

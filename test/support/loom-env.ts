@@ -51,7 +51,14 @@ export interface LoomTestEnv {
  * and the scripted model answering on a real port. One per test file.
  */
 export async function createLoomTestEnv(
-  options: { files?: Record<string, string>; rules?: ScriptRule[]; address?: string; config?: Record<string, unknown> } = {},
+  options: {
+    files?: Record<string, string>;
+    rules?: ScriptRule[];
+    address?: string;
+    config?: Record<string, unknown>;
+    /** More providers for loom.json, given the scripted server's address (it speaks several protocols). */
+    providers?: (modelUrl: string) => Record<string, unknown>;
+  } = {},
 ): Promise<LoomTestEnv> {
   const address = options.address ?? inject('temporalAddress');
   const root = mkdtempSync(join(tmpdir(), 'loom-test-'));
@@ -84,6 +91,7 @@ export async function createLoomTestEnv(
           models: { tiny: { limit: { context: 3000, output: 500 } } },
         },
         dead: { options: { baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: 'test' } },
+        ...options.providers?.(model.url),
       },
     }),
     TEMPORAL_ADDRESS: address,

@@ -50,7 +50,7 @@ export function streamFromScript(
   const activity = options.activity ?? new MockActivityEnvironment(options.info);
   return activity.run(() =>
     streamIntoMessage(store, message, async () => ({
-      model: resolveModel(MODEL, config, options.env ?? {}),
+      model: await resolveModel(MODEL, config, options.env ?? {}),
       system: 'You are a test.',
       messages: [{ role: 'user', content: 'Say hello' }],
     })),

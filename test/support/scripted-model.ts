@@ -1,17 +1,20 @@
-// A real HTTP server that speaks OpenAI's `POST /v1/chat/completions`
-// (JSON and SSE streaming) and answers from a script of rules matched against
-// the request's content. Every request is recorded so tests can assert what
-// the model was shown. Node built-ins only. Wire formats live in
-// scripted-model-protocol.ts.
+// A real HTTP server that speaks three model APIs and answers from a script of rules matched
+// against the request's content: OpenAI's `POST /v1/chat/completions`, Anthropic's
+// `POST /v1/messages` and Gemini's `POST /v1beta/models/{model}:(stream)generateContent`, each as
+// JSON or SSE. Every request is recorded, normalized so rules mean the same in each protocol, so
+// tests can assert what the model was shown. Node built-ins only. The wire formats live in
+// scripted-model-protocol.ts (shared parts and OpenAI), -anthropic.ts and -gemini.ts.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { anthropicProtocol } from './scripted-model-anthropic.js';
+import { geminiProtocol, geminiRoute } from './scripted-model-gemini.js';
 import {
-  completionBody,
   describeNoMatch,
-  errorBody,
   matches,
-  streamChunks,
-  toRecordedRequest,
+  openAIProtocol,
+  type Answer,
+  type RouteInfo,
+  type WireProtocol,
   type WireToolCall,
 } from './scripted-model-protocol.js';
 
@@ -27,7 +30,7 @@ export interface ScriptedReply {
   reasoning?: string;
   toolCalls?: ScriptedToolCall[];
   finish?: 'stop' | 'tool_calls' | 'length' | 'content_filter';
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number };
   status?: number;
   errorMessage?: string;
   headers?: Record<string, string>;
@@ -48,6 +51,8 @@ export interface ScriptedReply {
 
 export interface RecordedRequest {
   index: number;
+  /** Which API the request spoke; `messages` and `body` are in its own shape. */
+  protocol: 'openai' | 'anthropic' | 'gemini';
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
@@ -55,10 +60,14 @@ export interface RecordedRequest {
   raw: string;
   model: string;
   stream: boolean;
+  /** The raw messages: OpenAI and Anthropic `body.messages`, Gemini `body.contents`. */
   messages: any[];
   system: string;
+  /** The last user message that is more than tool results (so still the prompt after a tool round trip). */
   lastUser: string;
+  /** The tool results of the last message, when `lastRole` is 'tool'. */
   lastTool: string;
+  /** 'user', 'assistant', 'tool' (the last message carries tool results) or 'system'. */
   lastRole: string;
   toolNames: string[];
   rule?: string;
@@ -160,12 +169,13 @@ export async function startScriptedModel(
     res.end(JSON.stringify(body));
   };
 
-  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest) => {
-    const entry = script.find((e) => (e.rule.times === undefined || e.used < e.rule.times) && matches(e.rule.when, r));
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest, protocol: WireProtocol) => {
+    const usable = (e: (typeof script)[number]) => e.rule.times === undefined || e.used < e.rule.times;
+    const entry = script.find((e) => usable(e) && matches(e.rule.when, r, protocol.messageText));
     if (!entry) {
       record(r);
-      const available = script.filter((e) => e.rule.times === undefined || e.used < e.rule.times);
-      return sendJson(res, 400, errorBody(400, describeNoMatch(r, available.map((e) => e.name))));
+      const message = describeNoMatch(r, script.filter(usable).map((e) => e.name), protocol.messageText);
+      return sendJson(res, 400, protocol.errorBody(400, message));
     }
     entry.used++;
     r.rule = entry.name;
@@ -181,17 +191,16 @@ export async function startScriptedModel(
     if (reply.delayMs && !(await sleep(reply.delayMs))) return;
     if (!alive()) return;
     if (reply.status !== undefined && reply.status >= 400) {
-      return sendJson(res, reply.status, errorBody(reply.status, reply.errorMessage), reply.headers);
+      return sendJson(res, reply.status, protocol.errorBody(reply.status, reply.errorMessage), reply.headers);
     }
     const calls: WireToolCall[] = (reply.toolCalls ?? []).map((c) => ({
-      id: c.id ?? `call_${++toolCallIds}`,
+      id: c.id ?? (protocol.toolCallIdPrefix === null ? undefined : `${protocol.toolCallIdPrefix}${++toolCallIds}`),
       name: c.name,
       arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}),
     }));
-    const id = `chatcmpl-scripted${++responses}`;
-    const model = r.model || 'scripted';
+    const scripted: Answer = { n: ++responses, model: r.model || 'scripted', reply, request: r, calls };
     if (!r.stream) {
-      const body = JSON.stringify(completionBody(id, model, reply, r, calls));
+      const body = JSON.stringify(protocol.jsonBody(scripted));
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       if (reply.hangUp) return hangUp(body.slice(0, Math.floor(body.length / 2)));
       return void res.end(body);
@@ -203,52 +212,53 @@ export async function startScriptedModel(
       ...reply.headers,
     });
     res.flushHeaders();
-    if (reply.emptyStream) return void res.end('data: [DONE]\n\n');
-    const chunks = streamChunks(id, model, reply, r, calls);
-    const hangUpAfter = reply.hangUp ? Math.max(1, Math.min(3, chunks.length - 1)) : Infinity;
-    for (let i = 0; i < chunks.length; i++) {
+    if (reply.emptyStream) return void res.end(protocol.sseEnd);
+    const frames = protocol.sseFrames(scripted);
+    const hangUpAfter = reply.hangUp ? Math.max(1, Math.min(3, frames.length - 1)) : Infinity;
+    for (let i = 0; i < frames.length; i++) {
       if (i === reply.stallAfterChunks && !(await stall(res, reply.stallMs))) return;
       if (i > 0 && reply.chunkDelayMs && !(await sleep(reply.chunkDelayMs))) return;
       if (!alive()) return;
-      const data = `data: ${JSON.stringify(chunks[i])}\n\n`;
-      if (i + 1 >= hangUpAfter) return hangUp(data);
-      res.write(data);
+      if (i + 1 >= hangUpAfter) return hangUp(frames[i]);
+      res.write(frames[i]);
     }
-    if (reply.stallAfterChunks === chunks.length && !(await stall(res, reply.stallMs))) return;
-    if (alive()) res.end('data: [DONE]\n\n');
+    if (reply.stallAfterChunks === frames.length && !(await stall(res, reply.stallMs))) return;
+    if (alive()) res.end(protocol.sseEnd);
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     res.on('error', () => {}); // the client may vanish mid-answer; that is not our failure
-    const path = (req.url ?? '/').split('?')[0];
+    const url = new URL(req.url ?? '/', 'http://scripted');
+    const path = url.pathname;
     let raw = '';
     for await (const part of req) raw += part;
-    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      if (path === '/v1/chat/completions') record(toRecordedRequest(requests.length, path, req.headers, safeJson(raw), raw));
-      return sendJson(res, 401, errorBody(401, 'Incorrect API key provided.'));
+    const route = req.method === 'POST' ? routeOf(path) : undefined;
+    const protocol = route?.protocol ?? nearestProtocol(path);
+    const recorded = (known: Route) => toRecordedRequest(known, requests.length, path, req.headers, raw);
+    if (options.apiKey !== undefined && !protocol.hasApiKey(req.headers, url.searchParams, options.apiKey)) {
+      if (route) record(recorded(route));
+      return sendJson(res, 401, protocol.errorBody(401, 'Incorrect API key provided.'));
     }
     if (req.method === 'GET' && path === '/v1/models') {
       const data = [...modelsSeen].map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' }));
       return sendJson(res, 200, { object: 'list', data });
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-      return sendJson(res, 404, errorBody(404, `Unknown route ${req.method} ${path}`));
-    }
-    const body = safeJson(raw);
-    const r = toRecordedRequest(requests.length, path, req.headers, body, raw);
+    if (!route) return sendJson(res, 404, protocol.errorBody(404, `Unknown route ${req.method} ${path}`));
+    const r = recorded(route);
     if (r.model) modelsSeen.add(r.model);
-    if (body === undefined) {
+    if (r.body === undefined) {
       record(r);
-      return sendJson(res, 400, errorBody(400, 'Request body is not valid JSON.'));
+      return sendJson(res, 400, protocol.errorBody(400, 'Request body is not valid JSON.'));
     }
-    await answer(req, res, r);
+    await answer(req, res, r, protocol);
   };
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const message = `Scripted model failed: ${err instanceof Error ? err.message : String(err)}`;
+      const protocol = nearestProtocol(new URL(req.url ?? '/', 'http://scripted').pathname);
       if (res.headersSent) req.socket.destroy();
-      else sendJson(res, 500, errorBody(500, message));
+      else sendJson(res, 500, protocol.errorBody(500, message));
     });
   });
   server.on('connection', (s) => {
@@ -309,4 +319,30 @@ function safeJson(raw: string): any {
   } catch {
     return undefined;
   }
+}
+
+type Route = RouteInfo & { protocol: WireProtocol };
+
+function routeOf(path: string): Route | undefined {
+  if (path === '/v1/chat/completions') return { protocol: openAIProtocol };
+  if (path === '/v1/messages') return { protocol: anthropicProtocol };
+  const gemini = geminiRoute(path);
+  return gemini && { protocol: geminiProtocol, ...gemini };
+}
+
+/** Whose error shape (and API key header) an unknown route gets. */
+function nearestProtocol(path: string): WireProtocol {
+  if (path.startsWith('/v1beta/')) return geminiProtocol;
+  return path.startsWith('/v1/messages') ? anthropicProtocol : openAIProtocol;
+}
+
+function toRecordedRequest(
+  route: Route,
+  index: number,
+  path: string,
+  headers: RecordedRequest['headers'],
+  raw: string,
+): RecordedRequest {
+  const body = safeJson(raw);
+  return { index, protocol: route.protocol.name, path, headers, body, raw, ...route.protocol.normalize(body, route) };
 }

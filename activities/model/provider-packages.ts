@@ -1,0 +1,92 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+
+/** What every provider package is created with. */
+export interface ProviderSettings {
+  providerID: string;
+  modelID: string;
+  baseURL?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  fetch: typeof globalThis.fetch;
+}
+
+/** The wire protocol a model speaks; decides its caching marks, tool-call repair default and more. */
+export type ModelProtocol = 'openai' | 'openai-compatible' | 'anthropic' | 'google';
+
+export interface ProviderPackage {
+  protocol: ModelProtocol;
+  /** The `providerOptions` key the package reads its options from. */
+  optionsKey: (providerID: string) => string;
+  /** Loaded on first use: a worker pays only for the providers its sessions call. */
+  create: (settings: ProviderSettings) => Promise<LanguageModelV3>;
+}
+
+const OPENROUTER_URL = 'https://openrouter.ai/api/v1';
+
+async function openAICompatible(settings: ProviderSettings, baseURL = settings.baseURL): Promise<LanguageModelV3> {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+  if (!baseURL) throw new Error(`provider ${settings.providerID} has no base URL`);
+  const provider = createOpenAICompatible({
+    name: settings.providerID,
+    baseURL,
+    apiKey: settings.apiKey,
+    headers: settings.headers,
+    fetch: settings.fetch,
+    includeUsage: true,
+  });
+  return provider.chatModel(settings.modelID);
+}
+
+/**
+ * The AI SDK packages `provider.<id>.npm` may name. OpenRouter is served through the
+ * OpenAI-compatible package (its API is OpenAI's chat, with reasoning in `reasoning`), which
+ * spares Loom a package that pins its own copy of the AI SDK.
+ */
+export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
+  '@ai-sdk/openai': {
+    protocol: 'openai',
+    optionsKey: () => 'openai',
+    async create(settings) {
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const provider = createOpenAI({
+        baseURL: settings.baseURL ?? 'https://api.openai.com/v1',
+        apiKey: settings.apiKey ?? 'not-needed',
+        headers: settings.headers,
+        name: settings.providerID,
+        fetch: settings.fetch,
+      });
+      // Another address is an OpenAI-compatible server: those speak Chat Completions, not Responses.
+      return settings.baseURL ? provider.chat(settings.modelID) : provider.responses(settings.modelID);
+    },
+  },
+  '@ai-sdk/openai-compatible': {
+    protocol: 'openai-compatible',
+    optionsKey: (providerID) => providerID,
+    create: (settings) => openAICompatible(settings),
+  },
+  '@openrouter/ai-sdk-provider': {
+    protocol: 'openai-compatible',
+    optionsKey: (providerID) => providerID,
+    create: (settings) => openAICompatible(settings, settings.baseURL ?? OPENROUTER_URL),
+  },
+  '@ai-sdk/anthropic': {
+    protocol: 'anthropic',
+    optionsKey: () => 'anthropic',
+    async create(settings) {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return createAnthropic({ baseURL: settings.baseURL, apiKey: settings.apiKey, headers: settings.headers, fetch: settings.fetch })(settings.modelID);
+    },
+  },
+  '@ai-sdk/google': {
+    protocol: 'google',
+    optionsKey: () => 'google',
+    async create(settings) {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      return createGoogleGenerativeAI({ baseURL: settings.baseURL, apiKey: settings.apiKey, headers: settings.headers, fetch: settings.fetch })(settings.modelID);
+    },
+  },
+};
+
+export function providerPackage(npm: string): ProviderPackage | undefined {
+  return Object.hasOwn(PROVIDER_PACKAGES, npm) ? PROVIDER_PACKAGES[npm] : undefined;
+}
