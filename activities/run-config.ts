@@ -5,6 +5,7 @@ import { parseModelId } from '../core/model-id.js';
 import { modelInfo } from '../core/model-info.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
+import { defaultTitle } from '../core/session.js';
 import { toolSpecs } from '../core/tools/index.js';
 import { visibleSkills } from '../core/tools/skill.js';
 import { ConfigError } from './config/load.js';
@@ -20,6 +21,13 @@ import { warnInWorkerLog } from './worker-log.js';
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 const DEFAULT_SUBAGENT_DEPTH = 1;
 const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
+
+export const NO_MODEL = `No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider's key (${DEFAULT_MODEL_KEYS.join(', ')}).`;
+
+/** The model when neither the run nor its agent names one: loom.json's, LOOM_MODEL, else the first provider key set. */
+export function configuredModel(config: LoomConfig, env: NodeJS.ProcessEnv): string | undefined {
+  return config.model ?? env.LOOM_MODEL ?? defaultModelFromKeys(env);
+}
 
 /** Loads the project's agents for a run: the same resolution for the worker and the CLI. */
 export function projectAgents(config: LoomConfig, dataDir: string): AgentInfo[] {
@@ -61,12 +69,8 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
       const agent = findAgent(agents, input.agent ?? session?.agent ?? defaultAgentName(agents, config));
-      const model = input.model ?? agent.model ?? session?.model ?? config.model ?? env.LOOM_MODEL ?? defaultModelFromKeys(env);
-      if (!model) {
-        throw new ConfigError(
-          `No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider's key (${DEFAULT_MODEL_KEYS.join(', ')}).`,
-        );
-      }
+      const model = input.model ?? agent.model ?? session?.model ?? configuredModel(config, env);
+      if (!model) throw new ConfigError(NO_MODEL);
       parseModelId(model);
       const rootId = await rootSessionOf(store, session ? input.sessionId : (input.parentId ?? input.sessionId));
       const sessionRules = input.sessionRules ?? session?.permission ?? [];
@@ -111,8 +115,30 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const message = error instanceof Error ? error.message : String(error);
       const unknownAgent = /^Unknown agent/.test(message);
       if (!(error instanceof ConfigError) && !unknownAgent && !/^Invalid model/.test(message)) throw error;
-      throw ApplicationFailure.create({ type: unknownAgent ? 'UnknownAgent' : 'ConfigError', message, nonRetryable: true });
+      const type = unknownAgent ? 'UnknownAgent' : 'ConfigError';
+      await keepUnopenedSession(input, { name: type, message });
+      throw ApplicationFailure.create({ type, message, nonRetryable: true });
     }
+  }
+
+  /**
+   * A new session whose first run cannot start is still kept, failed and with the reason, so the
+   * id the CLI printed can be shown, listed and resumed once the configuration is fixed.
+   */
+  async function keepUnopenedSession(input: RunInput, error: { name: string; message: string }): Promise<void> {
+    if (await store.getSession(input.sessionId)) return;
+    const now = Date.now();
+    await store.saveSession({
+      id: input.sessionId,
+      ...(input.parentId ? { parentID: input.parentId } : {}),
+      title: defaultTitle(input.parentId !== undefined, now),
+      agent: input.agent ?? 'build',
+      model: input.model ?? '',
+      directory: input.directory,
+      status: 'failed',
+      error,
+      time: { created: now, updated: now },
+    });
   }
 
   /** How many ancestors a session with this parent has. */

@@ -1,7 +1,7 @@
 import type { MessageError } from '../core/message.js';
 import type { Part, ToolPart } from '../core/part.js';
 import type { PermissionRule } from '../core/permission.js';
-import { defaultTitle, type SessionStatus } from '../core/session.js';
+import { defaultTitle, type Session, type SessionStatus } from '../core/session.js';
 import type { ActivityDeps } from './deps.js';
 import { failToolPart, failedToolPart } from './tools/tool-state.js';
 
@@ -31,7 +31,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
       ...(input.host ? { host: input.host } : {}),
     };
     const session = existing
-      ? { ...existing, ...links, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
+      ? { ...withoutError(existing), ...links, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
       : {
           ...links,
           id: input.sessionId,
@@ -76,10 +76,22 @@ export function createSessionActivities({ store }: ActivityDeps) {
       if (request.sessionID !== input.sessionId) continue;
       await store.savePermissionRequest({ ...request, status: 'cancelled', time: { ...request.time, replied: now } });
     }
-    if (await store.getSession(input.sessionId)) await store.setSessionStatus(input.sessionId, input.status, now);
+    const session = await store.getSession(input.sessionId);
+    if (!session) return;
+    if (input.status === 'failed' && input.error && message?.role !== 'assistant') {
+      // Nothing on a message says why: the session does.
+      await store.saveSession({ ...session, status: 'failed', error: { name: input.error.name, message: input.error.message }, time: { ...session.time, updated: now } });
+    } else {
+      await store.setSessionStatus(input.sessionId, input.status, now);
+    }
   }
 
   return { openSession, failToolCall, finishRun };
+}
+
+function withoutError(session: Session): Session {
+  const { error: _error, ...rest } = session;
+  return rest;
 }
 
 function isUnfinishedTool(part: Part): part is ToolPart {

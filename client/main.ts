@@ -29,7 +29,13 @@ Environment:
   LOOM_MAX_PROMPT_BYTES          largest prompt accepted (default: 8 MiB, or max_prompt_bytes in the config)
   LOOM_FOLLOW_RECONNECT_MS       how long to wait for an unreachable Temporal server while following a run (default: 120000)
   LOOM_MODEL_IDLE_TIMEOUT_MS     silence mid-answer before a model request is retried (default: 60000)
-  LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS  silence before a model answer's first byte (default: 300000)`,
+  LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS  silence before a model answer's first byte (default: 300000)
+
+Where the model comes from (first found wins):
+  --model              loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"
+  the agent, loom.json {"model": "openai/gpt-4.1"} in loom.json (or "model" on an agent)
+  LOOM_MODEL           LOOM_MODEL=google/gemini-2.5-pro loom run "…"
+  a provider key       OPENAI_API_KEY set, nothing else: openai/gpt-4.1 (ANTHROPIC_API_KEY: anthropic/claude-sonnet-4-5)`,
   );
 
 program
@@ -41,6 +47,14 @@ program
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
+  .addHelpText(
+    'after',
+    `
+The model: --model, else the agent's, else "model" in loom.json, else LOOM_MODEL, else the first
+provider key set (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY).
+  loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"
+  LOOM_MODEL=openai/gpt-4.1 loom run "what does this project do?"`,
+  )
   .action(async (words: string[], options) => execute(async (context) => (await import('./commands/run.js')).runCommand(context, await promptFrom(words), options)));
 
 program
@@ -72,8 +86,10 @@ program
 
 program
   .command('ls')
-  .description('list sessions, most recent first')
+  .description("list this project folder's sessions, most recent first")
   .option('--all', 'include child sessions')
+  .option('--all-projects', 'list the sessions of every project folder, with a directory column')
+  .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('-n, --limit <count>', 'how many to list', '50')
   .option('--json', 'print the sessions as JSON')
   .action(async (options) => execute(async (context) => (await import('./commands/ls.js')).lsCommand(context, options)));

@@ -1,6 +1,11 @@
 import { parseModelId } from '../core/model-id.js';
 import { defaultModelRetry, type ModelRetry } from '../core/run.js';
+import type { LoomConfig } from '../activities/config/schema.js';
+import { MissingKeyError, providerFor } from '../activities/model/provider.js';
+import { NO_MODEL, configuredModel } from '../activities/run-config.js';
 import { CliError } from './cli-error.js';
+import type { CliContext } from './context.js';
+import type { ProjectAgents } from './project-agents.js';
 
 /** Checks the form of `--model`; the run itself picks a model when none is given. */
 export function checkModelFlag(flag: string | undefined): string | undefined {
@@ -30,4 +35,39 @@ function positiveInteger(name: string, value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new CliError(`${name} must be a positive integer, got "${value}"`);
   return number;
+}
+
+/**
+ * The model a new session runs on, decided here, where the user typed the command, and pinned in
+ * the run: `--model`, the agent's, loom.json's, `LOOM_MODEL`, else the first provider key set in
+ * this shell. A worker elsewhere never swaps in a default of its own.
+ */
+export function chooseModel(flag: string | undefined, agent: string, project: ProjectAgents, env: NodeJS.ProcessEnv): string {
+  const model = flag ?? project.agents.find((candidate) => candidate.name === agent)?.model ?? configuredModel(project.config, env);
+  if (!model) throw new CliError(NO_MODEL);
+  return checkModelFlag(model)!;
+}
+
+/**
+ * Checks the model's provider with this shell's environment before anything starts. Every
+ * mistake but a missing key is an error; a missing key is returned: the run may go to a worker
+ * started elsewhere, which reads its own environment (see `reportMissingKey`).
+ */
+export function checkProviderHere(model: string, config: LoomConfig, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    providerFor(model, config, env);
+    return undefined;
+  } catch (error) {
+    if (error instanceof MissingKeyError) return error.message;
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** A key missing here fails the command when this process runs the session, else it is a warning. */
+export function reportMissingKey(context: CliContext, problem: string | undefined): void {
+  if (!problem) return;
+  if (context.hasInProcessWorker) throw new CliError(problem);
+  context.report(
+    `warning: ${problem} A worker is already running on task queue "${context.settings.taskQueue}": the run goes to it, and its model calls use the key of that worker's environment.`,
+  );
 }

@@ -37,18 +37,25 @@ export async function replyToRequest(client: Client, store: SessionStore, reply:
   return request;
 }
 
-/** How a request reads in a terminal: what it asks for and how to answer it. */
+/** How a request reads in a terminal: what it asks for, and which session (of which tree) asks. */
 export function describeRequest(request: PermissionRequestRecord): string {
   const always = request.always.join(', ');
   return [
     `△ Permission required · ${request.title}${request.permission === request.tool ? '' : ` (${request.permission})`}`,
     `  ${request.patterns.join('\n  ')}`,
     ...(request.reason ? [`  why: ${request.reason}`] : []),
-    `  session ${request.sessionID} (${request.agent}) · request ${request.id}`,
+    `  ${askedIn(request)} · request ${request.id}`,
     `  "always" would allow: ${request.permission} ${always}`,
   ].join('\n');
 }
 
+/** `in session ses_child (general), subagent of ses_root`: a subagent's request names the root it belongs to. */
+export function askedIn(request: Pick<PermissionRequestRecord, 'sessionID' | 'rootID' | 'agent'>): string {
+  const root = request.rootID && request.rootID !== request.sessionID ? `, subagent of ${request.rootID}` : '';
+  return `in session ${request.sessionID} (${request.agent})${root}`;
+}
+
+/** The commands that answer a request, in full, ready to copy. */
 export function answerHint(request: PermissionRequestRecord): string {
-  return `Answer with: loom approve ${request.id} [--always | --reject [--message "…"]]`;
+  return `Answer with: loom approve ${request.id} (or --always) · reject with: loom approve ${request.id} --reject [--message "why"]`;
 }

@@ -1,4 +1,5 @@
 import { loadConfig } from '../activities/config/load.js';
+import type { LoomConfig } from '../activities/config/schema.js';
 import { projectAgents } from '../activities/run-config.js';
 import { defaultAgentName, findAgent, listAgents, type AgentInfo } from '../core/agents/index.js';
 import type { Ruleset } from '../core/permission.js';
@@ -7,6 +8,8 @@ import { CliError } from './cli-error.js';
 export interface ProjectAgents {
   agents: AgentInfo[];
   defaultAgent: string;
+  /** The configuration they came from (loom.json and the rest, as a run in this folder reads it). */
+  config: LoomConfig;
 }
 
 /** The agents of a project as a run would see them; configuration errors become CLI errors. */
@@ -14,7 +17,7 @@ export function loadProjectAgents(directory: string, env: NodeJS.ProcessEnv, dat
   try {
     const config = loadConfig(directory, env);
     const agents = projectAgents(config, dataDir);
-    return { agents, defaultAgent: defaultAgentName(agents, config) };
+    return { agents, defaultAgent: defaultAgentName(agents, config), config };
   } catch (error) {
     throw new CliError((error as Error).message);
   }

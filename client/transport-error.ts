@@ -20,3 +20,13 @@ export function transportReason(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * One line for a Temporal server that does not answer at all, and how to get one: the dev server
+ * is started by Loom's commands (`loom worker` among them) when TEMPORAL_ADDRESS names none.
+ */
+export function serverUnreachableMessage(address: string, fromEnv: boolean): string {
+  return fromEnv
+    ? `Cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`
+    : `Cannot reach the Temporal server at ${address}: it is not running (stopped by \`loom down\`?). \`./temporal-dev.sh start\`, or any \`loom run\`, starts it again.`;
+}

@@ -72,6 +72,26 @@ export interface CarriedState {
   title?: string;
   /** Background subagents this run (or the runs before it) started: cancelled with it. */
   backgroundChildren?: string[];
+  /** Permission requests waiting below the run (see workflows/session/waiting.ts). */
+  waiting?: CarriedWaiting;
+}
+
+/** A permission request waiting for a person somewhere in a session's tree, as the Temporal UI shows it. */
+export interface WaitingRequest {
+  /** The request (`per_…`): what `loom approve` takes. */
+  id: string;
+  /** The session whose run asks. */
+  sessionId: string;
+  /** `bash · npm test`: what a person approving sees. */
+  title: string;
+  tool: string;
+  agent?: string;
+}
+
+/** What a run hands over by continue-as-new: its subagents' latest lists, and what it last told its parent. */
+export interface CarriedWaiting {
+  children: Record<string, WaitingRequest[]>;
+  reported: WaitingRequest[];
 }
 
 /** What a run decided at its start from the configuration (the `prepareRun` activity). */

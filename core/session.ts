@@ -25,6 +25,8 @@ export const Session = z.object({
   permission: z.array(RuleSchema).optional(),
   /** A subagent's session: the parent's `task` tool part that shows its progress. */
   parentPartID: z.string().optional(),
+  /** Why the last run failed when no message says it: its configuration, before the first step. */
+  error: z.object({ name: z.string(), message: z.string() }).optional(),
   time: z.object({ created: z.number(), updated: z.number() }),
 });
 export type Session = z.infer<typeof Session>;

@@ -1,6 +1,15 @@
 import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
 
 let installed = false;
+let serverDown = false;
+
+/**
+ * While the Temporal server is known to be down (and the CLI has said so in one line), the SDK's
+ * warnings about its polls failing and being retried say nothing more: they are dropped.
+ */
+export function setServerDown(down: boolean): void {
+  serverDown = down;
+}
 
 /**
  * Installs the Temporal runtime with a logger that keeps the terminal quiet: warnings and errors
@@ -16,6 +25,7 @@ export function installQuietRuntime(defaultLevel: LogLevel = 'WARN'): void {
     logger: new DefaultLogger(level, (entry) => {
       // A host's queue serves activities only, by design.
       if (entry.message.startsWith('No workflows registered')) return;
+      if (serverDown && entry.level !== 'ERROR') return;
       const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : '';
       process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${meta}\n`);
     }),

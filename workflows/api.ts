@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermissionReply } from '../core/permission-request.js';
 import type { BatchProgress } from '../core/batch.js';
 import type { QueuedPrompt } from '../core/prompt.js';
-import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type RunProgress } from '../core/run.js';
+import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type RunProgress, type WaitingRequest } from '../core/run.js';
 
 /** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
 
@@ -21,6 +21,18 @@ export const progressQuery = defineQuery<RunProgress>('progress');
 export const permissionReplyUpdate = defineUpdate<{ requestId: string; status: 'approved' | 'rejected' }, [PermissionReply]>(
   'permissionReply',
 );
+
+/** A subagent's run tells its parent's run every request waiting in its own subtree (none: empty). */
+export interface WaitingReport {
+  sessionId: string;
+  requests: WaitingRequest[];
+}
+
+/**
+ * Sent by a subagent's run to its parent session's run whenever the requests waiting in its
+ * subtree change, so every ancestor up to the root is marked waiting (`LoomWaiting`) and names them.
+ */
+export const waitingSignal = defineSignal<[WaitingReport]>('waitingRequests');
 
 export { SESSION_WORKFLOW_TYPE };
 

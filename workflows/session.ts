@@ -10,8 +10,8 @@ import {
 } from '@temporalio/workflow';
 import { isOverflow } from '../core/compaction.js';
 import { preview } from '../core/prompt.js';
-import type { RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
-import { permissionReplyUpdate, progressQuery, promptSignal } from './api.js';
+import type { CarriedState, RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
+import { permissionReplyUpdate, progressQuery, promptSignal, waitingSignal } from './api.js';
 import { store } from './session/activities.js';
 import { compact } from './session/compaction.js';
 import { modelStep } from './session/model-step.js';
@@ -32,6 +32,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
   let input = runInput;
   const state = initialState(input);
   setHandler(promptSignal, promptQueue(state.queued));
+  setHandler(waitingSignal, (report) => state.waiting.childReported(report));
   setHandler(progressQuery, () => ({
     sessionId: input.sessionId,
     agent: state.config?.agent.name ?? input.agent ?? '',
@@ -76,7 +77,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
   let titling: Promise<void> = Promise.resolve();
   try {
     if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0]));
-    state.gate = new PermissionGate(state.config, { id: input.sessionId, agent: state.config.agent.name });
+    state.gate = new PermissionGate(state.config, { id: input.sessionId, agent: state.config.agent.name }, state.waiting);
     const slots = new Slots(state.config.maxConcurrentSubagents);
     const settings = state.config.compaction;
     // A session whose last step filled the model's context is compacted before it goes on.
@@ -108,6 +109,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     if (state.config.compaction?.prune) await store.pruneSession({ sessionId: input.sessionId });
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
     await reportToParent(input, 'completed');
+    await state.waiting.end();
     await titling;
     await condition(allHandlersFinished);
     const text = input.quietResult ? '' : preview(state.text);
@@ -122,6 +124,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
           error: { name: 'MessageAbortedError', message: 'The run was cancelled' },
         });
         await reportToParent(input, 'cancelled');
+        await state.waiting.end();
         // Background subagents outlive a run that ends, not one that is cancelled (from the Temporal UI too).
         await cancelBackgroundChildren(input.sessionId, state.backgroundChildren);
       });
@@ -131,26 +134,26 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     if (!failure) throw error;
     await store.finishRun({ sessionId: input.sessionId, status: 'failed', messageId: state.assistantMessageId, error: failure });
     await reportToParent(input, 'error');
+    await state.waiting.end();
     throw ApplicationFailure.create({ type: failure.name, message: failure.message, nonRetryable: true });
   }
 }
 
 async function continueRunAsNew(input: SessionRunInput, state: RunState, config: RunConfig): Promise<never> {
   await condition(allHandlersFinished);
-  return continueAsNew<typeof sessionWorkflow>({
-    ...input,
-    prompt: undefined,
-    promptId: undefined,
-    carried: {
-      step: state.step,
-      tokens: state.tokens,
-      queued: state.queued,
-      userMessageId: state.userMessageId,
-      ...(state.ids ? { ids: state.ids } : {}),
-      config,
-      recentCalls: state.recentCalls,
-      ...(state.backgroundChildren.length ? { backgroundChildren: state.backgroundChildren } : {}),
-      title: state.title,
-    },
-  });
+  await state.waiting.idle();
+  const waiting = state.waiting.carry();
+  const carried: CarriedState = {
+    step: state.step,
+    tokens: state.tokens,
+    queued: state.queued,
+    userMessageId: state.userMessageId,
+    ...(state.ids ? { ids: state.ids } : {}),
+    config,
+    recentCalls: state.recentCalls,
+    ...(state.backgroundChildren.length ? { backgroundChildren: state.backgroundChildren } : {}),
+    title: state.title,
+    ...(waiting ? { waiting } : {}),
+  };
+  return continueAsNew<typeof sessionWorkflow>({ ...input, prompt: undefined, promptId: undefined, carried });
 }

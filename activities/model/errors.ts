@@ -54,13 +54,16 @@ function classifyApiError(error: APICallError, model: string): ApplicationFailur
   const status = error.statusCode;
   const detail = `${model} at ${error.url}: ${status ? `HTTP ${status} ` : ''}${error.message}`;
   // No status, or a stream that broke after a 200: the network failed, not the request.
-  if (status === undefined || status < 400) return failure(ModelFailure.unreachable, `Cannot reach ${detail}`, true);
+  if (status === undefined || status < 400) {
+    const setup = setupProblem(error);
+    return failure(ModelFailure.unreachable, `Cannot reach ${detail}${setup ? `: ${SETUP_HINTS[setup]}` : ''}`, true);
+  }
   // 413: the request is larger than the provider takes (Anthropic's request_too_large): compacting helps.
   if (status === 413 || OVERFLOW.test(`${error.message} ${error.responseBody ?? ''}`)) {
     return failure(ModelFailure.contextOverflow, `Context overflow for ${detail}`, false, status);
   }
   if (status === 401 || status === 403) return failure(ModelFailure.auth, `Not authorized for ${detail}`, false, status);
-  if (status === 404) return failure(ModelFailure.notFound, `Not found: ${detail}`, false, status);
+  if (status === 404) return failure(ModelFailure.notFound, `Not found: ${detail} (check the model id, and the provider's options.baseURL)`, false, status);
   if (status === 429 && /insufficient_quota|exceeded your current quota/i.test(`${error.message} ${error.responseBody ?? ''}`)) {
     return failure(ModelFailure.quota, `Quota exhausted for ${detail}`, false, status);
   }
@@ -70,6 +73,42 @@ function classifyApiError(error: APICallError, model: string): ApplicationFailur
   if (status >= 500) return failure(ModelFailure.server, `Server error from ${detail}`, true, status, retryAfterMs(error));
   if (status === 408 || status === 409) return failure(ModelFailure.server, `Transient error from ${detail}`, true, status);
   return failure(ModelFailure.badRequest, `Request rejected by ${detail}`, false, status);
+}
+
+/** Network failures that, on a session's first model call, mean a mistake in the set-up rather than an outage. */
+export type SetupProblem = 'unknown-host' | 'refused';
+
+const SETUP_HINTS: Record<SetupProblem, string> = {
+  'unknown-host': "the host name does not resolve (check the provider's options.baseURL, or the network)",
+  refused: "nothing is listening there (is the model server running? check the provider's options.baseURL)",
+};
+
+/** Whether a failed call looks like set-up: an unknown host, or a refused connection. */
+export function setupProblem(error: unknown): SetupProblem | undefined {
+  const codes = new Set<string>();
+  const visit = (current: unknown, depth: number) => {
+    if (!current || typeof current !== 'object' || depth > 10) return;
+    const { code, cause, errors } = current as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string') codes.add(code);
+    visit(cause, depth + 1);
+    if (Array.isArray(errors)) for (const inner of errors) visit(inner, depth + 1);
+  };
+  visit(error, 0);
+  if (codes.has('ENOTFOUND') || codes.has('EAI_AGAIN')) return 'unknown-host';
+  if (codes.has('ECONNREFUSED')) return 'refused';
+  return undefined;
+}
+
+/**
+ * A session that has never reached its model does not wait out a long outage: after a few
+ * attempts, a set-up problem fails the run, saying what to check.
+ */
+export function neverReachedFailure(classified: ApplicationFailure, sessionId: string, attempt: number): ApplicationFailure {
+  return failure(
+    ModelFailure.unreachable,
+    `${classified.message}. Gave up after ${attempt} attempts: session ${sessionId} has never reached this model, so this looks like set-up rather than an outage; fix it, then resume the session.`,
+    false,
+  );
 }
 
 function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {

@@ -10,6 +10,9 @@ export class ProviderError extends Error {
   override name = 'ProviderError';
 }
 
+/** No API key where this process looks: another machine's worker may still have one. */
+export class MissingKeyError extends ProviderError {}
+
 export interface ResolvedModel {
   model: LanguageModelV3;
   providerID: string;
@@ -32,6 +35,15 @@ export interface ResolvedModel {
  * (see `watchedFetch`).
  */
 export async function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel> {
+  const { pkg, settings, ...resolved } = providerFor(model, config, env);
+  return { ...resolved, model: await pkg.create({ ...settings, fetch: watchedFetch(model, streamLimits(resolved.providerID, config.provider?.[resolved.providerID]?.options ?? {}, env)) }) };
+}
+
+/**
+ * Everything `resolveModel` checks, without loading the provider's package: the CLI asks this
+ * where the user typed the command, so a set-up mistake is said before anything starts.
+ */
+export function providerFor(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env) {
   const { providerID, modelID } = parseModelId(model);
   const configured = config.provider?.[providerID];
   const known = knownProvider(providerID);
@@ -50,18 +62,20 @@ export async function resolveModel(model: string, config: LoomConfig, env: NodeJ
   const options = configured?.options ?? {};
   const movedTo = options.baseURL ?? (known?.baseURLEnv ? env[known.baseURLEnv] : undefined);
   const baseURL = movedTo ?? known?.baseURL;
-  const apiKey = options.apiKey ?? firstSet(env, configured?.env ?? known?.keyEnv ?? []);
+  const keyVariables = configured?.env ?? known?.keyEnv ?? [];
+  const apiKey = options.apiKey ?? firstSet(env, keyVariables);
   if (pkg.protocol === 'openai-compatible' && !baseURL) {
     throw new ProviderError(`No base URL for provider "${providerID}": set provider.${providerID}.options.baseURL (and apiKey if the server needs one) in loom.json.`);
   }
   // A local OpenAI-compatible server often needs no key; a hosted API always does.
   const keyless = (pkg.protocol === 'openai-compatible' && !known) || (pkg.protocol === 'openai' && movedTo !== undefined);
-  if (!apiKey && !keyless) throw new ProviderError(missingKey(providerID, configured?.env ?? known?.keyEnv ?? []));
+  if (!apiKey && !keyless) throw new MissingKeyError(missingKey(providerID, keyVariables));
   if (apiKey !== undefined) checkHeaderValue(apiKey, `The API key of provider "${providerID}"`);
   for (const [name, value] of Object.entries(options.headers ?? {})) checkHeaderValue(value, `provider.${providerID}.options.headers.${name}`);
   const modelConfig = configured?.models?.[modelID];
   return {
-    model: await pkg.create({ providerID, modelID, baseURL, apiKey, headers: options.headers, fetch: watchedFetch(model, streamLimits(providerID, options, env)) }),
+    pkg,
+    settings: { providerID, modelID, baseURL, apiKey, headers: options.headers },
     providerID,
     modelID,
     protocol: pkg.protocol,

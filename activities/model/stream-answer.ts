@@ -6,7 +6,7 @@ import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../..
 import type { ToolCall } from '../../core/tool-call.js';
 import type { SessionStore } from '../store/store.js';
 import { AnswerWriter } from './answer-writer.js';
-import { classifyModelError, emptyAnswerFailure, noteRetry } from './errors.js';
+import { classifyModelError, emptyAnswerFailure, neverReachedFailure, noteRetry, setupProblem } from './errors.js';
 import { toLanguageModelPrompt } from './language-model-prompt.js';
 import { withCacheBreakpoints } from './prompt-caching.js';
 import type { ResolvedModel } from './provider.js';
@@ -86,11 +86,18 @@ export async function streamIntoMessage(
   } catch (error) {
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
     const { attempt, retryPolicy } = context.info;
-    throw noteRetry(classifyModelError(error, message.model), attempt, retryPolicy?.maximumAttempts);
+    const classified = classifyModelError(error, message.model);
+    if (attempt >= SETUP_ATTEMPTS && !classified.nonRetryable && setupProblem(error) && !(await store.lastFinishedStep(message.sessionID))) {
+      throw neverReachedFailure(classified, message.sessionID, attempt);
+    }
+    throw noteRetry(classified, attempt, retryPolicy?.maximumAttempts);
   } finally {
     clearInterval(heartbeat);
   }
 }
+
+/** Attempts before a session that never reached its model gives up on an unknown host or a refused connection. */
+const SETUP_ATTEMPTS = 3;
 
 /**
  * One request, straight to the provider's `doStream`, as `streamText` would make it (see

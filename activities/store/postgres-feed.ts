@@ -12,17 +12,19 @@ import type { FeedEntry, StoreFeed } from './store.js';
  * committed): each table's oldest rows in (since, cursor], merged into one page.
  */
 export async function readFeed(db: Queryable, since: number, cursor: number, limit: number): Promise<StoreFeed> {
+  // One row more than a page from each table: a table with more rows than fit must cut the page.
+  const perTable = limit + 1;
   const rows = async (table: string) => {
     const { rows } = await db.query<{ rev: string; data: unknown }>(
       `SELECT rev, data FROM ${table} WHERE rev > $1 AND rev <= $2 ORDER BY rev LIMIT $3`,
-      [since, cursor, limit],
+      [since, cursor, perTable],
     );
     return rows.map((row) => ({ rev: Number(row.rev), data: row.data }));
   };
   const removed = async (): Promise<FeedEntry[]> => {
     const { rows } = await db.query<{ rev: string; id: string; message_id: string; session_id: string }>(
       'SELECT rev, id, message_id, session_id FROM part_removed WHERE rev > $1 AND rev <= $2 ORDER BY rev LIMIT $3',
-      [since, cursor, limit],
+      [since, cursor, perTable],
     );
     return rows.map((row) => ({ rev: Number(row.rev), kind: 'part-removed', partID: row.id, messageID: row.message_id, sessionID: row.session_id }));
   };

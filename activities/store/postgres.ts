@@ -18,7 +18,7 @@ import { all, one, upsertPart, upsertSession, type Queryable } from './postgres-
 import { LOCK_NAMESPACE, REVISION_LOCK } from './postgres-migrations.js';
 import { DEFAULT_FEED_LIMIT } from './feed-page.js';
 import { readFeed } from './postgres-feed.js';
-import { NotFoundError, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
+import { NotFoundError, type ListSessionsOptions, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
 
 /** The store for several machines: one PostgreSQL database shared by every worker and CLI. */
 export class PostgresSessionStore implements SessionStore {
@@ -104,9 +104,14 @@ export class PostgresSessionStore implements SessionStore {
     return one(this.pool, 'SELECT data FROM session WHERE id = $1', [id], Session);
   }
 
-  async listSessions(options: { roots?: boolean; limit?: number } = {}): Promise<Session[]> {
-    const where = options.roots ? 'WHERE parent_id IS NULL' : '';
-    return all(this.pool, `SELECT data FROM session ${where} ORDER BY time_updated DESC, id DESC LIMIT $1`, [options.limit ?? null], Session);
+  async listSessions(options: ListSessionsOptions = {}): Promise<Session[]> {
+    return all(
+      this.pool,
+      `SELECT data FROM session WHERE ($1::boolean IS NOT TRUE OR parent_id IS NULL) AND ($2::text IS NULL OR data->>'directory' = $2)
+       ORDER BY time_updated DESC, id DESC LIMIT $3`,
+      [options.roots ?? false, options.directory ?? null, options.limit ?? null],
+      Session,
+    );
   }
 
   async children(parentID: string): Promise<Session[]> {

@@ -29,9 +29,10 @@ export class SqliteFeedReader {
   read(since: number, limit: number): StoreFeed {
     return this.db.transaction(() => {
       const cursor = this.statements.cursor.get() as number;
+      // One row more than a page from each table: a table with more rows than fit must cut the page.
       const rows = (name: 'session' | 'message' | 'part' | 'permission' | 'batch') =>
-        (this.statements[name].all(since, cursor, limit) as Row[]).map((row) => ({ rev: row.rev, data: JSON.parse(row.data) as unknown }));
-      const removed = this.statements.removed.all(since, cursor, limit) as { rev: number; id: string; message_id: string; session_id: string }[];
+        (this.statements[name].all(since, cursor, limit + 1) as Row[]).map((row) => ({ rev: row.rev, data: JSON.parse(row.data) as unknown }));
+      const removed = this.statements.removed.all(since, cursor, limit + 1) as { rev: number; id: string; message_id: string; session_id: string }[];
       const tables: FeedEntry[][] = [
         rows('session').map(({ rev, data }) => ({ rev, kind: 'session', session: Session.parse(data) })),
         rows('message').map(({ rev, data }) => ({ rev, kind: 'message', message: Message.parse(data) })),

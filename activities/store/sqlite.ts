@@ -15,7 +15,7 @@ import { migrations } from './migrations.js';
 import { DEFAULT_FEED_LIMIT } from './feed-page.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteFeedReader } from './sqlite-feed.js';
-import { NotFoundError, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
+import { NotFoundError, type ListSessionsOptions, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
 
 /** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
 export class SqliteSessionStore implements SessionStore {
@@ -61,8 +61,11 @@ export class SqliteSessionStore implements SessionStore {
          ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, rev = excluded.rev, data = excluded.data`,
       ),
       getSession: db.prepare('SELECT data FROM session WHERE id = ?'),
-      listSessions: db.prepare('SELECT data FROM session ORDER BY time_updated DESC, id DESC LIMIT ?'),
-      listRoots: db.prepare('SELECT data FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC, id DESC LIMIT ?'),
+      listSessions: db.prepare(
+        `SELECT data FROM session
+         WHERE (@roots = 0 OR parent_id IS NULL) AND (@directory IS NULL OR json_extract(data, '$.directory') = @directory)
+         ORDER BY time_updated DESC, id DESC LIMIT @limit`,
+      ),
       children: db.prepare('SELECT data FROM session WHERE parent_id = ? ORDER BY id'),
       upsertMessage: db.prepare(
         `INSERT INTO message (id, session_id, rev, data) VALUES (@id, @session, @rev, @data)
@@ -177,9 +180,9 @@ export class SqliteSessionStore implements SessionStore {
     return this.readOne(this.statements.getSession, id, Session);
   }
 
-  async listSessions(options: { roots?: boolean; limit?: number } = {}): Promise<Session[]> {
-    const statement = options.roots ? this.statements.listRoots : this.statements.listSessions;
-    return this.readAll(statement, [options.limit ?? -1], Session);
+  async listSessions(options: ListSessionsOptions = {}): Promise<Session[]> {
+    const filter = { roots: options.roots ? 1 : 0, directory: options.directory ?? null, limit: options.limit ?? -1 };
+    return this.readAll(this.statements.listSessions, [filter], Session);
   }
 
   async children(parentID: string): Promise<Session[]> {

@@ -36,6 +36,13 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+/** Which sessions `listSessions` returns; `limit` counts what is left after the other filters. */
+export interface ListSessionsOptions {
+  roots?: boolean;
+  directory?: string;
+  limit?: number;
+}
+
 /**
  * The source of truth for sessions, messages and parts. Writes are upserts keyed by id, so an
  * activity that is retried rewrites the same rows.
@@ -43,8 +50,8 @@ export interface WaitOptions {
 export interface SessionStore {
   saveSession(session: Session): Promise<void>;
   getSession(id: string): Promise<Session | undefined>;
-  /** Newest first. `roots` leaves out child sessions. */
-  listSessions(options?: { roots?: boolean; limit?: number }): Promise<Session[]>;
+  /** Newest first. `roots` leaves out child sessions; `directory` keeps only the sessions of that project folder. */
+  listSessions(options?: ListSessionsOptions): Promise<Session[]>;
   children(parentID: string): Promise<Session[]>;
   setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void>;
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { listAgents, type AgentInfo } from '../../core/agents/index.js';
 import type { CliContext } from '../context.js';
+import { plural } from '../render/plural.js';
 import { agentRows, loadProjectAgents, summarizePermissions } from '../project-agents.js';
 
 /** `loom agents`: the project's agents with mode, model, description and what they may do. */
@@ -18,7 +19,7 @@ export async function agentsCommand(context: CliContext, options: { json?: boole
 }
 
 function describeAgent(agent: AgentInfo, isDefault: boolean): string {
-  const facts = [agent.mode, agent.model ?? 'session model', agent.steps ? `${agent.steps} steps` : undefined, isDefault ? 'default' : undefined];
+  const facts = [agent.mode, agent.model ?? 'session model', agent.steps ? plural(agent.steps, 'step') : undefined, isDefault ? 'default' : undefined];
   return [
     `${pc.bold(agent.name)}  ${pc.dim(facts.filter(Boolean).join(' · '))}`,
     ...(agent.description ? [`  ${agent.description}`] : []),

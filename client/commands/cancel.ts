@@ -1,8 +1,15 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { cancelSession } from '../sessions.js';
+import { startWorkerIfNone } from './worker-presence.js';
 
-/** `loom cancel <sessionId>`: cancels the session's open run and everything under it. */
+/** How long `loom cancel` waits, with its own worker, for the run to close. */
+const CANCEL_WAIT_MS = 60_000;
+
+/**
+ * `loom cancel <sessionId>`: cancels the session's open run and everything under it. With no
+ * worker to carry the cancellation out, one runs here until the run has closed.
+ */
 export async function cancelCommand(context: CliContext, sessionId: string): Promise<number> {
   if (!(await context.store.getSession(sessionId))) {
     throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
@@ -13,6 +20,21 @@ export async function cancelCommand(context: CliContext, sessionId: string): Pro
     context.report(`Session ${sessionId} has no running run.`);
     return 0;
   }
-  context.report(`Cancellation requested for ${sessionId}.`);
+  if (!(await startWorkerIfNone(context, `the cancellation of ${sessionId} needs one to take effect`))) {
+    context.report(`Cancellation requested for ${sessionId}.`);
+    return 0;
+  }
+  const closed = await Promise.race([
+    client.workflow.getHandle(sessionId).result().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => setTimeout(resolve, CANCEL_WAIT_MS, false).unref()),
+  ]);
+  context.report(
+    closed
+      ? `Cancelled ${sessionId}.`
+      : `Cancellation requested for ${sessionId}; its run had not closed after ${CANCEL_WAIT_MS / 1000} s. \`loom show ${sessionId}\` shows where it is.`,
+  );
   return 0;
 }

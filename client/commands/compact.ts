@@ -1,6 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
 import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
 import { sessionWorkflow } from '../../workflows/index.js';
 import { watchRun } from '../watch-run.js';
@@ -27,5 +29,14 @@ export async function compactCommand(context: CliContext, sessionId: string, opt
     throw error;
   }
   const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });
-  return printOutcome(context, outcome, Boolean(options.json));
+  return printOutcome(context, { ...outcome, tokens: await summaryTokens(context.store, sessionId, cursor) }, Boolean(options.json));
+}
+
+/**
+ * The tokens of the run's summary message. The run's own count leaves them out (they are the
+ * compaction's, not a step's), so they are read from the messages it wrote.
+ */
+async function summaryTokens(store: SessionStore, sessionId: string, cursor: number): Promise<Tokens> {
+  const { messages } = await store.changes(sessionId, cursor);
+  return messages.reduce((sum, message) => (message.role === 'assistant' ? addTokens(sum, message.tokens) : sum), zeroTokens());
 }

@@ -1,25 +1,67 @@
-import pc from 'picocolors';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
-import { time } from '../render/session-view.js';
+import { plural } from '../render/plural.js';
+import { renderSessionList } from '../render/session-list.js';
 
-/** `loom ls`: sessions, most recently updated first. */
-export async function lsCommand(context: CliContext, options: { json?: boolean; all?: boolean; limit?: string }): Promise<number> {
-  const limit = options.limit ? Number(options.limit) : 50;
-  const sessions = await context.store.listSessions({ roots: !options.all, limit });
+export interface LsOptions {
+  json?: boolean;
+  all?: boolean;
+  limit?: string;
+  dir?: string;
+  allProjects?: boolean;
+}
+
+/** How many sessions of other projects `loom ls` counts before it says "over". */
+const COUNT_LIMIT = 1_000;
+
+/** `loom ls`: the sessions of this project folder (or of every project), most recently updated first. */
+export async function lsCommand(context: CliContext, options: LsOptions): Promise<number> {
+  const limit = limitFlag(options.limit);
+  // The folder as `loom run` records it, so that the two agree.
+  const directory = options.allProjects ? undefined : resolve(options.dir ?? process.cwd());
+  const sessions = await context.store.listSessions({ roots: !options.all, directory, limit });
   if (options.json) {
     process.stdout.write(`${JSON.stringify(sessions)}\n`);
     return 0;
   }
   if (sessions.length === 0) {
-    context.report('No sessions yet. Start one with `loom run "<prompt>"`.');
+    context.report(await nothingHere(context, directory, !options.all));
     return 0;
   }
   const unserved = await hostsWithoutWorkers(context, sessions);
+  const notes = new Map<string, string>();
   for (const session of sessions) {
-    const waiting = hostWaitNote(session, unserved);
-    const status = session.status === 'busy' ? pc.yellow(session.status) : session.status === 'failed' ? pc.red(session.status) : session.status;
-    process.stdout.write(`${session.id}  ${status.padEnd(9)}  ${session.agent.padEnd(8)}  ${pc.dim(time(session.time.updated))}  ${session.title}${waiting ? `  ${pc.yellow(waiting)}` : ''}\n`);
+    const note = hostWaitNote(session, unserved);
+    if (note) notes.set(session.id, note);
   }
+  const lines = renderSessionList(sessions, {
+    header: Boolean(process.stdout.isTTY),
+    ...(options.allProjects ? { directories: { home: homedir() } } : {}),
+    notes,
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** Why the list is empty: no session at all, or none in this folder while other projects have some. */
+async function nothingHere(context: CliContext, directory: string | undefined, roots: boolean): Promise<string> {
+  const start = 'Start one with `loom run "<prompt>"`.';
+  if (!directory) return `No sessions yet. ${start}`;
+  const elsewhere = (await context.store.listSessions({ roots, limit: COUNT_LIMIT + 1 })).length;
+  if (elsewhere === 0) return `No sessions yet. ${start}`;
+  const which =
+    elsewhere === 1
+      ? 'the session of another project'
+      : `${elsewhere > COUNT_LIMIT ? `over ${plural(COUNT_LIMIT, 'session')}` : `the ${plural(elsewhere, 'session')}`} of other projects`;
+  return `No sessions in ${directory}. \`loom ls --all-projects\` lists ${which}.`;
+}
+
+function limitFlag(value: string | undefined): number {
+  if (value === undefined) return 50;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, not "${value}".`);
+  return limit;
 }

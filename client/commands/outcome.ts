@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import type { CliContext } from '../context.js';
+import { plural } from '../render/plural.js';
 import type { RunOutcome } from '../watch-run.js';
 
 /** The last word on a run: a JSON object on stdout, or a status line on stderr. Returns the exit code. */
@@ -11,7 +12,7 @@ export function printOutcome(context: CliContext, outcome: RunOutcome, json: boo
     return exitCode;
   }
   const total = outcome.tokens.input + outcome.tokens.output + outcome.tokens.cache.read;
-  const facts = [outcome.sessionId, outcome.status, outcome.steps ? `${outcome.steps} steps` : undefined, `${total.toLocaleString('en-US')} tokens`];
+  const facts = [outcome.sessionId, outcome.status, outcome.steps ? plural(outcome.steps, 'step') : undefined, plural(total, 'token')];
   const line = facts.filter(Boolean).join(' · ');
   if (outcome.status === 'completed') context.report(pc.dim(`\n● ${line}`));
   else if (outcome.status === 'failed') context.report(pc.red(`\n✗ ${line}\n  ${outcome.error?.name}: ${outcome.error?.message}`));

@@ -1,7 +1,8 @@
 import { cancellingRun, promptFate } from '../cancelled-prompts.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
+import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../model-choice.js';
+import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../project-agents.js';
 import { currentCursor } from '../render/follow.js';
 import { checkPromptSize, promptLimit, savePrompt } from '../prompts.js';
@@ -22,16 +23,24 @@ export async function resumeCommand(
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const model = checkModelFlag(options.model);
-  const agent = options.agent ? chooseAgent(options.agent, loadProjectAgents(session.directory, context.env, context.settings.dataDir)) : undefined;
+  const project = loadProjectAgents(session.directory, context.env, context.settings.dataDir);
+  const agent = options.agent ? chooseAgent(options.agent, project) : undefined;
+  const agentModel = agent ? project.agents.find((candidate) => candidate.name === agent)?.model : undefined;
+  // A session whose first run never started has no model yet: it is chosen here, as for `loom run`.
+  const pinned = model ?? (session.model ? undefined : chooseModel(undefined, agent ?? session.agent, project, context.env));
+  // The model this run will use, as the run decides it (see prepareRun): checked here, where the user typed.
+  const missingKey = checkProviderHere(pinned ?? agentModel ?? session.model, project.config, context.env);
   const maxPromptBytes = promptLimit(session.directory, context.env);
   checkPromptSize(prompt, maxPromptBytes, `session ${sessionId}`);
+  warnOfUnknownCommand(context, prompt, project.config);
   const json = Boolean(options.json);
   let cursor = await currentCursor(context.store, sessionId);
   const { client } = await context.temporal();
   await context.ensureWorker();
+  reportMissingKey(context, missingKey);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   const rootId = await rootOf(context.store, session);
-  const sending = { prompt, agent, model, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env), webUrl: context.settings.webUrl };
+  const sending = { prompt, agent, model: pinned, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env), webUrl: context.settings.webUrl };
 
   // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to
   // close and starts the next one. A cancel that lands just after the check is caught below.

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { CliContext } from '../context.js';
-import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
+import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../model-choice.js';
+import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../project-agents.js';
 import { checkPromptSize, promptLimit } from '../prompts.js';
 import { startSession } from '../sessions.js';
@@ -18,12 +19,16 @@ export interface RunOptions {
 /** `loom run "<prompt>"`: a new session, followed until its answer. */
 export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
-  const model = checkModelFlag(options.model);
-  const agent = chooseAgent(options.agent, loadProjectAgents(directory, context.env, context.settings.dataDir));
+  const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
+  const agent = chooseAgent(options.agent, project);
+  const model = chooseModel(options.model, agent, project, context.env);
+  const missingKey = checkProviderHere(model, project.config, context.env);
   const maxPromptBytes = promptLimit(directory, context.env);
   checkPromptSize(prompt, maxPromptBytes);
+  warnOfUnknownCommand(context, prompt, project.config);
   const { client } = await context.temporal();
   await context.ensureWorker();
+  reportMissingKey(context, missingKey);
   const { sessionId, handle } = await startSession(client, context.store, {
     prompt,
     maxPromptBytes,

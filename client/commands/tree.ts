@@ -4,6 +4,7 @@ import type { CliContext } from '../context.js';
 import type { Session } from '../../core/session.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
 import { formatCost } from '../render/money.js';
+import { plural } from '../render/plural.js';
 import { sessionTree, totalTokens, type SessionNode } from '../session-tree.js';
 
 /** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */
@@ -43,7 +44,7 @@ function render(node: SessionNode, unserved: Set<string>, indent: string, last: 
   const { session } = node;
   const own = totalTokens(node.own.tokens);
   const tree = totalTokens(node.tree.tokens);
-  const usage = node.children.length ? `${own.toLocaleString('en-US')} tokens (tree ${tree.toLocaleString('en-US')})` : `${own.toLocaleString('en-US')} tokens`;
+  const usage = node.children.length ? `${plural(own, 'token')} (tree ${tree.toLocaleString('en-US')})` : plural(own, 'token');
   const cost = !node.tree.cost ? '' : node.children.length ? ` · ${formatCost(node.own.cost)} (tree ${formatCost(node.tree.cost)})` : ` · ${formatCost(node.own.cost)}`;
   const branch = root ? '' : last ? '└─ ' : '├─ ';
   const waiting = hostWaitNote(session, unserved);

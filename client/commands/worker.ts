@@ -2,8 +2,11 @@ import { hostname } from 'node:os';
 import { livePollers } from '../../activities/hosts/pollers.js';
 import { checkHostId, hostTaskQueue } from '../../core/workspace.js';
 import { maxCachedWorkflowsFrom, type ServedQueues } from '../../worker/create-worker.js';
-import { installQuietRuntime } from '../../worker/runtime.js';
+import { installQuietRuntime, setServerDown } from '../../worker/runtime.js';
+import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
+import { portState, watchServer } from '../server-watch.js';
+import { serverUnreachableMessage } from '../transport-error.js';
 import type { CliContext } from '../context.js';
 
 export interface WorkerOptions {
@@ -23,8 +26,12 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   const serve: ServedQueues = options.sharedOnly ? 'shared' : options.hostOnly ? 'host' : 'both';
   const hostId = options.hostId ? hostIdFlag(options.hostId) : context.hostId;
   const maxCachedWorkflows = cachedWorkflowsFlag(options.maxCachedWorkflows, context.env);
+  if (context.settings.address && (await portState(context.settings.address)) === 'refused') {
+    throw new CliError(serverUnreachableMessage(context.settings.address, true));
+  }
   installQuietRuntime('WARN');
-  const { address, client } = await context.temporal();
+  const access = await context.temporal();
+  const { address, client } = access;
   const { namespace, taskQueue } = context.settings;
   if (serve !== 'shared') {
     const others = (await livePollers(client.workflowService, namespace, hostTaskQueue(taskQueue, hostId), 'activity')).filter(
@@ -40,10 +47,31 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   const queues = await context.ensureWorker(true, { hostId, serve, maxCachedWorkflows });
   const described = queues.map((queue) => (queue === taskQueue ? `"${queue}" (shared)` : `"${queue}" (workspace tools of host ${hostId})`));
   context.report(`Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace}). Ctrl-C stops it.`);
+  // An outage is something a durable worker waits out: said once, in one line, not once per poll.
+  let down = false;
+  const stopWatching = watchServer(access, {
+    lost: () => {
+      down = true;
+      setServerDown(true);
+      context.report(`${pc.yellow('Warning:')} ${serverUnreachableMessage(address, Boolean(context.settings.address))} The worker waits for it and carries on when it is back.`);
+    },
+    back: () => {
+      down = false;
+      setServerDown(false);
+      context.report(`The Temporal server at ${address} answers again; the worker carries on.`);
+    },
+  });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  stopWatching();
+  if (down) {
+    // Draining would wait on the server that is gone: nothing is in flight that Temporal will not hand out again.
+    context.report('Stopped the worker (the Temporal server is still down).');
+    await context.store.close().catch(() => undefined);
+    process.exit(0);
+  }
   context.report('Stopping the worker …');
   return 0;
 }

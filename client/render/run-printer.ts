@@ -1,7 +1,14 @@
 import pc from 'picocolors';
 import type { SessionChanges } from '../../activities/store/store.js';
 import type { Part } from '../../core/part.js';
-import { findTool } from '../../core/tools/index.js';
+import { describeCall, subagentCallLine, type ToolPart } from './tool-call.js';
+
+/** A subagent's tool call as its parent's `task` part lists it (`metadata.summary`). */
+export interface SubagentStep {
+  id: string;
+  tool: string;
+  status: string;
+}
 
 export interface Output {
   write(text: string): unknown;
@@ -22,9 +29,10 @@ export class RunPrinter {
     private readonly status: Output,
   ) {}
 
-  update(changes: SessionChanges): void {
+  /** `calls` holds the subagents' finished tool calls named in the changed task parts (see `subagentSteps`), by part id. */
+  update(changes: SessionChanges, calls: ReadonlyMap<string, ToolPart> = new Map()): void {
     for (const message of changes.messages) if (message.role === 'user') this.userMessages.add(message.id);
-    for (const part of changes.parts) this.printPart(part);
+    for (const part of changes.parts) this.printPart(part, calls);
     for (const message of changes.messages) {
       if (message.role === 'assistant' && message.error && this.once(`error:${message.id}`)) {
         this.statusLine(pc.red(`✗ ${message.error.name}: ${message.error.message}`));
@@ -38,14 +46,14 @@ export class RunPrinter {
     this.lastWrite = undefined;
   }
 
-  private printPart(part: Part): void {
+  private printPart(part: Part, calls: ReadonlyMap<string, ToolPart>): void {
     if (this.userMessages.has(part.messageID)) return;
     if (part.type === 'text' && !part.synthetic) this.printText(part.id, part.text);
     if (part.type === 'reasoning') this.printReasoning(part.id, part.text);
     if (part.type !== 'tool') return;
     const { state } = part;
     if (part.tool === 'task' && (state.status === 'running' || state.status === 'completed' || state.status === 'error')) {
-      this.printSubagentSteps(part.id, state.metadata);
+      this.printSubagentSteps(part.id, state.metadata, calls);
     }
     if (state.status === 'completed' && this.once(part.id)) {
       this.statusLine(`${pc.green('✓')} ${describeCall(part.tool, state.input)}`);
@@ -55,15 +63,12 @@ export class RunPrinter {
     }
   }
 
-  /** A subagent's tool calls, as its parent's task part lists them: one line each once done. */
-  private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined): void {
+  /** A subagent's tool calls, as its parent's task part lists them: one line each once done, as `loom show` prints them. */
+  private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined, calls: ReadonlyMap<string, ToolPart>): void {
     if (metadata?.sessionId && this.once(`task:${partId}`)) this.statusLine(pc.dim(`→ subagent session ${String(metadata.sessionId)}`));
-    const steps = (metadata?.summary as { id: string; tool: string; status: string; title?: string }[] | undefined) ?? [];
-    for (const step of steps) {
-      if (step.status !== 'completed' && step.status !== 'error') continue;
+    for (const step of finishedSteps(metadata)) {
       if (!this.once(`step:${step.id}`)) continue;
-      const mark = step.status === 'completed' ? pc.green('✓') : pc.red('✗');
-      this.statusLine(pc.dim(`  ↳ ${mark} ${step.tool}${step.title ? ` ${step.title}` : ''}`));
+      this.statusLine(subagentCallLine(calls.get(step.id) ?? step));
     }
   }
 
@@ -101,11 +106,17 @@ export class RunPrinter {
   }
 }
 
-/** `read README.md`, `grep TODO in *.ts`: a tool call as a person reads it. */
-export function describeCall(tool: string, input: unknown): string {
-  const spec = findTool(tool);
-  const parsed = spec?.parameters.safeParse(input);
-  return spec && parsed?.success ? `${tool} ${spec.summarize(parsed.data)}` : tool;
+/** The finished subagent tool calls a task part's metadata lists. */
+export function finishedSteps(metadata: Record<string, unknown> | undefined): SubagentStep[] {
+  const steps = (metadata?.summary as SubagentStep[] | undefined) ?? [];
+  return steps.filter((step) => step.status === 'completed' || step.status === 'error');
+}
+
+/** The finished subagent steps these parts list, as ids: the follower reads their calls to describe them. */
+export function subagentSteps(parts: Part[]): string[] {
+  return parts.flatMap((part) =>
+    part.type === 'tool' && part.tool === 'task' && 'metadata' in part.state ? finishedSteps(part.state.metadata).map((step) => step.id) : [],
+  );
 }
 
 function firstLine(text: string): string {

@@ -3,34 +3,47 @@ import { isCleared } from '../../core/compaction.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
-import { describeCall } from './run-printer.js';
+import { plural } from './plural.js';
+import { callMark, describeCall, subagentCallLine, taskSessionId, type ToolPart } from './tool-call.js';
 
 const OUTPUT_PREVIEW_LINES = 8;
 
+export interface SessionViewOptions {
+  /** Tool outputs in full rather than their first lines. */
+  full?: boolean;
+  /** The tool calls of subagent sessions, by session id: listed under the `task` call that ran each. */
+  subagentCalls?: ReadonlyMap<string, ToolPart[]>;
+}
+
 /** A session as text: a header, then every message with every part. */
-export function renderSession(session: Session, messages: MessageWithParts[], options: { full?: boolean } = {}): string {
+export function renderSession(session: Session, messages: MessageWithParts[], options: SessionViewOptions = {}): string {
   const lines = [
     `${pc.bold(session.title)}`,
     pc.dim(`${session.id} · ${session.agent} · ${session.model} · ${session.status}`),
     pc.dim(`${session.host ? `${session.host}:` : ''}${session.directory} · created ${time(session.time.created)} · updated ${time(session.time.updated)}`),
   ];
   if (session.parentID) lines.push(pc.dim(`child of ${session.parentID}`));
+  if (session.error) {
+    lines.push(pc.red(`✗ ${session.error.name}: ${session.error.message}`));
+    lines.push(pc.dim(`  Fix it, then \`loom resume ${session.id} "…"\` runs the session again.`));
+  }
   for (const { info, parts } of messages) {
     lines.push('');
     if (info.role === 'user') {
       lines.push(pc.cyan(`── user · ${time(info.time.created)}`));
     } else {
       const tokens = info.tokens.input + info.tokens.output + info.tokens.cache.read;
-      const facts = [info.summary ? 'summary' : `step ${info.step}`, info.finish, `${tokens} tokens`].filter(Boolean).join(' · ');
+      const facts = [info.summary ? 'summary' : `step ${info.step}`, info.finish, plural(tokens, 'token')].filter(Boolean).join(' · ');
       lines.push(pc.magenta(`── ${info.agent} · ${facts}`));
       if (info.error) lines.push(pc.red(`  ✗ ${info.error.name}: ${info.error.message}`));
     }
-    for (const part of parts) lines.push(...renderPart(part, options.full ?? false));
+    for (const part of parts) lines.push(...renderPart(part, options));
   }
   return lines.join('\n');
 }
 
-function renderPart(part: Part, full: boolean): string[] {
+function renderPart(part: Part, options: SessionViewOptions): string[] {
+  const full = options.full ?? false;
   switch (part.type) {
     case 'text':
       return [part.synthetic ? pc.dim(part.text) : part.text];
@@ -38,14 +51,16 @@ function renderPart(part: Part, full: boolean): string[] {
       return [pc.dim(pc.italic(part.text))];
     case 'tool': {
       const { state } = part;
-      const label = describeCall(part.tool, state.input);
-      const child = part.tool === 'task' && 'metadata' in state && state.metadata?.sessionId ? pc.dim(` → ${String(state.metadata.sessionId)}`) : '';
+      const label = `${callMark(state.status)} ${describeCall(part.tool, state.input)}`;
+      const childId = taskSessionId(part);
+      const child = childId ? pc.dim(` → ${childId}`) : '';
+      const steps = ((childId && options.subagentCalls?.get(childId)) || []).map(subagentCallLine);
       if (state.status === 'completed') {
         const cleared = isCleared(part) ? pc.dim(' (output cleared for the model)') : '';
-        return [`${pc.green('✓')} ${label}${child}${cleared}`, ...indent(preview(state.output, full))];
+        return [`${label}${child}${cleared}`, ...steps, ...indent(preview(state.output, full))];
       }
-      if (state.status === 'error') return [`${pc.red('✗')} ${label}${child}`, ...indent(preview(state.error, full))];
-      return [`${pc.yellow('…')} ${label}${child} ${pc.dim(`(${state.status})`)}`];
+      if (state.status === 'error') return [`${label}${child}`, ...steps, ...indent(preview(state.error, full))];
+      return [`${label}${child} ${pc.dim(`(${state.status})`)}`, ...steps];
     }
     case 'file':
       return [pc.dim(`[file ${part.filename ?? part.url} · ${part.mime}]`)];
@@ -61,7 +76,7 @@ function renderPart(part: Part, full: boolean): string[] {
 function preview(text: string, full: boolean): string[] {
   const lines = text.split('\n');
   if (full || lines.length <= OUTPUT_PREVIEW_LINES) return lines;
-  return [...lines.slice(0, OUTPUT_PREVIEW_LINES), pc.dim(`… ${lines.length - OUTPUT_PREVIEW_LINES} more lines (--full shows all)`)];
+  return [...lines.slice(0, OUTPUT_PREVIEW_LINES), pc.dim(`… ${plural(lines.length - OUTPUT_PREVIEW_LINES, 'more line')} (--full shows all)`)];
 }
 
 function indent(lines: string[]): string[] {

@@ -2,14 +2,14 @@ import type { PermissionConfig } from '../permission.js';
 import type { AgentMode } from './agent.js';
 import { BUILD_PROMPT, COMPACTION_PROMPT, EXPLORE_PROMPT, GENERAL_PROMPT, SUMMARY_PROMPT, TITLE_PROMPT } from './prompts/index.js';
 
-/** The permission set every agent starts from (OpenCode's defaults). */
+/**
+ * The permission set every agent starts from (OpenCode's defaults, less the rules of tools Loom
+ * does not have: question, plan_enter, plan_exit, websearch, codesearch).
+ */
 export const DEFAULT_PERMISSION: PermissionConfig = {
   '*': 'allow',
   doom_loop: 'ask',
   external_directory: { '*': 'ask' },
-  question: 'deny',
-  plan_enter: 'deny',
-  plan_exit: 'deny',
   read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
   // Loom: starting a batch of many sessions is off unless configuration allows it.
   batch: 'deny',
@@ -33,7 +33,7 @@ export const BUILTIN_AGENTS: BuiltinAgent[] = [
     description: 'The default agent: works on the project with every tool it is allowed to use.',
     mode: 'primary',
     prompt: BUILD_PROMPT,
-    permission: { question: 'allow', plan_enter: 'allow' },
+    permission: {},
   },
   {
     name: 'plan',
@@ -41,8 +41,6 @@ export const BUILTIN_AGENTS: BuiltinAgent[] = [
     mode: 'primary',
     prompt: BUILD_PROMPT,
     permission: {
-      question: 'allow',
-      plan_exit: 'allow',
       edit: { '*': 'deny', '.loom/plans/*.md': 'allow', '.opencode/plans/*.md': 'allow' },
     },
   },
@@ -65,10 +63,9 @@ export const BUILTIN_AGENTS: BuiltinAgent[] = [
       grep: 'allow',
       glob: 'allow',
       list: 'allow',
+      // As in OpenCode: explore reads through the shell too, so it is not strictly read-only.
       bash: 'allow',
       webfetch: 'allow',
-      websearch: 'allow',
-      codesearch: 'allow',
       read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
       external_directory: { '*': 'ask' },
     },

@@ -158,7 +158,7 @@ describe('evaluate', () => {
     expect(action('read', '/p/.env.local', rules)).toBe('ask');
     expect(action('read', '/p/.env.example', rules)).toBe('allow');
     expect(action('read', '/p/a.ts', rules)).toBe('allow');
-    expect(action('question', '*', rules)).toBe('deny');
+    expect(action('batch', '*', rules)).toBe('deny');
     expect(action('doom_loop', 'bash', rules)).toBe('ask');
     expect(action('external_directory', '/tmp/*', rules)).toBe('ask');
     expect(action('bash', 'ls', rules)).toBe('allow');
@@ -201,7 +201,7 @@ describe('disabled', () => {
   it('keeps edit visible for the plan agent, whose last edit rule allows a path', () => {
     const plan = merge(
       fromConfig(DEFAULTS),
-      fromConfig({ question: 'allow', plan_exit: 'allow', edit: { '*': 'deny', '.opencode/plans/*.md': 'allow' } }),
+      fromConfig({ edit: { '*': 'deny', '.opencode/plans/*.md': 'allow' } }),
     );
     expect(disabled(TOOLS, plan)).toEqual(new Set());
   });

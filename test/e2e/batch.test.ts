@@ -40,6 +40,20 @@ describe('loom batch', () => {
     expect((await loom(['show', lines[5].sessionId])).stdout).toContain('handled Item 5');
   });
 
+  it('shows the same tasks/s when it ends as `loom batch status` later', async () => {
+    env.model.setScript([{ name: 'one', when: { lastUser: 'The only task' }, reply: { text: 'done', delayMs: 300 } }]);
+    const file = jsonl('one.jsonl', [{ description: 'Only', prompt: 'The only task' }]);
+    const run = await loom(['batch', 'run', file, '-m', 'scripted/test-model']);
+    expect(run.code).toBe(0);
+    const batchId = /Batch (bat_\w+): 1 task from/.exec(run.stderr)![1];
+    const rate = /tokens · ([\d.]+) tasks\/s/.exec(run.stderr)![1];
+    // Time passes after the end: an ended batch's rate stays what it was.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const status = await loom(['batch', 'status', batchId]);
+    expect(status.stdout).toContain(`1 done, 0 failed, 0 cancelled of 1`);
+    expect(/tokens · ([\d.]+) tasks\/s/.exec(status.stdout)![1]).toBe(rate);
+  });
+
   it('names the bad lines of a batch file', async () => {
     const file = jsonl('bad.jsonl', [{ description: 'ok', prompt: 'fine' }, '{not json', { description: 'missing prompt' }, { description: 'x', prompt: 'y', colour: 'red' }]);
     const result = await loom(['batch', 'run', file]);

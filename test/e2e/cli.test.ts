@@ -1,8 +1,13 @@
 import { defaultPayloadConverter } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
+import { freePort } from '../support/free-port.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { waitFor } from '../support/wait.js';
 
 let env: LoomTestEnv;
 
@@ -72,6 +77,36 @@ describe('loom run, show, resume and ls', () => {
     const sessions = parseJson(await loom(['ls', '--json']));
     expect(sessions.map((s: any) => s.id)).toContain(sessionId);
     expect((await loom(['ls'])).stdout).toContain(sessionId);
+  });
+
+  it("lists only this project folder's sessions, unless --all-projects", async () => {
+    const other = join(env.project, '..', 'other-project');
+    const empty = join(env.project, '..', 'empty-project');
+    mkdirSync(other, { recursive: true });
+    mkdirSync(empty, { recursive: true });
+    const now = Date.now();
+    const elsewhere = { id: 'ses_elsewhere', title: 'Work in another project', agent: 'build', model: 'scripted/test-model', directory: other, status: 'idle' as const };
+    await env.store.saveSession({ ...elsewhere, time: { created: now, updated: now } });
+
+    const here = await loom(['ls']);
+    expect(here.stdout).toContain(sessionId);
+    expect(here.stdout).not.toContain('ses_elsewhere');
+    // Piped: no header line, a session on every line.
+    expect(here.stdout.trim().split('\n').every((line) => line.startsWith('ses_'))).toBe(true);
+    expect(parseJson(await loom(['ls', '--json'])).map((s: any) => s.id)).not.toContain('ses_elsewhere');
+    expect(parseJson(await loom(['ls', '--json', '--dir', other])).map((s: any) => s.id)).toEqual(['ses_elsewhere']);
+
+    const everywhere = await loom(['ls', '--all-projects']);
+    const line = everywhere.stdout.split('\n').find((candidate) => candidate.startsWith('ses_elsewhere'));
+    expect(line).toMatch(/ses_elsewhere\s+idle\s+build\s+\S+ \S+\s+(\S+)\s+Work in another project/);
+    expect(/ses_elsewhere\s+idle\s+build\s+\S+ \S+\s+(\S+)/.exec(line!)![1]).toBe(other);
+    expect(everywhere.stdout).toContain(sessionId);
+
+    const total = (await env.store.listSessions({ roots: true })).length;
+    const none = await loom(['ls', '--dir', empty]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr.trim()).toBe(`No sessions in ${empty}. \`loom ls --all-projects\` lists the ${total} sessions of other projects.`);
   });
 
   it('labels the run and its activities for the Temporal UI', async () => {
@@ -151,6 +186,71 @@ describe('loom run in a terminal', () => {
     expect(parseJson(result)).toMatchObject({ sessionId: session.id, status: 'cancelled' });
     expect(await env.store.getSession(session.id)).toMatchObject({ status: 'cancelled' });
   });
+});
+
+describe('loom compact', () => {
+  it('reports the tokens of the summary it wrote', async () => {
+    env.model.setScript([
+      { name: 'chat', when: { lastUser: 'Tell me about the parser', lastRole: 'user' }, reply: { text: 'It is recursive descent.' } },
+      { name: 'summary', when: { lastUser: /Write a detailed continuation prompt/ }, reply: { text: '## Goal\nUnderstand the parser.', usage: { prompt_tokens: 100, completion_tokens: 10 } } },
+    ]);
+    const run = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', 'Tell me about the parser']));
+    const compacted = await loom(['compact', run.sessionId]);
+    expect(compacted.code).toBe(0);
+    expect(compacted.stderr).toContain(`● ${run.sessionId} · completed · 1 step · 110 tokens`);
+    expect((await loom(['show', run.sessionId])).stdout).toContain('summary · stop · 110 tokens');
+  });
+});
+
+describe('loom agents', () => {
+  it('counts an agent\'s steps in the singular when there is one', async () => {
+    const folder = join(env.project, '..', 'agents-project');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'loom.json'), JSON.stringify({ agent: { quick: { mode: 'subagent', description: 'Answers in one go', steps: 1 } } }));
+    const result = await loom(['agents', '--dir', folder]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/quick {2}subagent · session model · 1 step\n/);
+  });
+});
+
+describe('loom worker without a Temporal server', () => {
+  it('says in one line that nothing answers at TEMPORAL_ADDRESS', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const result = await loom(['worker'], { TEMPORAL_ADDRESS: address });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(`Error: Cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`);
+  });
+
+  it('says in one line, with no SDK warnings, that the server went away, and carries on when it is back', async () => {
+    const proxy = await startTcpProxy(inject('temporalAddress'));
+    try {
+      const worker = spawnLoom(['worker', '--shared-only'], {
+        // A queue of its own, so that no later test takes this worker, gone, for a live one.
+        env: { ...env.env, NO_COLOR: '1', TEMPORAL_ADDRESS: proxy.address, LOOM_TASK_QUEUE: `${env.taskQueue}-outage` },
+        cwd: env.project,
+      });
+      let stderr = '';
+      worker.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      await waitFor(() => stderr.includes('Loom worker polling'), 30_000);
+      await proxy.cut();
+      await waitFor(() => stderr.includes('Warning:'), 20_000);
+      // Long enough for the SDK's poll retries to have warned several times.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      await proxy.restore();
+      await waitFor(() => stderr.includes('answers again'), 20_000);
+      worker.child.kill('SIGTERM');
+      const result = await worker.result;
+      expect(result.code).toBe(0);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines.slice(1, 3)).toEqual([
+        `Warning: Cannot reach the Temporal server at ${proxy.address} (TEMPORAL_ADDRESS): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs. The worker waits for it and carries on when it is back.`,
+        `The Temporal server at ${proxy.address} answers again; the worker carries on.`,
+      ]);
+      expect(result.stderr).not.toContain('[temporal');
+    } finally {
+      await proxy.close();
+    }
+  }, 90_000);
 });
 
 describe('stopping the CLI', () => {

@@ -52,8 +52,13 @@ describe('subagents from the CLI', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Surveyed the project.');
     expect(run.stderr).toContain('✓ task explore · Find the tests');
-    expect(run.stderr).toMatch(/↳ ✓ glob/);
+    // The live line and `loom show` describe the subagent's call the same way, under its task call.
+    expect(run.stderr).toContain('  ↳ ✓ glob **/*.test.ts\n');
     const rootId = /(ses_\w+) · completed/.exec(run.stderr)![1];
+    const shown = (await loom(['show', rootId])).stdout.split('\n');
+    const taskLine = shown.findIndex((line) => line.startsWith('✓ task explore · Find the tests'));
+    expect(taskLine).toBeGreaterThan(-1);
+    expect(shown[taskLine + 1]).toBe('  ↳ ✓ glob **/*.test.ts');
 
     const tree = parseJson<TreeNode>(await loom(['tree', rootId, '--json']));
     expect(tree.children.map((child) => child.title).sort()).toEqual([
@@ -103,6 +108,12 @@ describe('subagents from the CLI', () => {
     await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
     expect(stderr).toContain('(general)');
     const requestId = /loom approve (per_\w+)/.exec(stderr)![1];
+    const [request] = parseJson(await loom(['pending', '--json']));
+    expect(request.sessionID).not.toBe(request.rootID);
+    const pending = (await loom(['pending'])).stdout;
+    expect(pending).toContain(`in session ${request.sessionID} (general), subagent of ${request.rootID} · request ${requestId}`);
+    expect(pending).toContain(`loom approve ${requestId} (or --always)`);
+    expect(pending).toContain(`loom approve ${requestId} --reject`);
     expect((await loom(['approve', requestId])).code).toBe(0);
     expect(parseJson(await run.result)).toMatchObject({ status: 'completed', text: 'The helper built it.' });
   }, 60_000);

@@ -83,6 +83,16 @@ export function describeFeedContract(name: string, openStore: () => Promise<Sess
       expect(all.cursor).toBe((await store.feed(0)).cursor);
     });
 
+    it('cuts the page when one table alone holds more rows than fit', async () => {
+      const store = await openStore();
+      const start = (await store.feed(0)).cursor;
+      for (let i = 0; i < 8; i++) await store.savePart(textPart(`prt_${i}`, 'msg_1', `p${i}`, 'ses_a'));
+      const first = await store.feed(start, 4);
+      expect(first).toMatchObject({ more: true, entries: Array.from({ length: 4 }, () => expect.anything()) });
+      const all = await readAll(store, start, 4);
+      expect(all.entries.map(label)).toEqual(Array.from({ length: 8 }, (_, i) => `part:prt_${i}`));
+    });
+
     it('never skips a row written by another store while a reader follows the cursor', async () => {
       const [writerA, writerB, reader] = await Promise.all([openStore(), openStore(), openStore()]);
       let cursor = (await reader.feed(0)).cursor;

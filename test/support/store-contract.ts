@@ -68,6 +68,23 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       expect((await store.listSessions({ limit: 1 })).map((s) => s.id)).toEqual(['ses_new']);
     });
 
+    it("lists only one project folder's sessions with directory, the limit counting those", async () => {
+      const store = await openStore();
+      const inFolder = (id: string, updated: number, directory: string, parentID?: string) => ({ ...session(id, updated, parentID), directory });
+      await store.saveSession(inFolder('ses_here_old', 1, '/work/here'));
+      await store.saveSession(inFolder('ses_there', 2, '/work/there'));
+      await store.saveSession(inFolder('ses_here_child', 3, '/work/here', 'ses_here_old'));
+      await store.saveSession(inFolder('ses_here_new', 4, '/work/here'));
+      await store.saveSession(inFolder('ses_there_newer', 5, '/work/there'));
+      await store.saveSession(inFolder('ses_prefix', 6, '/work/here2'));
+      expect((await store.listSessions({ directory: '/work/here' })).map((s) => s.id)).toEqual(['ses_here_new', 'ses_here_child', 'ses_here_old']);
+      expect((await store.listSessions({ directory: '/work/here', roots: true })).map((s) => s.id)).toEqual(['ses_here_new', 'ses_here_old']);
+      expect((await store.listSessions({ directory: '/work/here', roots: true, limit: 2 })).map((s) => s.id)).toEqual(['ses_here_new', 'ses_here_old']);
+      expect((await store.listSessions({ directory: '/work/there', limit: 1 })).map((s) => s.id)).toEqual(['ses_there_newer']);
+      expect(await store.listSessions({ directory: '/work/nowhere' })).toEqual([]);
+      expect(await store.listSessions({ roots: true })).toHaveLength(5);
+    });
+
     it("lists a session's children", async () => {
       const store = await openStore();
       await store.saveSession(session('ses_parent', 1));

@@ -1,4 +1,4 @@
-import { condition, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import { derivedId, newId } from '../../core/ids.js';
 import {
   REJECTED_MESSAGE,
@@ -11,9 +11,9 @@ import {
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import type { PluginVerdict } from '../../activities/permissions.js';
 import type { RunConfig } from '../../core/run.js';
-import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { callStore } from './activities.js';
+import type { WaitingBoard } from './waiting.js';
 
 /** Runs recorded before request ids were derived from the call keep their random ids. */
 const DERIVED_PERMISSION_IDS = 'derived-permission-ids';
@@ -45,6 +45,8 @@ export class PermissionGate {
   constructor(
     private readonly config: RunConfig,
     private readonly session: { id: string; agent: string },
+    /** Where the run keeps what waits in its subtree: it marks the run, and tells its ancestors. */
+    private readonly board: WaitingBoard,
   ) {}
 
   /** The update's validator: only a waiting request may be answered, and only once. */
@@ -165,12 +167,11 @@ export class PermissionGate {
     return reply;
   }
 
-  /** Marks the run as waiting for a person in the Temporal UI (and its visibility search). */
+  /** Marks the run (and its ancestors) as waiting for a person in the Temporal UI (and its visibility search). */
   private showWaiting(): void {
-    const waiting = this.pending.size > 0;
-    if (workflowInfo().typedSearchAttributes.get(WaitingAttribute) !== waiting) {
-      upsertSearchAttributes([{ key: WaitingAttribute, value: waiting }]);
-    }
+    this.board.setOwn(
+      [...this.pending.values()].map(({ record }) => ({ id: record.id, sessionId: record.sessionID, title: record.title, tool: record.tool, agent: record.agent })),
+    );
   }
 }
 

@@ -128,7 +128,7 @@ async function switchAgent(input: SessionRunInput, state: RunState, agent: strin
     state,
   );
   state.config = config;
-  state.gate = new PermissionGate(config, { id: input.sessionId, agent: config.agent.name });
+  state.gate = new PermissionGate(config, { id: input.sessionId, agent: config.agent.name }, state.waiting);
   await store.openSession({
     sessionId: input.sessionId,
     parentId: input.parentId,

@@ -8,6 +8,7 @@ import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js'
 import type { Placement } from './activities.js';
 import type { PermissionGate } from './permission-gate.js';
 import { messageOf } from './tool-calls.js';
+import { WaitingBoard } from './waiting.js';
 
 /** What steers one run; everything else lives in the session store. */
 export interface RunState {
@@ -38,11 +39,13 @@ export interface RunState {
   waitingForHost?: string;
   /** Session ids of the background subagents started in this chain of runs: a cancelled run cancels them. */
   backgroundChildren: string[];
+  /** The permission requests waiting in this run's subtree (its own and its subagents'). */
+  waiting: WaitingBoard;
 }
 
 export function initialState(input: SessionRunInput): RunState {
   const carried = input.carried;
-  return {
+  const state: Omit<RunState, 'waiting'> & { waiting?: WaitingBoard } = {
     step: carried?.step ?? 0,
     phase: 'starting',
     tokens: carried?.tokens ?? zeroTokens(),
@@ -61,6 +64,8 @@ export function initialState(input: SessionRunInput): RunState {
     title: carried?.title ?? input.title,
     backgroundChildren: carried?.backgroundChildren ?? [],
   };
+  state.waiting = new WaitingBoard({ id: input.sessionId, parentId: input.parentId }, carried?.waiting, () => showProgress(state as RunState));
+  return state as RunState;
 }
 
 /** The failure to record on the assistant message, or undefined for errors that are bugs. */
@@ -76,12 +81,11 @@ export function describeFailure(error: unknown): MessageError | undefined {
 /** The run's current details in the Temporal UI. */
 export function showProgress(state: RunState): void {
   const total = state.tokens.input + state.tokens.output + state.tokens.cache.read;
-  const waiting = [...(state.gate?.pending.values() ?? [])].map(({ record }) => `\n\n⏸ waiting for approval: ${record.title} (${record.id})`);
   setCurrentDetails(
     (state.title ? `**${state.title}**\n\n` : '') +
       `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
       (state.queued.length ? ` · ${state.queued.length} queued` : '') +
-      waiting.join('') +
+      state.waiting.details() +
       (state.waitingForHost ? `\n\n⏳ waiting for host ${state.waitingForHost}: no worker serves its workspace (start \`loom worker\` there)` : ''),
   );
 }

@@ -1,4 +1,4 @@
-import { upsertMemo } from '@temporalio/workflow';
+import { patched, upsertMemo } from '@temporalio/workflow';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, SessionRunInput } from '../../core/run.js';
 import { store, titles } from './activities.js';
@@ -37,16 +37,29 @@ export async function startSession(input: SessionRunInput, state: RunState, firs
     parentPartId: input.parentPartId,
   });
   state.title = opened?.title;
+  showTitle(state.title);
   const wantsTitle = config.autoTitle && opened?.created && !input.parentId && !input.title && firstPrompt;
   const workspace = config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {};
   const titling = wantsTitle
     ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, ...workspace, ...firstPrompt! }).then(
         (title) => {
           if (title) state.title = title;
+          if (title) showTitle(title);
           showProgress(state);
         },
         () => undefined, // A session without a generated title is still a session.
       )
     : Promise.resolve();
   return { config, titling };
+}
+
+/** Runs recorded before kept the session's title out of their memo. */
+export const TITLE_MEMO = 'title-memo';
+
+/**
+ * The title in the run's memo: unlike the current details, which only a running worker answers,
+ * the memo stays on the run once it has closed (the Temporal UI's Memo, `describe().memo`).
+ */
+function showTitle(title: string | undefined): void {
+  if (title && patched(TITLE_MEMO)) upsertMemo({ title });
 }

@@ -18,6 +18,7 @@ import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from './activities.js';
 import type { Slots } from './slots.js';
+import type { WaitingBoard } from './waiting.js';
 
 /** Runs recorded before child session ids were derived from the call keep their random ids. */
 const DERIVED_CHILD_IDS = 'derived-child-session-ids';
@@ -43,6 +44,8 @@ export interface TaskContext {
   webUrl?: string;
   /** The run's list of background subagents, which a cancelled run cancels. */
   backgroundChildren?: string[];
+  /** What waits in the run's subtree: a subagent that ended waits no more. */
+  waiting?: WaitingBoard;
 }
 
 /**
@@ -132,6 +135,8 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
       const outcome = isCancellation(error) ? 'Task cancelled' : `Task failed: ${failureMessage(error)}`;
       await callStore.finishTaskCall({ ...record, error: `${outcome}. Continue it with session_id ${sessionId}.`, canDelegate: true });
+    } finally {
+      context.waiting?.childEnded(sessionId);
     }
   } finally {
     context.slots.release();

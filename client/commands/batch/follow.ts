@@ -1,10 +1,11 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
-import type { BatchProgress } from '../../../core/batch.js';
+import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery } from '../../../workflows/api.js';
 import type { BatchHandle } from '../../batches.js';
 import type { CliContext } from '../../context.js';
-import { BatchProgressView } from '../../render/batch-progress.js';
+import { BatchProgressView, batchSpan, formatRate, tasksPerSecond, type BatchSpan } from '../../render/batch-progress.js';
+import { plural } from '../../render/plural.js';
 
 const POLL_MS = 500;
 
@@ -12,8 +13,8 @@ const POLL_MS = 500;
  * Follows a batch with a progress bar until it ends, or until Ctrl-C, which only detaches: the
  * batch keeps running. Returns the exit code: 0 all done, 1 some failed, 130 cancelled or detached.
  */
-export async function followBatch(context: CliContext, handle: BatchHandle, total: number, options: { quiet?: boolean } = {}): Promise<number> {
-  const view = options.quiet ? undefined : new BatchProgressView(total);
+export async function followBatch(context: CliContext, handle: BatchHandle, batch: BatchRecord, options: { quiet?: boolean } = {}): Promise<number> {
+  const view = options.quiet ? undefined : new BatchProgressView(batch.total, batchSpan(batch));
   let detached = false;
   const detach = () => (detached = true);
   process.on('SIGINT', detach);
@@ -42,15 +43,15 @@ export async function followBatch(context: CliContext, handle: BatchHandle, tota
   view?.update(progress);
   view?.stop();
   if (options.quiet) process.stdout.write(`${JSON.stringify(progress)}\n`);
-  else context.report(summary(progress));
+  // The record's last status change is when the batch ended, as `loom batch status` will count it.
+  else context.report(summary(progress, batchSpan((await context.store.getBatch(batch.id)) ?? batch)));
   return progress.status === 'cancelled' ? 130 : progress.failed > 0 ? 1 : 0;
 }
 
-export function summary(progress: BatchProgress): string {
+export function summary(progress: BatchProgress, span: BatchSpan): string {
   const tokens = progress.tokens.input + progress.tokens.output + progress.tokens.cache.read;
-  const seconds = Math.max((Date.now() - progress.started) / 1000, 0.001);
   return [
     `Batch ${progress.batchId} ${progress.status}: ${progress.done} done, ${progress.failed} failed, ${progress.cancelled} cancelled of ${progress.total}`,
-    `  ${tokens.toLocaleString('en-US')} tokens · ${((progress.done + progress.failed) / seconds).toFixed(1)} tasks/s · \`loom batch results ${progress.batchId}\``,
+    `  ${plural(tokens, 'token')} · ${formatRate(tasksPerSecond(progress, span))} · \`loom batch results ${progress.batchId}\``,
   ].join('\n');
 }

@@ -4,6 +4,7 @@ import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
 import { batchTokens, controlBatch } from '../../batches.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
+import { batchSpan } from '../../render/batch-progress.js';
 import { formatBytes } from '../../render/bytes.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
@@ -49,10 +50,10 @@ export async function batchStatusCommand(context: CliContext, batchId: string, o
   if (options.watch && (progress.status === 'running' || progress.status === 'paused')) {
     const { client } = await context.temporal();
     await context.ensureWorker();
-    return followBatch(context, client.workflow.getHandle<typeof batchWorkflow>(batch.id), batch.total, { quiet: options.json });
+    return followBatch(context, client.workflow.getHandle<typeof batchWorkflow>(batch.id), batch, { quiet: options.json });
   }
   if (options.json) process.stdout.write(`${JSON.stringify(progress)}\n`);
-  else process.stdout.write(`${summary(progress)}\n  ${progress.running} running · ${progress.pending} waiting · concurrency ${progress.concurrency}\n`);
+  else process.stdout.write(`${summary(progress, batchSpan(batch))}\n  ${progress.running} running · ${progress.pending} waiting · concurrency ${progress.concurrency}\n`);
   return 0;
 }
 

@@ -5,6 +5,7 @@ import type { CliContext } from '../../context.js';
 import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
 import { promptLimit } from '../../prompts.js';
+import { plural } from '../../render/plural.js';
 import { followBatch } from './follow.js';
 
 export interface BatchRunOptions {
@@ -43,8 +44,8 @@ export async function batchRunCommand(context: CliContext, file: string, options
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
   });
-  context.report(`Batch ${batch.id}: ${batch.total} tasks from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`);
-  return followBatch(context, handle, batch.total, { quiet: options.json });
+  context.report(`Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`);
+  return followBatch(context, handle, batch, { quiet: options.json });
 }
 
 export function wholeNumber(flag: string, value: string, minimum: number): number {

@@ -1,0 +1,17 @@
+import type { CliContext } from '../context.js';
+
+/**
+ * Runs a worker in this process when none polls the task queue, saying so; true when it did. A
+ * command that needs a run to move (a reply, a cancellation) would otherwise wait with nothing said.
+ */
+export async function startWorkerIfNone(context: CliContext, why: string): Promise<boolean> {
+  const { client } = await context.temporal();
+  const { hasLiveWorker } = await import('../temporal.js');
+  if (context.hasInProcessWorker || (await hasLiveWorker(client, context.settings.namespace, context.settings.taskQueue))) return false;
+  context.report(
+    `No worker is running on task queue "${context.settings.taskQueue}" and ${why}: running one in this process until it is done ` +
+      '(Ctrl-C stops it; `loom worker` keeps one running).',
+  );
+  await context.ensureWorker(true);
+  return true;
+}

@@ -1,0 +1,147 @@
+// What a new user meets in the first hour: set-up mistakes said at once and plainly, runs left
+// without a worker picked up by the command that needs them, and every printed id showable.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
+import { waitFor } from '../support/wait.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({
+    config: { permission: { bash: { '*': 'ask' } } },
+    // Anthropic's protocol on the scripted server, with no key in the configuration: only the environment has one.
+    providers: (url) => ({ anthropic: { options: { baseURL: url } } }),
+  });
+});
+afterAll(() => env?.close());
+
+const PROVIDER_KEYS = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'LOOM_MODEL'];
+
+/** The test environment without any provider key or default model: a shell as a new user has it. */
+function bareEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const copy: NodeJS.ProcessEnv = { ...env.env, NO_COLOR: '1', LOOM_MODEL_RETRY_INITIAL_MS: '100' };
+  for (const name of PROVIDER_KEYS) delete copy[name];
+  return { ...copy, ...extra };
+}
+
+const loom = (args: string[], extra: NodeJS.ProcessEnv = {}) => runLoom(args, { env: bareEnv(extra), cwd: env.project });
+
+async function sessionCount(): Promise<number> {
+  return parseJson<unknown[]>(await loom(['ls', '--json'])).length;
+}
+
+/** Starts `loom run` on a prompt that stops at a permission request, then kills it: a run with no worker left. */
+async function orphanWaitingForApproval(prompt: string): Promise<{ sessionId: string; requestId: string }> {
+  const run = spawnLoom(['run', '-m', 'scripted/test-model', prompt], { env: bareEnv(), cwd: env.project });
+  let stderr = '';
+  run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
+  run.child.kill('SIGKILL');
+  await run.result;
+  const requestId = /loom approve (per_\w+)/.exec(stderr)![1];
+  const request = await env.store.getPermissionRequest(requestId);
+  return { sessionId: request!.sessionID, requestId };
+}
+
+describe('set-up mistakes, said before anything starts', () => {
+  it('says in --help where the model comes from, with an example of each', async () => {
+    const help = (await loom(['--help'])).stdout;
+    expect(help).toContain('Where the model comes from (first found wins):');
+    expect(help).toContain('LOOM_MODEL=google/gemini-2.5-pro loom run');
+    expect((await loom(['run', '--help'])).stdout).toContain('loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"');
+  });
+
+  it('refuses a pasted placeholder in a key at once, naming the character, and starts nothing', async () => {
+    const before = await sessionCount();
+    const result = await loom(['run', '-m', 'openai/gpt-4.1', 'What does this project do?'], { OPENAI_API_KEY: 'sk-…' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('The API key of provider "openai" contains "…" (U+2026) at position 4, which HTTP headers cannot carry');
+    expect(await sessionCount()).toBe(before);
+  });
+
+  it('says where a model comes from when nothing names one', async () => {
+    const result = await loom(['run', 'hello']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider\'s key (OPENAI_API_KEY, ANTHROPIC_API_KEY');
+  });
+
+  it('names the variable of a missing key when this command would run the session', async () => {
+    const before = await sessionCount();
+    const result = await loom(['run', '-m', 'anthropic/claude-sonnet-4-5', 'hello']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No API key for provider "anthropic": set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in loom.json.');
+    expect(await sessionCount()).toBe(before);
+  });
+
+  it('gives up on a model nobody listens for after a few quick attempts, saying what to check', async () => {
+    const result = await loom(['run', '-m', 'dead/model', 'hello']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/↻ callModel attempt \d\/\d+ after: Cannot reach dead\/model at .*: nothing is listening there \(is the model server running\?/);
+    expect(result.stderr).toMatch(/Gave up after 3 attempts: session ses_\w+ has never reached this model, so this looks like set-up rather than an outage/);
+  });
+
+  it('warns that an unknown /command goes to the model as a plain prompt', async () => {
+    env.model.setScript([{ name: 'plain', when: { lastUser: '/tidy the docs' }, reply: { text: 'Tidied.' } }]);
+    const result = await loom(['run', '-m', 'scripted/test-model', '/tidy the docs']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('warning: /tidy is not a command of this project (it has none');
+    expect(result.stdout).toContain('Tidied.');
+  });
+});
+
+describe('a run left without a worker', () => {
+  it('is cancelled by `loom cancel`, which runs a worker until the cancellation is done', async () => {
+    env.model.setScript([
+      { name: 'ask', when: { lastUser: 'Clean up', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf build', description: 'Clean' } }] } },
+    ]);
+    const { sessionId } = await orphanWaitingForApproval('Clean up');
+    const result = await loom(['cancel', sessionId]);
+    expect(result.stderr).toContain('No worker is running on task queue');
+    expect(result.stderr).toContain(`Cancelled ${sessionId}.`);
+    expect((await env.store.getSession(sessionId))?.status).toBe('cancelled');
+  }, 90_000);
+
+  it('goes on after `loom approve`, which runs a worker and follows the run to its end', async () => {
+    env.model.setScript([
+      { name: 'ask', when: { lastUser: 'Say hi', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo hi', description: 'Greet' } }] } },
+      { name: 'done', when: { lastUser: 'Say hi', lastRole: 'tool' }, reply: { text: 'Said hi.' } },
+    ]);
+    const { requestId } = await orphanWaitingForApproval('Say hi');
+    const result = await loom(['approve', requestId]);
+    expect(result.stderr).toContain('No worker is running on task queue');
+    expect(result.stderr).toContain('Allowed once: bash · echo hi');
+    expect(result.stdout).toContain('Said hi.');
+    expect(result.code).toBe(0);
+  }, 90_000);
+});
+
+describe('with a worker already running', () => {
+  beforeAll(async () => {
+    await env.worker({ env: { ...env.env, ANTHROPIC_API_KEY: 'test' } });
+  });
+
+  it('keeps a session whose first run failed on its configuration, so its id can be shown and resumed', async () => {
+    const { sessionId, result } = await env.start('Hello', { agent: 'nobody' });
+    await expect(result()).rejects.toThrow();
+    const session = await env.store.getSession(sessionId);
+    expect(session).toMatchObject({ status: 'failed', error: { name: 'UnknownAgent', message: expect.stringContaining('nobody') } });
+    expect((await loom(['ls', '--json'])).stdout).toContain(sessionId);
+    expect((await loom(['show', sessionId])).stdout).toMatch(/UnknownAgent: .*nobody/);
+
+    env.model.setScript([{ name: 'again', when: { lastUser: 'Hello again' }, reply: { text: 'Hello back.' } }]);
+    const resumed = await loom(['resume', sessionId, '-a', 'build', 'Hello again']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('Hello back.');
+    expect((await env.store.getSession(sessionId))?.error).toBeUndefined();
+  });
+
+  it('warns when the key is missing here but the running worker will make the model calls', async () => {
+    env.model.setScript([{ name: 'there', when: { lastUser: 'Key elsewhere' }, reply: { text: 'The worker had it.' } }]);
+    const result = await loom(['run', '-m', 'anthropic/claude-sonnet-4-5', 'Key elsewhere']);
+    expect(result.stderr).toContain('warning: No API key for provider "anthropic"');
+    expect(result.stderr).toContain("its model calls use the key of that worker's environment");
+    expect(result.stdout).toContain('The worker had it.');
+    expect(env.model.requests.findLast((r) => r.rule === 'there')?.protocol).toBe('anthropic');
+  });
+});

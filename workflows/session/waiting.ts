@@ -1,0 +1,135 @@
+import { CancellationScope, condition, getExternalWorkflowHandle, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { WaitingAttribute } from '../../core/search-attributes.js';
+import type { CarriedWaiting, WaitingRequest } from '../../core/run.js';
+import { waitingSignal, type WaitingReport } from '../api.js';
+
+/** Runs recorded before a subagent told its parent about the requests waiting below it sent no such signal. */
+export const REPORT_WAITING = 'report-waiting-to-parent';
+/** Runs recorded before were marked waiting by their own requests only, and kept the mark when cancelled. */
+export const WAITING_FROM_SUBAGENTS = 'waiting-from-subagents';
+
+/**
+ * The permission requests waiting in a run's subtree: its own gate's, and the latest list each of
+ * its subagents reported (`waitingSignal`). Whenever that set changes, the run is marked waiting
+ * (`LoomWaiting`) or not, its details are redrawn, and its parent is told the whole list, which
+ * the parent adds to its own and passes up: the root knows of every request of its tree.
+ */
+export class WaitingBoard {
+  private own: WaitingRequest[] = [];
+  private readonly children: Record<string, WaitingRequest[]>;
+  private reported: WaitingRequest[];
+  private sending = false;
+  private ended = false;
+
+  constructor(
+    private readonly session: { id: string; parentId?: string },
+    carried: CarriedWaiting | undefined,
+    private readonly onChange: () => void,
+  ) {
+    this.children = { ...carried?.children };
+    this.reported = carried?.reported ?? [];
+  }
+
+  /** Every request waiting in this run's subtree: its own first, then its subagents'. */
+  requests(): WaitingRequest[] {
+    return this.ended ? [] : [...this.own, ...Object.values(this.children).flat()];
+  }
+
+  /** The requests, for the run's details in the Temporal UI. */
+  details(): string {
+    return waitingDetails(this.requests(), this.session.id);
+  }
+
+  /** The gate's requests changed. */
+  setOwn(requests: WaitingRequest[]): void {
+    this.own = requests;
+    this.changed();
+  }
+
+  /** The signal's handler: a subagent's whole current list replaces the one it sent before. */
+  childReported(report: WaitingReport): void {
+    if (report.requests.length > 0) this.children[report.sessionId] = report.requests;
+    else if (report.sessionId in this.children) delete this.children[report.sessionId];
+    else return;
+    this.changed();
+  }
+
+  /** A subagent's run ended: whatever it reported last waits no more (it may have been terminated). */
+  childEnded(sessionId: string): void {
+    if (!(sessionId in this.children)) return;
+    delete this.children[sessionId];
+    this.changed();
+  }
+
+  carry(): CarriedWaiting | undefined {
+    return Object.keys(this.children).length > 0 || this.reported.length > 0 ? { children: this.children, reported: this.reported } : undefined;
+  }
+
+  /** The run ends: nothing of it waits any more, and its parent is told so before it closes. */
+  async end(): Promise<void> {
+    this.ended = true;
+    this.changed();
+    await this.idle();
+  }
+
+  /** Waits until the parent has been told the latest list (before the run ends or continues as new). */
+  async idle(): Promise<void> {
+    if (this.sending) await condition(() => !this.sending);
+  }
+
+  private changed(): void {
+    this.mark();
+    this.onChange();
+    this.report();
+  }
+
+  private mark(): void {
+    const waiting = this.requests().length > 0;
+    // What runs recorded before went by: their own requests, whatever else happened.
+    const own = this.own.length > 0;
+    if ((workflowInfo().typedSearchAttributes.get(WaitingAttribute) ?? false) === waiting) return;
+    if (waiting !== own && !patched(WAITING_FROM_SUBAGENTS)) return;
+    upsertSearchAttributes([{ key: WaitingAttribute, value: waiting }]);
+  }
+
+  private report(): void {
+    const parentId = this.session.parentId;
+    if (!parentId || this.sending || same(this.requests(), this.reported)) return;
+    this.sending = true;
+    // Not cancellable: a cancelled run still tells its parent that nothing of it waits any more.
+    void CancellationScope.nonCancellable(() => this.send(parentId));
+  }
+
+  /** Sends the latest list until the parent has been told the current one; one signal at a time, so they arrive in order. */
+  private async send(parentId: string): Promise<void> {
+    try {
+      while (!same(this.requests(), this.reported) && patched(REPORT_WAITING)) {
+        const requests = this.requests();
+        this.reported = requests;
+        // A background subagent's parent run may have finished: nobody is left to tell, which is fine.
+        await getExternalWorkflowHandle(parentId)
+          .signal(waitingSignal, { sessionId: this.session.id, requests })
+          .catch(() => undefined);
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+}
+
+function same(a: WaitingRequest[], b: WaitingRequest[]): boolean {
+  return a.length === b.length && a.every((request, index) => request.id === b[index].id && request.sessionId === b[index].sessionId);
+}
+
+/** The run's details in the Temporal UI for each waiting request: what asks, where, and how to answer. */
+export function waitingDetails(requests: WaitingRequest[], sessionId: string): string {
+  return requests
+    .map(
+      (request) =>
+        `\n\n⏸ waiting for approval: **${request.title}** (${request.id})\n` +
+        `- tool \`${request.tool}\`, asked by ${request.sessionId === sessionId ? 'this session' : 'subagent session'} ${request.sessionId}` +
+        `${request.agent ? ` (@${request.agent})` : ''}\n` +
+        `- approve: \`loom approve ${request.id}\` · reject: \`loom approve ${request.id} --reject\``,
+    )
+    .join('');
+}
