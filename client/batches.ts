@@ -13,6 +13,7 @@ import { CliError } from './cli-error.js';
 import { formatBytes } from './render/bytes.js';
 import { promptSizeProblem } from './prompts.js';
 import { batchPageUrl, webLinkDetails } from '../core/web-links.js';
+import { plural } from './render/plural.js';
 
 export type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
 
@@ -44,7 +45,7 @@ export function readBatchFile(path: string, maxPromptBytes: number): { tasks: Ba
     else if (parsed.success) tasks.push(parsed.data);
     else problems.push(`${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'task'}: ${issue.message}`).join('; ')}`);
   });
-  if (problems.length) throw new CliError(`${problems.length} bad line(s) in ${path}:\n${problems.slice(0, 20).join('\n')}`);
+  if (problems.length) throw new CliError(`${plural(problems.length, 'bad line')} in ${path}:\n${problems.slice(0, 20).join('\n')}`);
   if (tasks.length === 0) throw new CliError(`${path} has no tasks: write one JSON object per line, {"description": …, "prompt": …}.`);
   return { tasks, bytes: statSync(path).size };
 }
@@ -98,8 +99,8 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     workflowId: batch.id,
     taskQueue: options.taskQueue,
     args: [input],
-    staticSummary: `batch · ${basename(options.source)} (${options.tasks.length} tasks, ${formatBytes(options.sourceBytes)})`,
-    staticDetails: `**${options.tasks.length} tasks** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${options.retries} retries${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
+    staticSummary: `batch · ${basename(options.source)} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
+    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
   });
   return { batch, handle };
 }

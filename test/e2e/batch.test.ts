@@ -58,7 +58,7 @@ describe('loom batch', () => {
     const file = jsonl('bad.jsonl', [{ description: 'ok', prompt: 'fine' }, '{not json', { description: 'missing prompt' }, { description: 'x', prompt: 'y', colour: 'red' }]);
     const result = await loom(['batch', 'run', file]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('3 bad line(s)');
+    expect(result.stderr).toContain('3 bad lines in');
     expect(result.stderr).toContain(`${file}:2: not JSON`);
     expect(result.stderr).toContain(`${file}:3: prompt:`);
     expect(result.stderr).toContain(`${file}:4:`);

@@ -129,6 +129,11 @@ describe('loom serve: the session API', () => {
     expect(unknownAgent.status).toBe(400);
     expect(unknownAgent.body.error).toContain('revieww');
 
+    // The model is checked where the request arrives, before a run starts.
+    const unknownProvider = await call<{ error: string }>('POST', '/session', { prompt: 'hi', model: 'nowhere/model' });
+    expect(unknownProvider.status).toBe(400);
+    expect(unknownProvider.body.error).toContain('Unknown provider "nowhere"');
+
     const badLimit = await call<{ issues: unknown[] }>('GET', '/session?limit=zero');
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.issues.length).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { promptLimit, promptSizeProblem } from '../../prompts.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody, HttpError } from '../errors.js';
 import { Batch, BatchCounts, BatchIdParam, BatchOutcome, BatchProgress, BatchTask, json, StartBatchBody } from '../schemas.js';
+import { plural } from '../../render/plural.js';
 
 const BatchRow = Batch.extend({ counts: BatchCounts }).meta({ id: 'BatchRow' });
 const BatchDetail = Batch.extend({ counts: BatchCounts, tokens: Tokens }).meta({ id: 'BatchDetail' });
@@ -128,7 +129,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       const problem = !task.prompt.trim() ? 'empty prompt' : promptSizeProblem(task.prompt, maxPromptBytes);
       return problem ? [`tasks.${index}: ${problem}`] : [];
     });
-    if (problems.length) throw new HttpError(400, `${problems.length} bad task(s): ${problems.slice(0, 20).join('; ')}`);
+    if (problems.length) throw new HttpError(400, `${plural(problems.length, 'bad task')}: ${problems.slice(0, 20).join('; ')}`);
     for (const task of body.tasks) {
       if (task.agent) chooseAgent(task.agent, project);
       if (task.model) checkModelFlag(task.model);

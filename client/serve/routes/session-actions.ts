@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { cancellingRun } from '../../cancelled-prompts.js';
-import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
+import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv } from '../../model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
 import { checkPromptSize, promptLimit } from '../../prompts.js';
 import { cancelSession, resumeSession, startSession } from '../../sessions.js';
@@ -48,8 +48,12 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
   app.openapi(start, async (c) => {
     const body = c.req.valid('json');
     const directory = resolve(deps.defaultDirectory, body.directory ?? '.');
-    const model = checkModelFlag(body.model);
-    const agent = chooseAgent(body.agent, loadProjectAgents(directory, env, deps.dataDir));
+    const project = loadProjectAgents(directory, env, deps.dataDir);
+    const agent = chooseAgent(body.agent, project);
+    // As `loom run`: the model is decided here and pinned in the run. A key missing in the
+    // server's environment is left to the worker that makes the calls (it may have one).
+    const model = chooseModel(body.model, agent, project, env);
+    checkProviderHere(model, project.config, env);
     const maxPromptBytes = promptLimit(directory, env);
     checkPromptSize(body.prompt, maxPromptBytes);
     const { sessionId } = await startSession(await deps.client(), store, {
