@@ -30,6 +30,8 @@ export interface RunOutcome {
   error?: MessageError;
   /** The person at this command cancelled the run (Ctrl-C), rather than someone else. */
   cancelledHere?: boolean;
+  /** The error was printed as it happened: the last line need not repeat it. */
+  errorShown?: boolean;
 }
 
 /**
@@ -105,6 +107,8 @@ export async function watchRun(
     if (!options.quiet) {
       const printer = new RunPrinter(process.stdout, process.stderr);
       await followSession(context.store, sessionId, cursor, printer, outcome);
+      const ended = await outcome;
+      return printer.showed(ended.error) ? { ...ended, errorShown: true } : ended;
     }
     return await outcome;
   } finally {

@@ -23,6 +23,7 @@ export class RunPrinter {
   private readonly printedText = new Map<string, number>();
   private readonly reported = new Set<string>();
   private lastWrite: { stream: 'answer' | 'status'; partId?: string } | undefined;
+  private readonly errorsShown = new Set<string>();
 
   constructor(
     private readonly answer: Output,
@@ -36,8 +37,14 @@ export class RunPrinter {
     for (const message of changes.messages) {
       if (message.role === 'assistant' && message.error && this.once(`error:${message.id}`)) {
         this.statusLine(pc.red(`✗ ${message.error.name}: ${message.error.message}`));
+        this.errorsShown.add(message.error.message);
       }
     }
+  }
+
+  /** Whether this error was printed as it happened (the run's outcome need not say it again). */
+  showed(error: { message: string } | undefined): boolean {
+    return error !== undefined && this.errorsShown.has(error.message);
   }
 
   /** Ends streamed text with a newline. */

@@ -79,6 +79,8 @@ describe('set-up mistakes, said before anything starts', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Cannot reach dead\/model at .*: nothing is listening there \(is the model server running\? check the provider's options.baseURL\)/);
     expect(result.stderr).toMatch(/Gave up after 3 attempts: session ses_\w+ has never reached this model, so this looks like set-up rather than an outage/);
+    // Said once, as it happened, not again under the last line.
+    expect(result.stderr.match(/Gave up after/g)).toHaveLength(1);
   });
 
   it('warns that an unknown /command goes to the model as a plain prompt', async () => {

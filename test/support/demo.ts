@@ -35,5 +35,6 @@ await loom(['resume', session.id, 'Where is the session loop?']);
 
 say(`$ loom show ${session.id}`);
 await loom(['show', session.id]);
-say('Both runs are in the Temporal UI (http://localhost:8233 with the embedded server). `loom down` stops the server.');
+const ui = process.env.TEMPORAL_ADDRESS ? 'your Temporal server\'s UI' : `http://localhost:${process.env.LOOM_TEMPORAL_UI_PORT || 8233}`;
+say(`Both runs are in the Temporal UI (${ui}). \`loom down\` stops the embedded server.`);
 await model.close();
