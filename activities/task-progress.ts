@@ -1,4 +1,5 @@
 import type { Part } from '../core/part.js';
+import { describeToolCall } from '../core/tool-description.js';
 import type { SessionStore } from './store/store.js';
 
 /** One tool call of a subagent, as its parent's `task` part lists it. */
@@ -7,6 +8,8 @@ export interface TaskStep {
   tool: string;
   status: string;
   title?: string;
+  /** `read notes.md`: the call as the CLI describes it (see `describeToolCall`). */
+  description?: string;
 }
 
 /** The tool calls of a session so far, in order. */
@@ -17,6 +20,7 @@ export async function taskSteps(store: SessionStore, sessionId: string): Promise
     tool: part.tool,
     status: part.state.status,
     title: part.state.status === 'completed' ? part.state.title : undefined,
+    description: describeToolCall(part.tool, part.state.input),
   }));
 }
 

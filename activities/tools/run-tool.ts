@@ -8,6 +8,7 @@ import { toolHandlers } from './index.js';
 import { reportStep } from '../task-progress.js';
 import { ProgressWriter } from './progress-writer.js';
 import { findTool } from '../../core/tools/index.js';
+import { describeToolCall } from '../../core/tool-description.js';
 import { setToolState, toolInputOf } from './tool-state.js';
 import { truncateOutput } from './truncate.js';
 import { afterToolCall, beforeToolCall, pluginShellEnv } from '../plugins/hooks.js';
@@ -27,7 +28,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     const start = Date.now();
     let toolInput = input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));
     await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
-    await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running' });
+    const description = describeToolCall(input.tool, toolInput);
+    await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running', description });
     // Local activities have no heartbeats: the worker that runs them runs the workflow too.
     const heartbeat = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     const progress = new ProgressWriter(store, input.partId);
@@ -76,14 +78,14 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         time: { start, end: Date.now() },
         ...(result.attachments?.length ? { attachments: result.attachments } : {}),
       });
-      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'completed', title: result.title });
+      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'completed', title: result.title, description });
       return { status: 'completed', title: result.title, preview: cut.output.slice(0, TOOL_PREVIEW_LIMIT) };
     } catch (error) {
       await progress.stop();
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
       const message = error instanceof Error ? error.message : String(error);
       await setToolState(store, input.partId, { status: 'error', input: toolInput, error: message, time: { start, end: Date.now() } });
-      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'error' });
+      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'error', description });
       return { status: 'error', title: input.tool, preview: message.slice(0, TOOL_PREVIEW_LIMIT) };
     } finally {
       clearInterval(heartbeat);

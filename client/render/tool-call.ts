@@ -1,19 +1,11 @@
 import pc from 'picocolors';
 import type { Part } from '../../core/part.js';
-import { findTool } from '../../core/tools/index.js';
+import { describeToolCall } from '../../core/tool-description.js';
 
 export type ToolPart = Extract<Part, { type: 'tool' }>;
 
-/**
- * `read README.md`, `grep TODO in *.ts`: a tool call as a person reads it, the tool and its main
- * argument (from the tool's spec). `loom run`'s live lines and `loom show` both use it, so the two
- * always say the same of one call.
- */
-export function describeCall(tool: string, input: unknown): string {
-  const spec = findTool(tool);
-  const parsed = spec?.parameters.safeParse(input);
-  return spec && parsed?.success ? `${tool} ${spec.summarize(parsed.data)}` : tool;
-}
+/** A tool call as a person reads it (see `describeToolCall`). */
+export const describeCall = describeToolCall;
 
 /** ✓ done, ✗ failed, … not finished yet. */
 export function callMark(status: string): string {

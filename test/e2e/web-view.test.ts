@@ -121,6 +121,9 @@ describe('the web view', () => {
     await page.locator('.markdown strong').getByText('built').waitFor();
     await page.locator(`.session-head .status[data-status="idle"]`).waitFor();
     await page.locator('[data-tool="task"][data-state="completed"]').waitFor();
+    // The child's call reads as the CLI says it (`bash echo compiling; …`), not by its result's title.
+    await page.locator('[data-tool="task"] summary').click();
+    await page.locator('[data-tool="task"] .steps li').getByText('bash echo compiling; sleep 3; echo built').waitFor();
     await shot('3-root-done');
     // The task call leads to the child as well.
     await page.locator('[data-tool="task"] .open-child').click();

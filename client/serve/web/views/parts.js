@@ -72,7 +72,7 @@ function ToolView({ part }) {
       <div class="tool-body">
         ${tool === 'bash' ? html`<pre class="input">$ ${input.command}</pre>` : html`<pre class="input">${JSON.stringify(input, null, 2)}</pre>`}
         ${Array.isArray(metadata.summary) && metadata.summary.length
-          ? html`<ul class="steps">${metadata.summary.map((step) => html`<li key=${step.id}>${ICON[step.status] ?? '·'} ${step.tool} ${step.title ?? ''}</li>`)}</ul>`
+          ? html`<ul class="steps">${metadata.summary.map((step) => html`<li key=${step.id}>${ICON[step.status] ?? '·'} ${step.description ?? `${step.tool} ${step.title ?? ''}`}</li>`)}</ul>`
           : null}
         ${typeof metadata.diff === 'string' ? html`<${Diff} text=${metadata.diff} />` : null}
         ${output ? html`<pre class="output">${output}</pre>` : null}
