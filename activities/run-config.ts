@@ -5,7 +5,6 @@ import { parseModelId } from '../core/model-id.js';
 import { modelInfo } from '../core/model-info.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
-import { defaultTitle } from '../core/session.js';
 import { toolSpecs } from '../core/tools/index.js';
 import { visibleSkills } from '../core/tools/skill.js';
 import { ConfigError } from './config/load.js';
@@ -16,6 +15,7 @@ import { projectMcpTools } from './mcp/project-tools.js';
 import { DEFAULT_MODEL_KEYS, defaultModelFromKeys } from './model/known-providers.js';
 import { toolOutputDir } from './paths.js';
 import { rootSessionOf } from './session-root.js';
+import { newSession } from './session.js';
 import { warnInWorkerLog } from './worker-log.js';
 
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
@@ -116,29 +116,18 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const unknownAgent = /^Unknown agent/.test(message);
       if (!(error instanceof ConfigError) && !unknownAgent && !/^Invalid model/.test(message)) throw error;
       const type = unknownAgent ? 'UnknownAgent' : 'ConfigError';
-      await keepUnopenedSession(input, { name: type, message });
+      await keepUnopenedSession(input);
       throw ApplicationFailure.create({ type, message, nonRetryable: true });
     }
   }
 
   /**
-   * A new session whose first run cannot start is still kept, failed and with the reason, so the
-   * id the CLI printed can be shown, listed and resumed once the configuration is fixed.
+   * A new session whose first run cannot start is still kept, failed, so the id the CLI printed
+   * can be shown, listed and resumed once the configuration is fixed (`finishRun` records why).
    */
-  async function keepUnopenedSession(input: RunInput, error: { name: string; message: string }): Promise<void> {
+  async function keepUnopenedSession(input: RunInput): Promise<void> {
     if (await store.getSession(input.sessionId)) return;
-    const now = Date.now();
-    await store.saveSession({
-      id: input.sessionId,
-      ...(input.parentId ? { parentID: input.parentId } : {}),
-      title: defaultTitle(input.parentId !== undefined, now),
-      agent: input.agent ?? 'build',
-      model: input.model ?? '',
-      directory: input.directory,
-      status: 'failed',
-      error,
-      time: { created: now, updated: now },
-    });
+    await store.saveSession(newSession({ ...input, agent: input.agent ?? 'build', model: input.model ?? '' }, 'failed', Date.now()));
   }
 
   /** How many ancestors a session with this parent has. */

@@ -32,17 +32,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
     };
     const session = existing
       ? { ...withoutError(existing), ...links, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
-      : {
-          ...links,
-          id: input.sessionId,
-          parentID: input.parentId,
-          title: input.title ?? defaultTitle(input.parentId !== undefined, now),
-          agent: input.agent,
-          model: input.model,
-          directory: input.directory,
-          status: 'busy' as const,
-          time: { created: now, updated: now },
-        };
+      : { ...links, ...newSession(input, 'busy', now) };
     await store.saveSession(session);
     return { created: !existing, title: session.title };
   }
@@ -87,6 +77,24 @@ export function createSessionActivities({ store }: ActivityDeps) {
   }
 
   return { openSession, failToolCall, finishRun };
+}
+
+/** A session's first record: a default title until one is given or generated. */
+export function newSession(
+  input: { sessionId: string; parentId?: string; title?: string; agent: string; model: string; directory: string },
+  status: SessionStatus,
+  now: number,
+): Session {
+  return {
+    id: input.sessionId,
+    ...(input.parentId ? { parentID: input.parentId } : {}),
+    title: input.title ?? defaultTitle(input.parentId !== undefined, now),
+    agent: input.agent,
+    model: input.model,
+    directory: input.directory,
+    status,
+    time: { created: now, updated: now },
+  };
 }
 
 function withoutError(session: Session): Session {

@@ -2,6 +2,7 @@ import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import { partId } from '../../core/ids.js';
 import type { Part, ReasoningPart, TextPart, ToolPart } from '../../core/part.js';
 import type { SessionStore } from '../store/store.js';
+import { mergeByProvider } from './merge-by-provider.js';
 
 /**
  * Turns a streamed answer into parts of one assistant message, in the order they started.
@@ -141,10 +142,7 @@ export class AnswerWriter {
 
 /** Providers send metadata at a block's start, with a delta (a signature) or at its end: kept together. */
 function addMetadata(part: TextPart | ReasoningPart | ToolPart, metadata: SharedV3ProviderMetadata | undefined): void {
-  if (!metadata) return;
-  const merged = { ...part.metadata };
-  for (const [provider, values] of Object.entries(metadata)) merged[provider] = { ...merged[provider], ...values };
-  part.metadata = merged;
+  if (metadata) part.metadata = mergeByProvider(part.metadata as SharedV3ProviderMetadata | undefined, metadata);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -9,7 +9,6 @@ export interface KnownProvider {
   keyEnv: string[];
   /** A variable that moves the provider to another address (a proxy, a compatible server). */
   baseURLEnv?: string;
-  baseURL?: string;
   /** The model a run uses when nothing names one and only this provider's key is set. */
   defaultModel: string;
 }
@@ -23,7 +22,7 @@ export const KNOWN_PROVIDERS: Record<string, KnownProvider> = {
     baseURLEnv: 'GOOGLE_GENERATIVE_AI_BASE_URL',
     defaultModel: 'google/gemini-2.5-pro',
   },
-  openrouter: { npm: '@openrouter/ai-sdk-provider', keyEnv: ['OPENROUTER_API_KEY'], baseURL: 'https://openrouter.ai/api/v1', defaultModel: 'openrouter/anthropic/claude-sonnet-4.5' },
+  openrouter: { npm: '@openrouter/ai-sdk-provider', keyEnv: ['OPENROUTER_API_KEY'], defaultModel: 'openrouter/anthropic/claude-sonnet-4.5' },
 };
 
 /** The variables whose key picks a default model, in the order they are tried. */

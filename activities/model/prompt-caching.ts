@@ -1,4 +1,5 @@
 import type { LanguageModelV3Prompt, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { mergeByProvider } from './merge-by-provider.js';
 import type { ResolvedModel } from './provider.js';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
@@ -14,7 +15,7 @@ export function withCacheBreakpoints(prompt: LanguageModelV3Prompt, model: Resol
   if (!mark) return prompt;
   const system = prompt.filter((message) => message.role === 'system').slice(0, 2);
   const latest = prompt.filter((message) => message.role !== 'system').slice(-2);
-  for (const message of [...system, ...latest]) message.providerOptions = withOptions(message.providerOptions, mark);
+  for (const message of [...system, ...latest]) message.providerOptions = mergeByProvider(message.providerOptions, mark);
   return prompt;
 }
 
@@ -22,10 +23,4 @@ function cacheMark(model: ResolvedModel): SharedV3ProviderOptions | undefined {
   if (model.protocol === 'anthropic') return { anthropic: { cacheControl: EPHEMERAL } };
   if (model.protocol === 'openai-compatible' && /claude|anthropic/i.test(model.modelID)) return { openaiCompatible: { cache_control: EPHEMERAL } };
   return undefined;
-}
-
-function withOptions(options: SharedV3ProviderOptions | undefined, added: SharedV3ProviderOptions): SharedV3ProviderOptions {
-  const merged: SharedV3ProviderOptions = { ...options };
-  for (const [provider, values] of Object.entries(added)) merged[provider] = { ...merged[provider], ...values };
-  return merged;
 }

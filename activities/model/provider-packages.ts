@@ -17,18 +17,18 @@ export interface ProviderPackage {
   protocol: ModelProtocol;
   /** The `providerOptions` key the package reads its options from. */
   optionsKey: (providerID: string) => string;
+  /** Where the API is when the configuration names no `baseURL`. */
+  defaultBaseURL?: string;
   /** Loaded on first use: a worker pays only for the providers its sessions call. */
   create: (settings: ProviderSettings) => Promise<LanguageModelV3>;
 }
 
-const OPENROUTER_URL = 'https://openrouter.ai/api/v1';
-
-async function openAICompatible(settings: ProviderSettings, baseURL = settings.baseURL): Promise<LanguageModelV3> {
+async function openAICompatible(settings: ProviderSettings): Promise<LanguageModelV3> {
   const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-  if (!baseURL) throw new Error(`provider ${settings.providerID} has no base URL`);
+  // resolveModel has checked that there is one.
   const provider = createOpenAICompatible({
     name: settings.providerID,
-    baseURL,
+    baseURL: settings.baseURL!,
     apiKey: settings.apiKey,
     headers: settings.headers,
     fetch: settings.fetch,
@@ -62,12 +62,13 @@ export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
   '@ai-sdk/openai-compatible': {
     protocol: 'openai-compatible',
     optionsKey: (providerID) => providerID,
-    create: (settings) => openAICompatible(settings),
+    create: openAICompatible,
   },
   '@openrouter/ai-sdk-provider': {
     protocol: 'openai-compatible',
     optionsKey: (providerID) => providerID,
-    create: (settings) => openAICompatible(settings, settings.baseURL ?? OPENROUTER_URL),
+    defaultBaseURL: 'https://openrouter.ai/api/v1',
+    create: openAICompatible,
   },
   '@ai-sdk/anthropic': {
     protocol: 'anthropic',

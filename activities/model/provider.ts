@@ -61,7 +61,7 @@ export function providerFor(model: string, config: LoomConfig, env: NodeJS.Proce
   }
   const options = configured?.options ?? {};
   const movedTo = options.baseURL ?? (known?.baseURLEnv ? env[known.baseURLEnv] : undefined);
-  const baseURL = movedTo ?? known?.baseURL;
+  const baseURL = movedTo ?? pkg.defaultBaseURL;
   const keyVariables = configured?.env ?? known?.keyEnv ?? [];
   const apiKey = options.apiKey ?? firstSet(env, keyVariables);
   if (pkg.protocol === 'openai-compatible' && !baseURL) {

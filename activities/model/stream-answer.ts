@@ -13,6 +13,8 @@ import type { ResolvedModel } from './provider.js';
 import { repairTextToolCalls } from './tool-call-repair.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
+/** Attempts before a session that never reached its model gives up on an unknown host or a refused connection. */
+const SETUP_ATTEMPTS = 3;
 
 export interface ModelRequest {
   model: ResolvedModel;
@@ -95,9 +97,6 @@ export async function streamIntoMessage(
     clearInterval(heartbeat);
   }
 }
-
-/** Attempts before a session that never reached its model gives up on an unknown host or a refused connection. */
-const SETUP_ATTEMPTS = 3;
 
 /**
  * One request, straight to the provider's `doStream`, as `streamText` would make it (see

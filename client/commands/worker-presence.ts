@@ -5,13 +5,12 @@ import type { CliContext } from '../context.js';
  * command that needs a run to move (a reply, a cancellation) would otherwise wait with nothing said.
  */
 export async function startWorkerIfNone(context: CliContext, why: string): Promise<boolean> {
-  const { client } = await context.temporal();
-  const { hasLiveWorker } = await import('../temporal.js');
-  if (context.hasInProcessWorker || (await hasLiveWorker(client, context.settings.namespace, context.settings.taskQueue))) return false;
+  if (context.hasInProcessWorker) return false;
+  await context.ensureWorker();
+  if (!context.hasInProcessWorker) return false;
   context.report(
     `No worker is running on task queue "${context.settings.taskQueue}" and ${why}: running one in this process until it is done ` +
       '(Ctrl-C stops it; `loom worker` keeps one running).',
   );
-  await context.ensureWorker(true);
   return true;
 }

@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionStore } from '../../activities/store/store.js';
-import { subagentSteps, type RunPrinter } from './run-printer.js';
-import type { Part } from '../../core/part.js';
-import type { ToolPart } from './tool-call.js';
+import type { RunPrinter } from './run-printer.js';
 
 /**
  * The longest a follower waits for word of a change before it looks anyway: a safety net for a
@@ -21,7 +19,6 @@ export async function followSession(
   done: Promise<unknown>,
 ): Promise<void> {
   let cursor = since;
-  const described = new Set<string>();
   let finished = false;
   const settled = new AbortController();
   void done
@@ -34,27 +31,12 @@ export async function followSession(
     const wasFinished = finished;
     const changes = await store.changes(sessionId, cursor);
     cursor = changes.cursor;
-    printer.update(changes, await subagentCalls(store, changes.parts, described));
+    printer.update(changes);
     if (wasFinished) break;
     await store.waitForChange(sessionId, cursor, { timeoutMs: WAIT_MS, signal: settled.signal });
     await sleep(GATHER_MS, undefined, { signal: settled.signal }).catch(() => undefined);
   }
   printer.close();
-}
-
-/**
- * The subagents' tool calls that the changed task parts list as finished, read from the store once
- * each, so the live line describes a call from its input as `loom show` does.
- */
-async function subagentCalls(store: SessionStore, parts: Part[], described: Set<string>): Promise<Map<string, ToolPart>> {
-  const calls = new Map<string, ToolPart>();
-  for (const id of subagentSteps(parts)) {
-    if (described.has(id)) continue;
-    described.add(id);
-    const part = await store.getPart(id);
-    if (part?.type === 'tool') calls.set(id, part);
-  }
-  return calls;
 }
 
 /** The store's current position, so a follower prints only what comes next. */

@@ -1,14 +1,8 @@
 import pc from 'picocolors';
 import type { SessionChanges } from '../../activities/store/store.js';
 import type { Part } from '../../core/part.js';
-import { describeCall, subagentCallLine, type ToolPart } from './tool-call.js';
-
-/** A subagent's tool call as its parent's `task` part lists it (`metadata.summary`). */
-export interface SubagentStep {
-  id: string;
-  tool: string;
-  status: string;
-}
+import { describeToolCall } from '../../core/tool-description.js';
+import { subagentCallLine, subagentSteps } from './tool-call.js';
 
 export interface Output {
   write(text: string): unknown;
@@ -30,10 +24,9 @@ export class RunPrinter {
     private readonly status: Output,
   ) {}
 
-  /** `calls` holds the subagents' finished tool calls named in the changed task parts (see `subagentSteps`), by part id. */
-  update(changes: SessionChanges, calls: ReadonlyMap<string, ToolPart> = new Map()): void {
+  update(changes: SessionChanges): void {
     for (const message of changes.messages) if (message.role === 'user') this.userMessages.add(message.id);
-    for (const part of changes.parts) this.printPart(part, calls);
+    for (const part of changes.parts) this.printPart(part);
     for (const message of changes.messages) {
       if (message.role === 'assistant' && message.error && this.once(`error:${message.id}`)) {
         this.statusLine(pc.red(`✗ ${message.error.name}: ${message.error.message}`));
@@ -53,29 +46,29 @@ export class RunPrinter {
     this.lastWrite = undefined;
   }
 
-  private printPart(part: Part, calls: ReadonlyMap<string, ToolPart>): void {
+  private printPart(part: Part): void {
     if (this.userMessages.has(part.messageID)) return;
     if (part.type === 'text' && !part.synthetic) this.printText(part.id, part.text);
     if (part.type === 'reasoning') this.printReasoning(part.id, part.text);
     if (part.type !== 'tool') return;
     const { state } = part;
     if (part.tool === 'task' && (state.status === 'running' || state.status === 'completed' || state.status === 'error')) {
-      this.printSubagentSteps(part.id, state.metadata, calls);
+      this.printSubagentSteps(part.id, state.metadata);
     }
     if (state.status === 'completed' && this.once(part.id)) {
-      this.statusLine(`${pc.green('✓')} ${describeCall(part.tool, state.input)}`);
+      this.statusLine(`${pc.green('✓')} ${describeToolCall(part.tool, state.input)}`);
     }
     if (state.status === 'error' && this.once(part.id)) {
-      this.statusLine(`${pc.red('✗')} ${describeCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`);
+      this.statusLine(`${pc.red('✗')} ${describeToolCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`);
     }
   }
 
   /** A subagent's tool calls, as its parent's task part lists them: one line each once done, as `loom show` prints them. */
-  private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined, calls: ReadonlyMap<string, ToolPart>): void {
+  private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined): void {
     if (metadata?.sessionId && this.once(`task:${partId}`)) this.statusLine(pc.dim(`→ subagent session ${String(metadata.sessionId)}`));
-    for (const step of finishedSteps(metadata)) {
-      if (!this.once(`step:${step.id}`)) continue;
-      this.statusLine(subagentCallLine(calls.get(step.id) ?? step));
+    for (const step of subagentSteps(metadata)) {
+      if ((step.status !== 'completed' && step.status !== 'error') || !this.once(`step:${step.id}`)) continue;
+      this.statusLine(subagentCallLine(step));
     }
   }
 
@@ -111,19 +104,6 @@ export class RunPrinter {
     this.status.write(`${line}\n`);
     this.lastWrite = { stream: 'status' };
   }
-}
-
-/** The finished subagent tool calls a task part's metadata lists. */
-export function finishedSteps(metadata: Record<string, unknown> | undefined): SubagentStep[] {
-  const steps = (metadata?.summary as SubagentStep[] | undefined) ?? [];
-  return steps.filter((step) => step.status === 'completed' || step.status === 'error');
-}
-
-/** The finished subagent steps these parts list, as ids: the follower reads their calls to describe them. */
-export function subagentSteps(parts: Part[]): string[] {
-  return parts.flatMap((part) =>
-    part.type === 'tool' && part.tool === 'task' && 'metadata' in part.state ? finishedSteps(part.state.metadata).map((step) => step.id) : [],
-  );
 }
 
 function firstLine(text: string): string {

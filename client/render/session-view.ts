@@ -4,15 +4,14 @@ import type { MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
 import { plural } from './plural.js';
-import { callMark, describeCall, subagentCallLine, taskSessionId, type ToolPart } from './tool-call.js';
+import { describeToolCall } from '../../core/tool-description.js';
+import { callMark, subagentCallLine, subagentSteps, taskSessionId } from './tool-call.js';
 
 const OUTPUT_PREVIEW_LINES = 8;
 
 export interface SessionViewOptions {
   /** Tool outputs in full rather than their first lines. */
   full?: boolean;
-  /** The tool calls of subagent sessions, by session id: listed under the `task` call that ran each. */
-  subagentCalls?: ReadonlyMap<string, ToolPart[]>;
 }
 
 /** A session as text: a header, then every message with every part. */
@@ -51,10 +50,10 @@ function renderPart(part: Part, options: SessionViewOptions): string[] {
       return [pc.dim(pc.italic(part.text))];
     case 'tool': {
       const { state } = part;
-      const label = `${callMark(state.status)} ${describeCall(part.tool, state.input)}`;
+      const label = `${callMark(state.status)} ${describeToolCall(part.tool, state.input)}`;
       const childId = taskSessionId(part);
       const child = childId ? pc.dim(` → ${childId}`) : '';
-      const steps = ((childId && options.subagentCalls?.get(childId)) || []).map(subagentCallLine);
+      const steps = part.tool === 'task' && 'metadata' in state ? subagentSteps(state.metadata).map(subagentCallLine) : [];
       if (state.status === 'completed') {
         const cleared = isCleared(part) ? pc.dim(' (output cleared for the model)') : '';
         return [`${label}${child}${cleared}`, ...steps, ...indent(preview(state.output, full))];

@@ -1,21 +1,26 @@
 import pc from 'picocolors';
+import type { TaskStep } from '../../activities/task-progress.js';
 import type { Part } from '../../core/part.js';
-import { describeToolCall } from '../../core/tool-description.js';
 
 export type ToolPart = Extract<Part, { type: 'tool' }>;
-
-/** A tool call as a person reads it (see `describeToolCall`). */
-export const describeCall = describeToolCall;
 
 /** ✓ done, ✗ failed, … not finished yet. */
 export function callMark(status: string): string {
   return status === 'completed' ? pc.green('✓') : status === 'error' ? pc.red('✗') : pc.yellow('…');
 }
 
-/** A subagent's tool call as its parent's `task` call lists it: `  ↳ ✓ read notes.md`. */
-export function subagentCallLine(call: ToolPart | { tool: string; status: string }): string {
-  const [status, description] = 'state' in call ? [call.state.status, describeCall(call.tool, call.state.input)] : [call.status, call.tool];
-  return pc.dim(`  ↳ ${callMark(status)} ${description}`);
+/** The subagent's tool calls a `task` part lists (`metadata.summary`, kept by activities/task-progress.ts). */
+export function subagentSteps(metadata: Record<string, unknown> | undefined): TaskStep[] {
+  return (metadata?.summary as TaskStep[] | undefined) ?? [];
+}
+
+/**
+ * A subagent's tool call as its parent's `task` call lists it, `  ↳ ✓ read notes.md`: described
+ * from its input when it ran (`describeToolCall`), by its result's title in sessions stored before.
+ */
+export function subagentCallLine(step: TaskStep): string {
+  const description = step.description ?? `${step.tool}${step.title ? ` ${step.title}` : ''}`;
+  return pc.dim(`  ↳ ${callMark(step.status)} ${description}`);
 }
 
 /** The subagent session a `task` call started, from its part's metadata. */

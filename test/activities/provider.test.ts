@@ -90,4 +90,9 @@ describe('resolveModel', () => {
     await expect(resolveModel('work/claude-opus-4-5', config, {})).rejects.toThrow('set WORK_CLAUDE_KEY, or provider.work.options.apiKey');
     expect((await resolveModel('work/claude-opus-4-5', config, { WORK_CLAUDE_KEY: 'k' })).protocol).toBe('anthropic');
   });
+
+  it("gives OpenRouter's package its address when a provider of one's own names it without one", async () => {
+    const config: LoomConfig = { provider: { team: { npm: '@openrouter/ai-sdk-provider', options: { apiKey: 'k' } } } };
+    expect(await resolveModel('team/openai/gpt-4o', config, {})).toMatchObject({ protocol: 'openai-compatible', optionsKey: 'team' });
+  });
 });

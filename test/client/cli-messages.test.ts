@@ -11,6 +11,7 @@ import { RunPrinter } from '../../client/render/run-printer.js';
 import { renderSessionList, shortenHome } from '../../client/render/session-list.js';
 import { renderSession } from '../../client/render/session-view.js';
 import type { ToolPart } from '../../client/render/tool-call.js';
+import { describeToolCall } from '../../core/tool-description.js';
 
 // picocolors decides at load whether to colour; these tests read plain text either way.
 const plain = stripVTControlCharacters;
@@ -77,7 +78,8 @@ describe('a subagent tool call, live and stored', () => {
       input: { description: 'Find docs', prompt: 'Find the docs.', subagent_type: 'explore' },
       output: 'found',
       title: 'Find docs',
-      metadata: { sessionId: 'ses_child', summary: [{ id: child.id, tool: 'glob', status: 'completed', title: '.' }] },
+      // As activities/task-progress.ts keeps it: each call described from its input.
+      metadata: { sessionId: 'ses_child', summary: [{ id: child.id, tool: 'glob', status: 'completed', title: '.', description: describeToolCall(child.tool, child.state.input) }] },
       time: { start: 1, end: 3 },
     },
   };
@@ -85,11 +87,11 @@ describe('a subagent tool call, live and stored', () => {
   it('reads the same in the live follower and in loom show, under the task call', () => {
     let status = '';
     const printer = new RunPrinter({ write: () => undefined }, { write: (text: string) => (status += text) });
-    printer.update({ cursor: 1, messages: [], parts: [task], removedParts: [] }, new Map([[child.id, child]]));
+    printer.update({ cursor: 1, messages: [], parts: [task], removedParts: [] });
     const messages: MessageWithParts[] = [
       { info: { id: 'msg_parent', sessionID: 'ses_parent', role: 'user', agent: 'build', model: 'openai/gpt-4o', time: { created: 1 } }, parts: [task] },
     ];
-    const shown = plain(renderSession(session('ses_parent', '/p'), messages, { subagentCalls: new Map([['ses_child', [child]]]) })).split('\n');
+    const shown = plain(renderSession(session('ses_parent', '/p'), messages)).split('\n');
     expect(plain(status)).toContain('  ↳ ✓ glob **/*.md\n');
     const taskLine = shown.findIndex((line) => line.startsWith('✓ task explore · Find docs'));
     expect(shown[taskLine + 1]).toBe('  ↳ ✓ glob **/*.md');
