@@ -34,6 +34,8 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
     deliveryId: string;
     outcome: BackgroundOutcome;
     taskQueue: string;
+    /** `false`: the namespace lacks Loom's search attributes (see `SessionRunInput`). */
+    searchAttributes?: false;
   }): Promise<{ delivered: boolean; reason?: string }> {
     const parent = await store.getSession(input.parentId);
     if (!parent) return { delivered: false, reason: `parent session ${input.parentId} is gone` };
@@ -55,6 +57,7 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
       ...(parent.host ? { host: parent.host } : {}),
       ...(parent.parentID ? { parentId: parent.parentID } : {}),
       ...(deliverTo ? { deliverTo } : {}),
+      ...(input.searchAttributes === false ? { searchAttributes: false as const } : {}),
     };
     const context = Context.current();
     const { client } = context;
@@ -69,7 +72,7 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
           signalArgs: [{ promptId: input.deliveryId, synthetic: true }],
           staticSummary: `${parent.agent} · ${parent.title}`,
           staticDetails: `**Background subagent ${input.childId} ${ENDED[input.outcome]}**`,
-          typedSearchAttributes: [{ key: RootSessionAttribute, value: rootId }],
+          ...(input.searchAttributes === false ? {} : { typedSearchAttributes: [{ key: RootSessionAttribute, value: rootId }] }),
         })
       ).signaledRunId;
     // Only what the parent wrote since the cursor is read each time.

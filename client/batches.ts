@@ -65,6 +65,8 @@ export interface StartBatchOptions {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is, for links from the Temporal UI. */
   webUrl?: string;
+  /** `false`: the namespace lacks Loom's search attributes, so runs carry none (see `checkSearchAttributes`). */
+  searchAttributes?: boolean;
 }
 
 /** Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id. */
@@ -94,6 +96,7 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     retries: options.retries,
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+    ...(options.searchAttributes === false ? { searchAttributes: false as const } : {}),
   };
   const handle = await client.workflow.start(batchWorkflow, {
     workflowId: batch.id,

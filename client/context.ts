@@ -7,11 +7,14 @@ import { CliError } from './cli-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { isListening } from './dev-server.js';
 import type { TemporalAccess } from './temporal.js';
+import { TemporalConfigError } from '../worker/temporal/errors.js';
+import type { TemporalTarget } from '../worker/temporal/target.js';
 
 /** What a command works with: settings, the store, and (when needed) Temporal and a worker. */
 export class CliContext {
   private temporalAccess: TemporalAccess | undefined;
   private worker: RunningWorker | undefined;
+  private resolvedTarget: TemporalTarget | undefined;
 
   private constructor(
     readonly settings: ClientSettings,
@@ -38,17 +41,36 @@ export class CliContext {
     }
   }
 
+  /**
+   * Which Temporal, from the `TEMPORAL_*` variables and Temporal's profile file, read when first
+   * needed (commands that only read the store never do) and checked before anything starts.
+   */
+  async target(): Promise<TemporalTarget> {
+    if (this.resolvedTarget) return this.resolvedTarget;
+    const { resolveTemporalTarget } = await import('../worker/temporal/target.js');
+    try {
+      this.resolvedTarget = resolveTemporalTarget(this.env);
+    } catch (error) {
+      if (error instanceof TemporalConfigError) throw new CliError(error.message);
+      throw error;
+    }
+    for (const warning of this.resolvedTarget.warnings) this.report(`warning: ${warning}`);
+    return this.resolvedTarget;
+  }
+
   async temporal(): Promise<TemporalAccess> {
     // Temporal's client takes a moment to load: commands that only read the store never pay it.
+    const target = await this.target();
     const { connectTemporal } = await import('./temporal.js');
-    this.temporalAccess ??= await connectTemporal(this.settings, this.report, this.env);
+    this.temporalAccess ??= await connectTemporal(target, this.report, { env: this.env, dataDir: this.settings.dataDir });
     return this.temporalAccess;
   }
 
   /** Temporal when it is already up (never starts the embedded server); undefined when it is not reachable. */
   async temporalIfRunning(): Promise<TemporalAccess | undefined> {
     if (this.temporalAccess) return this.temporalAccess;
-    if (!this.settings.address && !(await isListening(this.settings.embeddedAddress))) return undefined;
+    const target = await this.target().catch(() => undefined);
+    if (!target || (target.embedded && !(await isListening(target.address)))) return undefined;
     try {
       return await this.temporal();
     } catch {
@@ -59,13 +81,12 @@ export class CliContext {
   /** Runs a worker in this process unless one already polls the task queue; returns the queues it polls. */
   async ensureWorker(force = false, options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number } = {}): Promise<string[]> {
     if (this.worker) return this.worker.queues;
-    const { client, address } = await this.temporal();
+    const { client, target } = await this.temporal();
     const { hasLiveWorker } = await import('./temporal.js');
-    if (!force && (await hasLiveWorker(client, this.settings.namespace, this.settings.taskQueue))) return [];
+    if (!force && (await hasLiveWorker(client, target.namespace, this.settings.taskQueue))) return [];
     const { startInProcessWorker } = await import('./in-process-worker.js');
     this.worker = await startInProcessWorker({
-      address,
-      namespace: this.settings.namespace,
+      target,
       taskQueue: this.settings.taskQueue,
       store: this.store,
       env: this.env,

@@ -14,7 +14,8 @@ export async function hostsWithoutWorkers(context: CliContext, sessions: Session
   if (!temporal) return unserved;
   // Temporal's protobuf definitions load only when there is a host to ask about.
   const { activityQueueServed } = await import('../activities/hosts/pollers.js');
-  const { namespace, taskQueue } = context.settings;
+  const { namespace } = temporal.target;
+  const { taskQueue } = context.settings;
   await Promise.all(
     [...hosts].map(async (host) => {
       try {

@@ -1,8 +1,9 @@
-import { NativeConnection } from '@temporalio/worker';
 import type { SessionStore } from '../activities/store/store.js';
 import { showWorkerWarningsOn } from '../activities/worker-log.js';
 import { createLoomWorker, type ServedQueues } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
+import { connectWorker } from '../worker/temporal/connect-worker.js';
+import type { TemporalTarget } from '../worker/temporal/target.js';
 
 export interface RunningWorker {
   /** The task queues it polls, shared first. */
@@ -12,8 +13,7 @@ export interface RunningWorker {
 
 /** A worker inside the CLI process, for as long as one command needs it. */
 export async function startInProcessWorker(options: {
-  address: string;
-  namespace: string;
+  target: TemporalTarget;
   taskQueue: string;
   store: SessionStore;
   env?: NodeJS.ProcessEnv;
@@ -24,10 +24,10 @@ export async function startInProcessWorker(options: {
   // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
   installQuietRuntime('ERROR');
   showWorkerWarningsOn((message) => process.stderr.write(`warning: ${message}\n`));
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = await connectWorker(options.target);
   const worker = await createLoomWorker({
     connection,
-    namespace: options.namespace,
+    namespace: options.target.namespace,
     taskQueue: options.taskQueue,
     store: options.store,
     env: options.env,

@@ -3,6 +3,7 @@ import { LOOM_VERSION } from '../activities/package-root.js';
 import pc from 'picocolors';
 import { CliError } from './cli-error.js';
 import type { CliContext } from './context.js';
+import { tracingWanted } from '../worker/tracing/wanted.js';
 
 
 const program = new Command('loom')
@@ -13,8 +14,15 @@ const program = new Command('loom')
     'after',
     `
 Environment:
-  TEMPORAL_ADDRESS     Temporal server (default: the embedded dev server on localhost:7233, started when needed)
+  TEMPORAL_ADDRESS     Temporal server, host:port (default: the embedded dev server on localhost:7233, started when needed)
   TEMPORAL_NAMESPACE   namespace (default: default)
+  TEMPORAL_API_KEY     API key (Temporal Cloud); turns TLS on
+  TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH, …_CLIENT_KEY_PATH, …_SERVER_CA_CERT_PATH, …_SERVER_NAME
+                       TLS and mutual TLS, as Temporal's CLI reads them (also _DATA instead of _PATH)
+  TEMPORAL_PROFILE     a profile of TEMPORAL_CONFIG_FILE (default: ~/.config/temporalio/temporal.toml)
+                       \`loom status\` shows which Temporal is used and where each setting came from
+  OTEL_EXPORTER_OTLP_ENDPOINT  send traces to an OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)
+  LOOM_METRICS_PORT    serve Prometheus metrics from workers on this port (or loom worker --metrics-port)
   LOOM_TASK_QUEUE      task queue (default: loom)
   LOOM_SERVER_TOKEN    the token loom serve requires (Authorization: Bearer …)
   LOOM_WEB_URL         where loom serve's web view is reached: runs link to their pages from the Temporal UI
@@ -222,6 +230,12 @@ program
   .action(async (options) => execute(async (context) => (await import('./serve/command.js')).serveCommand(context, options)));
 
 program
+  .command('status')
+  .description('which Temporal (and where each setting came from), its workers, the store, and the versions')
+  .option('--json', 'print it as one JSON object')
+  .action(async (options) => execute(async (context) => (await import('./commands/status.js')).statusCommand(context, options)));
+
+program
   .command('down')
   .description('stop the background Temporal dev server')
   .action(async () => execute(async (context) => (await import('./commands/down.js')).downCommand(context)));
@@ -231,6 +245,7 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
   let context: CliContext | undefined;
   try {
     // Each command loads only what it uses, so that `loom --help` and light commands start at once.
+    if (tracingWanted()) (await import('../worker/tracing/setup.js')).startTracing();
     context = await (await import('./context.js')).CliContext.open();
     exitCode = await action(context);
   } catch (error) {
@@ -240,6 +255,8 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
     if (!(error instanceof CliError) && process.env.LOOM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   } finally {
     await context?.close().catch(() => undefined);
+    // What the command traced leaves before it exits.
+    if (tracingWanted()) await (await import('../worker/tracing/setup.js')).activeTracing()?.shutdown().catch(() => undefined);
   }
   process.exit(exitCode);
 }

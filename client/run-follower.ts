@@ -4,6 +4,8 @@ import type { SessionRunResult } from '../core/run.js';
 import type { sessionWorkflow } from '../workflows/index.js';
 import { CliError } from './cli-error.js';
 import { isTransportError, transportReason } from './transport-error.js';
+import { connectionOptions } from '../worker/temporal/connection-options.js';
+import type { TemporalTarget } from '../worker/temporal/target.js';
 
 export const RECONNECT_ENV = 'LOOM_FOLLOW_RECONNECT_MS';
 /** Long enough for a dev server restart or a network blip, short enough that a script is not stuck. */
@@ -55,11 +57,11 @@ export class RunFollower {
   private readonly closing = new AbortController();
 
   constructor(
-    private readonly target: { address: string; namespace: string; workflowId: string; runId?: string },
+    private readonly target: { temporal: TemporalTarget; workflowId: string; runId?: string },
     private readonly options: { limitMs: number; report: (line: string) => void },
   ) {
-    this.connection = Connection.lazy({ address: target.address, interceptors: [], channelArgs: CHANNEL_ARGS });
-    this.client = new Client({ connection: this.connection, namespace: target.namespace });
+    this.connection = Connection.lazy({ ...connectionOptions(target.temporal), interceptors: [], channelArgs: CHANNEL_ARGS });
+    this.client = new Client({ connection: this.connection, namespace: target.temporal.namespace });
   }
 
   /** Whether the server is unreachable right now (as far as this follower has seen). */
@@ -108,13 +110,13 @@ export class RunFollower {
         if (this.down) {
           this.down = false;
           this.backAt = Date.now();
-          this.options.report(`Reconnected to the Temporal server at ${this.target.address} after ${formatDuration(this.backAt - this.lostAt!)}.`);
+          this.options.report(`Reconnected to the Temporal server at ${this.target.temporal.address} after ${formatDuration(this.backAt - this.lostAt!)}.`);
         }
         return true;
       }
       if (!this.down) {
         this.down = true;
-        this.options.report(`Lost the Temporal server at ${this.target.address} (${reason}); reconnecting for up to ${formatDuration(this.options.limitMs)} …`);
+        this.options.report(`Lost the Temporal server at ${this.target.temporal.address} (${reason}); reconnecting for up to ${formatDuration(this.options.limitMs)} …`);
       }
       if (Date.now() - this.lostAt! >= this.options.limitMs) return false;
       await this.pause(Math.min(wait, Math.max(this.lostAt! + this.options.limitMs - Date.now(), 0)));

@@ -28,6 +28,8 @@ export interface StartOptions {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is, for links from the Temporal UI. */
   webUrl?: string;
+  /** `false`: the namespace lacks Loom's search attributes, so runs carry none (see `checkSearchAttributes`). */
+  searchAttributes?: boolean;
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
@@ -44,12 +46,13 @@ export async function startSession(client: Client, store: SessionStore, options:
     title: options.title,
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+    ...(options.searchAttributes === false ? { searchAttributes: false as const } : {}),
   };
   const handle = await client.workflow.start(sessionWorkflow, {
     workflowId: sessionId,
     taskQueue: options.taskQueue,
     args: [input],
-    ...runMetadata(sessionId, options.agent, options.title ?? options.prompt, options.prompt, sessionId, options.webUrl),
+    ...runMetadata(sessionId, options.agent, options.title ?? options.prompt, options.prompt, sessionId, options),
   });
   return { sessionId, handle };
 }
@@ -64,6 +67,8 @@ export interface ResumeOptions {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is, for links from the Temporal UI. */
   webUrl?: string;
+  /** `false`: the namespace lacks Loom's search attributes, so runs carry none (see `checkSearchAttributes`). */
+  searchAttributes?: boolean;
 }
 
 /** A prompt on its way to a session: the run it went to, which may be the one it started. */
@@ -102,6 +107,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
     parentId: session.parentID,
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+    ...(options.searchAttributes === false ? { searchAttributes: false as const } : {}),
   };
   const started = await client.workflow.signalWithStart(sessionWorkflow, {
     workflowId: session.id,
@@ -109,7 +115,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
     args: [input],
     signal: promptSignal,
     signalArgs: [{ promptId }],
-    ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session), options.webUrl),
+    ...runMetadata(session.id, agent, session.title, options.prompt, await rootOf(store, session), options),
   });
   const runId = started.signaledRunId;
   return { promptId, runId, handle: client.workflow.getHandle(session.id, runId) };
@@ -152,14 +158,19 @@ async function cancelRun(client: Client, sessionId: string): Promise<'cancelled'
 }
 
 /** What the Temporal UI shows for a run: a one-line summary, the prompt, searchable ids. */
-function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId = sessionId, webUrl?: string) {
+function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId: string, options: { webUrl?: string; searchAttributes?: boolean }) {
+  const { webUrl } = options;
   return {
     staticSummary: `${agent} · ${excerpt(title, 80)}`,
     staticDetails: `**Prompt**\n\n${excerpt(prompt, PREVIEW_LIMIT)}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
-    typedSearchAttributes: [
-      { key: AgentAttribute, value: agent },
-      { key: RootSessionAttribute, value: rootId },
-    ],
+    ...(options.searchAttributes === false
+      ? {}
+      : {
+          typedSearchAttributes: [
+            { key: AgentAttribute, value: agent },
+            { key: RootSessionAttribute, value: rootId },
+          ],
+        }),
   };
 }
 

@@ -1,12 +1,8 @@
 import { ConfigError, configLayers } from '../activities/config/load.js';
 import { dataDir } from '../activities/paths.js';
 
-/** Where the CLI finds Temporal, its task queue and the session store. */
+/** Where the CLI finds its task queue and the session store (Temporal itself: `CliContext.target`). */
 export interface ClientSettings {
-  /** Set when the user named a server; otherwise Loom runs the embedded dev server. */
-  address: string | undefined;
-  embeddedAddress: string;
-  namespace: string;
   taskQueue: string;
   dataDir: string;
   /** The PostgreSQL session store shared by several machines (else SQLite in `dataDir`). */
@@ -21,9 +17,6 @@ export interface ClientSettings {
 export function clientSettings(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ClientSettings {
   const store = storeUrlFrom(env, cwd);
   return {
-    address: env.TEMPORAL_ADDRESS || undefined,
-    embeddedAddress: `127.0.0.1:${env.LOOM_TEMPORAL_PORT || 7233}`,
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.LOOM_TASK_QUEUE || 'loom',
     dataDir: dataDir(env),
     storeUrl: store?.url,

@@ -2,40 +2,61 @@ import { Client, Connection } from '@temporalio/client';
 import { devServer, isListening } from './dev-server.js';
 import { CliError } from './cli-error.js';
 import { livePollers } from '../activities/hosts/pollers.js';
-import type { ClientSettings } from './settings.js';
+import { connectionOptions } from '../worker/temporal/connection-options.js';
+import type { TemporalTarget } from '../worker/temporal/target.js';
+import { checkTemporal } from './temporal-check.js';
+import { tracingWanted } from '../worker/tracing/wanted.js';
+import { checkSearchAttributes, firstTimeNotice, missingAttributesNotice } from './search-attributes.js';
 
 export interface TemporalAccess {
   client: Client;
   connection: Connection;
   address: string;
+  target: TemporalTarget;
+  /** Whether runs may carry Loom's search attributes: the namespace has them (see `checkSearchAttributes`). */
+  searchAttributes: boolean;
 }
 
 /**
- * Connects to Temporal: the server named by `TEMPORAL_ADDRESS`, or the embedded dev server on
- * localhost, started in the background when nothing listens there yet.
+ * Connects to Temporal: the server the target names (checked first with a connection that does
+ * not retry, so a refused credential or an unknown namespace is said at once), or the embedded dev
+ * server on localhost, started in the background when nothing listens there yet.
  */
 export async function connectTemporal(
-  settings: ClientSettings,
+  target: TemporalTarget,
   report: (line: string) => void,
-  env: NodeJS.ProcessEnv = process.env,
+  options: { env?: NodeJS.ProcessEnv; dataDir: string },
 ): Promise<TemporalAccess> {
-  let address = settings.address;
-  if (!address) {
-    address = settings.embeddedAddress;
-    if (!(await isListening(address))) {
-      report(`Starting the Temporal dev server at ${address} …`);
-      const output = await devServer('start', env);
-      const ui = /https?:\/\/\S+/.exec(output)?.[0];
-      report(`Temporal dev server running${ui ? ` · UI ${ui}` : ''} · \`loom down\` stops it`);
-    }
+  const env = options.env ?? process.env;
+  const { address } = target;
+  if (target.embedded && !(await isListening(address))) {
+    report(`Starting the Temporal dev server at ${address} …`);
+    const output = await devServer('start', env);
+    const ui = /https?:\/\/\S+/.exec(output)?.[0];
+    report(`Temporal dev server running${ui ? ` · UI ${ui}` : ''} · \`loom down\` stops it`);
   }
+  if (!target.embedded || target.namespace !== 'default') await checkTemporal(target);
+  let connection: Connection;
   try {
-    const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
-    return { client: new Client({ connection, namespace: settings.namespace }), connection, address };
+    connection = await Connection.connect({ ...connectionOptions(target), connectTimeout: '5 seconds' });
   } catch (error) {
-    const source = settings.address ? ' (from TEMPORAL_ADDRESS)' : '';
-    throw new CliError(`Cannot reach Temporal at ${address}${source}: ${(error as Error).message}`);
+    throw new CliError(`Cannot reach Temporal at ${address} (${target.sources.address}): ${(error as Error).message}`);
   }
+  // The embedded server registers them when it starts (client/dev-server/).
+  const searchAttributes = target.embedded || (await readySearchAttributes(connection, target, report, options.dataDir));
+  // A traced command's runs carry its span, so the trace starts where the person typed.
+  const interceptors = tracingWanted(env) ? (await import('../worker/tracing/client-interceptors.js')).tracedClientInterceptors() : undefined;
+  return { client: new Client({ connection, namespace: target.namespace, interceptors }), connection, address, target, searchAttributes };
+}
+
+/** Adds Loom's search attributes to a namespace that lacks them; where that is refused, says once how, and runs go without. */
+async function readySearchAttributes(connection: Connection, target: TemporalTarget, report: (line: string) => void, dataDir: string): Promise<boolean> {
+  const found = await checkSearchAttributes(connection, target, { add: true });
+  if (found.state === 'added') report(`Added Loom's search attributes to namespace ${target.namespace}: ${found.names.join(', ')}.`);
+  if (found.state !== 'missing') return true;
+  const notice = missingAttributesNotice(target, found);
+  if (firstTimeNotice(dataDir, target, notice)) report(`warning: ${notice}\n(Said once per namespace on this machine; \`loom status\` shows it again.)`);
+  return false;
 }
 
 /** Whether a worker has polled the task queue for workflow tasks recently. */

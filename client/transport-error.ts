@@ -1,4 +1,5 @@
 import { isGrpcDeadlineError, isGrpcServiceError, isRetryableError } from '@temporalio/client';
+import type { TemporalTarget } from '../worker/temporal/target.js';
 
 /**
  * Whether an error says the Temporal server could not be reached (connection refused or dropped,
@@ -23,10 +24,10 @@ export function transportReason(error: unknown): string {
 
 /**
  * One line for a Temporal server that does not answer at all, and how to get one: the dev server
- * is started by Loom's commands (`loom worker` among them) when TEMPORAL_ADDRESS names none.
+ * is started by Loom's commands (`loom worker` among them) when nothing names a server.
  */
-export function serverUnreachableMessage(address: string, fromEnv: boolean): string {
-  return fromEnv
-    ? `Cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`
-    : `Cannot reach the Temporal server at ${address}: it is not running (stopped by \`loom down\`?). \`./temporal-dev.sh start\`, or any \`loom run\`, starts it again.`;
+export function serverUnreachableMessage(target: Pick<TemporalTarget, 'address' | 'embedded' | 'sources'>): string {
+  return target.embedded
+    ? `Cannot reach the Temporal server at ${target.address}: it is not running (stopped by \`loom down\`?). \`./temporal-dev.sh start\`, or any \`loom run\`, starts it again.`
+    : `Cannot reach the Temporal server at ${target.address} (${target.sources.address}): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`;
 }

@@ -48,9 +48,9 @@ export async function watchRun(
   options: { quiet: boolean; rootId?: string; /** The run to follow, when the handle does not say. */ runId?: string },
 ): Promise<RunOutcome> {
   const limitMs = reconnectLimit(context.env);
-  const { client, address } = await context.temporal();
+  const { client, address, target } = await context.temporal();
   const follower = new RunFollower(
-    { address, namespace: context.settings.namespace, workflowId: handle.workflowId, runId: options.runId ?? runIdOf(handle) },
+    { temporal: target, workflowId: handle.workflowId, runId: options.runId ?? runIdOf(handle) },
     { limitMs, report: context.report },
   );
   let detach: (outcome: RunOutcome) => void = () => undefined;

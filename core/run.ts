@@ -44,6 +44,11 @@ export interface SessionRunInput {
   /** Where `loom serve`'s web view is: runs link to their session's page in the Temporal UI. */
   webUrl?: string;
   /**
+   * `false` when the namespace lacks Loom's search attributes and Loom could not add them: this run,
+   * and every run it starts, sets none (the server would refuse them). Absent: they are set.
+   */
+  searchAttributes?: false;
+  /**
    * A background subagent's run: when it ends, its outcome is sent to this parent session as a
    * prompt (see `notifyParent`), which wakes the parent if it is idle.
    */

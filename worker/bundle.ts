@@ -10,20 +10,28 @@ export const PROJECT_ROOT = PACKAGE_ROOT;
 const CODE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COMPILED = import.meta.url.endsWith('.js');
 const WORKFLOWS_ENTRY = join(CODE_ROOT, 'workflows', COMPILED ? 'index.js' : 'index.ts');
-/** The bundle `npm run build` makes, beside the build's own code. */
-export const BUILT_BUNDLE_NAME = 'workflow-bundle.js';
+const TRACING_INTERCEPTORS = join(CODE_ROOT, 'worker', 'tracing', COMPILED ? 'workflow-interceptors.js' : 'workflow-interceptors.ts');
 
 /**
- * The workflow bundle. The build ships one (`npm run build`); from the sources it is built once
- * per version of the workflow code and cached on disk: bundling takes seconds, and every
+ * Which bundle: the workflows alone, or with the tracing interceptors (a worker that sends traces,
+ * see worker/tracing/), so a worker that does not pays nothing for them.
+ */
+export type BundleKind = 'plain' | 'traced';
+
+/** The bundles `npm run build` makes, beside the build's own code. */
+export const BUILT_BUNDLE_NAMES: Record<BundleKind, string> = { plain: 'workflow-bundle.js', traced: 'workflow-bundle-traced.js' };
+
+/**
+ * The workflow bundle. The build ships them (`npm run build`); from the sources each is built
+ * once per version of the workflow code and cached on disk: bundling takes seconds, and every
  * `loom run` with an in-process worker would pay it again.
  */
-export async function workflowBundlePath(cacheDir = join(PROJECT_ROOT, 'node_modules', '.cache', 'loom')): Promise<string> {
-  const built = join(CODE_ROOT, BUILT_BUNDLE_NAME);
+export async function workflowBundlePath(kind: BundleKind = 'plain', cacheDir = join(PROJECT_ROOT, 'node_modules', '.cache', 'loom')): Promise<string> {
+  const built = join(CODE_ROOT, BUILT_BUNDLE_NAMES[kind]);
   if (COMPILED && existsSync(built)) return built;
-  const file = join(cacheDir, `workflows-${sourceHash()}.js`);
+  const file = join(cacheDir, `workflows-${kind === 'traced' ? 'traced-' : ''}${sourceHash()}.js`);
   if (existsSync(file)) return file;
-  const code = await bundleWorkflows();
+  const code = await bundleWorkflows(kind);
   mkdirSync(cacheDir, { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, code);
@@ -32,15 +40,19 @@ export async function workflowBundlePath(cacheDir = join(PROJECT_ROOT, 'node_mod
 }
 
 /** The workflow code of the code running now, bundled for the workflow sandbox. */
-export async function bundleWorkflows(): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, logger: quietLogger });
+export async function bundleWorkflows(kind: BundleKind = 'plain'): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_ENTRY,
+    ...(kind === 'traced' ? { workflowInterceptorModules: [TRACING_INTERCEPTORS] } : {}),
+    logger: quietLogger,
+  });
   return code;
 }
 
-/** A hash of everything that goes into the bundle: workflow and core sources and the lockfile. */
+/** A hash of everything that goes into the bundles: workflow, core and tracing sources and the lockfile. */
 function sourceHash(): string {
   const hash = createHash('sha256');
-  const files = [...listFiles(join(CODE_ROOT, 'workflows')), ...listFiles(join(CODE_ROOT, 'core'))];
+  const files = [...listFiles(join(CODE_ROOT, 'workflows')), ...listFiles(join(CODE_ROOT, 'core')), ...listFiles(join(CODE_ROOT, 'worker', 'tracing'))];
   files.push(join(PROJECT_ROOT, 'package-lock.json'));
   for (const file of files.sort()) {
     hash.update(file.slice(file.startsWith(CODE_ROOT) ? CODE_ROOT.length : PROJECT_ROOT.length));

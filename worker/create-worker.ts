@@ -7,6 +7,7 @@ import { followPluginEvents } from '../activities/plugins/events.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import { workflowBundlePath } from './bundle.js';
+import { tracingWanted } from './tracing/wanted.js';
 
 /** Which queues a worker serves: the shared one (workflows, model calls), its host's (workspace tools), or both. */
 export type ServedQueues = 'both' | 'shared' | 'host';
@@ -45,7 +46,10 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
   const serve = options.serve ?? 'both';
   const servesHost = serve !== 'shared';
   const activities = createActivities({ store: options.store, env, dataDir: dataDir(env), hostId: servesHost ? hostId : undefined });
+  const tracing = tracingWanted(env) ? (await import('./tracing/setup.js')).startTracing(env) : undefined;
+  const traced = tracing ? (await import('./tracing/worker-options.js')).tracedWorkerOptions(tracing) : {};
   const common = {
+    ...traced,
     connection: options.connection,
     namespace: options.namespace,
     identity: workerIdentity(),
@@ -64,7 +68,7 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
       await Worker.create({
         ...common,
         taskQueue: options.taskQueue,
-        workflowBundle: { codePath: await workflowBundlePath() },
+        workflowBundle: { codePath: await workflowBundlePath(tracing ? 'traced' : 'plain') },
         maxCachedWorkflows: options.maxCachedWorkflows ?? maxCachedWorkflowsFrom(env),
       }),
     );

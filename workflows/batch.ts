@@ -39,6 +39,8 @@ export interface BatchRunInput {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is: each task's run links to its session's page. */
   webUrl?: string;
+  /** `false`: the namespace lacks Loom's search attributes; task runs set none (see `SessionRunInput`). */
+  searchAttributes?: false;
   /** State handed over by continue-as-new. */
   carried?: BatchCarried;
 }
@@ -165,6 +167,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         quietResult: true,
         modelRetry: input.modelRetry,
         ...(input.webUrl ? { webUrl: input.webUrl } : {}),
+        ...(input.searchAttributes === false ? { searchAttributes: false as const } : {}),
       };
       void scope
         .run(async () => {
@@ -175,10 +178,14 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
             parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
             staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
             ...(input.webUrl ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() } : {}),
-            typedSearchAttributes: [
-              ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
-              { key: RootSessionAttribute, value: task.sessionId },
-            ],
+            ...(input.searchAttributes === false
+              ? {}
+              : {
+                  typedSearchAttributes: [
+                    ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
+                    { key: RootSessionAttribute, value: task.sessionId },
+                  ],
+                }),
           });
           return handle.result();
         })

@@ -5,6 +5,7 @@ import { KNOWN_PROVIDERS, knownProvider } from './known-providers.js';
 import { PROVIDER_PACKAGES, providerPackage, type ModelProtocol } from './provider-packages.js';
 import { streamLimits } from './stream-limits.js';
 import { watchedFetch } from './stream-watchdog.js';
+import { headerValueProblem } from '../header-value.js';
 
 export class ProviderError extends Error {
   override name = 'ProviderError';
@@ -96,15 +97,7 @@ function missingKey(providerID: string, variables: string[]): string {
   return `No API key for provider "${providerID}": set ${variables.join(' or ')}, or ${where}.`;
 }
 
-/**
- * HTTP headers carry Latin-1 only: a key pasted with `…` or a smart quote would fail every request
- * with a cryptic ByteString error, retried for minutes. Said at once instead, as a setting to fix.
- */
 function checkHeaderValue(value: string, what: string): void {
-  const index = [...value].findIndex((char) => char.charCodeAt(0) > 0xff || char.charCodeAt(0) < 0x20);
-  if (index < 0) return;
-  const char = [...value][index];
-  throw new ProviderError(
-    `${what} contains ${JSON.stringify(char)} (U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at position ${index + 1}, which HTTP headers cannot carry: copy the key again, without placeholders such as "…".`,
-  );
+  const problem = headerValueProblem(value, what);
+  if (problem) throw new ProviderError(problem);
 }

@@ -35,12 +35,12 @@ export async function resumeCommand(
   warnOfUnknownCommand(context, prompt, project.config);
   const json = Boolean(options.json);
   let cursor = await currentCursor(context.store, sessionId);
-  const { client } = await context.temporal();
+  const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
   reportMissingKey(context, missingKey);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   const rootId = await rootOf(context.store, session);
-  const sending = { prompt, agent, model: pinned, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env), webUrl: context.settings.webUrl };
+  const sending = { prompt, agent, model: pinned, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env), webUrl: context.settings.webUrl, searchAttributes };
 
   // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to
   // close and starts the next one. A cancel that lands just after the check is caught below.

@@ -26,7 +26,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
   const maxPromptBytes = promptLimit(directory, context.env);
   checkPromptSize(prompt, maxPromptBytes);
   warnOfUnknownCommand(context, prompt, project.config);
-  const { client } = await context.temporal();
+  const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
   reportMissingKey(context, missingKey);
   const { sessionId, handle } = await startSession(client, context.store, {
@@ -40,6 +40,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     taskQueue: context.settings.taskQueue,
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
+    searchAttributes,
   });
   const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
   return printOutcome(context, outcome, Boolean(options.json));

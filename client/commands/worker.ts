@@ -26,13 +26,15 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   const serve: ServedQueues = options.sharedOnly ? 'shared' : options.hostOnly ? 'host' : 'both';
   const hostId = options.hostId ? hostIdFlag(options.hostId) : context.hostId;
   const maxCachedWorkflows = cachedWorkflowsFlag(options.maxCachedWorkflows, context.env);
-  if (context.settings.address && (await portState(context.settings.address)) === 'refused') {
-    throw new CliError(serverUnreachableMessage(context.settings.address, true));
+  const target = await context.target();
+  if (!target.embedded && (await portState(target.address)) === 'refused') {
+    throw new CliError(serverUnreachableMessage(target));
   }
   installQuietRuntime('WARN');
   const access = await context.temporal();
   const { address, client } = access;
-  const { namespace, taskQueue } = context.settings;
+  const { namespace } = target;
+  const { taskQueue } = context.settings;
   if (serve !== 'shared') {
     const others = (await livePollers(client.workflowService, namespace, hostTaskQueue(taskQueue, hostId), 'activity')).filter(
       (poller) => poller.machine !== undefined && poller.machine !== hostname(),
@@ -53,7 +55,7 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
     lost: () => {
       down = true;
       setServerDown(true);
-      context.report(`${pc.yellow('Warning:')} ${serverUnreachableMessage(address, Boolean(context.settings.address))} The worker waits for it and carries on when it is back.`);
+      context.report(`${pc.yellow('Warning:')} ${serverUnreachableMessage(target)} The worker waits for it and carries on when it is back.`);
     },
     back: () => {
       down = false;

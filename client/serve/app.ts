@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
+import type { TemporalTarget } from '../../worker/temporal/target.js';
 import { LOOM_VERSION } from '../../activities/package-root.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { cors } from 'hono/cors';
@@ -19,6 +20,10 @@ export interface ServeDeps {
   store: SessionStore;
   /** Temporal, connected on first use (reads never need it). */
   client(): Promise<Client>;
+  /** Whether runs may carry Loom's search attributes (the namespace has them). */
+  searchAttributes(): Promise<boolean>;
+  /** Which Temporal: the web view links runs into its UI. */
+  temporal: Pick<TemporalTarget, 'address' | 'namespace' | 'embedded'>;
   taskQueue: string;
   dataDir: string;
   /** This machine's host id: new sessions' directories are here. */

@@ -18,17 +18,21 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
   const { token, generated } = serverToken(options.hostname, context.env);
+  const target = await context.target();
   if (options.worker) await context.ensureWorker();
+  // Temporal out of reach is the server's trouble, not the request's: 503, and the next request tries again.
+  const temporal = async () => {
+    try {
+      return await context.temporal();
+    } catch (error) {
+      throw new HttpError(503, (error as Error).message);
+    }
+  };
   const deps: ServeDeps = {
     store: context.store,
-    // Temporal out of reach is the server's trouble, not the request's: 503, and the next request tries again.
-    client: async () => {
-      try {
-        return (await context.temporal()).client;
-      } catch (error) {
-        throw new HttpError(503, (error as Error).message);
-      }
-    },
+    client: async () => (await temporal()).client,
+    searchAttributes: async () => (await temporal()).searchAttributes,
+    temporal: target,
     taskQueue: context.settings.taskQueue,
     dataDir: context.settings.dataDir,
     hostId: context.hostId,

@@ -301,7 +301,7 @@ describe('bad input', () => {
   it('names an unreachable TEMPORAL_ADDRESS', async () => {
     const result = await loom(['run', '-m', 'scripted/test-model', 'hello'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('Cannot reach Temporal at 127.0.0.1:1 (from TEMPORAL_ADDRESS)');
+    expect(result.stderr.trim()).toBe('Error: Cannot use Temporal at 127.0.0.1:1 (TEMPORAL_ADDRESS), namespace default: nothing answers there (is the server running, and is this its gRPC port?).');
   });
 
   it('stores and prints a rejected API key without retrying', async () => {

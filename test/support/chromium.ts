@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { aptInstall } from './apt.js';
 
 const NAMES = ['chromium', 'chromium-browser'];
 
@@ -18,7 +18,7 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   }
   const found = onPath(env);
   if (found) return found;
-  installChromium();
+  aptInstall('chromium', 'No Chromium found (set CHROMIUM_PATH, or put chromium on PATH)');
   const installed = onPath(env);
   if (!installed) throw new Error(`apt-get installed the chromium package, but none of ${NAMES.join(', ')} is on PATH (${env.PATH}).`);
   return installed;
@@ -45,26 +45,5 @@ function executable(path: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function installChromium(): void {
-  const root = process.getuid?.() === 0;
-  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (!root || !hasApt) {
-    throw new Error(
-      `No Chromium found (set CHROMIUM_PATH, or put chromium on PATH), and it cannot be installed here: ${!hasApt ? 'apt-get is missing' : 'installing needs root'}. ` +
-        'On Debian or Ubuntu: apt-get install chromium.',
-    );
-  }
-  process.stderr.write('No Chromium found; installing Debian\'s chromium package with apt-get (once per machine) …\n');
-  // Wait for another apt (a second test file installing at the same time) instead of failing on its lock.
-  const lockWait = ['-o', 'DPkg::Lock::Timeout=600'];
-  const environment = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', ...lockWait], ['install', '-y', ...lockWait, 'chromium']]) {
-    const run = spawnSync('apt-get', ['-q', ...args], { env: environment, encoding: 'utf8', timeout: 15 * 60_000 });
-    if (run.status !== 0) {
-      throw new Error(`apt-get ${args.join(' ')} failed (exit ${run.status ?? run.signal}); install chromium by hand or set CHROMIUM_PATH:\n${(run.stderr || run.stdout || String(run.error ?? '')).slice(-2000)}`);
-    }
   }
 }

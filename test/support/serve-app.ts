@@ -15,6 +15,8 @@ export async function startTestServer(env: LoomTestEnv, options: Partial<Pick<Se
   const app = createServeApp({
     store: env.store,
     client: () => Promise.resolve(env.client),
+    searchAttributes: () => Promise.resolve(true),
+    temporal: { address: env.env.TEMPORAL_ADDRESS!, namespace: 'default', embedded: false },
     taskQueue: env.taskQueue,
     dataDir: env.dataDir,
     hostId: localHostId(env.env),

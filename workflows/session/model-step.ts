@@ -62,7 +62,7 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
       hostWatch: { host: input.host, state },
       recentCalls: state.recentCalls,
       doomLoopThreshold: config.doomLoopThreshold,
-      task: { config, slots, modelRetry: input.modelRetry, webUrl: input.webUrl, backgroundChildren: state.backgroundChildren, waiting: state.waiting },
+      task: { config, slots, modelRetry: input.modelRetry, webUrl: input.webUrl, searchAttributes: input.searchAttributes, backgroundChildren: state.backgroundChildren, waiting: state.waiting },
       bypassTaskAsk: state.bypassTaskAsk,
     });
     // A person rejected a call outright: the turn ends here, as in OpenCode.

@@ -64,7 +64,7 @@ export function initialState(input: SessionRunInput): RunState {
     title: carried?.title ?? input.title,
     backgroundChildren: carried?.backgroundChildren ?? [],
   };
-  state.waiting = new WaitingBoard({ id: input.sessionId, parentId: input.parentId }, carried?.waiting, () => showProgress(state as RunState));
+  state.waiting = new WaitingBoard({ id: input.sessionId, parentId: input.parentId, searchAttributes: input.searchAttributes }, carried?.waiting, () => showProgress(state as RunState));
   return state as RunState;
 }
 

@@ -47,6 +47,7 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
     slots,
     modelRetry: input.modelRetry,
     webUrl: input.webUrl,
+    searchAttributes: input.searchAttributes,
     waiting: state.waiting,
   });
   await appendSyntheticPrompt(input, state, { text: SUMMARIZE_SUBTASK });

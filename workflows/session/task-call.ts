@@ -42,6 +42,8 @@ export interface TaskContext {
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is (children link to their pages too). */
   webUrl?: string;
+  /** `false`: the namespace lacks Loom's search attributes (see `SessionRunInput`). */
+  searchAttributes?: false;
   /** The run's list of background subagents, which a cancelled run cancels. */
   backgroundChildren?: string[];
   /** What waits in the run's subtree: a subagent that ended waits no more. */
@@ -97,6 +99,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       sessionRules: childRules(config, agent),
       modelRetry: context.modelRetry,
       ...(context.webUrl ? { webUrl: context.webUrl } : {}),
+      ...(context.searchAttributes === false ? { searchAttributes: false as const } : {}),
       ...(background ? { deliverTo: { sessionId: context.sessionId, partId: call.partId } } : {}),
     };
     let handle;
@@ -109,11 +112,15 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
         parentClosePolicy: background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${input.description}`,
         staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
-        typedSearchAttributes: [
-          { key: AgentAttribute, value: agent.name },
-          { key: RootSessionAttribute, value: config.rootId },
-          { key: ParentSessionAttribute, value: context.sessionId },
-        ],
+        ...(context.searchAttributes === false
+          ? {}
+          : {
+              typedSearchAttributes: [
+                { key: AgentAttribute, value: agent.name },
+                { key: RootSessionAttribute, value: config.rootId },
+                { key: ParentSessionAttribute, value: context.sessionId },
+              ],
+            }),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

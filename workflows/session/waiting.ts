@@ -22,7 +22,8 @@ export class WaitingBoard {
   private ended = false;
 
   constructor(
-    private readonly session: { id: string; parentId?: string },
+    /** `searchAttributes: false`: the namespace lacks `LoomWaiting`, so runs are not marked. */
+    private readonly session: { id: string; parentId?: string; searchAttributes?: false },
     carried: CarriedWaiting | undefined,
     private readonly onChange: () => void,
   ) {
@@ -87,6 +88,7 @@ export class WaitingBoard {
     const waiting = this.requests().length > 0;
     // What runs recorded before went by: their own requests, whatever else happened.
     const own = this.own.length > 0;
+    if (this.session.searchAttributes === false) return;
     if ((workflowInfo().typedSearchAttributes.get(WaitingAttribute) ?? false) === waiting) return;
     if (waiting !== own && !patched(WAITING_FROM_SUBAGENTS)) return;
     upsertSearchAttributes([{ key: WaitingAttribute, value: waiting }]);

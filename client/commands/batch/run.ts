@@ -28,7 +28,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
     if (task.model) checkModelFlag(task.model);
     if (!task.prompt.trim()) throw new CliError(`${file}:${index + 1}: empty prompt`);
   }
-  const { client } = await context.temporal();
+  const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
   const { batch, handle } = await startBatch(client, context.store, {
     tasks,
@@ -43,6 +43,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
     taskQueue: context.settings.taskQueue,
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
+    searchAttributes,
   });
   context.report(`Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`);
   return followBatch(context, handle, batch, { quiet: options.json });

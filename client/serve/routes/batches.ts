@@ -147,6 +147,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       taskQueue: deps.taskQueue,
       modelRetry: modelRetryFromEnv(env),
       webUrl: deps.webUrl,
+      searchAttributes: await deps.searchAttributes(),
     });
     return c.json({ id: batch.id, total: batch.total }, 201);
   });

@@ -67,6 +67,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       taskQueue: deps.taskQueue,
       modelRetry: modelRetryFromEnv(env),
       webUrl: deps.webUrl,
+      searchAttributes: await deps.searchAttributes(),
     });
     return c.json({ id: sessionId }, 201);
   });
@@ -93,6 +94,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       taskQueue: deps.taskQueue,
       modelRetry: modelRetryFromEnv(env),
       webUrl: deps.webUrl,
+      searchAttributes: await deps.searchAttributes(),
     });
     return c.json({ id, promptID: sent.promptId, runID: sent.runId }, 202);
   });

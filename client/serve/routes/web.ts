@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isLoopback } from '../auth.js';
+import { temporalUiUrl } from '../../../worker/temporal/ui.js';
 import type { ServeDeps } from '../app.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -77,11 +77,8 @@ export function registerWebRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     return assets.has(name) ? send(c, name, join(WEB_DIR, name)) : notFound(c);
   });
 
-  const namespace = deps.env.TEMPORAL_NAMESPACE || 'default';
-  const address = deps.env.TEMPORAL_ADDRESS;
-  // The embedded dev server's UI; for a Temporal elsewhere the page shows no link rather than a wrong one.
-  const temporalUi = !address || isLoopback(address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')) ? `http://localhost:${deps.env.LOOM_TEMPORAL_UI_PORT || 8233}` : null;
-  app.get('/config/web', (c) => c.json({ temporalUi, namespace }, 200));
+  const temporalUi = temporalUiUrl(deps.temporal, deps.env) ?? null;
+  app.get('/config/web', (c) => c.json({ temporalUi, namespace: deps.temporal.namespace }, 200));
 }
 
 /** The files under `dir`, as `/`-separated paths relative to it. */

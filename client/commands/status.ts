@@ -1,0 +1,97 @@
+import pc from 'picocolors';
+import { LOOM_VERSION } from '../../activities/package-root.js';
+import { storeFile } from '../../activities/paths.js';
+import type { CliContext } from '../context.js';
+import { missingAttributesNotice } from '../search-attributes.js';
+import { temporalStatus, type QueueWorkers, type TemporalStatus } from '../temporal-status.js';
+
+interface StoreStatus {
+  kind: 'SQLite' | 'PostgreSQL';
+  /** The file, or the URL without its password. */
+  location: string;
+  source: string;
+}
+
+/**
+ * `loom status`: which Temporal (address, namespace, TLS, auth, and where each setting came from),
+ * what it answered, which workers poll Loom's task queues, which store, and the versions. Exits 1
+ * when the Temporal it names refuses or does not answer.
+ */
+export async function statusCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
+  const target = await context.target();
+  const temporal = await temporalStatus(target, { env: context.env, taskQueue: context.settings.taskQueue, hostId: context.hostId });
+  const store = storeStatus(context);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, store, taskQueue: context.settings.taskQueue })}\n`);
+  } else {
+    const lines = [...temporalLines(temporal, target), ...storeLines(store), `${label('Loom')}${LOOM_VERSION} · task queue "${context.settings.taskQueue}"`];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return temporal.state === 'refused' ? 1 : 0;
+}
+
+function temporalLines(status: TemporalStatus, target: Parameters<typeof missingAttributesNotice>[0]): string[] {
+  const { sources } = status;
+  const lines = [`${label('Temporal')}${status.address} (${sources.address})`, `${label('namespace')}${status.namespace} (${sources.namespace})`];
+  if (status.profile) lines.push(`${label('profile')}"${status.profile.name}" of ${status.profile.file}`);
+  const tlsFacts = [
+    sources.serverCa ? `server CA ${sources.serverCa}` : status.tls ? "the system's CAs" : undefined,
+    sources.serverName ? `server name (${sources.serverName})` : undefined,
+  ].filter(Boolean);
+  lines.push(`${label('TLS')}${status.tls ? 'on' : 'off'}${sources.tls ? ` (${sources.tls})` : ''}${tlsFacts.length ? ` · ${tlsFacts.join(' · ')}` : ''}`);
+  const authSource = status.auth === 'api key' ? sources.apiKey : status.auth === 'client certificate' ? sources.clientCert : undefined;
+  lines.push(`${label('auth')}${status.auth}${authSource ? ` (${authSource})` : ''}`);
+  if (sources.metadata) lines.push(`${label('headers')}${sources.metadata.join(', ')}`);
+  if (status.ui) lines.push(`${label('UI')}${status.ui}/namespaces/${encodeURIComponent(status.namespace)}/workflows`);
+  if (status.state === 'not running') {
+    lines.push(`${label('server')}not running (the next \`loom run\` starts it)`);
+    return lines;
+  }
+  if (status.state === 'refused') {
+    lines.push(`${label('server')}${pc.red(status.error ?? 'refused')}`);
+    return lines;
+  }
+  lines.push(`${label('server')}${status.serverVersion ? `Temporal ${status.serverVersion}` : 'answers'}`);
+  const attributes = status.searchAttributes;
+  if (attributes?.state === 'missing') lines.push(`${label('search attrs')}${pc.yellow('missing')}\n${indent(missingAttributesNotice(target, attributes))}`);
+  else if (attributes) lines.push(`${label('search attrs')}present`);
+  for (const queue of status.workers ?? []) lines.push(`${label(queue.kind === 'workflow' ? 'workers' : '')}${workerLine(queue)}`);
+  return lines;
+}
+
+function workerLine(queue: QueueWorkers): string {
+  const what = `"${queue.taskQueue}" ${queue.kind === 'workflow' ? 'runs' : 'activities'}`;
+  if (queue.pollers.length === 0) return `${what}: none${queue.kind === 'workflow' ? ' (`loom worker` starts one; `loom run` runs one in the command)' : ''}`;
+  return `${what}: ${queue.pollers.map((poller) => (poller.machine ? `${poller.machine} pid ${poller.pid}` : poller.identity)).join(', ')}`;
+}
+
+function storeStatus(context: CliContext): StoreStatus {
+  const { storeUrl, storeUrlSource, dataDir } = context.settings;
+  if (!storeUrl) return { kind: 'SQLite', location: storeFile(dataDir), source: context.env.LOOM_DATA_DIR ? 'LOOM_DATA_DIR' : 'the default data folder' };
+  return { kind: 'PostgreSQL', location: withoutPassword(storeUrl), source: storeUrlSource ?? 'LOOM_STORE_URL' };
+}
+
+function storeLines(store: StoreStatus): string[] {
+  return [`${label('Store')}${store.kind} ${store.location} (${store.source})`];
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+function label(name: string): string {
+  return name ? pc.dim(name.padEnd(14)) : ' '.repeat(14);
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `${' '.repeat(14)}${line}`)
+    .join('\n');
+}
