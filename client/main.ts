@@ -218,6 +218,7 @@ program
   .option('--shared-only', 'serve only the shared queue: workflows and model calls, no workspace tools (a machine without checkouts)')
   .option('--host-only', "serve only this host's workspace tools")
   .option('--max-cached-workflows <n>', 'runs kept in memory between their tasks (default: LOOM_MAX_CACHED_WORKFLOWS, else sized from the heap); fewer use less memory and replay more')
+  .option('--metrics-port <[host:]port>', "serve Prometheus metrics at /metrics on this port: Temporal's and Loom's (default: LOOM_METRICS_PORT; off when unset)")
   .action(async (options) => execute(async (context) => (await import('./commands/worker.js')).workerCommand(context, options)));
 
 program

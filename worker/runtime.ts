@@ -1,4 +1,6 @@
-import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
+import { COST_BUCKETS, METRIC } from '../activities/telemetry/metrics.js';
+import { MetricsPortError, type MetricsAddress } from './metrics/metrics-address.js';
 
 let installed = false;
 let serverDown = false;
@@ -13,13 +15,25 @@ export function setServerDown(down: boolean): void {
 
 /**
  * Installs the Temporal runtime with a logger that keeps the terminal quiet: warnings and errors
- * only, unless `LOOM_LOG_LEVEL` says otherwise. Must run before the first worker is created.
+ * only, unless `LOOM_LOG_LEVEL` says otherwise; with `metrics`, it serves Prometheus metrics (the
+ * SDK's and Loom's own, see activities/telemetry/metrics.ts) there. Must run before the first
+ * worker is created.
  */
-export function installQuietRuntime(defaultLevel: LogLevel = 'WARN'): void {
+export function installQuietRuntime(defaultLevel: LogLevel = 'WARN', options: { metrics?: MetricsAddress } = {}): void {
   if (installed) return;
   const level = (process.env.LOOM_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) || defaultLevel;
   installed = true;
-  Runtime.install({
+  try {
+    Runtime.install(runtimeOptions(level, options.metrics));
+  } catch (error) {
+    installed = false;
+    const reason = /Address already in use/i.test((error as Error).message) ? 'the port is in use (another worker on this machine?)' : (error as Error).message;
+    throw new MetricsPortError(`Cannot serve metrics on ${options.metrics!.bindAddress} (${options.metrics!.source}): ${reason}`);
+  }
+}
+
+function runtimeOptions(level: LogLevel, metrics: MetricsAddress | undefined): RuntimeOptions {
+  return {
     // Loom decides what a signal means (Ctrl-C cancels a run; `loom worker` drains and stops).
     shutdownSignals: [],
     logger: new DefaultLogger(level, (entry) => {
@@ -29,6 +43,11 @@ export function installQuietRuntime(defaultLevel: LogLevel = 'WARN'): void {
       const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : '';
       process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${meta}\n`);
     }),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} } },
-  });
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} },
+      ...(metrics
+        ? { metrics: { prometheus: { bindAddress: metrics.bindAddress, countersTotalSuffix: true, histogramBucketOverrides: { [METRIC.cost]: COST_BUCKETS } } } }
+        : {}),
+    },
+  };
 }

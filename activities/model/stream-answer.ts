@@ -1,4 +1,6 @@
 import { Context } from '@temporalio/activity';
+import { countModelCall } from '../telemetry/metrics.js';
+import { inModelCallSpan } from '../telemetry/spans.js';
 import { InvalidResponseDataError, type LanguageModelV3FunctionTool, type LanguageModelV3Prompt, type LanguageModelV3StreamPart, type LanguageModelV3Usage, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
@@ -39,6 +41,8 @@ export interface StreamedAnswer {
   tokens: Tokens;
   /** All text of the answer. */
   text: string;
+  /** Its price in dollars (0 when the model's cost is unknown). */
+  cost?: number;
 }
 
 /** Requests per attempt of the activity before an empty answer fails it (OpenCode's proposed fix asks twice more). */
@@ -62,6 +66,12 @@ export async function streamIntoMessage(
   message: AssistantMessage,
   prepare: () => Promise<ModelRequest>,
 ): Promise<StreamedAnswer> {
+  const answer = await inModelCallSpan({ sessionId: message.sessionID, model: message.model, agent: message.agent, step: message.step }, () => streamAnswer(store, message, prepare));
+  countModelCall({ model: message.model, agent: message.agent, tokens: answer.tokens, cost: answer.cost ?? 0 });
+  return answer;
+}
+
+async function streamAnswer(store: SessionStore, message: AssistantMessage, prepare: () => Promise<ModelRequest>): Promise<StreamedAnswer> {
   const context = Context.current();
   const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
@@ -78,7 +88,7 @@ export async function streamIntoMessage(
       const finished = { ...message, finish: answer.finish, tokens, cost: request.costOf?.(tokens) ?? 0 };
       if (writer.hasContent()) {
         await store.saveMessage({ ...finished, time: { ...message.time, completed: Date.now() } });
-        return { ...answer, tokens };
+        return { ...answer, tokens, cost: finished.cost };
       }
       if (requests >= EMPTY_ANSWER_REQUESTS) {
         await store.saveMessage(finished);

@@ -18,7 +18,8 @@ import { all, one, upsertPart, upsertSession, type Queryable } from './postgres-
 import { LOCK_NAMESPACE, REVISION_LOCK } from './postgres-migrations.js';
 import { DEFAULT_FEED_LIMIT } from './feed-page.js';
 import { readFeed } from './postgres-feed.js';
-import { NotFoundError, type ListSessionsOptions, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
+import { liveCounts } from './postgres-live-counts.js';
+import { NotFoundError, type ListSessionsOptions, type LiveCounts, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
 
 /** The store for several machines: one PostgreSQL database shared by every worker and CLI. */
 export class PostgresSessionStore implements SessionStore {
@@ -298,6 +299,10 @@ export class PostgresSessionStore implements SessionStore {
 
   async batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>> {
     return batches.batchCounts(this.pool, batchId);
+  }
+
+  async liveCounts(): Promise<LiveCounts> {
+    return liveCounts(this.pool);
   }
 
   async batchTasks(batchId: string, page: { from?: number; limit?: number } = {}): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]> {

@@ -15,7 +15,7 @@ import { migrations } from './migrations.js';
 import { DEFAULT_FEED_LIMIT } from './feed-page.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteFeedReader } from './sqlite-feed.js';
-import { NotFoundError, type ListSessionsOptions, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
+import { NotFoundError, type ListSessionsOptions, type LiveCounts, type SessionChanges, type SessionStore, type StoreFeed, type WaitOptions } from './store.js';
 
 /** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
 export class SqliteSessionStore implements SessionStore {
@@ -122,6 +122,12 @@ export class SqliteSessionStore implements SessionStore {
       batchCounts: db.prepare(
         `SELECT json_extract(outcome, '$.status') AS status, COUNT(*) AS count FROM batch_task WHERE batch_id = ? GROUP BY status`,
       ),
+      liveBatchTasks: db.prepare(
+        `SELECT json_extract(t.outcome, '$.status') AS status, COUNT(*) AS count FROM batch_task t JOIN batch b ON b.id = t.batch_id
+         WHERE json_extract(b.data, '$.status') = 'running' GROUP BY status`,
+      ),
+      permissionsWaiting: db.prepare(`SELECT COUNT(*) AS count FROM permission_request WHERE status = 'pending'`),
+      subagentsRunning: db.prepare(`SELECT COUNT(*) AS count FROM session WHERE parent_id IS NOT NULL AND json_extract(data, '$.status') = 'busy'`),
       saveBatchOutcome: db.prepare('UPDATE batch_task SET outcome = ?, session_id = ? WHERE batch_id = ? AND idx = ?'),
       touchBatch: db.prepare('UPDATE batch SET rev = ? WHERE id = ?'),
       recentAssistant: db.prepare(
@@ -372,6 +378,13 @@ export class SqliteSessionStore implements SessionStore {
       this.statements.touchBatch.run(this.rev(), batchId);
     }).immediate();
     this.changeFeed.written(undefined);
+  }
+
+  async liveCounts(): Promise<LiveCounts> {
+    const batchTasks = { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
+    for (const row of this.statements.liveBatchTasks.all() as { status: keyof typeof batchTasks; count: number }[]) batchTasks[row.status] = row.count;
+    const count = (statement: 'permissionsWaiting' | 'subagentsRunning') => (this.statements[statement].get() as { count: number }).count;
+    return { permissionsWaiting: count('permissionsWaiting'), subagentsRunning: count('subagentsRunning'), batchTasks };
   }
 
   async batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>> {

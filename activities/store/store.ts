@@ -36,6 +36,16 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+/** What is under way across the whole deployment, for the workers' metrics. */
+export interface LiveCounts {
+  /** Permission requests waiting for a person. */
+  permissionsWaiting: number;
+  /** Subagent sessions whose run is busy. */
+  subagentsRunning: number;
+  /** The tasks of running batches, by status. */
+  batchTasks: Record<BatchTaskOutcome['status'], number>;
+}
+
 /** Which sessions `listSessions` returns; `limit` counts what is left after the other filters. */
 export interface ListSessionsOptions {
   roots?: boolean;
@@ -114,6 +124,8 @@ export interface SessionStore {
   saveBatchOutcomes(batchId: string, outcomes: BatchTaskOutcome[]): Promise<void>;
   /** How many of a batch's tasks are in each status. */
   batchCounts(batchId: string): Promise<Record<BatchTaskOutcome['status'], number>>;
+  /** What is under way in the whole store: waiting requests, busy subagents, tasks of running batches. */
+  liveCounts(): Promise<LiveCounts>;
   /** Every task with its outcome, in order; `from`/`limit` page through them. */
   batchTasks(batchId: string, page?: { from?: number; limit?: number }): Promise<{ task: BatchTaskInput; outcome: BatchTaskOutcome }[]>;
 

@@ -14,6 +14,8 @@ import { truncateOutput } from './truncate.js';
 import { afterToolCall, beforeToolCall, pluginShellEnv } from '../plugins/hooks.js';
 import { loadPlugins } from '../plugins/load.js';
 import { mcpToolHandler } from './mcp.js';
+import { countToolCall } from '../telemetry/metrics.js';
+import { inToolCallSpan } from '../telemetry/spans.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -24,6 +26,17 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
    * can act on.
    */
   async function runTool(input: ToolRunInput): Promise<ToolRunResult> {
+    try {
+      const result = await inToolCallSpan(input, () => runToolCall(input));
+      countToolCall(input.tool, result.status === 'completed' ? 'completed' : 'error');
+      return result;
+    } catch (error) {
+      countToolCall(input.tool, Context.current().cancellationSignal.aborted ? 'cancelled' : 'error');
+      throw error;
+    }
+  }
+
+  async function runToolCall(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
     let toolInput = input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));

@@ -3,6 +3,8 @@ import { livePollers } from '../../activities/hosts/pollers.js';
 import { checkHostId, hostTaskQueue } from '../../core/workspace.js';
 import { maxCachedWorkflowsFrom, type ServedQueues } from '../../worker/create-worker.js';
 import { installQuietRuntime, setServerDown } from '../../worker/runtime.js';
+import { metricsAddress, MetricsPortError, type MetricsAddress } from '../../worker/metrics/metrics-address.js';
+import { reportLiveCounts } from '../../worker/metrics/live-gauges.js';
 import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
 import { portState, watchServer } from '../server-watch.js';
@@ -14,6 +16,7 @@ export interface WorkerOptions {
   sharedOnly?: boolean;
   hostOnly?: boolean;
   maxCachedWorkflows?: string;
+  metricsPort?: string;
 }
 
 /**
@@ -30,7 +33,8 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   if (!target.embedded && (await portState(target.address)) === 'refused') {
     throw new CliError(serverUnreachableMessage(target));
   }
-  installQuietRuntime('WARN');
+  const metrics = metricsFlag(options.metricsPort, context.env);
+  installRuntime(metrics);
   const access = await context.temporal();
   const { address, client } = access;
   const { namespace } = target;
@@ -48,6 +52,8 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   }
   const queues = await context.ensureWorker(true, { hostId, serve, maxCachedWorkflows });
   const described = queues.map((queue) => (queue === taskQueue ? `"${queue}" (shared)` : `"${queue}" (workspace tools of host ${hostId})`));
+  const stopGauges = metrics ? reportLiveCounts(context.store) : undefined;
+  if (metrics) context.report(`Prometheus metrics at http://${metrics.bindAddress.replace(/^0\.0\.0\.0:/, `${hostname()}:`)}/metrics (${metrics.source}).`);
   context.report(`Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace}). Ctrl-C stops it.`);
   // An outage is something a durable worker waits out: said once, in one line, not once per poll.
   let down = false;
@@ -68,6 +74,7 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
     process.once('SIGTERM', resolve);
   });
   stopWatching();
+  stopGauges?.();
   if (down) {
     // Draining would wait on the server that is gone: nothing is in flight that Temporal will not hand out again.
     context.report('Stopped the worker (the Temporal server is still down).');
@@ -76,6 +83,23 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   }
   context.report('Stopping the worker …');
   return 0;
+}
+
+function metricsFlag(value: string | undefined, env: NodeJS.ProcessEnv): MetricsAddress | undefined {
+  try {
+    return metricsAddress(value, env);
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+}
+
+function installRuntime(metrics: MetricsAddress | undefined): void {
+  try {
+    installQuietRuntime('WARN', { metrics });
+  } catch (error) {
+    if (error instanceof MetricsPortError) throw new CliError(error.message);
+    throw error;
+  }
 }
 
 function cachedWorkflowsFlag(value: string | undefined, env: NodeJS.ProcessEnv): number | undefined {

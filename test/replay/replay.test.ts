@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workflowBundlePath } from '../../worker/bundle.js';
+import { workflowBundlePath, type BundleKind } from '../../worker/bundle.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
 import { HISTORIES_DIR } from '../support/loom-env.js';
 
@@ -22,11 +22,17 @@ describe('replay of recorded histories', () => {
   });
 
   it.each(fixtures)('%s replays without non-determinism', async (fixture) => {
-    const json = JSON.parse(readFileSync(join(HISTORIES_DIR, fixture), 'utf8'));
-    const history = historyFromJSON(json);
-    const workflowId = `replay-${basename(fixture, '.json')}`;
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: await workflowBundlePath() } }, history, workflowId),
-    ).resolves.toBeUndefined();
+    await expect(replay(fixture, 'plain')).resolves.toBeUndefined();
+  });
+
+  // A worker that traces replays the runs of workers that did not (tracing switched on while runs are
+  // under way): this version's histories, with the tracing interceptors in the bundle.
+  it.each(fixtures.filter((name) => !name.includes('/')))('%s replays on a worker that traces', async (fixture) => {
+    await expect(replay(fixture, 'traced')).resolves.toBeUndefined();
   });
 });
+
+async function replay(fixture: string, kind: BundleKind): Promise<void> {
+  const history = historyFromJSON(JSON.parse(readFileSync(join(HISTORIES_DIR, fixture), 'utf8')));
+  await Worker.runReplayHistory({ workflowBundle: { codePath: await workflowBundlePath(kind) } }, history, `replay-${basename(fixture, '.json')}`);
+}

@@ -12,7 +12,7 @@ declare module 'vitest' {
 /** One real Temporal dev server for the whole run, from the binary `temporal-dev.sh` installs. */
 export default async function setup(project: TestProject) {
   const binary = await installTemporal();
-  const [env] = await Promise.all([startTemporalServer({ binary }), workflowBundlePath()]);
+  const [env] = await Promise.all([startTemporalServer({ binary }), workflowBundlePath('plain'), workflowBundlePath('traced')]);
   project.provide('temporalAddress', env.address);
   project.provide('temporalBinary', binary);
   return async () => {

@@ -3,6 +3,7 @@ import type { BatchRecord } from '../../core/batch.js';
 import type { AssistantMessage } from '../../core/message.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { SessionStore } from '../../activities/store/store.js';
+import { session } from './store-contract.js';
 
 function assistant(id: string, fields: Partial<AssistantMessage> = {}): AssistantMessage {
   return {
@@ -134,6 +135,23 @@ export function describeRecordsContract(name: string, openStore: () => Promise<S
       await store.recordFileRead('ses_a', '/project/a.ts', 1_700_000_000_456.25);
       expect(await store.fileReadMtime('ses_a', '/project/a.ts')).toBe(1_700_000_000_456.25);
       expect(await store.fileReadMtime('ses_b', '/project/a.ts')).toBeUndefined();
+    });
+  });
+
+  describe(`${name} live counts`, () => {
+    it('counts waiting requests, busy subagents and the tasks of running batches only', async () => {
+      const store = await openStore();
+      expect(await store.liveCounts()).toEqual({ permissionsWaiting: 0, subagentsRunning: 0, batchTasks: { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 } });
+      await store.saveSession({ ...session('ses_root', 1), status: 'busy' });
+      await store.saveSession({ ...session('ses_child', 2, 'ses_root'), status: 'busy' });
+      await store.saveSession({ ...session('ses_done', 3, 'ses_root'), status: 'idle' });
+      await store.savePermissionRequest(request('per_1', 'pending'));
+      await store.savePermissionRequest({ ...request('per_2', 'approved'), reply: { reply: 'once' }, time: { created: 1, replied: 2 } });
+      await store.createBatch(batch('bat_run', 1), [{ description: 'a', prompt: 'a' }, { description: 'b', prompt: 'b' }]);
+      await store.saveBatchOutcomes('bat_run', [{ index: 0, status: 'running', attempts: 1, sessionId: 'ses_t0' }]);
+      await store.createBatch({ ...batch('bat_over', 2), status: 'completed' }, [{ description: 'c', prompt: 'c' }]);
+      await store.saveBatchOutcomes('bat_over', [{ index: 0, status: 'completed', attempts: 1, sessionId: 'ses_t1', text: 'done' }]);
+      expect(await store.liveCounts()).toEqual({ permissionsWaiting: 1, subagentsRunning: 1, batchTasks: { pending: 1, running: 1, completed: 0, failed: 0, cancelled: 0 } });
     });
   });
 

@@ -90,7 +90,8 @@ function credentialsRefused(target: TemporalTarget, said: string): string {
   const server = said ? ` (the server said "${said}")` : '';
   if (target.apiKey !== undefined) return `the API key (${target.sources.apiKey}) was refused${server}. Check it, or make a new one.`;
   if (target.tls?.clientCertPair) return `the client certificate (${target.sources.clientCert}) was refused${server}: it is not signed by a CA the server trusts, or not allowed.`;
-  return `the server wants credentials${server}: an API key (TEMPORAL_API_KEY) or a client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH).`;
+  if (/certificate/i.test(said)) return `the server wants a client certificate${server}: set ${CLIENT_PAIR}.`;
+  return `the server wants credentials${server}: an API key (TEMPORAL_API_KEY) or a client certificate (${CLIENT_PAIR}).`;
 }
 
 function credentialName(target: TemporalTarget): string {

@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
@@ -30,9 +30,10 @@ let current: Tracing | undefined | null = null;
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | undefined {
   if (current !== null) return current;
-  current = undefined;
   const exporter = traceExporter(env);
+  current = undefined;
   if (!exporter) return undefined;
+  const reportFailure = reportExportFailures(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT!);
   const resource = new Resource({ 'service.name': 'loom', 'service.version': LOOM_VERSION }).merge(detectResourcesSync({ detectors: [envDetectorSync] }));
   const spanProcessor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1_000 });
   const provider = new BasicTracerProvider({ resource });
@@ -46,10 +47,11 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
     spanProcessor,
     flush: () => provider.forceFlush(),
     shutdown: async () => {
-      await provider.shutdown();
+      await provider.shutdown().catch((error: unknown) => reportFailure(error));
       trace.disable();
       context.disable();
       propagation.disable();
+      diag.disable();
       current = null;
     },
   };
@@ -62,6 +64,36 @@ export function activeTracing(): Tracing | undefined {
 }
 
 const PROTOCOLS = ['http/protobuf', 'http/json'];
+const SAY_AGAIN_AFTER_MS = 60_000;
+
+/**
+ * A collector out of reach loses spans, not runs: said on stderr, at most once a minute, instead of
+ * OpenTelemetry's silence (its exporters report failures only to a diagnostic logger).
+ */
+function reportExportFailures(endpoint: string): (error: unknown) => void {
+  let saidAt = -Infinity;
+  const say = (error: unknown) => {
+    if (Date.now() - saidAt < SAY_AGAIN_AFTER_MS) return;
+    saidAt = Date.now();
+    process.stderr.write(`warning: Cannot send traces to ${endpoint}: ${reason(error)} (spans are dropped until it answers).\n`);
+  };
+  const ignore = () => undefined;
+  diag.setLogger({ error: (message, ...args) => say(args[0] ?? message), warn: ignore, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.ERROR);
+  return say;
+}
+
+/** OpenTelemetry's error handler hands on errors as JSON text; the message is what a person reads. */
+function reason(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const text = String(error);
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return text.split('\n')[0]!;
+}
 
 function traceExporter(env: NodeJS.ProcessEnv): SpanExporter | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;

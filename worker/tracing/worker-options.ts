@@ -10,8 +10,9 @@ export function tracedWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'inte
   const sinks: InjectedSinks<OpenTelemetrySinks> = {
     exporter: {
       export: {
-        // The SDK hands each span the whole workflow info (memo, search attributes, last failure): only the ids are kept.
-        fn: (info, spans) => exporter.export.fn({ workflowId: info.workflowId, runId: info.runId, workflowType: info.workflowType, namespace: info.namespace, taskQueue: info.taskQueue } as typeof info, spans),
+        // The SDK would copy the whole workflow info (memo, search attributes, last failure) onto each span:
+        // only the run's ids are kept, named as the client's spans name them.
+        fn: (info, spans) => exporter.export.fn({ temporalWorkflowId: info.workflowId, run_id: info.runId, temporalWorkflowType: info.workflowType } as unknown as typeof info, spans),
       },
     },
   };

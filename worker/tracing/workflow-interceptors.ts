@@ -1,105 +1,106 @@
 // Bundled into the traced workflow bundle (see worker/bundle.ts): runs in the workflow sandbox.
-import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, SimpleSpanProcessor, type IdGenerator } from '@opentelemetry/sdk-trace-base';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+// First: OpenTelemetry's SDK reads `performance` when it loads, which the sandbox gets from here.
+import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime.js';
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { extractContextFromHeaders, headersWithContext, UPDATE_ID_ATTR_KEY } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
+import { ContextManager } from '@temporalio/interceptors-opentelemetry/lib/workflow/context-manager.js';
 import { SpanExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/span-exporter.js';
-import { workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
-import { WORKFLOW_TRACER_KEY, type WorkflowTracer } from '../../workflows/tracing.js';
+import {
+  ContinueAsNew,
+  workflowInfo,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptors,
+  type WorkflowInternalsInterceptor,
+  type WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
+import { WORKFLOW_TRACER_KEY, type WorkflowSpan, type WorkflowTracer } from '../../workflows/tracing.js';
+import { forgetRun, RunIdGenerator } from './run-ids.js';
 
-/** Span and trace ids drawn so far by each run in this worker (reset when the run leaves the cache). */
-const drawn = new Map<string, number>();
-
-/**
- * Ids that take no randomness from the workflow: the SDK's own generator draws on `Math.random`,
- * which Loom's workflows also draw their ids from, so a run traced on one worker and replayed on an
- * untraced one would draw other message and session ids. These come from the run id and a count.
+/*
+ * The spans of Temporal's OpenTelemetry interceptors (`RunWorkflow:…`, `StartActivity:…`,
+ * `StartChildWorkflow:…`, the same names and the same `_tracer-data` header, so the client's and
+ * the activities' spans join them), made so that tracing changes nothing a run does: each
+ * interceptor returns the very promise it was given, where the package's own await it, which
+ * hands activity results and update replies to the workflow a few microtasks later than an
+ * untraced worker would, and reorders their commands (a traced worker could not replay an
+ * untraced run's permission replies). Span ids come from the run, not from `Math.random`.
  */
-class RunIdGenerator implements IdGenerator {
-  generateTraceId(): string {
-    return this.next(4);
-  }
-
-  generateSpanId(): string {
-    return this.next(2);
-  }
-
-  private next(words: number): string {
-    const { runId } = workflowInfo();
-    const count = (drawn.get(runId) ?? 0) + 1;
-    drawn.set(runId, count);
-    let id = '';
-    for (let word = 0; word < words; word++) id += fnv1a(`${runId}:${count}:${word}`).toString(16).padStart(8, '0');
-    return id;
-  }
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
-}
 
 let tracer: Tracer | undefined;
 
-function loomTracer(): Tracer {
+function workflowTracer(): Tracer {
   if (!tracer) {
     const provider = new BasicTracerProvider({ idGenerator: new RunIdGenerator() });
     provider.addSpanProcessor(new SimpleSpanProcessor(new SpanExporter()));
-    tracer = provider.getTracer('loom-workflow');
+    provider.register({ contextManager: new ContextManager() });
+    tracer = provider.getTracer('@temporalio/interceptor-workflow');
   }
   return tracer;
 }
 
-class InboundInterceptor extends OpenTelemetryInboundInterceptor {
-  protected override readonly tracer = loomTracer();
-}
-
-class OutboundInterceptor extends OpenTelemetryOutboundInterceptor {
-  protected override readonly tracer = loomTracer();
-}
-
-class InternalsInterceptor extends OpenTelemetryInternalsInterceptor {
-  override async dispose(input: Parameters<OpenTelemetryInternalsInterceptor['dispose']>[0], next: Parameters<OpenTelemetryInternalsInterceptor['dispose']>[1]): Promise<void> {
-    drawn.delete(workflowInfo().runId);
-    await super.dispose(input, next);
+/** `fn` inside a span that ends when its promise settles; `fn`'s own promise is returned. */
+function inSpan<T>(name: string, parent: Context, fn: (span: WorkflowSpan) => Promise<T>, options: { attributes?: Record<string, string | number | boolean>; kind?: SpanKind } = {}): Promise<T> {
+  const span = workflowTracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  let failed = false;
+  const handle: WorkflowSpan = {
+    setAttribute: (key, value) => void span.setAttribute(key, value),
+    fail: (message) => {
+      failed = true;
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
+    },
+  };
+  let result: Promise<T>;
+  try {
+    result = context.with(trace.setSpan(parent, span), () => fn(handle));
+  } catch (error) {
+    endWith(span, error);
+    throw error;
   }
+  result.then(
+    () => span.end(),
+    (error: unknown) => (failed ? span.end() : endWith(span, error)),
+  );
+  return result;
 }
 
-/** Loom's spans in workflow code (`workflows/tracing.ts`): the span is `fn`'s, which keeps its own promise. */
-const workflowTracer: WorkflowTracer = {
-  inSpan(name, attributes, fn) {
-    return loomTracer().startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, (span) => {
-      let failed = false;
-      const handle = {
-        setAttribute: (key: string, value: string | number | boolean) => void span.setAttribute(key, value),
-        fail: (message: string) => {
-          failed = true;
-          span.setStatus({ code: SpanStatusCode.ERROR, message });
-        },
-      };
-      const result = fn(handle);
-      result.then(
-        () => span.end(),
-        (error: unknown) => {
-          if (!failed) span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-          span.end();
-        },
-      );
-      return result;
-    });
+function endWith(span: ReturnType<Tracer['startSpan']>, error: unknown): void {
+  if (!(error instanceof ContinueAsNew)) span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.end();
+}
+
+const inbound: WorkflowInboundCallsInterceptor = {
+  execute: (input, next) => inSpan(`RunWorkflow:${workflowInfo().workflowType}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input)),
+  handleSignal: (input, next) => inSpan(`HandleSignal:${input.signalName}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input)),
+  handleUpdate: (input, next) =>
+    inSpan(`HandleUpdate:${input.name}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input), { attributes: { [UPDATE_ID_ATTR_KEY]: input.updateId } }),
+};
+
+const outbound: WorkflowOutboundCallsInterceptor = {
+  scheduleActivity: (input, next) => inSpan(`StartActivity:${input.activityType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+  scheduleLocalActivity: (input, next) => inSpan(`StartActivity:${input.activityType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+  startChildWorkflowExecution: (input, next) =>
+    inSpan(`StartChildWorkflow:${input.workflowType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+  signalWorkflow: (input, next) => inSpan(`SignalWorkflow:${input.signalName}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+  continueAsNew: (input, next) => inSpan(`ContinueAsNew:${input.options.workflowType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+};
+
+const internals: WorkflowInternalsInterceptor = {
+  dispose(input, next) {
+    forgetRun(workflowInfo().runId);
+    next(input);
   },
 };
 
-/** The workflow interceptors of a traced worker: Temporal's OpenTelemetry ones, with Loom's ids. */
+/** Loom's own spans in workflow code (`workflows/tracing.ts`). */
+const loomTracer: WorkflowTracer = {
+  inSpan: (name, attributes, fn) => inSpan(name, context.active(), fn, { attributes }),
+};
+
+/** The workflow interceptors of a traced worker. */
 export const interceptors = (): WorkflowInterceptors => {
-  (globalThis as Record<string, unknown>)[WORKFLOW_TRACER_KEY] = workflowTracer;
-  return {
-    inbound: [new InboundInterceptor()],
-    outbound: [new OutboundInterceptor()],
-    internals: [new InternalsInterceptor()],
-  };
+  // Registers the propagator before the first span, whose parent comes from the run's headers.
+  workflowTracer();
+  (globalThis as Record<string, unknown>)[WORKFLOW_TRACER_KEY] = loomTracer;
+  return { inbound: [inbound], outbound: [outbound], internals: [internals] };
 };

@@ -4,10 +4,12 @@ import {
   ChildWorkflowCancellationType,
   isCancellation,
   patched,
+  metricMeter,
   startChild,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { derivedId, newId } from '../../core/ids.js';
+import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
 import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
 import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
@@ -16,6 +18,7 @@ import type { ToolCall } from '../../core/tool-call.js';
 import type { TaskCallPlan } from '../../core/tool-plan.js';
 import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
+import { inWorkflowSpan, type WorkflowSpan } from '../tracing.js';
 import { callStore } from './activities.js';
 import type { Slots } from './slots.js';
 import type { WaitingBoard } from './waiting.js';
@@ -55,9 +58,45 @@ export interface TaskContext {
  * id, so the subagent can be resumed by that id later. The call's part shows the child's progress
  * and ends with its answer and session id, or an error that still names the session.
  */
-export async function runTaskCall(call: CallRef, input: TaskInput, context: TaskContext): Promise<void> {
+export function runTaskCall(call: CallRef, input: TaskInput, context: TaskContext): Promise<void> {
+  const attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.tool,
+    'gen_ai.tool.call.id': call.callId,
+    'gen_ai.conversation.id': context.sessionId,
+    'loom.session.id': context.sessionId,
+    'loom.part.id': call.partId,
+    'loom.subagent.agent': input.subagent_type,
+  };
+  let failed = false;
+  const done = inWorkflowSpan(`execute_tool ${call.tool}`, attributes, (span) =>
+    taskCall(call, input, context, {
+      setAttribute: (key, value) => span.setAttribute(key, value),
+      fail: (message) => {
+        failed = true;
+        span.fail(message);
+      },
+    }),
+  );
+  // Counted beside the promise the caller awaits, not in its chain: the caller resumes exactly when it did before.
+  done.then(
+    () => countToolCall(call.tool, failed ? 'error' : 'completed'),
+    (error: unknown) => countToolCall(call.tool, isCancellation(error) ? 'cancelled' : 'error'),
+  );
+  return done;
+}
+
+/** The task call in the workers' metrics, as tool activities count theirs (never during replay). */
+function countToolCall(tool: string, outcome: 'completed' | 'error' | 'cancelled'): void {
+  metricMeter.createCounter(METRIC.toolCalls, 'calls', TOOL_CALLS_DESCRIPTION).add(1, { tool, outcome });
+}
+
+async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, span: WorkflowSpan): Promise<void> {
   const { config } = context;
-  const fail = (error: string) => callStore.failToolCall({ partId: call.partId, error });
+  const fail = (error: string) => {
+    span.fail(error);
+    return callStore.failToolCall({ partId: call.partId, error });
+  };
   if (config.depth >= config.subagentDepth) {
     return fail(`Subagent depth limit reached (${config.subagentDepth}). Increase "subagent_depth" to allow nested subagents.`);
   }
@@ -77,6 +116,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
     else note = `(No session ${input.session_id} exists, so this task started a new session: ${sessionId}.)\n\n`;
   }
 
+  span.setAttribute('loom.subagent.session.id', sessionId);
   await context.slots.acquire();
   try {
     const model = input.model ?? agent.model ?? config.model;
@@ -141,6 +181,7 @@ export async function runTaskCall(call: CallRef, input: TaskInput, context: Task
       // Our own run being cancelled cancels the child too: that is not the task's failure to report.
       if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
       const outcome = isCancellation(error) ? 'Task cancelled' : `Task failed: ${failureMessage(error)}`;
+      span.fail(outcome);
       await callStore.finishTaskCall({ ...record, error: `${outcome}. Continue it with session_id ${sessionId}.`, canDelegate: true });
     } finally {
       context.waiting?.childEnded(sessionId);

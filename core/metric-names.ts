@@ -1,0 +1,14 @@
+/**
+ * Loom's own metrics, next to Temporal's in a worker's Prometheus metrics (counters get `_total`
+ * there). Counted in activities (activities/telemetry/metrics.ts) and, for `task` calls, which are
+ * workflow code, in the workflow (not during replay).
+ */
+export const METRIC = {
+  steps: 'loom_agent_steps',
+  tokens: 'loom_tokens',
+  /** A histogram: its `_sum` is the dollars spent, its `_count` the priced calls. */
+  cost: 'loom_model_cost_usd',
+  toolCalls: 'loom_tool_calls',
+} as const;
+
+export const TOOL_CALLS_DESCRIPTION = 'Tool calls, by tool and outcome';
