@@ -2,9 +2,19 @@ import type { LoomConfig } from '../config/schema.js';
 
 /**
  * Loom's own secrets by name: the store's connection string, the password a PostgreSQL client
- * reads, the server's token.
+ * reads, the server's token, the Temporal client key's PEM (which would let a tool act on every run
+ * of the namespace), and the headers sent to the tracing collector (a hosted backend's key).
  */
-const LOOM_SECRETS = new Set(['LOOM_STORE_URL', 'PGPASSWORD', 'LOOM_SERVER_TOKEN']);
+const LOOM_SECRETS = new Set([
+  'LOOM_STORE_URL',
+  'PGPASSWORD',
+  'LOOM_SERVER_TOKEN',
+  'TEMPORAL_TLS_CLIENT_KEY_DATA',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+]);
+/** Prefixes of names that are secret as a whole: `TEMPORAL_GRPC_META_AUTHORIZATION` and its kind are headers sent to Temporal. */
+const SECRET_PREFIXES = ['TEMPORAL_GRPC_META_'];
 /** Words (between `_`) that make a name secret wherever they stand: `AWS_BEARER_TOKEN_BEDROCK`. */
 const SECRET_WORDS = new Set(['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD']);
 /** Words that make a name secret as its last word: `OPENAI_API_KEY`, `DB_PASS`. */
@@ -35,7 +45,8 @@ const rulesByConfig = new WeakMap<LoomConfig, Rules>();
  * The environment of a process Loom starts for a tool (bash, `` !`cmd` `` in commands, ripgrep):
  * the worker's environment without credentials, then `shell_env` applied. Hidden are:
  * - variables whose name looks secret (`looksSecret`);
- * - `LOOM_STORE_URL`, `PGPASSWORD` and `LOOM_SERVER_TOKEN`;
+ * - `LOOM_STORE_URL`, `PGPASSWORD`, `LOOM_SERVER_TOKEN`, `TEMPORAL_TLS_CLIENT_KEY_DATA`, the
+ *   `TEMPORAL_GRPC_META_*` headers and the tracing exporter's headers;
  * - variables whose value holds a configured provider credential or the store's connection string
  *   (this catches the variables `{env:NAME}` read them from).
  * Names listed in `shell_env.inherit` are kept all the same; `shell_env` keys then set (string) or
@@ -60,7 +71,7 @@ export function toolEnvironment(env: NodeJS.ProcessEnv, config: LoomConfig): Nod
  * whose last word is FILE, PATH or DIR, which says where a secret is.
  */
 export function looksSecret(name: string): boolean {
-  if (LOOM_SECRETS.has(name)) return true;
+  if (LOOM_SECRETS.has(name) || SECRET_PREFIXES.some((prefix) => name.startsWith(prefix))) return true;
   const words = name.toUpperCase().split('_');
   const last = words[words.length - 1];
   if (LOCATION_WORDS.has(last)) return false;

@@ -4,6 +4,7 @@ import { storeFile } from '../../activities/paths.js';
 import type { CliContext } from '../context.js';
 import { missingAttributesNotice } from '../search-attributes.js';
 import { temporalStatus, type QueueWorkers, type TemporalStatus } from '../temporal-status.js';
+import { tracingWanted } from '../../worker/tracing/wanted.js';
 
 interface StoreStatus {
   kind: 'SQLite' | 'PostgreSQL';
@@ -24,8 +25,16 @@ export async function statusCommand(context: CliContext, options: { json?: boole
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, store, taskQueue: context.settings.taskQueue })}\n`);
   } else {
-    const lines = [...temporalLines(temporal, target), ...storeLines(store), `${label('Loom')}${LOOM_VERSION} · task queue "${context.settings.taskQueue}"`];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    const lines = [
+      ...temporalLines(temporal, target),
+      `${label('traces')}${tracesLine(context.env)}`,
+      ...storeLines(store),
+      `${label('Loom')}${LOOM_VERSION} · task queue "${context.settings.taskQueue}"`,
+    ];
+    // The profile's line names its file once; the settings it holds say only which key.
+    const profile = temporal.profile;
+    const shown = profile ? lines.map((line, i) => (line.includes('profile       ') || i === 0 ? line : line.replaceAll(` of ${profile.file}`, ''))) : lines;
+    process.stdout.write(`${shown.join('\n')}\n`);
   }
   return temporal.state === 'refused' ? 1 : 0;
 }
@@ -57,6 +66,13 @@ function temporalLines(status: TemporalStatus, target: Parameters<typeof missing
   else if (attributes) lines.push(`${label('search attrs')}present`);
   for (const queue of status.workers ?? []) lines.push(`${label(queue.kind === 'workflow' ? 'workers' : '')}${workerLine(queue)}`);
   return lines;
+}
+
+/** Where traces go: the OTLP endpoint and the variable that names it, or off. */
+function tracesLine(env: NodeJS.ProcessEnv): string {
+  if (!tracingWanted(env)) return 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)';
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  return `OTLP ${env[variable]} (${variable}), service ${env.OTEL_SERVICE_NAME || 'loom'}`;
 }
 
 function workerLine(queue: QueueWorkers): string {

@@ -107,7 +107,9 @@ describe('toolEnvironment', () => {
 
   it('reads names word by word, case-insensitively', () => {
     const secret = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SOME_APIKEY', 'GITHUB_TOKEN', 'CLIENT_SECRET', 'SECRET_KEY_BASE', 'DB_PASS', 'SMTP_PASSWD', 'pg_password', 'TOKEN', 'PGPASSWORD', 'LOOM_SERVER_TOKEN'];
-    const innocent = ['PATH', 'HOME', 'KEYBOARD', 'TOKENIZERS_PARALLELISM', 'GIT_ASKPASS', 'PASSWORD_STORE_DIR', 'GOOGLE_TOKEN_PATH', 'AWS_ACCESS_KEY_ID', 'SSH_AUTH_SOCK', 'OPENAI_BASE_URL'];
+    // Temporal's credentials and the tracing collector's headers: a tool with them could act on every run of the namespace.
+    secret.push('TEMPORAL_API_KEY', 'TEMPORAL_TLS_CLIENT_KEY_DATA', 'TEMPORAL_GRPC_META_AUTHORIZATION', 'TEMPORAL_GRPC_META_X_TENANT', 'OTEL_EXPORTER_OTLP_HEADERS');
+    const innocent = ['PATH', 'HOME', 'KEYBOARD', 'TOKENIZERS_PARALLELISM', 'GIT_ASKPASS', 'PASSWORD_STORE_DIR', 'GOOGLE_TOKEN_PATH', 'AWS_ACCESS_KEY_ID', 'SSH_AUTH_SOCK', 'OPENAI_BASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TLS_CLIENT_KEY_PATH'];
     expect(secret.filter((name) => !looksSecret(name))).toEqual([]);
     expect(innocent.filter(looksSecret)).toEqual([]);
   });

@@ -134,9 +134,11 @@ describe('a cluster with mutual TLS', () => {
     const status = await loom(['status'], profile);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`Temporal      ${tls.mtlsAddress} (address in profile "prod" of ${file})`);
-    expect(status.stdout).toContain(`namespace     loom-mtls (namespace in profile "prod" of ${file})`);
-    expect(status.stdout).toContain(`auth          client certificate (tls.client_cert_path in profile "prod" of ${file})`);
+    expect(status.stdout).toContain(`profile       "prod" of ${file}`);
+    expect(status.stdout).toContain('namespace     loom-mtls (namespace in profile "prod")');
+    expect(status.stdout).toContain('auth          client certificate (tls.client_cert_path in profile "prod")');
     expect(status.stdout).toContain('search attrs  present');
+    expect(status.stdout).toContain('UI            http://localhost:8233/namespaces/loom-mtls/workflows');
   });
 });
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalTarget } from '../../worker/temporal/target.js';
+import { temporalUiUrl } from '../../worker/temporal/ui.js';
 import { makeCertificates, type Certificates } from '../support/tls/certificates.js';
 
 let dir: string;
@@ -175,5 +176,16 @@ describe('mistakes, each named with where it came from', () => {
     expect(target.sources.clientCert).toBe('TEMPORAL_TLS_CLIENT_CERT_DATA');
     expect(JSON.stringify(target.sources)).not.toContain('secret-key');
     expect(JSON.stringify(target.sources)).not.toContain('PRIVATE KEY');
+  });
+});
+
+describe('links into the Temporal UI', () => {
+  it("go to Temporal Cloud's UI for a Cloud address, the dev server's for this machine, LOOM_TEMPORAL_UI_URL's when set, and nowhere otherwise", () => {
+    const at = (address: string, embedded = false) => ({ address, embedded });
+    expect(temporalUiUrl(at('us-east-1.aws.api.temporal.io:7233'), {})).toBe('https://cloud.temporal.io');
+    expect(temporalUiUrl(at('agents.a2b3c.tmprl.cloud:7233'), {})).toBe('https://cloud.temporal.io');
+    expect(temporalUiUrl(at('127.0.0.1:7233', true), { LOOM_TEMPORAL_UI_PORT: '8300' })).toBe('http://localhost:8300');
+    expect(temporalUiUrl(at('temporal.internal:7233'), {})).toBeUndefined();
+    expect(temporalUiUrl(at('temporal.internal:7233'), { LOOM_TEMPORAL_UI_URL: 'https://temporal-ui.internal/' })).toBe('https://temporal-ui.internal');
   });
 });

@@ -1,7 +1,7 @@
 // Bundled into the traced workflow bundle (see worker/bundle.ts): runs in the workflow sandbox.
 // First: OpenTelemetry's SDK reads `performance` when it loads, which the sandbox gets from here.
 import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime.js';
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { extractContextFromHeaders, headersWithContext, UPDATE_ID_ATTR_KEY } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
 import { ContextManager } from '@temporalio/interceptors-opentelemetry/lib/workflow/context-manager.js';
@@ -28,6 +28,8 @@ import { forgetRun, RunIdGenerator } from './run-ids.js';
  */
 
 let tracer: Tracer | undefined;
+/** Spans of each run not ended yet: a run that ends before an activity it started (a title) ends them too, or they would never leave. */
+const open = new Map<string, Set<Span>>();
 
 function workflowTracer(): Tracer {
   if (!tracer) {
@@ -42,6 +44,9 @@ function workflowTracer(): Tracer {
 /** `fn` inside a span that ends when its promise settles; `fn`'s own promise is returned. */
 function inSpan<T>(name: string, parent: Context, fn: (span: WorkflowSpan) => Promise<T>, options: { attributes?: Record<string, string | number | boolean>; kind?: SpanKind } = {}): Promise<T> {
   const span = workflowTracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const { runId } = workflowInfo();
+  const spans = open.get(runId) ?? new Set<Span>();
+  open.set(runId, spans.add(span));
   let failed = false;
   const handle: WorkflowSpan = {
     setAttribute: (key, value) => void span.setAttribute(key, value),
@@ -58,19 +63,43 @@ function inSpan<T>(name: string, parent: Context, fn: (span: WorkflowSpan) => Pr
     throw error;
   }
   result.then(
-    () => span.end(),
-    (error: unknown) => (failed ? span.end() : endWith(span, error)),
+    () => end(span),
+    (error: unknown) => (failed ? end(span) : endWith(span, error)),
   );
   return result;
 }
 
-function endWith(span: ReturnType<Tracer['startSpan']>, error: unknown): void {
+function endWith(span: Span, error: unknown): void {
   if (!(error instanceof ContinueAsNew)) span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  end(span);
+}
+
+function end(span: Span): void {
   span.end();
+  open.get(workflowInfo().runId)?.delete(span);
+}
+
+/** The run is over: whatever it started and did not wait for ends with it. */
+function endLeftovers(runSpan: Span): void {
+  for (const span of open.get(workflowInfo().runId) ?? []) {
+    if (span === runSpan) continue;
+    span.setAttribute('loom.unfinished', true);
+    end(span);
+  }
 }
 
 const inbound: WorkflowInboundCallsInterceptor = {
-  execute: (input, next) => inSpan(`RunWorkflow:${workflowInfo().workflowType}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input)),
+  execute: (input, next) =>
+    inSpan(`RunWorkflow:${workflowInfo().workflowType}`, extractContextFromHeaders(input.headers) ?? context.active(), () => {
+      const run = next(input);
+      const runSpan = trace.getActiveSpan()!;
+      // Registered before `inSpan` ends the run's span (its own reaction comes after this one).
+      run.then(
+        () => endLeftovers(runSpan),
+        () => endLeftovers(runSpan),
+      );
+      return run;
+    }),
   handleSignal: (input, next) => inSpan(`HandleSignal:${input.signalName}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input)),
   handleUpdate: (input, next) =>
     inSpan(`HandleUpdate:${input.name}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input), { attributes: { [UPDATE_ID_ATTR_KEY]: input.updateId } }),
@@ -88,6 +117,7 @@ const outbound: WorkflowOutboundCallsInterceptor = {
 const internals: WorkflowInternalsInterceptor = {
   dispose(input, next) {
     forgetRun(workflowInfo().runId);
+    open.delete(workflowInfo().runId);
     next(input);
   },
 };
