@@ -24,6 +24,7 @@ export function batchThroughput(bench: BenchEnv, tasks: number, concurrency: num
         concurrency,
         retries: 0,
         taskQueue: bench.taskQueue,
+        ...(bench.temporal.searchAttributes ? {} : { searchAttributes: false }),
       });
       const result = await handle.result();
       if (result.done !== count) throw new Error(`Batch finished ${result.done} of ${count} tasks`);

@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Worker } from '@temporalio/worker';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +14,17 @@ import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import type { SessionRunResult } from '../core/run.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
-import { startTemporalServer } from '../test/support/temporal-server.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
+import { startBenchTemporal, type BenchTemporal } from './temporal.js';
 
 export const BENCH_MODEL = 'scripted/bench';
 
 export type StoreName = 'SQLite' | 'PostgreSQL';
 
-/** A dev server, a worker running Loom's and the bench's workflows, a store and a scripted model. */
+/** A Temporal server, a worker running Loom's and the bench's workflows, a store and a scripted model. */
 export interface BenchEnv {
-  env: TestWorkflowEnvironment;
+  temporal: BenchTemporal;
   client: Client;
   worker: Worker;
   /** The worker's Loom activities, for the in-process loop to call directly. */
@@ -70,7 +69,7 @@ function fileOf(bytes: number): string {
 
 /** What every worker of one bench run shares. */
 interface Shared {
-  env: TestWorkflowEnvironment;
+  temporal: BenchTemporal;
   connection: NativeConnection;
   code: string;
   model: ScriptedModel;
@@ -78,24 +77,37 @@ interface Shared {
   project: string;
 }
 
-export async function createBenchEnv(): Promise<BenchEnv> {
+/** `report` hears which Temporal the bench uses and what it did to the namespace. */
+export async function createBenchEnv(report: (line: string) => void): Promise<BenchEnv> {
   installQuietRuntime('ERROR');
-  const env = await startTemporalServer();
+  const temporal = await startBenchTemporal(report);
+  report(`temporal server: ${temporal.address}, namespace ${temporal.namespace} (${temporal.source})`);
   const root = mkdtempSync(join(tmpdir(), 'loom-bench-'));
   const project = join(root, 'project');
   for (const [path, content] of Object.entries(PROJECT_FILES)) {
     mkdirSync(join(project, path, '..'), { recursive: true });
     writeFileSync(join(project, path), content);
   }
-  const model = await startScriptedModel([{ reply: { text: 'done' } }]);
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: quiet });
-  const connection = await NativeConnection.connect({ address: env.address });
-  const shared: Shared = { env, connection, code, model, root, project };
+  let model: ScriptedModel | undefined;
+  let code: string;
+  let connection: NativeConnection;
+  try {
+    model = await startScriptedModel([{ reply: { text: 'done' } }]);
+    ({ code } = await bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: quiet }));
+    // A named server may refuse the worker's credentials: the message then says which setting.
+    connection = await temporal.connectWorker();
+  } catch (error) {
+    await model?.close();
+    await temporal.close();
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  const shared: Shared = { temporal, connection, code, model, root, project };
   const store = new SqliteSessionStore(join(root, 'data', 'loom.db'));
-  return bindWorker(shared, { storeName: 'SQLite', store, taskQueue: 'bench', dataDir: join(root, 'data') }, async () => {
+  return bindWorker(shared, { storeName: 'SQLite', store, taskQueue: temporal.taskQueue, dataDir: join(root, 'data') }, async () => {
     await connection.close();
     await model.close();
-    await env.teardown();
+    await temporal.close();
     rmSync(root, { recursive: true, force: true });
   });
 }
@@ -106,9 +118,9 @@ async function bindWorker(
   binding: { storeName: StoreName; store: SessionStore; taskQueue: string; dataDir: string; storeUrl?: string },
   closeShared: () => Promise<void>,
 ): Promise<BenchEnv> {
-  const { env, connection, code, model, root, project } = shared;
+  const { temporal, connection, code, model, root, project } = shared;
   const { storeName, store, taskQueue, dataDir } = binding;
-  const client = env.client;
+  const client = temporal.client;
   const processEnv: NodeJS.ProcessEnv = {
     ...process.env,
     LOOM_DATA_DIR: dataDir,
@@ -118,7 +130,8 @@ async function bindWorker(
       max_concurrent_subagents: 50,
       provider: { scripted: { options: { baseURL: model.url, apiKey: 'bench' } } },
     }),
-    TEMPORAL_ADDRESS: env.address,
+    // The dev server's address, or nothing: the user's own TEMPORAL_* settings name the server.
+    ...temporal.processEnv,
     LOOM_TASK_QUEUE: taskQueue,
     ...(binding.storeUrl ? { LOOM_STORE_URL: binding.storeUrl } : {}),
   };
@@ -131,12 +144,13 @@ async function bindWorker(
   try {
     worker = await Worker.create({
       connection,
+      namespace: temporal.namespace,
       taskQueue,
       workflowBundle: { code },
       activities: { ...activities, ...benchActivities },
       maxHeartbeatThrottleInterval: '1 second',
     });
-    hostWorker = await Worker.create({ connection, taskQueue: hostTaskQueue(taskQueue, hostId), activities, maxHeartbeatThrottleInterval: '1 second' });
+    hostWorker = await Worker.create({ connection, namespace: temporal.namespace, taskQueue: hostTaskQueue(taskQueue, hostId), activities, maxHeartbeatThrottleInterval: '1 second' });
   } catch (error) {
     await store.close();
     await closeShared();
@@ -144,7 +158,7 @@ async function bindWorker(
   }
   const running = Promise.all([worker.run(), hostWorker.run()]);
   return {
-    env,
+    temporal,
     client,
     worker,
     activities,
@@ -163,6 +177,7 @@ async function bindWorker(
         directory: project,
         host: hostId,
         taskQueue: options.taskQueue ?? taskQueue,
+        ...(temporal.searchAttributes ? {} : { searchAttributes: false }),
       });
       return { sessionId, result: () => handle.result() };
     },

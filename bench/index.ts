@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { CliError } from '../client/cli-error.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
+import { TemporalConfigError, TemporalRefusedError } from '../worker/temporal/errors.js';
 import { batchThroughput } from './batch-throughput.js';
 import { cliStartup } from './cli-startup.js';
 import { fanOut } from './fan-out.js';
@@ -14,9 +16,11 @@ import { sideBySide, startPostgresBench, STORES, type PostgresBench } from './st
 import { workerMemory } from './worker-memory.js';
 
 /**
- * `npm run bench`: every benchmark side by side on one dev server, each measured `BENCH_RUNS`
+ * `npm run bench`: every benchmark side by side on one Temporal server, each measured `BENCH_RUNS`
  * times after a warm-up; prints a table and writes bench/results.json. Never part of `npm test`:
- * timings are compared with each other, not asserted.
+ * timings are compared with each other, not asserted. The server is the one the `TEMPORAL_*`
+ * settings or a profile name, as for every Loom process; when nothing names one, a dev server of
+ * the bench's own.
  *
  * `BENCH_ONLY=step,batch` runs only the benchmarks named. `BENCH_STORES=sqlite,postgres` (the
  * default) names the session stores `step` and `batch` run on: each store has its own worker and
@@ -62,10 +66,19 @@ const measure = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
   return measured;
 };
 
-console.log(Object.entries(await describeMachine()).map(([key, value]) => `${key}: ${value}`).join('\n'));
 const selected = benchmarks.filter(({ name }) => !only || only.includes(name));
 const skipped = benchmarks.filter((benchmark) => !selected.includes(benchmark)).map(({ name }) => name);
-const bench = await createBenchEnv();
+let bench: BenchEnv;
+try {
+  bench = await createBenchEnv((line) => console.log(line));
+} catch (error) {
+  // The message names the setting at fault (TEMPORAL_ADDRESS, the API key, the namespace, …).
+  if (!(error instanceof TemporalConfigError || error instanceof TemporalRefusedError || error instanceof CliError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
+const machine = describeMachine(bench.temporal.version);
+console.log(Object.entries(machine).map(([key, value]) => `${key}: ${value}`).join('\n'));
 const rows: Row[] = [];
 let postgres: PostgresBench | undefined;
 let postgresNote: string | undefined;
@@ -100,6 +113,6 @@ try {
   }
 }
 const path = join(PROJECT_ROOT, 'bench', 'results.json');
-const summaries = await writeResults(path, rows, { runs, batchTasks, batchConcurrency, stores }, skipped);
+const summaries = writeResults(path, rows, machine, { runs, batchTasks, batchConcurrency, stores }, skipped);
 console.log(`\n${table(summaries)}\n\nRuns: ${runs} after a warm-up (batch: ${Math.min(runs, 2)}). Written to ${path}.`);
 if (postgresNote) console.log(postgresNote);

@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
-import { installTemporal } from '../test/support/temporal-server.js';
 import { summarize, type Row, type Summary } from './stats.js';
 
 /** What the numbers were measured on: they mean something only next to each other, and to this. */
-export async function describeMachine() {
+export function describeMachine(temporal: string) {
   const cpu = cpus();
-  const temporal = execFileSync(await installTemporal(), ['--version'], { encoding: 'utf8' }).trim();
   let commit: string | undefined;
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -39,9 +37,9 @@ export function table(summaries: Summary[]): string {
   return [line(header), line(widths.map((w) => '─'.repeat(w))), ...body.map(line)].join('\n');
 }
 
-export async function writeResults(path: string, rows: Row[], settings: Record<string, unknown>, skipped: string[]): Promise<Summary[]> {
+export function writeResults(path: string, rows: Row[], machine: Record<string, unknown>, settings: Record<string, unknown>, skipped: string[]): Summary[] {
   const summaries = rows.filter((row) => row.samples.length > 0).map(summarize);
-  const results = { date: new Date().toISOString(), machine: await describeMachine(), settings, skipped, results: summaries };
+  const results = { date: new Date().toISOString(), machine, settings, skipped, results: summaries };
   writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
   return summaries;
 }

@@ -20,7 +20,7 @@ function residentMemory(pid: number): { rss: number; peak: number } {
  */
 export async function workerMemory(bench: BenchEnv): Promise<Row[]> {
   if (process.platform !== 'linux') return [{ name: 'memory: worker peak RSS', unit: 'MiB', samples: [], note: 'needs /proc (Linux)' }];
-  const taskQueue = 'bench-memory';
+  const taskQueue = `${bench.taskQueue}-memory`;
   const worker = await startWorkerProcess({ ...bench.processEnv, LOOM_TASK_QUEUE: taskQueue });
   try {
     const idle = residentMemory(worker.pid!);

@@ -1,59 +1,21 @@
-// The processes a chaos run starts and breaks: its own Temporal dev server (a SQLite file, so
-// its state survives a stop and start), a restartable PostgreSQL, the scripted model and a pool
-// of `loom worker` processes.
+// The processes a chaos run starts and breaks: its own Temporal dev server unless the environment
+// names a server (chaos/temporal.ts), a restartable PostgreSQL, the scripted model and a pool of
+// `loom worker` processes.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../test/support/free-port.js';
 import { startRestartableTestPostgres, type RestartableTestPostgres } from '../test/support/postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { stopProcess } from '../test/support/worker-process.js';
-import { captureOutput } from '../client/dev-server/output.js';
-import { runDevServer } from '../client/dev-server/run.js';
+import { checkTemporal } from '../client/temporal-check.js';
+import type { TemporalTarget } from '../worker/temporal/target.js';
 import { snapshotCode } from './snapshot.js';
+import { chaosTemporal, workerTemporalEnv, type ChaosTemporal } from './temporal.js';
 
 export const CHAOS_MODEL = 'scripted/chaos';
 export const HOST_ID = 'chaos-host';
-
-/** A dev server of its own, started and stopped as `temporal-dev.sh` does (client/dev-server/). */
-export class TemporalDevServer {
-  constructor(
-    readonly port: number,
-    private readonly uiPort: number,
-    private readonly dataDir: string,
-  ) {}
-
-  get address() {
-    return `127.0.0.1:${this.port}`;
-  }
-
-  /** The server's process id, from the pid file `temporal-dev.sh` keeps (undefined when stopped). */
-  pid(): number | undefined {
-    try {
-      return Number(readFileSync(join(this.dataDir, 'temporal', `server-${this.port}.pid`), 'utf8').trim()) || undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async script(command: 'start' | 'stop') {
-    const output = captureOutput();
-    const args = [command, '--port', String(this.port), '--ui-port', String(this.uiPort), '--data-dir', this.dataDir];
-    const code = await runDevServer(args, process.env, output);
-    if (code !== 0) throw new Error(`temporal-dev.sh ${args.join(' ')} failed:\n${output.stderr()}`);
-    return output.stdout();
-  }
-
-  start() {
-    return this.script('start');
-  }
-
-  stop() {
-    return this.script('stop');
-  }
-}
 
 /**
  * `loom worker` processes kept at a fixed number: a killed one is replaced at once, in the
@@ -178,7 +140,7 @@ function startWorker(bin: string, env: NodeJS.ProcessEnv): Promise<ChildProcess>
 export interface Cluster {
   root: string;
   project: string;
-  temporal: TemporalDevServer;
+  temporal: ChaosTemporal;
   postgres: RestartableTestPostgres;
   storeUrl: string;
   model: ScriptedModel;
@@ -190,8 +152,11 @@ export interface Cluster {
   close(options?: { keep?: boolean }): Promise<void>;
 }
 
-/** Starts everything a chaos run needs; the model's script is set by the caller. */
-export async function startCluster(options: { workers: number }): Promise<Cluster> {
+/**
+ * Starts everything a chaos run needs; the model's script is set by the caller. `named`: the
+ * server the environment names, used instead of a dev server of the run's own.
+ */
+export async function startCluster(options: { workers: number; named?: TemporalTarget }): Promise<Cluster> {
   const root = mkdtempSync(join(tmpdir(), 'loom-chaos-'));
   const project = join(root, 'project');
   mkdirSync(join(project, 'loops'), { recursive: true });
@@ -199,7 +164,8 @@ export async function startCluster(options: { workers: number }): Promise<Cluste
   writeFileSync(join(project, 'README.md'), '# Chaos workspace\n\nTools of the chaos run work here.\n');
   writeFileSync(join(project, 'side-effects.log'), '');
 
-  const temporal = new TemporalDevServer(await freePort(), await freePort(), join(root, 'temporal'));
+  const temporal = await chaosTemporal(options.named, join(root, 'temporal'));
+  const devServer = temporal.devServer;
   const cleanups: (() => Promise<unknown>)[] = [];
   let workers: WorkerPool | undefined;
   let postgresFolder: string | undefined;
@@ -207,7 +173,7 @@ export async function startCluster(options: { workers: number }): Promise<Cluste
   // exits), the detached dev server and the workers must not outlive it.
   const onExit = () => {
     workers?.killAllNow();
-    const pid = temporal.pid();
+    const pid = devServer?.pid();
     if (pid) process.kill(pid, 'SIGTERM');
     rmSync(root, { recursive: true, force: true });
     if (postgresFolder) rmSync(postgresFolder, { recursive: true, force: true });
@@ -221,8 +187,13 @@ export async function startCluster(options: { workers: number }): Promise<Cluste
   };
   open.add(close);
   try {
-    const [pgStarted, modelStarted, temporalStarted] = await Promise.allSettled([startRestartableTestPostgres(), startScriptedModel([]), temporal.start()]);
-    if (temporalStarted.status === 'fulfilled') cleanups.push(() => temporal.stop());
+    // A named server is checked instead: a refused credential is one line now, not workers failing to start.
+    const [pgStarted, modelStarted, temporalStarted] = await Promise.allSettled([
+      startRestartableTestPostgres(),
+      startScriptedModel([]),
+      devServer ? devServer.start() : checkTemporal(options.named!),
+    ]);
+    if (devServer && temporalStarted.status === 'fulfilled') cleanups.push(() => devServer.stop());
     if (pgStarted.status === 'fulfilled') cleanups.push(() => pgStarted.value.stop());
     if (modelStarted.status === 'fulfilled') cleanups.push(() => modelStarted.value.close());
     for (const outcome of [pgStarted, modelStarted, temporalStarted]) if (outcome.status === 'rejected') throw outcome.reason;
@@ -233,7 +204,7 @@ export async function startCluster(options: { workers: number }): Promise<Cluste
     const taskQueue = `chaos-${Date.now().toString(36)}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      TEMPORAL_ADDRESS: temporal.address,
+      ...workerTemporalEnv(temporal),
       LOOM_TASK_QUEUE: taskQueue,
       LOOM_HOST_ID: HOST_ID,
       LOOM_DATA_DIR: join(root, 'data'),

@@ -1,13 +1,17 @@
 // The faults of a chaos run, one at a time: SIGKILLs of random workers at random moments, one
-// stop and start of the Temporal dev server while sessions run, one PostgreSQL restart while the
-// batch runs. (The model's 500s and hung answers are in script.ts.)
+// stop and start of the run's own Temporal dev server while sessions run (not of a server the
+// environment names), one PostgreSQL restart while the batch runs. (The model's 500s and hung
+// answers are in script.ts.)
 import type { Cluster } from './cluster.js';
 import type { ChaosOptions } from './options.js';
+import type { TemporalDevServer } from './temporal.js';
 import { sleep } from './retry.js';
 
 export interface FaultLog {
   kills: number;
   temporalRestarts: number;
+  /** Why the Temporal restart was left out, when it was. */
+  temporalSkipped?: string;
   postgresRestarts: number;
   /** How long each server was unreachable, ms. */
   temporalDownMs: number;
@@ -27,14 +31,20 @@ export async function runFaults(cluster: Cluster, options: ChaosOptions, random:
   // The Temporal restart comes a third of the way through the kills (or after the first one).
   const temporalAt = Math.max(1, Math.floor(options.kills / 3));
   let temporalDue = options.temporalRestart;
+  const { devServer, named } = cluster.temporal;
+  if (temporalDue && !devServer) {
+    temporalDue = false;
+    log.temporalSkipped = `the run uses the Temporal that ${named?.sources.address ?? 'the environment'} names (${cluster.temporal.address}), which the chaos run cannot restart`;
+    hooks.log(`Temporal restart skipped: ${log.temporalSkipped}`);
+  }
   let postgresDue = options.postgresRestart && options.batchTasks > 0;
 
-  const restartTemporal = async () => {
+  const restartTemporal = async (server: TemporalDevServer) => {
     const down = Date.now();
     hooks.log('stopping the Temporal dev server');
-    await cluster.temporal.stop();
+    await server.stop();
     await sleep(options.outageMs);
-    await cluster.temporal.start();
+    await server.start();
     log.temporalDownMs = Date.now() - down;
     log.temporalRestarts++;
     hooks.log(`Temporal dev server back after ${log.temporalDownMs} ms`);
@@ -64,9 +74,9 @@ export async function runFaults(cluster: Cluster, options: ChaosOptions, random:
       }
       await sleep(Math.min(250, Math.max(0, until - Date.now())));
     }
-    if (temporalDue && cluster.workers.kills >= Math.min(temporalAt, options.kills)) {
+    if (temporalDue && devServer && cluster.workers.kills >= Math.min(temporalAt, options.kills)) {
       temporalDue = false;
-      await restartTemporal();
+      await restartTemporal(devServer);
       continue;
     }
     if (postgresDue && (await batchUnderWay())) {

@@ -16,7 +16,10 @@ export interface ChaosOptions {
   /** Tasks in the batch (`CHAOS_BATCH_TASKS`) and how many run at once (`CHAOS_BATCH_CONCURRENCY`). */
   batchTasks: number;
   batchConcurrency: number;
-  /** Stop and start the Temporal dev server once mid-session (`CHAOS_TEMPORAL_RESTART=0` turns it off). */
+  /**
+   * Stop and start the run's own Temporal dev server once mid-session (`CHAOS_TEMPORAL_RESTART=0`
+   * turns it off). Never a server `TEMPORAL_ADDRESS` or a profile names: that restart is skipped.
+   */
   temporalRestart: boolean;
   /** Restart PostgreSQL once mid-batch (`CHAOS_PG_RESTART=0` turns it off). */
   postgresRestart: boolean;

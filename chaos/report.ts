@@ -11,7 +11,7 @@ export interface ChaosReport {
   seconds: { setup: number; faults: number; settle: number; checks: number; total: number };
   /** True when nothing was lost, duplicated or left stuck, and every task and ask went through. */
   ok: boolean;
-  /** Where a failed run's folder was kept (worker logs, the dev server's database, the workspace). */
+  /** Where a failed run's folder was kept (worker logs, the dev server's database when the run had its own, the workspace). */
   kept?: string;
 }
 
@@ -25,7 +25,7 @@ export function formatReport(report: ChaosReport): string {
   const rows: [string, string][] = [
     ['workers SIGKILLed', String(faults.kills)],
     ['workers that exited on their own', String(report.workerCrashes)],
-    ['Temporal restarts', `${faults.temporalRestarts}${faults.temporalRestarts ? ` (down ${(faults.temporalDownMs / 1000).toFixed(1)} s)` : ''}`],
+    ['Temporal restarts', `${faults.temporalRestarts}${faults.temporalRestarts ? ` (down ${(faults.temporalDownMs / 1000).toFixed(1)} s)` : faults.temporalSkipped ? ' (skipped: a named server)' : ''}`],
     ['PostgreSQL restarts', `${faults.postgresRestarts}${faults.postgresRestarts ? ` (down ${(faults.postgresDownMs / 1000).toFixed(1)} s)` : ''}`],
     ['model requests / 500s / hung / cut', `${model.requests} / ${model.errors500} / ${model.hangs} / ${model.drops}`],
     ['sessions checked', String(f.sessions)],

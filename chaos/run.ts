@@ -4,6 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
+import type { TemporalTarget } from '../worker/temporal/target.js';
 import { Checker } from './checks.js';
 import { startCluster } from './cluster.js';
 import { runFaults, type FaultLog } from './faults.js';
@@ -11,24 +12,31 @@ import { seededRandom, type ChaosOptions } from './options.js';
 import { isClean, type ChaosReport } from './report.js';
 import { sleep } from './retry.js';
 import { chaosScript, type FaultCounts } from './script.js';
+import { driverConnection, searchAttributesReady } from './temporal.js';
 import { Driver, type RootRun } from './workloads.js';
 
-export async function runChaos(options: ChaosOptions, log: (line: string) => void = () => undefined): Promise<ChaosReport> {
+/**
+ * `named`: the server the environment names (`resolveTemporalTarget`), which the run uses as it is
+ * and never restarts; without it, the run starts a dev server of its own.
+ */
+export async function runChaos(options: ChaosOptions, log: (line: string) => void = () => undefined, named?: TemporalTarget): Promise<ChaosReport> {
   const started = Date.now();
   const seconds = (from: number) => Math.round((Date.now() - from) / 100) / 10;
   const random = seededRandom(options.seed);
   const counts: FaultCounts = { requests: 0, errors500: 0, hangs: 0, drops: 0 };
-  log(`seed ${options.seed}: starting Temporal, PostgreSQL, the scripted model and ${options.workers} workers`);
-  const cluster = await startCluster({ workers: options.workers });
+  const starting = named ? `using Temporal at ${named.address}, namespace ${named.namespace} (${named.sources.address}); starting` : 'starting Temporal,';
+  log(`seed ${options.seed}: ${starting} PostgreSQL, the scripted model and ${options.workers} workers`);
+  const cluster = await startCluster({ workers: options.workers, named });
   let store: SessionStore | undefined;
   let connection: Connection | undefined;
   let keep = false;
   try {
     cluster.model.setScript(chaosScript(options.children, { error500: options.model500, hang: options.modelHang, random: seededRandom(options.seed + 1) }, counts));
-    connection = await Connection.connect({ address: cluster.temporal.address });
-    const client = new Client({ connection });
+    connection = await Connection.connect(driverConnection(cluster.temporal));
+    const client = new Client({ connection, namespace: cluster.temporal.namespace });
+    const searchAttributes = await searchAttributesReady(connection, cluster.temporal, log);
     store = await openSessionStore({ dataDir: cluster.env.LOOM_DATA_DIR!, storeUrl: cluster.storeUrl });
-    const driver = new Driver(client, store, cluster.taskQueue, cluster.project);
+    const driver = new Driver(client, store, cluster.taskQueue, cluster.project, searchAttributes);
     const setup = seconds(started);
 
     const asks = await Promise.all(Array.from({ length: options.asks }, (_, i) => driver.startRoot('ask', `A${i}`)));
@@ -96,7 +104,7 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const crashes = cluster.workers.crashes;
     if (crashes && options.workerCrashFails) checker.problem(`${crashes} worker(s) exited without being killed; see ${cluster.root}/logs`);
     const ok = isClean(findings);
-    // A failed run keeps its folder (worker logs, the dev server's database and log, the
+    // A failed run keeps its folder (worker logs, the own dev server's database and log, the
     // workspace); so does a run from the command line where a worker crashed.
     keep = !ok || (crashes > 0 && options.verbose);
     return {

@@ -36,6 +36,8 @@ export class Driver {
     private readonly store: SessionStore,
     private readonly taskQueue: string,
     private readonly directory: string,
+    /** False when the namespace lacks Loom's search attributes: runs then set none. */
+    private readonly searchAttributes: boolean,
   ) {}
 
   /** Starts a root session of a workload, and follows its run. */
@@ -46,6 +48,7 @@ export class Driver {
     await throughOutages(`saving the prompt of ${sessionId}`, () => this.store.savePrompt({ id: promptId, sessionID: sessionId, text, time: { created: Date.now() } }));
     // The workspace is on the workers' host: its tools run on that host's task queue.
     const input: SessionRunInput & { host?: string } = { sessionId, directory: this.directory, host: HOST_ID, agent: 'build', model: CHAOS_MODEL, promptId, modelRetry: CHAOS_MODEL_RETRY };
+    if (!this.searchAttributes) input.searchAttributes = false;
     await throughOutages(`starting ${sessionId}`, async () => {
       try {
         await this.client.workflow.start(sessionWorkflow, {
@@ -53,10 +56,14 @@ export class Driver {
           taskQueue: this.taskQueue,
           args: [input],
           staticSummary: `build · chaos ${kind} ${tag}`,
-          typedSearchAttributes: [
-            { key: AgentAttribute, value: 'build' },
-            { key: RootSessionAttribute, value: sessionId },
-          ],
+          ...(this.searchAttributes
+            ? {
+                typedSearchAttributes: [
+                  { key: AgentAttribute, value: 'build' },
+                  { key: RootSessionAttribute, value: sessionId },
+                ],
+              }
+            : {}),
         });
       } catch (error) {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -82,6 +89,7 @@ export class Driver {
       retries: 0,
       taskQueue: this.taskQueue,
       modelRetry: CHAOS_MODEL_RETRY,
+      ...(this.searchAttributes ? {} : { searchAttributes: false }),
     };
     const { batch, handle } = await startBatch(this.client, this.store, options);
     return { batchId: batch.id, outcome: this.follow(handle.workflowId) };

@@ -1,7 +1,6 @@
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { aptInstall } from './apt.js';
+import { findExecutable, isExecutable } from './executables.js';
 
 const NAMES = ['chromium', 'chromium-browser'];
 
@@ -13,7 +12,7 @@ const NAMES = ['chromium', 'chromium-browser'];
  */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   if (env.CHROMIUM_PATH) {
-    if (!executable(env.CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file.`);
+    if (!isExecutable(env.CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file.`);
     return env.CHROMIUM_PATH;
   }
   const found = onPath(env);
@@ -30,20 +29,5 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 function onPath(env: NodeJS.ProcessEnv): string | undefined {
-  for (const name of NAMES) {
-    for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
-      const path = join(dir, name);
-      if (executable(path)) return path;
-    }
-  }
-  return undefined;
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return findExecutable(NAMES, env);
 }

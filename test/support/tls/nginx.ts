@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { aptInstall } from '../apt.js';
+import { findExecutable } from '../executables.js';
 import { nginxConfig, type NginxConfigOptions } from './nginx-config.js';
 
 export interface RunningNginx {
@@ -66,17 +67,7 @@ export async function startNginx(binary: string, options: NginxConfigOptions): P
 }
 
 function locate(env: NodeJS.ProcessEnv): string | undefined {
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/sbin'];
-  return dirs.map((dir) => join(dir, 'nginx')).find(executable);
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return findExecutable(['nginx'], env, ['/usr/sbin']);
 }
 
 /**

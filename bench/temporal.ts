@@ -1,0 +1,79 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { execFileSync } from 'node:child_process';
+import { checkSearchAttributes, missingAttributesNotice } from '../client/search-attributes.js';
+import { checkTemporal } from '../client/temporal-check.js';
+import { installTemporal, startTemporalServer } from '../test/support/temporal-server.js';
+import { connectWorker } from '../worker/temporal/connect-worker.js';
+import { connectionOptions } from '../worker/temporal/connection-options.js';
+import { resolveTemporalTarget, type TemporalTarget } from '../worker/temporal/target.js';
+
+/** The Temporal a bench run measures on: the server the environment names, else a dev server of its own. */
+export interface BenchTemporal {
+  client: Client;
+  /** `host:port`. */
+  address: string;
+  namespace: string;
+  /** Where the address came from, for the line the bench starts with. */
+  source: string;
+  /** The Temporal version measured on, for the results' `machine`. */
+  version: string;
+  /** The bench's task queue: on a named server others may poll a fixed name too, so the run takes one of its own. */
+  taskQueue: string;
+  /** False when the namespace lacks Loom's search attributes and they could not be added: runs then set none. */
+  searchAttributes: boolean;
+  /** What spawned `loom` processes need on top of the user's environment to reach this server. */
+  processEnv: NodeJS.ProcessEnv;
+  connectWorker(): Promise<NativeConnection>;
+  close(): Promise<void>;
+}
+
+/** Reads the `TEMPORAL_*` settings and profile as every Loom process does; `report` hears what is worth a line. */
+export async function startBenchTemporal(report: (line: string) => void): Promise<BenchTemporal> {
+  const target = resolveTemporalTarget(process.env);
+  for (const warning of target.warnings) report(`warning: ${warning}`);
+  return target.embedded ? ownDevServer() : namedServer(target, report);
+}
+
+async function ownDevServer(): Promise<BenchTemporal> {
+  const env = await startTemporalServer();
+  return {
+    client: env.client,
+    address: env.address,
+    namespace: env.namespace ?? 'default',
+    source: "the bench's own dev server: neither TEMPORAL_ADDRESS nor a profile names one",
+    version: execFileSync(await installTemporal(), ['--version'], { encoding: 'utf8' }).trim(),
+    taskQueue: 'bench',
+    searchAttributes: true,
+    processEnv: { TEMPORAL_ADDRESS: env.address },
+    connectWorker: () => NativeConnection.connect({ address: env.address }),
+    close: () => env.teardown(),
+  };
+}
+
+async function namedServer(target: TemporalTarget, report: (line: string) => void): Promise<BenchTemporal> {
+  // Without retries: a refused credential or an unknown namespace is one line at once, not a minute of retries.
+  await checkTemporal(target);
+  const connection = await Connection.connect(connectionOptions(target));
+  try {
+    const found = await checkSearchAttributes(connection, target, { add: true });
+    if (found.state === 'added') report(`Added Loom's search attributes to namespace ${target.namespace}: ${found.names.join(', ')}.`);
+    if (found.state === 'missing') report(`warning: ${missingAttributesNotice(target, found)}`);
+    const { serverVersion } = await connection.workflowService.getSystemInfo({});
+    return {
+      client: new Client({ connection, namespace: target.namespace }),
+      address: target.address,
+      namespace: target.namespace,
+      source: target.sources.address,
+      version: `server ${serverVersion || 'of unknown version'} at ${target.address}, namespace ${target.namespace}`,
+      taskQueue: `bench-${Date.now().toString(36)}`,
+      searchAttributes: found.state !== 'missing',
+      processEnv: {},
+      connectWorker: () => connectWorker(target),
+      close: () => connection.close(),
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
