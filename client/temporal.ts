@@ -4,9 +4,9 @@ import { CliError } from './cli-error.js';
 import { livePollers } from '../activities/hosts/pollers.js';
 import { connectionOptions } from '../worker/temporal/connection-options.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
-import { checkTemporal } from './temporal-check.js';
+import { openCheckedConnection } from './temporal-check.js';
 import { tracingWanted } from '../worker/tracing/wanted.js';
-import { checkSearchAttributes, firstTimeNotice, missingAttributesNotice } from './search-attributes.js';
+import { checkSearchAttributes, firstTimeNotice, missingAttributesNotice, type SearchAttributeState } from './search-attributes.js';
 
 export interface TemporalAccess {
   client: Client;
@@ -35,23 +35,28 @@ export async function connectTemporal(
     const ui = /https?:\/\/\S+/.exec(output)?.[0];
     report(`Temporal dev server running${ui ? ` · UI ${ui}` : ''} · \`loom down\` stops it`);
   }
-  if (!target.embedded || target.namespace !== 'default') await checkTemporal(target);
   let connection: Connection;
-  try {
-    connection = await Connection.connect({ ...connectionOptions(target), connectTimeout: '5 seconds' });
-  } catch (error) {
-    throw new CliError(`Cannot reach Temporal at ${address} (${target.sources.address}): ${(error as Error).message}`);
+  let searchAttributes = true;
+  if (target.embedded && target.namespace === 'default') {
+    // Loom's own server, just found or started: it registered the search attributes when it started.
+    try {
+      connection = await Connection.connect({ ...connectionOptions(target), connectTimeout: '5 seconds' });
+    } catch (error) {
+      throw new CliError(`Cannot reach Temporal at ${address} (${target.sources.address}): ${(error as Error).message}`);
+    }
+  } else {
+    // Checked, and its search attributes looked at, in one round trip.
+    const opened = await openCheckedConnection(target, (checked) => checkSearchAttributes(checked, target, { add: true }));
+    connection = opened.connection;
+    searchAttributes = target.embedded || sayOfSearchAttributes(opened.alongside!, target, report, options.dataDir);
   }
-  // The embedded server registers them when it starts (client/dev-server/).
-  const searchAttributes = target.embedded || (await readySearchAttributes(connection, target, report, options.dataDir));
   // A traced command's runs carry its span, so the trace starts where the person typed.
   const interceptors = tracingWanted(env) ? (await import('../worker/tracing/client-interceptors.js')).tracedClientInterceptors() : undefined;
   return { client: new Client({ connection, namespace: target.namespace, interceptors }), connection, address, target, searchAttributes };
 }
 
-/** Adds Loom's search attributes to a namespace that lacks them; where that is refused, says once how, and runs go without. */
-async function readySearchAttributes(connection: Connection, target: TemporalTarget, report: (line: string) => void, dataDir: string): Promise<boolean> {
-  const found = await checkSearchAttributes(connection, target, { add: true });
+/** What became of Loom's search attributes: added (said), there, or missing (said once, with how to add them; runs go without). */
+function sayOfSearchAttributes(found: SearchAttributeState, target: TemporalTarget, report: (line: string) => void, dataDir: string): boolean {
   if (found.state === 'added') report(`Added Loom's search attributes to namespace ${target.namespace}: ${found.names.join(', ')}.`);
   if (found.state !== 'missing') return true;
   const notice = missingAttributesNotice(target, found);
