@@ -23,7 +23,8 @@ export async function statusCommand(context: CliContext, options: { json?: boole
   const temporal = await temporalStatus(target, { env: context.env, taskQueue: context.settings.taskQueue, hostId: context.hostId });
   const store = storeStatus(context);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, store, taskQueue: context.settings.taskQueue })}\n`);
+    const traces = tracesOf(context.env);
+    process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, taskQueue: context.settings.taskQueue })}\n`);
   } else {
     const lines = [
       ...temporalLines(temporal, target),
@@ -68,11 +69,16 @@ function temporalLines(status: TemporalStatus, target: Parameters<typeof missing
   return lines;
 }
 
-/** Where traces go: the OTLP endpoint and the variable that names it, or off. */
+/** Where traces go: the OTLP endpoint, the variable that names it and the service name; undefined when off. */
+function tracesOf(env: NodeJS.ProcessEnv): { endpoint: string; source: string; service: string } | undefined {
+  if (!tracingWanted(env)) return undefined;
+  const source = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  return { endpoint: env[source]!, source, service: env.OTEL_SERVICE_NAME || 'loom' };
+}
+
 function tracesLine(env: NodeJS.ProcessEnv): string {
-  if (!tracingWanted(env)) return 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)';
-  const variable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
-  return `OTLP ${env[variable]} (${variable}), service ${env.OTEL_SERVICE_NAME || 'loom'}`;
+  const traces = tracesOf(env);
+  return traces ? `OTLP ${traces.endpoint} (${traces.source}), service ${traces.service}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)';
 }
 
 function workerLine(queue: QueueWorkers): string {

@@ -10,8 +10,7 @@ import { LOOM_VERSION } from '../../activities/package-root.js';
 export interface Tracing {
   resource: Resource;
   spanProcessor: SpanProcessor;
-  /** Sends what is buffered; the CLI calls it before it exits. */
-  flush(): Promise<void>;
+  /** Sends what is buffered, then stops: the CLI calls it before it exits. */
   shutdown(): Promise<void>;
 }
 
@@ -45,7 +44,6 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   current = {
     resource,
     spanProcessor,
-    flush: () => provider.forceFlush(),
     shutdown: async () => {
       await provider.shutdown().catch((error: unknown) => reportFailure(error));
       trace.disable();
