@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type SessionRunInput } from '../core/run.js';
-import { RootSessionAttribute } from '../core/search-attributes.js';
+import { RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
 import type { ActivityDeps } from './deps.js';
 import { lastOutcome } from './last-text.js';
 import { rootSessionOf } from './session-root.js';
@@ -57,7 +57,7 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
       ...(parent.host ? { host: parent.host } : {}),
       ...(parent.parentID ? { parentId: parent.parentID } : {}),
       ...(deliverTo ? { deliverTo } : {}),
-      ...(input.searchAttributes === false ? { searchAttributes: false as const } : {}),
+      searchAttributes: input.searchAttributes,
     };
     const context = Context.current();
     const { client } = context;
@@ -72,7 +72,7 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
           signalArgs: [{ promptId: input.deliveryId, synthetic: true }],
           staticSummary: `${parent.agent} · ${parent.title}`,
           staticDetails: `**Background subagent ${input.childId} ${ENDED[input.outcome]}**`,
-          ...(input.searchAttributes === false ? {} : { typedSearchAttributes: [{ key: RootSessionAttribute, value: rootId }] }),
+          ...withSearchAttributes(input.searchAttributes, [{ key: RootSessionAttribute, value: rootId }]),
         })
       ).signaledRunId;
     // Only what the parent wrote since the cursor is read each time.

@@ -1,11 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
-import { checkSearchAttributes, missingAttributesNotice } from '../client/search-attributes.js';
-import { checkTemporal } from '../client/temporal-check.js';
+import { dataDir } from '../activities/paths.js';
+import { connectTemporal } from '../client/temporal.js';
 import { installTemporal, startTemporalServer } from '../test/support/temporal-server.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
-import { connectionOptions } from '../worker/temporal/connection-options.js';
 import { resolveTemporalTarget, type TemporalTarget } from '../worker/temporal/target.js';
 
 /** The Temporal a bench run measures on: the server the environment names, else a dev server of its own. */
@@ -52,22 +51,18 @@ async function ownDevServer(): Promise<BenchTemporal> {
 }
 
 async function namedServer(target: TemporalTarget, report: (line: string) => void): Promise<BenchTemporal> {
-  // Without retries: a refused credential or an unknown namespace is one line at once, not a minute of retries.
-  await checkTemporal(target);
-  const connection = await Connection.connect(connectionOptions(target));
+  // As every Loom command reaches it: checked (a refusal is one line), its search attributes added or said missing.
+  const { client, connection, searchAttributes } = await connectTemporal(target, report, { dataDir: dataDir(process.env) });
   try {
-    const found = await checkSearchAttributes(connection, target, { add: true });
-    if (found.state === 'added') report(`Added Loom's search attributes to namespace ${target.namespace}: ${found.names.join(', ')}.`);
-    if (found.state === 'missing') report(`warning: ${missingAttributesNotice(target, found)}`);
     const { serverVersion } = await connection.workflowService.getSystemInfo({});
     return {
-      client: new Client({ connection, namespace: target.namespace }),
+      client,
       address: target.address,
       namespace: target.namespace,
       source: target.sources.address,
       version: `server ${serverVersion || 'of unknown version'} at ${target.address}, namespace ${target.namespace}`,
       taskQueue: `bench-${Date.now().toString(36)}`,
-      searchAttributes: found.state !== 'missing',
+      searchAttributes,
       processEnv: {},
       connectWorker: () => connectWorker(target),
       close: () => connection.close(),

@@ -4,6 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
+import { connectTemporal } from '../client/temporal.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { Checker } from './checks.js';
 import { startCluster } from './cluster.js';
@@ -12,7 +13,6 @@ import { seededRandom, type ChaosOptions } from './options.js';
 import { isClean, type ChaosReport } from './report.js';
 import { sleep } from './retry.js';
 import { chaosScript, type FaultCounts } from './script.js';
-import { driverConnection, searchAttributesReady } from './temporal.js';
 import { Driver, type RootRun } from './workloads.js';
 
 /**
@@ -32,9 +32,11 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
   let keep = false;
   try {
     cluster.model.setScript(chaosScript(options.children, { error500: options.model500, hang: options.modelHang, random: seededRandom(options.seed + 1) }, counts));
-    connection = await Connection.connect(driverConnection(cluster.temporal));
-    const client = new Client({ connection, namespace: cluster.temporal.namespace });
-    const searchAttributes = await searchAttributesReady(connection, cluster.temporal, log);
+    // A named server is reached as every Loom command reaches it (its search attributes added, or runs go without).
+    const named = cluster.temporal.named ? await connectTemporal(cluster.temporal.named, log, { dataDir: cluster.env.LOOM_DATA_DIR! }) : undefined;
+    connection = named?.connection ?? (await Connection.connect({ address: cluster.temporal.address }));
+    const client = named?.client ?? new Client({ connection });
+    const searchAttributes = named?.searchAttributes ?? true;
     store = await openSessionStore({ dataDir: cluster.env.LOOM_DATA_DIR!, storeUrl: cluster.storeUrl });
     const driver = new Driver(client, store, cluster.taskQueue, cluster.project, searchAttributes);
     const setup = seconds(started);

@@ -1,14 +1,11 @@
 // The Temporal a chaos run uses: a dev server of its own (a SQLite file, so its state survives
 // the stop and start the faults put it through), or the server the environment names, used as
 // every Loom process would use it and never restarted.
-import type { Connection } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { captureOutput } from '../client/dev-server/output.js';
 import { runDevServer } from '../client/dev-server/run.js';
-import { checkSearchAttributes } from '../client/search-attributes.js';
 import { freePort } from '../test/support/free-port.js';
-import { connectionOptions, type TemporalConnectionOptions } from '../worker/temporal/connection-options.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 
 export interface ChaosTemporal {
@@ -28,26 +25,9 @@ export async function chaosTemporal(named: TemporalTarget | undefined, dataDir: 
   return { address: devServer.address, namespace: 'default', devServer };
 }
 
-/** How the driver connects: with the named server's TLS, API key and headers, or to the own server's address. */
-export function driverConnection(temporal: ChaosTemporal): TemporalConnectionOptions {
-  return temporal.named ? connectionOptions(temporal.named) : { address: temporal.address };
-}
-
 /** What workers need over the user's environment: the own server's address, or nothing, as the user's `TEMPORAL_*` name the server. */
 export function workerTemporalEnv(temporal: ChaosTemporal): NodeJS.ProcessEnv {
   return temporal.devServer ? { TEMPORAL_ADDRESS: temporal.address } : {};
-}
-
-/**
- * Whether runs may set Loom's search attributes. The own server registers them as it starts; a
- * named one gets the missing ones added where its credentials allow, and runs set none otherwise.
- */
-export async function searchAttributesReady(connection: Connection, temporal: ChaosTemporal, log: (line: string) => void): Promise<boolean> {
-  if (!temporal.named) return true;
-  const found = await checkSearchAttributes(connection, temporal.named, { add: true });
-  if (found.state === 'added') log(`added Loom's search attributes to namespace ${temporal.namespace}: ${found.names.join(', ')}`);
-  if (found.state === 'missing') log(`runs set no search attributes: namespace ${temporal.namespace} lacks ${found.missing.join(', ')}: ${found.reason}`);
-  return found.state !== 'missing';
 }
 
 /** A dev server of the run's own, started and stopped as `temporal-dev.sh` does (client/dev-server/). */

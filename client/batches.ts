@@ -96,7 +96,7 @@ export async function startBatch(client: Client, store: SessionStore, options: S
     retries: options.retries,
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-    ...(options.searchAttributes === false ? { searchAttributes: false as const } : {}),
+    searchAttributes: options.searchAttributes === false ? false : undefined,
   };
   const handle = await client.workflow.start(batchWorkflow, {
     workflowId: batch.id,

@@ -5,7 +5,7 @@ import { newId } from '../core/ids.js';
 import { PREVIEW_LIMIT } from '../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../core/run.js';
 import type { Session } from '../core/session.js';
-import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
+import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
 import { promptSignal } from '../workflows/api.js';
 import { sessionWorkflow } from '../workflows/index.js';
 import { savePrompt } from './prompts.js';
@@ -46,7 +46,7 @@ export async function startSession(client: Client, store: SessionStore, options:
     title: options.title,
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-    ...(options.searchAttributes === false ? { searchAttributes: false as const } : {}),
+    searchAttributes: options.searchAttributes === false ? false : undefined,
   };
   const handle = await client.workflow.start(sessionWorkflow, {
     workflowId: sessionId,
@@ -107,7 +107,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
     parentId: session.parentID,
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-    ...(options.searchAttributes === false ? { searchAttributes: false as const } : {}),
+    searchAttributes: options.searchAttributes === false ? false : undefined,
   };
   const started = await client.workflow.signalWithStart(sessionWorkflow, {
     workflowId: session.id,
@@ -163,14 +163,10 @@ function runMetadata(sessionId: string, agent: string, title: string, prompt: st
   return {
     staticSummary: `${agent} · ${excerpt(title, 80)}`,
     staticDetails: `**Prompt**\n\n${excerpt(prompt, PREVIEW_LIMIT)}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
-    ...(options.searchAttributes === false
-      ? {}
-      : {
-          typedSearchAttributes: [
-            { key: AgentAttribute, value: agent },
-            { key: RootSessionAttribute, value: rootId },
-          ],
-        }),
+    ...withSearchAttributes(options.searchAttributes, [
+      { key: AgentAttribute, value: agent },
+      { key: RootSessionAttribute, value: rootId },
+    ]),
   };
 }
 

@@ -11,4 +11,7 @@ export const METRIC = {
   toolCalls: 'loom_tool_calls',
 } as const;
 
+/** Buckets for the cost of one model call, in dollars. */
+export const COST_BUCKETS = [0.0001, 0.001, 0.01, 0.05, 0.1, 0.5, 1, 5];
+
 export const TOOL_CALLS_DESCRIPTION = 'Tool calls, by tool and outcome';

@@ -1,4 +1,4 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 /** Loom's search attributes. `temporal-dev.sh` registers the same names (a test checks). */
 export const AgentAttribute = defineSearchAttributeKey('LoomAgent', SearchAttributeType.KEYWORD);
@@ -8,3 +8,11 @@ export const ParentSessionAttribute = defineSearchAttributeKey('LoomParentSessio
 export const WaitingAttribute = defineSearchAttributeKey('LoomWaiting', SearchAttributeType.BOOL);
 
 export const loomSearchAttributes = [AgentAttribute, RootSessionAttribute, ParentSessionAttribute, WaitingAttribute];
+
+/**
+ * A run's search attributes, as options of its start: none when `searchAttributes` is `false`, the
+ * namespace lacking Loom's (the server would refuse the start).
+ */
+export function withSearchAttributes(searchAttributes: boolean | undefined, pairs: SearchAttributePair[]): { typedSearchAttributes?: SearchAttributePair[] } {
+  return searchAttributes === false ? {} : { typedSearchAttributes: pairs };
+}

@@ -1,5 +1,5 @@
 import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
-import { COST_BUCKETS, METRIC } from '../activities/telemetry/metrics.js';
+import { COST_BUCKETS, METRIC } from '../core/metric-names.js';
 import { MetricsPortError, type MetricsAddress } from './metrics/metrics-address.js';
 
 let installed = false;

@@ -14,7 +14,7 @@ import {
 import type { BatchProgress, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
 import { addTokens, zeroTokens, type Tokens } from '../core/tokens.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
-import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
+import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
 import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
 import type { ClaimedTask } from '../activities/batch.js';
@@ -167,7 +167,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         quietResult: true,
         modelRetry: input.modelRetry,
         ...(input.webUrl ? { webUrl: input.webUrl } : {}),
-        ...(input.searchAttributes === false ? { searchAttributes: false as const } : {}),
+        searchAttributes: input.searchAttributes,
       };
       void scope
         .run(async () => {
@@ -178,14 +178,10 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
             parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
             staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
             ...(input.webUrl ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() } : {}),
-            ...(input.searchAttributes === false
-              ? {}
-              : {
-                  typedSearchAttributes: [
-                    ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
-                    { key: RootSessionAttribute, value: task.sessionId },
-                  ],
-                }),
+            ...withSearchAttributes(input.searchAttributes, [
+              ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
+              { key: RootSessionAttribute, value: task.sessionId },
+            ]),
           });
           return handle.result();
         })

@@ -5,11 +5,6 @@ import type { Tokens } from '../../core/tokens.js';
 
 // Loom's counters go through the activity's meter (`loom worker --metrics-port`), which goes nowhere when metrics are off.
 
-export { METRIC };
-
-/** Buckets for the cost of one model call, in dollars. */
-export const COST_BUCKETS = [0.0001, 0.001, 0.01, 0.05, 0.1, 0.5, 1, 5];
-
 /** An answered model call: one agent step, its tokens by kind, and its price. */
 export function countModelCall(call: { model: string; agent: string; tokens: Tokens; cost: number }): void {
   const meter = activityMeter();

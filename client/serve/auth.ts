@@ -1,11 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
-export function isLoopback(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || hostname.startsWith('127.');
-}
+import { isLoopback } from '../../core/loopback.js';
 
 /**
  * The token the server demands: `LOOM_SERVER_TOKEN` when set; else, when it listens beyond this

@@ -2,7 +2,8 @@ import { serve } from '@hono/node-server';
 import { hostname } from 'node:os';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { isLoopback, serverToken } from './auth.js';
+import { isLoopback } from '../../core/loopback.js';
+import { serverToken } from './auth.js';
 import { createServeApp, type ServeDeps } from './app.js';
 import { HttpError } from './errors.js';
 

@@ -1,3 +1,4 @@
+import { isLoopback } from '../../core/loopback.js';
 import type { TemporalTarget } from './target.js';
 
 /** Temporal Cloud's frontends: `<namespace>.<account>.tmprl.cloud` (mTLS) and `<region>.<cloud>.api.temporal.io` (API keys). */
@@ -13,10 +14,6 @@ export function temporalUiUrl(target: Pick<TemporalTarget, 'address' | 'embedded
   if (configured) return configured.replace(/\/+$/, '');
   const host = target.address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   if (CLOUD_HOST.test(host)) return 'https://cloud.temporal.io';
-  if (target.embedded || isLoopbackHost(host)) return `http://localhost:${env.LOOM_TEMPORAL_UI_PORT || 8233}`;
+  if (target.embedded || isLoopback(host)) return `http://localhost:${env.LOOM_TEMPORAL_UI_PORT || 8233}`;
   return undefined;
-}
-
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }

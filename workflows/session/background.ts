@@ -19,7 +19,7 @@ export async function reportToParent(input: SessionRunInput, outcome: Background
     deliveryId: seededId('prm', Date.now(), `${input.sessionId}:${info.firstExecutionRunId}`),
     outcome,
     taskQueue: info.taskQueue,
-    ...(input.searchAttributes === false ? { searchAttributes: false as const } : {}),
+    searchAttributes: input.searchAttributes,
   });
 }
 

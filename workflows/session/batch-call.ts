@@ -48,7 +48,7 @@ export async function runBatchCall(call: CallRef, input: BatchCallPlan | BatchCa
     batchId,
     canDelegate: config.tools.includes('task'),
   };
-  const run: BatchRunInput = { batchId, directory: context.directory, ...(context.host ? { host: context.host } : {}), total, concurrency, retries, modelRetry: context.modelRetry, ...(context.webUrl ? { webUrl: context.webUrl } : {}), ...(context.searchAttributes === false ? { searchAttributes: false as const } : {}) };
+  const run: BatchRunInput = { batchId, directory: context.directory, ...(context.host ? { host: context.host } : {}), total, concurrency, retries, modelRetry: context.modelRetry, ...(context.webUrl ? { webUrl: context.webUrl } : {}), searchAttributes: context.searchAttributes };
   const handle = await startChild<(input: BatchRunInput) => Promise<BatchResult>>(BATCH_WORKFLOW_TYPE, {
     workflowId: batchId,
     args: [run],

@@ -12,7 +12,7 @@ import { derivedId, newId } from '../../core/ids.js';
 import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
 import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
-import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
+import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/search-attributes.js';
 import { preview } from '../../core/prompt.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { TaskCallPlan } from '../../core/tool-plan.js';
@@ -139,7 +139,7 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
       sessionRules: childRules(config, agent),
       modelRetry: context.modelRetry,
       ...(context.webUrl ? { webUrl: context.webUrl } : {}),
-      ...(context.searchAttributes === false ? { searchAttributes: false as const } : {}),
+      searchAttributes: context.searchAttributes,
       ...(background ? { deliverTo: { sessionId: context.sessionId, partId: call.partId } } : {}),
     };
     let handle;
@@ -152,15 +152,11 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
         parentClosePolicy: background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${input.description}`,
         staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
-        ...(context.searchAttributes === false
-          ? {}
-          : {
-              typedSearchAttributes: [
-                { key: AgentAttribute, value: agent.name },
-                { key: RootSessionAttribute, value: config.rootId },
-                { key: ParentSessionAttribute, value: context.sessionId },
-              ],
-            }),
+        ...withSearchAttributes(context.searchAttributes, [
+          { key: AgentAttribute, value: agent.name },
+          { key: RootSessionAttribute, value: config.rootId },
+          { key: ParentSessionAttribute, value: context.sessionId },
+        ]),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
