@@ -1,10 +1,6 @@
-import { alwaysPattern, commandWords, pathArguments, splitCommands } from './bash-command.js';
 import { dirnamePath, isInsidePath, relativePath, resolvePath } from './path.js';
 import { permissionOfTool, type PermissionRequest } from './permission.js';
 import type { PermissionContext, ToolSpec } from './tool-spec.js';
-
-/** Commands whose path arguments are folders; for the others, a path's folder is what is reached. */
-const FOLDER_COMMANDS = new Set(['cd', 'pushd', 'ls', 'mkdir', 'rmdir', 'find', 'tree', 'du']);
 
 /** The permissions a tool call needs, as its spec names them, or the tool's own with `*`. */
 export function permissionsOf(spec: ToolSpec, input: unknown, context: PermissionContext): PermissionRequest[] {
@@ -38,25 +34,11 @@ export function searchAccess(permission: string, pattern: string, path: string |
 }
 
 /**
- * A bash call's permissions: folders outside the project it works in or names (`cd`, `rm`, …),
- * then each command of the line, with "always" offering the command's prefix (`git commit *`).
+ * A bash call's permission before its line is parsed: the whole line, nothing to "always" allow.
+ * The model activity parses it and puts in its place each command the line runs, with their
+ * prefixes, and each folder it reaches (activities/permissions/bash.ts). Runs recorded before the
+ * activity planned calls keep the plan they had (core/recorded-bash-plan).
  */
-export function bashAccess(command: string, workdir: string | undefined, context: PermissionContext): PermissionRequest[] {
-  const cwd = resolvePath(context.directory, workdir ?? '.');
-  const commands = splitCommands(command);
-  const folders = new Set<string>([cwd]);
-  for (const part of commands) {
-    const takesFolders = FOLDER_COMMANDS.has(commandWords(part)[0] ?? '');
-    for (const argument of pathArguments(part)) {
-      if (argument.includes('$') || argument.includes('`')) continue;
-      const target = resolvePath(cwd, argument);
-      folders.add(takesFolders ? target : dirnamePath(target));
-    }
-  }
-  const external = [...folders].flatMap((folder) => externalDirectory(context, folder));
-  const unique = [...new Set(external.flatMap((request) => request.patterns))];
-  return [
-    ...(unique.length ? [{ permission: 'external_directory', patterns: unique, always: unique }] : []),
-    { permission: 'bash', patterns: commands.length ? commands : [command.trim()], always: [...new Set(commands.map(alwaysPattern))] },
-  ];
+export function bashAccess(command: string): PermissionRequest[] {
+  return [{ permission: 'bash', patterns: [command.trim()], always: [] }];
 }

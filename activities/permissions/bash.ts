@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
-import { alwaysPattern } from '../../core/bash-command.js';
 import { dirnamePath, isInsidePath, resolvePath } from '../../core/path.js';
 import { wildcardMatch, type PermissionRequest, type Ruleset } from '../../core/permission.js';
+import { alwaysPattern } from '../../core/shell-commands.js';
 import { mergeRequests, type CheckContext } from './index.js';
 import { realPathOf } from './real-path.js';
 import { analyseLine } from './shell/analyse-line.js';
@@ -17,8 +17,9 @@ const SECRET_FILES = ['*.env', '*.env.*'];
  * `env`, `timeout`, `xargs`, `bash -c`… run) is checked on its own; every path it names or
  * redirects to is checked where it really leads; files a `read` rule guards (`.env`) ask as a
  * read would. What cannot be known before the line runs (a syntax error, `eval`, `bash -c "$X"`,
- * a command named by a variable) asks for the whole line, and no catch-all rule allows that.
- * `planned` (core's scanner) keeps its folders; its commands are replaced by the parsed ones.
+ * a command named by a variable, a command git takes from a setting the line does not show) asks
+ * for the whole line, and no catch-all rule allows that. `planned` (the spec's request for the
+ * whole line) is replaced by what the parse finds; any other request planned is kept.
  */
 export async function bashPermissions(
   input: { command: string; workdir?: string },
@@ -30,8 +31,6 @@ export async function bashPermissions(
   const unparsed: PermissionRequest[] = analysis.unsupported.length
     ? [{ permission: 'bash', patterns: [line], always: [], explicit: true, reason: `Loom cannot check this command line part by part: ${analysis.unsupported.join('; ')}.` }]
     : [];
-  if (analysis.syntaxError) return [...planned, ...unparsed];
-
   const cwd = resolvePath(context.directory, input.workdir ?? '.');
   const project = realPathOf(context.directory);
   const secrets = [...SECRET_FILES, ...guardedByRules(context.readRules)];
@@ -65,14 +64,20 @@ export async function bashPermissions(
   for (const word of redirectWords(analysis.redirects)) reach(word, false);
   for (const word of redirectReads(analysis.redirects)) read(word);
 
-  const texts = [...new Set(analysis.commands.map((command) => command.text.trim()).filter((text) => text !== ''))];
+  const wordsByText = new Map<string, ShellWord[]>();
+  for (const command of analysis.commands) {
+    const text = command.text.trim();
+    if (text !== '' && !wordsByText.has(text)) wordsByText.set(text, command.words);
+  }
+  const texts = [...wordsByText.keys()];
+  const always = [...new Set([...wordsByText.values()].map(alwaysPattern).filter((pattern) => pattern !== ''))];
   const externals = [...folders].map((folder) => `${folder.replace(/\/$/, '')}/*`);
   return [
     ...mergeRequests(
       planned.filter((request) => request.permission !== 'bash'),
       externals.length ? [{ permission: 'external_directory', patterns: externals, always: externals }] : [],
       reads.size ? [{ permission: 'read', patterns: [...reads], always: ['*'] }] : [],
-      [{ permission: 'bash', patterns: texts.length ? texts : [line.trim()], always: [...new Set(texts.map(alwaysPattern).filter((pattern) => pattern !== ''))] }],
+      [{ permission: 'bash', patterns: texts.length ? texts : [line.trim()], always }],
     ),
     ...unparsed,
   ];

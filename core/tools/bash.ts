@@ -43,5 +43,5 @@ How to write the command:
     if (first.length > SUMMARY_LENGTH) return `${first.slice(0, SUMMARY_LENGTH - 1)}…`;
     return rest.length > 0 ? `${first} …` : first;
   },
-  permissions: (input, context) => bashAccess(input.command, input.workdir, context),
+  permissions: (input) => bashAccess(input.command),
 });

@@ -3,12 +3,14 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashPermissions } from '../../activities/permissions/bash.js';
-import { decide, fromConfig, type PermissionConfig, type PermissionRequest, type Ruleset } from '../../core/permission.js';
+import { decide, fromConfig, wildcardMatch, type PermissionConfig, type PermissionRequest, type Ruleset } from '../../core/permission.js';
+import { recordedBashPlan } from '../../core/recorded-bash-plan/plan.js';
 import { bashAccess } from '../../core/tool-permissions.js';
 
 /**
- * A bash line's permissions as the model activity works them out (core's plan, then the parse),
- * decided against an agent's rules as the workflow decides them. Real folders and links.
+ * A bash line's permissions as the model activity works them out (the spec's request for the whole
+ * line, replaced by the parse), decided against an agent's rules as the workflow decides them.
+ * Real folders and links.
  */
 let root: string;
 let project: string;
@@ -29,7 +31,7 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 async function requestsOf(command: string, workdir?: string): Promise<PermissionRequest[]> {
-  const planned = bashAccess(command, workdir, { directory: project });
+  const planned = bashAccess(command);
   return bashPermissions({ command, ...(workdir ? { workdir } : {}) }, planned, { directory: project });
 }
 
@@ -46,6 +48,8 @@ const GIT_STATUS_ONLY = rules({ bash: { '*': 'deny', 'git status*': 'allow' }, e
 const NO_RM = rules({ bash: { '*': 'allow', 'rm *': 'deny' }, external_directory: { '*': 'ask' }, read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask' } });
 /** Every command allowed by a catch-all. */
 const ALL_BASH = rules({ bash: 'allow', external_directory: { '*': 'ask' } });
+/** Rules that trust git and sed with anything, and ask for everything else. */
+const GIT_AND_SED = rules({ bash: { '*': 'ask', 'git *': 'allow', 'sed *': 'allow' }, external_directory: { '*': 'ask' } });
 
 describe('commands inside a bash line are checked on their own', () => {
   it.each([
@@ -231,6 +235,25 @@ describe('what worked before still works', () => {
     ]);
   });
 
+  it.each([
+    ['git commit -m "x"', 'git commit *'],
+    ['git stash pop', 'git stash pop *'],
+    ['npm run dev -- --port 3000', 'npm run dev *'],
+    ['npx vitest run', 'npx vitest *'],
+    ['docker compose up -d', 'docker compose up *'],
+    ['gh pr list', 'gh pr list *'],
+    ['uv run pytest -x', 'uv run pytest *'],
+    ['VAR=1 make test', 'make *'],
+    ['npm run "my task" --x', 'npm run "my task" *'],
+    ['./run.sh arg', './run.sh *'],
+    ['export FOO=1', 'export *'],
+    ['[ -f x ]', '[ *'],
+  ])('offers %j "always" as %j, as the recorded runs did', async (command, always) => {
+    const requests = await requestsOf(command);
+    expect(requests.find((request) => request.permission === 'bash')?.always).toContain(always);
+    expect(recordedBashPlan(command, undefined, { directory: project }).at(-1)?.always).toContain(always);
+  });
+
   it('keeps the commands and "always" prefixes core planned', async () => {
     expect(await requestsOf('git add -A && git commit -m "wip; fix"')).toEqual([
       { permission: 'bash', patterns: ['git add -A', 'git commit -m "wip; fix"'], always: ['git add *', 'git commit *'] },
@@ -251,5 +274,201 @@ describe('what worked before still works', () => {
     expect(await verdictOf('git status --short', GIT_STATUS_ONLY)).toBe('allow');
     expect(await verdictOf('git status && git status -b', GIT_STATUS_ONLY)).toBe('allow');
     expect(await verdictOf('npm test 2>&1 | tee test.log', NO_RM)).toBe('allow');
+  });
+});
+
+describe('nothing the scanner of recorded runs asked about is lost', () => {
+  it.each([
+    ['rm -rf /tmp/x ../y'],
+    ['cp -r "a b" /dst/'],
+    ['cp -- -weird /dst'],
+    ['mv --force a /srv/b'],
+    ['mkdir -p /opt/app'],
+    ['ln -s /etc/hosts link'],
+    ['ls -la /etc'],
+    ['tee -a "/tmp/a b"'],
+    ['chmod -R 755 /etc/x'],
+    ['chown user:group /a /b'],
+    ['FOO=1 rm /x'],
+    ['find / -name "*.ts"'],
+    ['cd /elsewhere && ls'],
+    ['rm ../secrets/key'],
+    ['cat a > /etc/passwd; touch ../z'],
+    ['(cd /srv && make)'],
+    ['git status && rm -rf /var/x # note'],
+  ])('%s asks for each folder outside that the scanner asked for, or one inside it', async (command) => {
+    const recorded = recordedBashPlan(command, undefined, { directory: project }).find((request) => request.permission === 'external_directory');
+    const parsed = (await requestsOf(command)).find((request) => request.permission === 'external_directory');
+    for (const folder of recorded?.patterns ?? []) expect(parsed?.patterns.some((pattern) => wildcardMatch(pattern, folder))).toBe(true);
+  });
+});
+
+describe('editors that rewrite files in place write the files they are given', () => {
+  const externalOf = async (command: string) => (await requestsOf(command)).find((request) => request.permission === 'external_directory')?.patterns;
+
+  it.each([
+    ['sed -i s/a/b/ OUT/x'],
+    ['sed -i.bak s/a/b/ OUT/x'],
+    ['sed --in-place s/a/b/ OUT/x'],
+    ['sed --in-place=.orig -e s/a/b/ OUT/x'],
+    ['sed -Ei -e s/a/b/ -f edits.sed OUT/x'],
+    ['sed -ni p OUT/x'],
+    ['sudo sed -i s/a/b/ OUT/x'],
+    ['F=-i; sed $F s/a/b/ OUT/x'],
+    ["perl -i -pe 's/a/b/' OUT/x"],
+    ["perl -pi -e 's/a/b/' OUT/x"],
+    ["perl -i.bak -p -e 's/a/b/' OUT/x"],
+    ["perl -0777 -lpi -e 's/a/b/' OUT/x"],
+    ["awk -i inplace '{ print }' OUT/x"],
+    ['gawk -i inplace -v n=1 -f prog.awk OUT/x'],
+    ['ruby -i -pe \'gsub(/a/, "b")\' OUT/x'],
+    ['sort -o OUT/x in.txt'],
+    ['sort --output=OUT/x in.txt'],
+    ['patch OUT/x fix.diff'],
+    ['patch -p1 -o OUT/x < fix.diff'],
+    ['patch -d OUT -p1 -i fix.diff'],
+    ['ed -s OUT/x'],
+    ['ex -s +%s/a/b/ +wq OUT/x'],
+  ])('%s asks for the folder outside, even where a rule allows the command', async (command) => {
+    const line = command.replaceAll('OUT', outside);
+    expect(await externalOf(line)).toContain(`${outside}/*`);
+    expect(await verdictOf(line, GIT_AND_SED)).toBe('ask');
+    expect(await verdictOf(line, ALL_BASH)).toBe('ask');
+  });
+
+  it('asks before sed rewrites a file outside, where a rule on sed allowed it before', async () => {
+    const line = 'sed -i s/a/b/ /etc/x';
+    expect(await requestsOf(line)).toEqual([
+      { permission: 'external_directory', patterns: ['/etc/*'], always: ['/etc/*'] },
+      { permission: 'bash', patterns: [line], always: ['sed *'] },
+    ]);
+    expect(await verdictOf(line, GIT_AND_SED)).toBe('ask');
+  });
+
+  it.each([["perl -pi -e 's/TOKEN=.*//' .env"], ['sed -i /TOKEN/d .env']])('%s asks as a read of the .env file', async (command) => {
+    expect(await verdictOf(command, NO_RM)).toBe('ask');
+    expect((await requestsOf(command)).find((request) => request.permission === 'read')?.patterns).toEqual([join(project, '.env')]);
+  });
+
+  it.each([['sed -i s/a/b/ src/a.ts'], ['sed -n 1p src/a.ts'], ["perl -pi -e 's/a/b/' src/a.ts"], ['sort -o sorted.txt in.txt'], ['patch -p1 < fix.diff']])(
+    '%s inside the project asks for nothing more',
+    async (command) => {
+      expect(await requestsOf(command)).toHaveLength(1);
+    },
+  );
+});
+
+describe('git runs the commands it is given in settings and options', () => {
+  it.each([
+    ["git -c alias.x='!rm x' x"],
+    ["git -c alias.x='-p log' x && git -c alias.y='!f() { rm x; }; f' y"],
+    ["git -c core.pager='rm x' log"],
+    ["git -c Core.Editor='rm x' commit"],
+    ["git -c core.sshCommand='rm x' fetch"],
+    ["git -c core.fsmonitor='rm x' status"],
+    ["git -c diff.external='rm x' diff"],
+    ["git -c diff.img.textconv='rm x' log -p"],
+    ["git -c filter.lfs.smudge='rm x' checkout ."],
+    ["git -c sequence.editor='rm x' rebase -i HEAD~2"],
+    ["git -c credential.helper='!rm x' push"],
+    ["git -c gpg.program='rm x' commit -S -m x"],
+    ["git -c pager.log='rm x' log"],
+    ["git -c remote.origin.uploadpack='rm x' fetch"],
+    ["git clone -c core.sshCommand='rm x' https://example.com/r.git"],
+    ["git config alias.x '!rm x'"],
+    ["git config --global core.pager 'rm x'"],
+    ["git config set core.editor 'rm x'"],
+    ["git rebase -x 'rm x' main"],
+    ["git rebase --exec='rm x' main"],
+    ["git rebase -ix 'rm x' main"],
+    ['git bisect run rm x'],
+    ["git submodule foreach 'rm x'"],
+    ['git submodule foreach --recursive rm x'],
+    ["git filter-branch --tree-filter 'rm x' HEAD"],
+    ["git clone -u 'rm x' https://example.com/r.git"],
+    ["git clone --upload-pack='rm x' https://example.com/r.git"],
+    ["git fetch --upload-pack 'rm x' origin"],
+    ["git push --receive-pack='rm x' origin"],
+    ["git push --exec='rm x' origin"],
+    ["git difftool -x 'rm x'"],
+    ["git grep -O'rm x' TODO"],
+    ["GIT_SSH_COMMAND='rm x' git fetch"],
+    ["GIT_EXTERNAL_DIFF='rm x' git diff"],
+    ["GIT_PAGER='rm x' git log"],
+    ["GIT_EDITOR='rm x' git commit"],
+    ["env GIT_PAGER='rm x' git log"],
+    ["sudo GIT_SSH_COMMAND='rm x' git pull"],
+    ["export GIT_PAGER='rm x'; git log"],
+    ["/usr/bin/git -c core.pager='rm x' log"],
+  ])('%s is denied by a rule on rm and asks where only git is allowed', async (command) => {
+    expect(await verdictOf(command, NO_RM)).toBe('deny');
+    expect(await verdictOf(command, GIT_AND_SED)).toBe('ask');
+  });
+
+  it('asks before an alias runs a command that writes outside, where a rule on git allowed it before', async () => {
+    const line = "git -c alias.x='!touch /tmp/x' x";
+    const tmp = realpathSync('/tmp');
+    expect(await requestsOf(line)).toEqual([
+      { permission: 'external_directory', patterns: [`${tmp}/*`], always: [`${tmp}/*`] },
+      { permission: 'bash', patterns: [line, 'touch /tmp/x'], always: ['git -c *', 'touch *'] },
+    ]);
+    expect(await verdictOf(line, GIT_AND_SED)).toBe('ask');
+    expect(await verdictOf(line, ALL_BASH)).toBe('ask');
+  });
+
+  it('asks for the folder git -C works in', async () => {
+    expect((await requestsOf(`git -C ${outside} commit -m x`))[0]).toEqual({ permission: 'external_directory', patterns: [`${outside}/*`], always: [`${outside}/*`] });
+  });
+
+  it.each([
+    ['git -c core.hooksPath=/tmp/hooks commit -m x', 'the git setting `core.hooksPath`'],
+    ['git config core.hooksPath .githooks', 'the git setting `core.hooksPath`'],
+    ['git -c include.path=/tmp/extra.cfg status', 'the git setting `include.path`'],
+    ["git -c protocol.ext.allow=always fetch 'ext::sh -c rm% x'", 'the git setting `protocol.ext.allow`'],
+    ['git --config-env=alias.x=CMD x', 'the git setting `alias.x`'],
+    ['git --exec-path=/tmp/bin status', '`git --exec-path`'],
+    ['git -c "alias.x=$CMD" x', 'the git setting `alias.x`'],
+    ['git -c "$SETTING" status', 'a setting only known when the line runs'],
+    ['git config "$KEY" "$VALUE"', 'a setting only known when the line runs'],
+    ['git $GLOBAL status', '`git` is given `$GLOBAL`'],
+    ['git rebase -x "$CMD" main', '`git rebase -x`'],
+    ['git submodule foreach "$CMD"', '`git submodule foreach`'],
+    ['git push $OPTS origin', '`git push` is given `$OPTS`'],
+    ['git clone --template=/tmp/t https://example.com/r.git', '`git clone --template`'],
+    ["GIT_CONFIG_PARAMETERS=\"'core.pager'='rm x'\" git log", '`GIT_CONFIG_PARAMETERS`'],
+    ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0="rm x" git log', '`GIT_CONFIG_COUNT`'],
+    ['GIT_SSH_COMMAND="$CMD" git fetch', '`GIT_SSH_COMMAND`'],
+    ['GIT_EXEC_PATH=/tmp/bin git status', '`GIT_EXEC_PATH`'],
+  ])('[explicit flag] %s asks as a whole, whatever the rules on git', async (command, reason) => {
+    expect(await verdictOf(command, GIT_AND_SED)).toBe('ask');
+    expect(await verdictOf(command, rules({ bash: { '*': 'allow', 'git *': 'allow' } }))).toBe('ask');
+    const unparsed = (await requestsOf(command)).at(-1) as PermissionRequest & { reason?: string };
+    expect(unparsed).toMatchObject({ permission: 'bash', patterns: [command], always: [], explicit: true });
+    expect(unparsed.reason).toContain(reason);
+  });
+
+  it.each([
+    ['git status'],
+    ['git -c user.name=Loom -c user.email=loom@example.com commit -m "wip"'],
+    ['git -c core.pager=cat log'],
+    ['git -c pager.log=false log'],
+    ['git --no-pager log -5'],
+    ['git -c protocol.file.allow=always submodule update --init'],
+    ['git config user.email loom@example.com'],
+    ['git config --get core.editor'],
+    ['git rebase -i main'],
+    ['git push origin main'],
+    ['git grep -e "$PATTERN"'],
+    ['git log --format="%h $X"'],
+    ['git bisect start'],
+  ])('%s is allowed by a rule on git', async (command) => {
+    expect(await verdictOf(command, GIT_AND_SED)).toBe('allow');
+  });
+
+  it('checks no pager of `cat` and no config file of /dev/null', async () => {
+    expect(await requestsOf('GIT_PAGER=cat git log -5')).toEqual([
+      { permission: 'bash', patterns: ['GIT_PAGER=cat git log -5', 'git log -5'], always: ['git log *'] },
+    ]);
+    expect(await requestsOf('GIT_CONFIG_GLOBAL=/dev/null git status')).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { ActivityFailure, TimeoutFailure, isCancellation, patched } from '@temporalio/workflow';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
+import { recordedBashPlan } from '../../core/recorded-bash-plan/plan.js';
 import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
@@ -39,11 +40,17 @@ export interface ToolCallContext {
   bypassTaskAsk: boolean;
 }
 
-/** Plans the calls of a model answer recorded before the activity did, exactly as the loop did then. */
+/**
+ * Plans the calls of a model answer recorded before the activity did, exactly as the loop did then:
+ * bash lines as the scanner of that time read them, which the replays of those runs depend on.
+ */
 export function planRecordedCalls(calls: ToolCall[], offered: string[], agentRules: Ruleset, directory: string): CallToRun[] {
   return calls.map((call) => {
     const check = planToolCall(call, { offered, agentRules, directory, digest: (input) => JSON.stringify(input) });
-    return check.ok ? { ...check.plan, input: check.input } : { ...check.plan, error: check.error };
+    if (!check.ok) return { ...check.plan, error: check.error };
+    if (check.plan.tool !== 'bash') return { ...check.plan, input: check.input };
+    const { command, workdir } = check.input as { command: string; workdir?: string };
+    return { ...check.plan, permissions: recordedBashPlan(command, workdir, { directory }), input: check.input };
   });
 }
 

@@ -1,5 +1,7 @@
+import { assignmentOf, assignmentRuns } from './environment.js';
+import { gitRuns } from './git.js';
 import type { SyntaxNode } from './parser.js';
-import { findCommands, unwrap } from './wrappers.js';
+import { findCommands, unwrap, type HiddenRuns } from './wrappers.js';
 import { wordOf, type ShellWord } from './words.js';
 
 /** One command the line would run, as the rules see it. */
@@ -31,22 +33,37 @@ export interface ShellAnalysis {
 /** Builtins the grammar gives their own node; checked as commands, by their text. */
 const BUILTIN_NODES = new Set(['declaration_command', 'unset_command', 'test_command']);
 
-/** Walks a parsed line and collects every command that would run, at any depth. */
+/**
+ * Walks a parsed line and collects every command that would run, at any depth. A line that is not
+ * valid shell asks as a whole, but the commands the grammar still made out are checked too, so a
+ * rule that denies one of them still denies the line.
+ */
 export function analyse(root: SyntaxNode): ShellAnalysis {
   const analysis: ShellAnalysis = { commands: [], redirects: [], unsupported: [], scripts: [] };
-  if (root.hasError) {
-    analysis.unsupported.push(`the line is not valid shell syntax near \`${firstError(root)}\``);
-    return { ...analysis, syntaxError: true };
-  }
+  if (root.hasError) analysis.unsupported.push(`the line is not valid shell syntax near \`${firstError(root)}\``);
   visit(root, analysis);
-  return analysis;
+  return root.hasError ? { ...analysis, syntaxError: true } : analysis;
 }
 
 function visit(node: SyntaxNode, analysis: ShellAnalysis): void {
   if (node.type === 'command') command(node, analysis);
-  else if (BUILTIN_NODES.has(node.type)) analysis.commands.push({ text: node.text, words: [] });
+  else if (BUILTIN_NODES.has(node.type)) builtin(node, analysis);
   else if (node.type === 'file_redirect') redirect(node, analysis);
+  else if (node.type === 'variable_assignment') assignment(node, analysis);
   for (const child of node.namedChildren) if (child) visit(child, analysis);
+}
+
+/** `export X=1`, `unset X`, `[ -f x ]`: checked by their text, named by their first word (`export *`). */
+function builtin(node: SyntaxNode, analysis: ShellAnalysis): void {
+  const name = node.children[0]?.text ?? '';
+  analysis.commands.push({ text: node.text, words: name ? [{ raw: name, value: name }] : [] });
+}
+
+/** `GIT_PAGER=… git log`, `export GIT_SSH_COMMAND=…`: a variable whose value git runs. */
+function assignment(node: SyntaxNode, analysis: ShellAnalysis): void {
+  const name = node.childForFieldName('name')?.text;
+  const value = node.childForFieldName('value');
+  if (name) collect(assignmentRuns(name, value ? wordOf(value) : { raw: '', value: '' }), analysis);
 }
 
 function command(node: SyntaxNode, analysis: ShellAnalysis): void {
@@ -71,11 +88,8 @@ function command(node: SyntaxNode, analysis: ShellAnalysis): void {
 /** `sudo env FOO=1 timeout 5 rm x`: each command a wrapper runs is checked too, down to the last. */
 function unwrapAll(words: ShellWord[], analysis: ShellAnalysis, depth = 0): void {
   for (; depth < 16; depth++) {
-    for (const run of findCommands(words)) {
-      if (!known(run, analysis)) continue;
-      analysis.commands.push({ text: run.map((word) => word.raw).join(' '), words: run });
-      unwrapAll(run, analysis, depth + 1);
-    }
+    collect({ commands: findCommands(words), scripts: [], unsupported: [] }, analysis, depth);
+    collect(gitRuns(words), analysis, depth);
     const found = unwrap(words);
     if (found.kind === 'none') return;
     if (found.kind === 'unsupported') {
@@ -86,11 +100,26 @@ function unwrapAll(words: ShellWord[], analysis: ShellAnalysis, depth = 0): void
       analysis.scripts.push(found.script);
       return;
     }
+    for (const word of found.assignments ?? []) {
+      const assigned = assignmentOf(word);
+      if (assigned) collect(assignmentRuns(assigned.name, assigned.value), analysis, depth);
+    }
     words = found.words;
     if (!known(words, analysis)) return;
     analysis.commands.push({ text: words.map((word) => word.raw).join(' '), words });
   }
   analysis.unsupported.push('wrappers are nested too deep to follow');
+}
+
+/** Checks what a command runs besides itself: its commands as commands of the line, its scripts as lines of their own. */
+function collect(runs: HiddenRuns, analysis: ShellAnalysis, depth = 0): void {
+  analysis.scripts.push(...runs.scripts);
+  analysis.unsupported.push(...runs.unsupported);
+  for (const run of runs.commands) {
+    if (!known(run, analysis)) continue;
+    analysis.commands.push({ text: run.map((word) => word.raw).join(' '), words: run });
+    unwrapAll(run, analysis, depth + 1);
+  }
 }
 
 /** Whether the command's name is known before the line runs; if not, says so. */

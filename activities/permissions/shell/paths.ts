@@ -1,4 +1,7 @@
+import { FOLDER_COMMANDS, PATH_COMMANDS } from '../../../core/shell-commands.js';
 import type { ShellRedirect } from './commands.js';
+import { editedFiles } from './edited-files.js';
+import { gitFolders } from './git.js';
 import type { ShellWord } from './words.js';
 
 /** A word that names a path, and whether the path is a folder the command works in (`cd x`). */
@@ -6,16 +9,6 @@ export interface PathWord {
   word: ShellWord;
   folder: boolean;
 }
-
-/** Commands whose arguments are paths (as core's scanner has them), plus `install`, `rsync` and `source`. */
-const PATH_COMMANDS = new Set([
-  'cat', 'cd', 'chgrp', 'chmod', 'chown', 'cp', 'du', 'find', 'head', 'less', 'ln', 'ls', 'mkdir',
-  'more', 'mv', 'pushd', 'rm', 'rmdir', 'stat', 'tail', 'tee', 'touch', 'tree', 'truncate', 'unlink',
-  'install', 'rsync', 'source', '.',
-]);
-
-/** Commands whose path arguments are folders; for the others, a path's folder is what is reached. */
-const FOLDER_COMMANDS = new Set(['cd', 'pushd', 'ls', 'mkdir', 'rmdir', 'find', 'tree', 'du']);
 
 /** Redirections that open a file for reading. */
 const READING = new Set(['<', '<>']);
@@ -25,14 +18,15 @@ const DEVICES = /^\/dev\/(null|zero|u?random|stdin|stdout|stderr|tty|fd\/\d+)$/;
 
 /**
  * The words of a command (name first) that name paths it reads, writes or works in: the
- * arguments of the commands above (options left out, `--x=/path` values kept), `dd`'s `if=` and
- * `of=`, and a bare `cd`, which goes home.
+ * arguments of path commands (options left out, `--x=/path` values kept), the files editors
+ * rewrite (`sed -i`), `dd`'s `if=` and `of=`, `git -C`'s folder, and a bare `cd`, which goes home.
  */
 export function pathWords(words: ShellWord[]): PathWord[] {
   const name = words[0]?.value;
   if (name === undefined) return [];
   if (name === 'dd') return operands(words.slice(1), /^(if|of)=/).map((word) => ({ word, folder: false }));
-  if (!PATH_COMMANDS.has(name)) return [];
+  if (name === 'git') return gitFolders(words).map((word) => ({ word, folder: true }));
+  if (!PATH_COMMANDS.has(name)) return editedFiles(words);
   const folder = FOLDER_COMMANDS.has(name);
   const args = words.slice(1);
   const paths: ShellWord[] = [];

@@ -56,3 +56,12 @@ function valueOf(node: SyntaxNode): string | undefined {
       return undefined;
   }
 }
+
+/**
+ * Whether a word only known when the line runs may be an option: it is one whose value is
+ * computed (`-x"$CMD"`), or it starts with an expansion (`$X`, `"$(…)"`, `` `…` ``), which may
+ * start with `-` and, unquoted, be several words.
+ */
+export function mayBeOption(word: ShellWord): boolean {
+  return word.value === undefined && /^("?[$`]|-)/.test(word.raw);
+}

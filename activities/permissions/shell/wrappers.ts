@@ -3,12 +3,22 @@ import type { ShellWord } from './words.js';
 /** What a command runs besides itself. */
 export type Unwrapped =
   | { kind: 'none' }
-  /** The command it runs: these words. */
-  | { kind: 'command'; words: ShellWord[] }
+  /** The command it runs: these words, in an environment these `NAME=value` words set (`env`, `sudo`). */
+  | { kind: 'command'; words: ShellWord[]; assignments?: ShellWord[] }
   /** A script it runs, as shell text. */
   | { kind: 'script'; script: string }
   /** It runs something the line does not show. */
   | { kind: 'unsupported'; reason: string };
+
+/** What a command has run besides its arguments, found in its options or settings (`git rebase -x 'npm test'`). */
+export interface HiddenRuns {
+  /** Commands it runs, as words. */
+  commands: ShellWord[][];
+  /** Scripts it runs, as shell text. */
+  scripts: string[];
+  /** Why what it runs cannot be known before the line runs. */
+  unsupported: string[];
+}
 
 /** How a wrapper's options read: which take a value as the next word. */
 interface Wrapper {
@@ -78,11 +88,13 @@ function wrapped(name: string, wrapper: Wrapper, args: ShellWord[]): Unwrapped {
     if (wrapper.noRun?.test(word)) return { kind: 'none' };
     index += takesValue(name, wrapper, word) ? 2 : 1;
   }
+  const start = index;
   if (wrapper.assignments) while (index < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[index].value ?? '')) index++;
+  const assignments = args.slice(start, index);
   // `nice -10 cmd`: an old-style adjustment is an option too, handled above; `timeout 5 cmd` has its duration here.
   index += wrapper.operands ?? 0;
   const rest = args.slice(index);
-  return rest.length ? { kind: 'command', words: rest } : { kind: 'none' };
+  return rest.length ? { kind: 'command', words: rest, assignments } : { kind: 'none' };
 }
 
 /** Whether `option` takes the next word as its value (`-u root`), not attached (`-uroot`, `--user=root`). */

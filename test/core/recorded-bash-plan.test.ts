@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysPattern, commandWords, pathArguments, splitCommands } from '../../core/bash-command.js';
+import { commandWords } from '../../core/recorded-bash-plan/command-words.js';
+import { alwaysPattern, pathArguments, recordedBashPlan } from '../../core/recorded-bash-plan/plan.js';
+import { splitCommands } from '../../core/recorded-bash-plan/split-commands.js';
 import { wildcardMatch } from '../../core/permission.js';
 
 describe('splitCommands', () => {
@@ -171,5 +173,30 @@ describe('pathArguments', () => {
     ['', []],
   ])('%j → %j', (command, expected) => {
     expect(pathArguments(command)).toEqual(expected);
+  });
+});
+
+// The plan runs recorded before the model activity planned calls replay with (test/replay); it must not change.
+describe('recordedBashPlan', () => {
+  const context = { directory: '/work/project' };
+
+  it('checks each command of a bash line, offering its prefix for "always"', () => {
+    expect(recordedBashPlan('git add -A && git commit -m "wip; fix"', undefined, context)).toEqual([
+      { permission: 'bash', patterns: ['git add -A', 'git commit -m "wip; fix"'], always: ['git add *', 'git commit *'] },
+    ]);
+    expect(recordedBashPlan('npm run test -- --watch=false', undefined, context)[0].always).toEqual(['npm run test *']);
+  });
+
+  it('asks external_directory for a working folder or a path argument outside the project', () => {
+    expect(recordedBashPlan('ls', '/tmp', context)[0]).toEqual({ permission: 'external_directory', patterns: ['/tmp/*'], always: ['/tmp/*'] });
+    expect(recordedBashPlan('rm ../secrets/key', undefined, context)[0].patterns).toEqual(['/work/secrets/*']);
+    expect(recordedBashPlan('cat src/a.ts', undefined, context)).toHaveLength(1);
+  });
+
+  it('reads no in-place editor or git setting, as it did not then', () => {
+    expect(recordedBashPlan('sed -i s/a/b/ /etc/x', undefined, context)).toEqual([{ permission: 'bash', patterns: ['sed -i s/a/b/ /etc/x'], always: ['sed *'] }]);
+    expect(recordedBashPlan("git -c alias.x='!touch /tmp/x' x", undefined, context)).toEqual([
+      { permission: 'bash', patterns: ["git -c alias.x='!touch /tmp/x' x"], always: ['git -c *'] },
+    ]);
   });
 });
