@@ -47,7 +47,14 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     const command = config.command?.[name];
     if (!command) throw new ConfigError(`Unknown command "/${name}". Commands: ${Object.keys(config.command ?? {}).map((n) => `/${n}`).join(', ') || 'none'}`);
     const agent = findAgent(projectAgents(config, dataDir), command.agent ?? input.agent);
-    const expanded = await expandCommand(name, command, slash?.arguments ?? input.arguments ?? '', { directory: input.directory, env, config });
+    const expanded = await expandCommand(name, command, slash?.arguments ?? input.arguments ?? '', {
+      directory: input.directory,
+      env,
+      config,
+      sessionId: input.sessionId,
+      agent: agent.name,
+      dataDir,
+    });
     const subtask = command.subtask === true || (agent.mode === 'subagent' && command.subtask !== false);
     const prepared = { subtask, command: name, agent: agent.name, model: command.model ?? agent.model, description: command.description ?? `/${name}` };
     if (!input.promptId) return { ...prepared, prompt: expanded.prompt };

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { applyArguments, shellSubstitutions } from '../core/command-template.js';
 import type { CommandConfig, LoomConfig } from '../core/config.js';
-import { killGroup } from './tools/process-group.js';
+import { mergeSandboxConfig } from '../core/sandbox-config.js';
+import { dataDir } from './paths.js';
+import { confine, type Confinement } from './sandbox/process-sandbox.js';
+import { killGroup, type Launch } from './tools/process-group.js';
 import { toolEnvironment } from './tools/tool-env.js';
 
 const SHELL_TIMEOUT_MS = 30_000;
@@ -22,6 +25,10 @@ interface ShellOptions {
   /** The project's configuration: its providers' keys are hidden, its `shell_env` applied. */
   config: LoomConfig;
   signal?: AbortSignal;
+  /** The session whose command it is (its sandbox's `/tmp` is the session's), the agent that runs it, and Loom's data folder. */
+  sessionId?: string;
+  agent?: string;
+  dataDir?: string;
 }
 
 /**
@@ -33,8 +40,14 @@ interface ShellOptions {
 export async function expandCommand(name: string, command: CommandConfig, args: string, options: ShellOptions): Promise<ExpandedCommand> {
   const text = applyArguments(command.template, args);
   const substitutions = shellSubstitutions(text);
-  const shell = { ...options, env: toolEnvironment(options.env, options.config) };
-  const outputs = await Promise.all(substitutions.map(({ command: line }) => runSubstitution(line, shell)));
+  const env = toolEnvironment(options.env, options.config);
+  const confinement: Confinement & { refused?: string } = substitutions.length
+    ? await confined(options).catch((error: unknown) => ({ refused: error instanceof Error ? error.message : String(error) }))
+    : {};
+  const shell = { ...options, env, launch: confinement.sandbox };
+  const outputs = await Promise.all(
+    substitutions.map(({ command: line }) => (confinement.refused ? `Error executing command: ${confinement.refused}` : runSubstitution(line, shell))),
+  ).finally(() => confinement.sandbox?.close());
   let prompt = '';
   let from = 0;
   substitutions.forEach(({ start, end }, index) => {
@@ -51,8 +64,21 @@ export async function expandCommand(name: string, command: CommandConfig, args: 
   return expanded;
 }
 
+/** The sandbox of a command's shell lines: the project's, with the agent's over it. */
+function confined(options: ShellOptions): Promise<Confinement> {
+  const { config } = options;
+  return confine(mergeSandboxConfig(config.sandbox, options.agent ? config.agent?.[options.agent]?.sandbox : undefined), {
+    workspace: options.directory,
+    dataDir: options.dataDir ?? dataDir(options.env),
+    cwd: options.directory,
+    env: options.env,
+    sessionId: options.sessionId ?? 'commands',
+    what: 'A shell line of a command',
+  });
+}
+
 /** The command's stdout, or `Error executing command: …`; rejects only when cancelled. */
-async function runSubstitution(line: string, options: ShellOptions): Promise<string> {
+async function runSubstitution(line: string, options: ShellOptions & { launch?: Launch }): Promise<string> {
   options.signal?.throwIfAborted();
   const result = await runBash(line, options).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
   options.signal?.throwIfAborted();
@@ -63,9 +89,10 @@ async function runSubstitution(line: string, options: ShellOptions): Promise<str
  * Runs one command in its own process group, so a timeout or a cancellation stops everything it
  * started. Resolves with its stdout, or rejects with what went wrong.
  */
-function runBash(line: string, { directory, env, signal }: ShellOptions): Promise<{ stdout: string }> {
+function runBash(line: string, { directory, env, signal, launch }: ShellOptions & { launch?: Launch }): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', line], { cwd: directory, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [program, ...args] = [...(launch?.launcher ?? []), 'bash', '-c', (launch?.preamble ?? '') + line];
+    const child = spawn(program, args, { cwd: directory, env: launch ? { ...env, ...launch.env } : env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -11,6 +11,7 @@ import { peer } from './peer.js';
 import { perStep } from './per-step.js';
 import { describeMachine, table, writeResults } from './report.js';
 import { resumeLatency } from './resume-latency.js';
+import { sandboxStart } from './sandbox-start.js';
 import { takeTurns, type Measurement, type Row } from './stats.js';
 import { sideBySide, startPostgresBench, STORES, type PostgresBench } from './stores.js';
 import { workerMemory } from './worker-memory.js';
@@ -46,6 +47,7 @@ const benchmarks: Benchmark[] = [
   { name: 'batch', onEachStore: (bench) => batchThroughput(bench, batchTasks, batchConcurrency), runs: Math.min(runs, 2) },
   { name: 'memory', run: (bench) => workerMemory(bench) },
   { name: 'peer', run: (bench) => peer(bench, runs) },
+  { name: 'sandbox', run: (bench) => sandboxStart(bench, runs) },
 ];
 const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {

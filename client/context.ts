@@ -94,6 +94,11 @@ export class CliContext {
       serve: options.serve,
       maxCachedWorkflows: options.maxCachedWorkflows,
     });
+    if (options.serve !== 'shared') {
+      const { sandboxNotice } = await import('../worker/sandbox-notice.js');
+      const notice = await sandboxNotice(this.env);
+      if (notice) this.report(notice);
+    }
     return this.worker.queues;
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { McpServerConfig } from './mcp-config.js';
 import { MODEL_ID_FORM } from './model-id.js';
 import { PermissionConfigSchema } from './permission-config.js';
+import { SandboxConfig } from './sandbox-config.js';
 import { ShellEnvConfig } from './shell-env.js';
 
 /** `provider/model`, checked here so a typo is reported with its file and key at load time. */
@@ -92,6 +93,8 @@ const agentFields = {
   color: z.string().optional(),
   disable: z.boolean().optional(),
   options: z.record(z.string(), z.unknown()).optional(),
+  /** Loom only: this agent's sandbox, over the project's (see sandbox-config.ts). */
+  sandbox: SandboxConfig.optional(),
 };
 const knownAgentKeys = new Set(Object.keys(agentFields));
 
@@ -175,6 +178,8 @@ export const LoomConfig = z
     max_prompt_bytes: z.number().int().positive().optional(),
     /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
     shell_env: ShellEnvConfig.optional(),
+    /** Loom only: how the operating system confines bash, commands' shell lines and local MCP servers (see sandbox-config.ts). */
+    sandbox: SandboxConfig.optional(),
     /** Plugin modules: paths relative to the config file, or package names installed for the project. */
     plugin: z.array(z.string()).optional(),
     /** Loom only: seconds a plugin's initialiser or hook may take before its call fails (default 10). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxConfig } from './sandbox-config.js';
 
 // The `mcp` key of the config and the tools a server offers, as zod schemas. Apart from
 // `mcp.ts`, which workflows load: every module a workflow imports is evaluated again for each one.
@@ -22,6 +23,8 @@ export const McpLocalConfig = z.strictObject({
   environment: z.record(z.string(), z.string()).optional(),
   /** The folder it runs in, relative to the project (default: the project). */
   cwd: z.string().optional(),
+  /** Loom only: this server's sandbox over the project's (e.g. the hosts its API lives on). */
+  sandbox: SandboxConfig.optional(),
   ...McpCommon,
 });
 

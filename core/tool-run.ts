@@ -22,6 +22,8 @@ export interface ToolRunInput {
   localNetworkAllowed?: boolean;
   /** For searches: the rules on reading files; lines of files they do not allow are left out. */
   readRules?: Ruleset;
+  /** For bash: the agent whose call it is (its `sandbox` settings apply). */
+  agent?: string;
 }
 
 /** The output itself is in the store; the workflow gets a status and a short preview. */

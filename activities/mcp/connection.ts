@@ -6,8 +6,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { resolve } from 'node:path';
 import type { McpServerConfig } from '../../core/mcp.js';
+import { mergeSandboxConfig } from '../../core/sandbox-config.js';
 import type { LoomConfig } from '../config/schema.js';
+import { dataDir } from '../paths.js';
+import { ESCAPE_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
+import { confine } from '../sandbox/process-sandbox.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { toolEnvironment } from '../tools/tool-env.js';
+import { warnOnceInWorkerLog } from '../worker-log.js';
 
 /** The last this many characters of a local server's stderr are kept, to say why it failed. */
 const STDERR_LIMIT = 4_000;
@@ -17,6 +23,8 @@ export interface ServerPlace {
   directory: string;
   env: NodeJS.ProcessEnv;
   config: LoomConfig;
+  /** Loom's data folder, which a local server's sandbox hides (default: the one `env` names). */
+  dataDir?: string;
 }
 
 /** A connection to one MCP server, from start to close; `closed` is set when the server goes away. */
@@ -26,6 +34,7 @@ export class McpConnection {
   private stderrTail = '';
   private tools?: Tool[];
   private pid?: number;
+  private sandbox?: Sandbox;
 
   private constructor(
     readonly name: string,
@@ -48,11 +57,17 @@ export class McpConnection {
   }
 
   private static async openLocal(name: string, server: Extract<McpServerConfig, { type: 'local' }>, place: ServerPlace, timeoutMs: number): Promise<McpConnection> {
-    const [command, ...args] = server.command;
     // Like bash: the worker's environment without credentials; a server that needs a key gets it in `environment`.
     const env = { ...toolEnvironment(place.env, place.config), ...server.environment } as Record<string, string>;
-    const transport = new StdioClientTransport({ command, args, env, cwd: resolve(place.directory, server.cwd ?? '.'), stderr: 'pipe' });
+    const cwd = resolve(place.directory, server.cwd ?? '.');
+    const what = `The MCP server "${name}"`;
+    const config = mergeSandboxConfig(place.config.sandbox, server.sandbox);
+    const { sandbox, warning } = await confine(config, { workspace: place.directory, dataDir: place.dataDir ?? dataDir(place.env), cwd, env: place.env, sessionId: `mcp-${name}`, what });
+    if (warning) warnOnceInWorkerLog(warning);
+    const [command, ...args] = sandboxed(server.command, sandbox);
+    const transport = new StdioClientTransport({ command, args, env: sandbox ? { ...env, ...sandbox.env } : env, cwd, stderr: 'pipe' });
     const connection = new McpConnection(name, transport);
+    connection.sandbox = sandbox;
     transport.stderr?.on('data', (chunk: Buffer) => {
       connection.stderrTail = (connection.stderrTail + chunk.toString('utf8')).slice(-STDERR_LIMIT);
     });
@@ -61,7 +76,9 @@ export class McpConnection {
     } catch (error) {
       // The process may print its last words a moment after the pipe broke.
       await new Promise((done) => setTimeout(done, 50));
-      throw Object.assign(error instanceof Error ? error : new Error(String(error)), { stderr: connection.stderr });
+      const refusal = sandbox ? explainRefusal(connection.stderr, true, sandbox.policy, sandbox.refused()) : undefined;
+      const stderr = refusal ? `${connection.stderr}\n${refusal.replace(ESCAPE_HINT, SERVER_HINT(name))}` : connection.stderr;
+      throw Object.assign(error instanceof Error ? error : new Error(String(error)), { stderr });
     }
     connection.pid = transport.pid ?? undefined;
     return connection;
@@ -115,5 +132,16 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closed = true;
     await this.client.close().catch(() => undefined);
+    await this.sandbox?.close();
   }
+}
+
+const SERVER_HINT = (name: string) =>
+  `Give the server what it needs in its entry: "mcp": {"${name}": {"sandbox": {"write": ["~/.npm"], "network": {"allow": ["registry.npmjs.org"]}}}}, or "sandbox": {"enabled": false} to run it unconfined.`;
+
+/** A server's command line, started in its sandbox (after the network bridge, when there is one). */
+function sandboxed(command: string[], sandbox: Sandbox | undefined): string[] {
+  if (!sandbox) return command;
+  if (!sandbox.preamble) return [...sandbox.launcher, ...command];
+  return [...sandbox.launcher, 'bash', '-c', `${sandbox.preamble}exec "$@"`, 'mcp-server', ...command];
 }

@@ -18,7 +18,7 @@ export interface CheckContext {
 export async function permissionsOf(tool: string, input: Record<string, unknown>, planned: PermissionRequest[], context: CheckContext): Promise<PermissionRequest[]> {
   switch (tool) {
     case 'bash':
-      return bashPermissions(input as { command: string; workdir?: string }, planned, context);
+      return [...(await bashPermissions(input as { command: string; workdir?: string }, planned, context)), ...unsandboxed(input)];
     case 'read':
     case 'write':
     case 'edit':
@@ -31,6 +31,16 @@ export async function permissionsOf(tool: string, input: Record<string, unknown>
     default:
       return planned;
   }
+}
+
+/**
+ * `sandbox: false` on a bash call runs it outside the sandbox: a permission of its own (`ask` by
+ * default), for the whole line, which "always" allows for the same line only.
+ */
+function unsandboxed(input: Record<string, unknown>): PermissionRequest[] {
+  if (input.sandbox !== false || typeof input.command !== 'string') return [];
+  const line = input.command.trim();
+  return [{ permission: 'unsandboxed', patterns: [line], always: [line], reason: 'the command asks to run outside the sandbox' }];
 }
 
 /** Requests merged by permission: every pattern of both, in order, without repeats. */

@@ -1,9 +1,14 @@
 import { stat } from 'node:fs/promises';
+import { constants } from 'node:os';
 import type { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
+import { confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
+import { explainRefusal } from '../sandbox/explain-refusal.js';
+import { grantedFolders } from '../sandbox/granted-folders.js';
+import { mergeSandboxConfig } from '../../core/sandbox-config.js';
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
+import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
 import { toolEnvironment } from './tool-env.js';
 
 /** How much of the output so far a progress update carries. */
@@ -22,18 +27,22 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
   const { description } = input;
 
+  const confinement = input.sandbox === false ? {} : await confined(input, workdir, context);
+  const { sandbox } = confinement;
   const output = new CapturedOutput();
   let group: ProcessGroup;
   try {
     group = await startProcessGroup(input.command, {
       cwd: workdir,
       env: toolEnvironment(context.env, context.config),
+      ...(sandbox ? { sandbox } : {}),
       onOutput: (text) => {
         output.append(text);
         context.update({ metadata: { output: output.tail, description } });
       },
     });
   } catch (error) {
+    await sandbox?.close();
     throw new ToolError(`Could not start bash in ${workdir}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
@@ -50,30 +59,69 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   if (context.abort.aborted) onAbort();
   let exit: Exit;
   try {
-    exit = await group.exited;
+    exit = sandbox ? signalledInside(await group.exited) : await group.exited;
     await stopping;
   } finally {
     clearTimeout(timer);
     context.abort.removeEventListener('abort', onAbort);
     await group.finish();
+    await sandbox?.close();
   }
   if (stoppedBy === 'abort') throw abortError(context.abort);
 
   const text = output.text().replace(/\n+$/, '') || '(no output)';
+  const sandboxed = sandbox ? {} : { unsandboxed: true };
   if (stoppedBy === 'timeout') {
     return {
       title: description,
-      output: `${text}\n\nCommand timed out after ${timeoutMs} ms and was stopped.`,
-      metadata: { exit: null, description, timedOut: true },
+      output: withNotes(text, [`Command timed out after ${timeoutMs} ms and was stopped.`, confinement.warning]),
+      metadata: { exit: null, description, timedOut: true, ...sandboxed },
     };
   }
+  const failed = exit.signal !== null || exit.code !== 0;
   const note = exit.signal ? `Killed by signal ${exit.signal}` : exit.code !== 0 ? `Exit code: ${exit.code}` : undefined;
+  const refusal = sandbox ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused()) : undefined;
   return {
     title: description,
-    output: note ? `${text}\n\n${note}` : text,
-    metadata: { exit: exit.code, description },
+    output: withNotes(text, [note, refusal, confinement.warning]),
+    metadata: { exit: exit.code, description, ...sandboxed, ...(refusal ? { sandboxRefused: true } : {}) },
   };
 };
+
+/** The sandbox for this call: the project's settings with the agent's over them. */
+async function confined(input: { command: string; workdir?: string }, workdir: string, context: ToolContext): Promise<Confinement> {
+  const config = mergeSandboxConfig(context.config.sandbox, context.agent ? context.config.agent?.[context.agent]?.sandbox : undefined);
+  try {
+    return await confine(config, {
+      workspace: context.directory,
+      dataDir: context.dataDir,
+      cwd: workdir,
+      env: context.env,
+      sessionId: context.sessionId,
+      ...(context.runId ? { runKey: context.runId } : {}),
+      granted: context.externalAllowed ? await grantedFolders(input, context.directory) : [],
+      what: 'bash',
+    });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new ToolError(error.message);
+    throw new ToolError(`Could not prepare the sandbox for bash: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** bubblewrap exits with 128 + n when the command died of signal n, as a shell reports it. */
+function signalledInside(exit: Exit): Exit {
+  const signal = exit.code !== null && exit.code > 128 ? signalName(exit.code - 128) : undefined;
+  return signal ? { code: null, signal } : exit;
+}
+
+function signalName(number: number): NodeJS.Signals | undefined {
+  return (Object.entries(constants.signals) as [NodeJS.Signals, number][]).find(([, value]) => value === number)?.[0];
+}
+
+function withNotes(text: string, notes: (string | undefined)[]): string {
+  const said = notes.filter((note): note is string => note !== undefined);
+  return said.length ? `${text}\n\n${said.join('\n\n')}` : text;
+}
 
 async function checkDirectory(path: string): Promise<void> {
   const info = await stat(path).catch(() => undefined);

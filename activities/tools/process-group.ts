@@ -41,13 +41,21 @@ export interface ProcessGroup {
   finish(): Promise<void>;
 }
 
+/** How to start bash inside a sandbox: the launcher before it, and what runs in the sandbox first. */
+export interface Launch {
+  launcher: string[];
+  preamble: string;
+  env: Record<string, string>;
+}
+
 export async function startProcessGroup(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; onOutput(text: string): void },
+  options: { cwd: string; env: NodeJS.ProcessEnv; onOutput(text: string): void; sandbox?: Launch },
 ): Promise<ProcessGroup> {
-  const child = spawn('bash', ['-c', MERGED_OUTPUT, 'loom-bash', command], {
+  const [program, ...args] = [...(options.sandbox?.launcher ?? []), 'bash', '-c', (options.sandbox?.preamble ?? '') + MERGED_OUTPUT, 'loom-bash', command];
+  const child = spawn(program, args, {
     cwd: options.cwd,
-    env: options.env,
+    env: options.sandbox ? { ...options.env, ...options.sandbox.env } : options.env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,6 +68,21 @@ export async function startProcessGroup(
   await once(child, 'spawn');
   child.on('error', () => {});
   const pid = child.pid!;
+  // bubblewrap kills its sandbox, every process in it, when the worker dies (`--die-with-parent`
+  // and a process namespace of its own): no guard needed, and one fork of the worker saved.
+  const guard = options.sandbox ? undefined : startGuard(pid);
+  return {
+    pid,
+    exited,
+    kill: () => killGroup(pid),
+    async finish() {
+      await Promise.all(streams.map((stream) => closed(stream, DRAIN_MS)));
+      guard?.stdin!.end('x');
+    },
+  };
+}
+
+function startGuard(pid: number) {
   const guard = spawn('bash', ['-c', GUARD, 'loom-guard', String(pid)], {
     env: { PATH: process.env.PATH },
     detached: true,
@@ -67,15 +90,7 @@ export async function startProcessGroup(
   });
   guard.on('error', () => {});
   guard.stdin!.on('error', () => {});
-  return {
-    pid,
-    exited,
-    kill: () => killGroup(pid),
-    async finish() {
-      await Promise.all(streams.map((stream) => closed(stream, DRAIN_MS)));
-      guard.stdin!.end('x');
-    },
-  };
+  return guard;
 }
 
 /** Stops a process group: SIGTERM, and SIGKILL after `graceMs` if any of it is still there. */

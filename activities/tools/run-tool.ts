@@ -16,6 +16,7 @@ import { loadPlugins } from '../plugins/load.js';
 import { mcpToolHandler } from './mcp.js';
 import { countToolCall } from '../telemetry/metrics.js';
 import { inToolCallSpan } from '../telemetry/spans.js';
+import { noteWorkspace } from '../sandbox/hidden-paths.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -39,6 +40,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
   async function runToolCall(input: ToolRunInput): Promise<ToolRunResult> {
     const context = Context.current();
     const start = Date.now();
+    noteWorkspace(input.directory);
     let toolInput = input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));
     await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
     const description = describeToolCall(input.tool, toolInput);
@@ -73,6 +75,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         externalAllowed: input.externalAllowed,
         localNetworkAllowed: input.localNetworkAllowed,
         readRules: input.readRules,
+        ...(input.agent ? { agent: input.agent } : {}),
+        ...(context.info.workflowExecution?.runId ? { runId: context.info.workflowExecution.runId } : {}),
         abort: context.cancellationSignal,
         update: (update) => progress.update(update),
       });

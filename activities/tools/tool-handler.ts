@@ -23,6 +23,10 @@ export interface ToolContext {
   localNetworkAllowed?: boolean;
   /** For searches: the rules on reading files (`*.env` asks): lines of files they do not allow are left out. */
   readRules?: Ruleset;
+  /** The agent whose call it is, when the run said (bash applies its `sandbox` settings). */
+  agent?: string;
+  /** The workflow run the call belongs to (a warning said once per run is keyed by it). */
+  runId?: string;
   /** Aborted when the run is cancelled, the call times out, or the worker shuts down. */
   abort: AbortSignal;
   /** Shows progress on the running call (a title, or metadata such as a command's output so far). */

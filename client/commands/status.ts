@@ -3,6 +3,7 @@ import { LOOM_VERSION } from '../../activities/package-root.js';
 import { storeFile } from '../../activities/paths.js';
 import type { CliContext } from '../context.js';
 import { missingAttributesNotice } from '../search-attributes.js';
+import { sandboxAvailability } from '../../activities/sandbox/availability.js';
 import { temporalStatus, type QueueWorkers, type TemporalStatus } from '../temporal-status.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
 
@@ -22,13 +23,15 @@ export async function statusCommand(context: CliContext, options: { json?: boole
   const target = await context.target();
   const temporal = await temporalStatus(target, { env: context.env, taskQueue: context.settings.taskQueue, hostId: context.hostId });
   const store = storeStatus(context);
+  const sandbox = await sandboxAvailability(context.env);
   if (options.json) {
     const traces = tracesOf(context.env);
-    process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, taskQueue: context.settings.taskQueue })}\n`);
+    process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, taskQueue: context.settings.taskQueue })}\n`);
   } else {
     const lines = [
       ...temporalLines(temporal, target),
       `${label('traces')}${tracesLine(context.env)}`,
+      `${label('sandbox')}${sandbox.ok ? `bubblewrap (${sandbox.bwrap})` : `${pc.yellow('unavailable')}: ${sandbox.reason}; to fix it, ${sandbox.remedy}`}`,
       ...storeLines(store),
       `${label('Loom')}${LOOM_VERSION} · task queue "${context.settings.taskQueue}"`,
     ];

@@ -13,6 +13,8 @@ export const DEFAULT_PERMISSION: PermissionConfig = {
   read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
   // Loom: starting a batch of many sessions is off unless configuration allows it.
   batch: 'deny',
+  // Loom: a bash call that asks to run outside the sandbox (`sandbox: false`) asks a person first.
+  unsandboxed: 'ask',
 };
 
 export interface BuiltinAgent {

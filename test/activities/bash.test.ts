@@ -15,6 +15,8 @@ const HANDLER = fileURLToPath(new URL('../../activities/tools/bash.ts', import.m
 
 let project: string;
 let context: ToolTestContext;
+/** Outside the sandbox, where the host's process ids are the command's own (`$$`, `$!`). */
+let unconfined: ToolTestContext;
 const contexts: ToolTestContext[] = [];
 
 function contextWith(overrides: Parameters<typeof createToolContext>[1] = {}): ToolTestContext {
@@ -67,6 +69,7 @@ beforeAll(() => {
   mkdirSync(join(project, 'sub folder'));
   writeFileSync(join(project, 'file.txt'), 'a file\n');
   context = contextWith();
+  unconfined = contextWith({ config: { sandbox: { enabled: false } } });
 });
 
 afterAll(async () => {
@@ -154,16 +157,16 @@ describe('bash', () => {
 
   it('stops the command and everything it started when it times out', async () => {
     const start = Date.now();
-    const result = await run('echo started; sleep 300 & echo $! > timeout.pid; wait', { timeout: 500 });
+    const result = await run('echo started; sleep 300 & echo $! > timeout.pid; wait', { timeout: 500 }, unconfined);
     expect(Date.now() - start).toBeLessThan(5_000);
     expect(result.output).toBe('started\n\nCommand timed out after 500 ms and was stopped.');
-    expect(result.metadata).toEqual({ exit: null, description: 'Run a test command', timedOut: true });
+    expect(result.metadata).toEqual({ exit: null, description: 'Run a test command', timedOut: true, unsandboxed: true });
     await expectGone(await pidsIn('timeout.pid', 1), 2_000);
   });
 
   it('stops the command and everything it started when the call is cancelled', async () => {
     const controller = new AbortController();
-    const cancelled = contextWith({ abort: controller.signal });
+    const cancelled = contextWith({ abort: controller.signal, config: { sandbox: { enabled: false } } });
     const running = run('echo $$ > cancel.pids; sleep 600 & echo $! >> cancel.pids; wait', {}, cancelled);
     const pids = await pidsIn('cancel.pids', 2);
     await sleep(300);
@@ -189,7 +192,7 @@ describe('bash', () => {
 const directory = process.argv[2];
 await bash(
   { command: 'echo $$ > orphan.pids; sleep 600 & echo $! >> orphan.pids; wait', description: 'Sleep for ten minutes' },
-  { directory, dataDir: directory, env: process.env, config: {}, abort: new AbortController().signal, update() {} } as never,
+  { directory, dataDir: directory, env: process.env, config: { sandbox: { enabled: false } }, abort: new AbortController().signal, update() {} } as never,
 );
 `,
     );
@@ -199,6 +202,51 @@ await bash(
       expect(pids.every(isRunning)).toBe(true);
       worker.kill('SIGKILL');
       await expectGone(pids, 5_000);
+    } finally {
+      worker.kill('SIGKILL');
+    }
+  });
+});
+
+describe('bash in its sandbox', () => {
+  /** A file the command would write later, had it not been stopped. */
+  async function neverWritten(file: string, afterMs = 2_500): Promise<void> {
+    await sleep(afterMs);
+    expect(existsSync(join(project, file))).toBe(false);
+  }
+
+  it('stops the command and everything it started when it times out', async () => {
+    const result = await run('echo started; (sleep 1.5; touch late-timeout) & wait', { timeout: 500 });
+    expect(result.output).toBe('started\n\nCommand timed out after 500 ms and was stopped.');
+    await neverWritten('late-timeout');
+  });
+
+  it('stops the command and everything it started when the call is cancelled', async () => {
+    const controller = new AbortController();
+    const running = run('touch cancel-started; (sleep 1.5; touch late-cancel) & wait', {}, contextWith({ abort: controller.signal }));
+    expect(await waitUntil(() => existsSync(join(project, 'cancel-started')), 10_000)).toBe(true);
+    controller.abort(new Error('cancelled by the test'));
+    await expect(running).rejects.toThrow('cancelled by the test');
+    await neverWritten('late-cancel');
+  });
+
+  it('leaves nothing running when the worker is killed', async () => {
+    const script = join(project, 'sandboxed-worker.mts');
+    writeFileSync(
+      script,
+      `import { bash } from ${JSON.stringify(HANDLER)};
+const directory = process.argv[2];
+await bash(
+  { command: 'touch orphan-started; (sleep 1.5; touch late-orphan) & wait', description: 'Outlive the worker' },
+  { directory, dataDir: directory, sessionId: 'ses_orphan', env: process.env, config: {}, abort: new AbortController().signal, update() {} } as never,
+);
+`,
+    );
+    const worker = spawn(process.execPath, ['--import', 'tsx', script, project], { cwd: REPO_ROOT, stdio: 'ignore' });
+    try {
+      expect(await waitUntil(() => existsSync(join(project, 'orphan-started')), 20_000)).toBe(true);
+      worker.kill('SIGKILL');
+      await neverWritten('late-orphan');
     } finally {
       worker.kill('SIGKILL');
     }

@@ -108,6 +108,7 @@ describe('a cluster with mutual TLS', () => {
       sources: { address: 'TEMPORAL_ADDRESS', namespace: 'TEMPORAL_NAMESPACE', clientCert: 'TEMPORAL_TLS_CLIENT_CERT_PATH', serverCa: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH' },
     });
     expect(status.temporal.serverVersion).toMatch(/^\d+\.\d+/);
+    expect(status.sandbox).toMatchObject({ ok: true, bwrap: 'bwrap' });
     expectNoSecrets(run.stdout, run.stderr, JSON.stringify(status));
   });
 
@@ -139,6 +140,10 @@ describe('a cluster with mutual TLS', () => {
     expect(status.stdout).toContain('auth          client certificate (tls.client_cert_path in profile "prod")');
     expect(status.stdout).toContain('search attrs  present');
     expect(status.stdout).toContain('UI            http://localhost:8233/namespaces/loom-mtls/workflows');
+    expect(status.stdout).toContain('sandbox       bubblewrap (bwrap)');
+    // Where bubblewrap is missing, status says so and how to fix it.
+    const without = await loom(['status'], { ...profile, LOOM_BWRAP: '/nonexistent/bwrap' });
+    expect(without.stdout).toContain('sandbox       unavailable: bubblewrap (/nonexistent/bwrap) is not installed; to fix it, install it (Debian, Ubuntu: apt-get install bubblewrap');
   });
 });
 

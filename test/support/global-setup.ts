@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { workflowBundlePath } from '../../worker/bundle.js';
+import { installSandboxTools } from './sandbox-tools.js';
 import { installTemporal, startTemporalServer } from './temporal-server.js';
 
 declare module 'vitest' {
@@ -9,8 +10,9 @@ declare module 'vitest' {
   }
 }
 
-/** One real Temporal dev server for the whole run, from the binary `temporal-dev.sh` installs. */
+/** One real Temporal dev server for the whole run, from the binary `temporal-dev.sh` installs; the sandbox's programs. */
 export default async function setup(project: TestProject) {
+  installSandboxTools();
   const binary = await installTemporal();
   const [env] = await Promise.all([startTemporalServer({ binary }), workflowBundlePath('plain'), workflowBundlePath('traced')]);
   project.provide('temporalAddress', env.address);

@@ -58,10 +58,12 @@ export async function createLoomTestEnv(
     config?: Record<string, unknown>;
     /** More providers for loom.json, given the scripted server's address (it speaks several protocols). */
     providers?: (modelUrl: string) => Record<string, unknown>;
+    /** The folder the test's own folder is made in (default: the system's temporary folder). */
+    parent?: string;
   } = {},
 ): Promise<LoomTestEnv> {
   const address = options.address ?? inject('temporalAddress');
-  const root = mkdtempSync(join(tmpdir(), 'loom-test-'));
+  const root = mkdtempSync(join(options.parent ?? tmpdir(), 'loom-test-'));
   const dataDir = join(root, 'data');
   const project = join(root, 'project');
   mkdirSync(project, { recursive: true });

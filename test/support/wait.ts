@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Polls `check` until it holds; returns how long that took, or throws after `timeoutMs`. */
 export async function waitFor(check: () => boolean, timeoutMs: number): Promise<number> {
@@ -36,4 +36,19 @@ export function pidAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** The live processes of this machine whose command line contains `text` (any namespace this one can see). */
+export function processesRunning(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number)
+    .filter((pid) => pid !== process.pid && pidAlive(pid));
 }

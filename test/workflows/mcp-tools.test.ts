@@ -118,8 +118,8 @@ describe('MCP tools in a session', () => {
     expect(toolResult(again, 'call_denied')).toContain('remote_whoami');
     expect(toolResult(again, 'call_crash')).toContain('MCP server "local" stopped during the call; it is started again for the next one.');
     const done = env.model.requests.findLast((request) => request.rule === 'done')!;
-    const before = JSON.parse(toolResult(again, 'call_before')).pid;
-    const after = JSON.parse(toolResult(done, 'call_after')).pid;
+    const before = JSON.parse(toolResult(again, 'call_before')).instance;
+    const after = JSON.parse(toolResult(done, 'call_after')).instance;
     expect(after).not.toBe(before);
   }, 60_000);
 });

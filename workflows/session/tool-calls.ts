@@ -157,6 +157,7 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
       externalAllowed: authorization.externalAllowed,
       ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
       ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
+      ...(call.tool === 'bash' ? { agent: context.task.config.agent.name } : {}),
     ...(placement.host ? { requireHost: placement.host } : {}),
   };
   const failed = (error: unknown) => ({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error, placement) });

@@ -1,0 +1,54 @@
+import type { SandboxPolicy } from './policy.js';
+
+/** Where the worker's proxy socket appears inside a sandbox that may reach some hosts. */
+export const PROXY_SOCKET_INSIDE = '/run/loom/proxy.sock';
+
+/** A sandbox's mounts besides the read-only root: what one call may write and may not see. */
+export interface SandboxMounts {
+  policy: SandboxPolicy;
+  /** A private folder of the host, the sandbox's `/tmp`. */
+  tmp: string;
+  /** The folders among `policy.hidden` (the others are files). */
+  hiddenFolders: ReadonlySet<string>;
+  /** The worker's filtering proxy, when hosts are allowed. */
+  proxySocket?: string;
+}
+
+type Mount = { path: string; args: string[] };
+
+/**
+ * bubblewrap's arguments for a sandbox: every namespace of its own (no network but its own
+ * loopback, its own processes), the host's filesystem read-only, the workspace and the writable
+ * paths bound read-write, `/tmp` private, hidden folders empty and hidden files unreadable. Mounts
+ * go parent before child, so a path hidden inside a writable folder stays hidden.
+ */
+export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
+  const { policy } = mounts;
+  const list: Mount[] = [
+    { path: '/tmp', args: ['--bind', mounts.tmp, '/tmp'] },
+    ...[policy.workspace, ...policy.writable].map((path) => ({ path, args: ['--bind', path, path] })),
+    ...policy.hidden.map((path) => ({
+      path,
+      args: mounts.hiddenFolders.has(path) ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path],
+    })),
+  ];
+  if (mounts.proxySocket) list.push({ path: PROXY_SOCKET_INSIDE, args: ['--ro-bind', mounts.proxySocket, PROXY_SOCKET_INSIDE] });
+  list.sort((a, b) => depth(a.path) - depth(b.path));
+  // Read-only last: a writable folder bound inside a hidden one needs its mount point made first.
+  const readOnly = policy.hidden.filter((path) => mounts.hiddenFolders.has(path)).flatMap((path) => ['--remount-ro', path]);
+  return [
+    '--die-with-parent',
+    '--unshare-all',
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    ...list.flatMap((mount) => mount.args),
+    ...readOnly,
+    '--setenv', 'TMPDIR', '/tmp',
+    '--chdir', cwd,
+  ];
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}

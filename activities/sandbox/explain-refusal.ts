@@ -1,0 +1,53 @@
+import type { RefusedConnection } from './network-proxy.js';
+import type { SandboxPolicy } from './policy.js';
+
+/** `touch: cannot touch '/x': Read-only file system`, `EROFS: read-only file system, open '/x'`, Python's `[Errno 30] … : '/x'`. */
+const READ_ONLY = [/['"‘]?(\/[^\s'"’:]+)['"’]?:? Read-only file system/i, /read-only file system(?:, \w+)? ['"](\/[^'"]+)['"]/i, /Read-only file system: ['"](\/[^'"]+)['"]/];
+const NAME_NOT_RESOLVED = [/Could not resolve (?:host|proxy): ([^\s;]+)/i, /getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s;]+)/, /Failed to resolve ['"]?([^\s'"]+)/i, /unable to resolve host(?: address)? ['"]?([^\s'"]+)/i];
+const NO_NETWORK = /Temporary failure in name resolution|Name or service not known|Network is unreachable|ENETUNREACH|No address associated with hostname/i;
+const LOOPBACK_REFUSED = /(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)[:\s][^\n]*?(?:Connection refused|ECONNREFUSED|Couldn't connect)|(?:Connection refused|ECONNREFUSED|Failed to connect to)[^\n]*?(?:127\.\d+\.\d+\.\d+|localhost|::1)/i;
+
+export const ESCAPE_HINT =
+  'If the command needs this, call bash again with the same command and "sandbox": false; a person will be asked to approve running it outside the sandbox.';
+
+/**
+ * What to tell the model when a sandboxed command may have failed because of the sandbox: which
+ * path it could not write or see, which host it could not reach, and how to ask for more. Reads
+ * the command's output for the errors programs print; the proxy's refusals are known exactly.
+ * Undefined when nothing points at the sandbox.
+ */
+export function explainRefusal(output: string, failed: boolean, policy: SandboxPolicy, refused: RefusedConnection[]): string | undefined {
+  const reasons: string[] = [];
+  for (const connection of uniqueHosts(refused)) reasons.push(`the sandbox's proxy refused ${connection.host}:${connection.port} (${connection.reason})`);
+  if (failed) {
+    const readOnly = firstMatch(output, READ_ONLY);
+    if (readOnly !== undefined || /Read-only file system|EROFS/i.test(output)) {
+      const writable = [policy.workspace, ...policy.writable, '/tmp'].join(', ');
+      reasons.push(`${readOnly ? `${readOnly} is` : 'the path is'} read-only in the sandbox (writable: ${writable})`);
+    }
+    const hidden = policy.hidden.filter((path) => output.includes(path));
+    if (hidden.length > 0) reasons.push(`${hidden.join(', ')} ${hidden.length > 1 ? 'are' : 'is'} hidden by the sandbox (unreadable)`);
+    const host = firstMatch(output, NAME_NOT_RESOLVED);
+    if (refused.length === 0 && (host !== undefined || NO_NETWORK.test(output))) {
+      const allowed = policy.allowedHosts.length ? `only ${policy.allowedHosts.join(', ')} through its proxy` : 'none';
+      reasons.push(`${host ? `${host} cannot be reached: ` : ''}the sandbox has no network (hosts allowed: ${allowed})`);
+    }
+    if (LOOPBACK_REFUSED.test(output)) reasons.push("the sandbox has its own loopback: services listening on the worker's localhost cannot be reached from it");
+  }
+  if (reasons.length === 0) return undefined;
+  return `Loom's sandbox refused something this command tried: ${reasons.join('; ')}. ${ESCAPE_HINT}`;
+}
+
+function firstMatch(text: string, patterns: RegExp[]): string | undefined {
+  for (const pattern of patterns) {
+    const found = pattern.exec(text)?.[1];
+    if (found) return found.replace(/[.,;]+$/, '');
+  }
+  return undefined;
+}
+
+function uniqueHosts(refused: RefusedConnection[]): RefusedConnection[] {
+  const seen = new Map<string, RefusedConnection>();
+  for (const connection of refused) seen.set(`${connection.host}:${connection.port}`, connection);
+  return [...seen.values()];
+}
