@@ -24,7 +24,8 @@ beforeAll(async () => {
   hosts = await startSeveralHosts({
     hosts: ['host-a', 'host-b', 'host-c', 'host-dup'],
     files: { 'host-a': { 'only-on-a.txt': 'the notes that live on host A\n' } },
-    config: { host_wait: 600 },
+    // Bash calls print `$PPID` to say which worker process ran them; a sandbox has a process namespace of its own.
+    config: { host_wait: 600, sandbox: { enabled: false } },
   });
   const [a, b, c] = await Promise.all(['host-a', 'host-b', 'host-c'].map((host) => hosts.startWorker(host)));
   Object.assign(workers, { 'host-a': a, 'host-b': b, 'host-c': c });

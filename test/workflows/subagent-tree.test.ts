@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { pidAlive, waitFor, waitUntil } from '../support/wait.js';
+import { pidAlive, processesRunning, waitFor, waitUntil } from '../support/wait.js';
 
 let env: LoomTestEnv;
 
@@ -37,12 +37,14 @@ describe('a tree of subagents', () => {
       {
         name: 't-bottom',
         when: { lastUser: 'Sleep a long time.', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo $$ > deep.pid; sleep 600', description: 'Sleep' } }] },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'touch deep.started; sleep 604', description: 'Sleep' } }] },
       },
     ]);
     const { sessionId, result } = await env.start('Go deep');
-    await waitFor(() => existsSync(join(env.project, 'deep.pid')), 30_000);
-    const pid = Number(readFileSync(join(env.project, 'deep.pid'), 'utf8'));
+    await waitFor(() => existsSync(join(env.project, 'deep.started')), 30_000);
+    // The command runs in the sandbox's own process namespace: its processes are found by what they run.
+    const pids = processesRunning('sleep 604');
+    expect(pids.length).toBeGreaterThan(0);
     const middle = env.model.requests.findLast((r) => r.rule === 't-middle')!;
     expect(middle.toolNames).toContain('task');
     const bottom = env.model.requests.findLast((r) => r.rule === 't-bottom')!;
@@ -51,7 +53,7 @@ describe('a tree of subagents', () => {
     const started = Date.now();
     await env.client.workflow.getHandle(sessionId).cancel();
     await expect(result()).rejects.toThrow();
-    await waitFor(() => !pidAlive(pid), 10_000);
+    await waitFor(() => !pids.some(pidAlive), 10_000);
     let runs = await treeOf(sessionId);
     for (let i = 0; i < 100 && runs.some((run) => run.status.name === 'RUNNING'); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { pidAlive, waitFor } from '../support/wait.js';
+import { pidAlive, processesRunning, waitFor } from '../support/wait.js';
 import { startWorkerProcess, stopProcess } from '../support/worker-process.js';
 
 let env: LoomTestEnv;
@@ -24,17 +24,19 @@ describe('a worker killed during a long bash call', () => {
       {
         name: 'long',
         when: { lastUser: 'Build everything', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo $$ > build.pid; sleep 600', description: 'Long build' } }] },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'touch build.started; sleep 603', description: 'Long build' } }] },
       },
       { name: 'after', when: { lastUser: 'Build everything', lastRole: 'tool' }, reply: { text: 'The build was interrupted; I will check before retrying.' } },
     ]);
     workers.push(await startWorkerProcess(env.env));
     const { sessionId, result } = await env.start('Build everything');
-    await waitFor(() => existsSync(join(env.project, 'build.pid')), 30_000);
-    const pid = Number(readFileSync(join(env.project, 'build.pid'), 'utf8'));
+    await waitFor(() => existsSync(join(env.project, 'build.started')), 30_000);
+    // The command runs in the sandbox's own process namespace: its processes are found by what they run.
+    const pids = processesRunning('sleep 603');
+    expect(pids.length).toBeGreaterThan(0);
 
     await stopProcess(workers[0], 'SIGKILL');
-    await waitFor(() => !pidAlive(pid), 5_000);
+    await waitFor(() => !pids.some(pidAlive), 5_000);
     workers.push(await startWorkerProcess(env.env));
 
     expect(await result()).toMatchObject({ status: 'completed', text: 'The build was interrupted; I will check before retrying.' });
