@@ -1,6 +1,7 @@
 // `npm run chaos`: the fault suite. Knobs: the CHAOS_* variables in options.ts. Temporal: the
 // server the TEMPORAL_* settings or a profile name, as for every Loom process (then the Temporal
 // restart is skipped); when nothing names one, a dev server of the run's own.
+import { exitWhenWritten } from '../client/process-output.js';
 import { CliError } from '../client/cli-error.js';
 import { TemporalConfigError } from '../worker/temporal/errors.js';
 import { resolveTemporalTarget } from '../worker/temporal/target.js';
@@ -26,10 +27,10 @@ try {
   for (const warning of target.warnings) process.stderr.write(`chaos: warning: ${warning}\n`);
   const report = await runChaos(options, log, target.embedded ? undefined : target);
   process.stdout.write(`${formatReport(report)}\n`);
-  process.exit(report.ok ? 0 : 1);
+  await exitWhenWritten(report.ok ? 0 : 1);
 } catch (error) {
   // A Temporal setting that is wrong, or that the named server refuses: the message names it.
   if (!(error instanceof TemporalConfigError || error instanceof CliError)) throw error;
   process.stderr.write(`chaos: ${error.message}\n`);
-  process.exit(2);
+  await exitWhenWritten(2);
 }

@@ -2,9 +2,12 @@ import { Command } from 'commander';
 import { LOOM_VERSION } from '../activities/package-root.js';
 import pc from 'picocolors';
 import { CliError } from './cli-error.js';
+import { endQuietlyWhenReaderCloses, exitWhenWritten } from './process-output.js';
 import type { CliContext } from './context.js';
 import { tracingWanted } from '../worker/tracing/wanted.js';
 
+
+endQuietlyWhenReaderCloses();
 
 const program = new Command('loom')
   .description('Durable OpenCode-style agents and subagents on Temporal.')
@@ -259,7 +262,7 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
     // What the command traced leaves before it exits.
     if (tracingWanted()) await (await import('../worker/tracing/setup.js')).activeTracing()?.shutdown().catch(() => undefined);
   }
-  process.exit(exitCode);
+  return exitWhenWritten(exitCode);
 }
 
 async function promptFrom(words: string[]): Promise<string> {

@@ -7,6 +7,7 @@ import { metricsAddress, MetricsPortError, type MetricsAddress } from '../../wor
 import { reportLiveCounts } from '../../worker/metrics/live-gauges.js';
 import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
+import { exitWhenWritten } from '../process-output.js';
 import { portState, watchServer } from '../server-watch.js';
 import { serverUnreachableMessage } from '../transport-error.js';
 import type { CliContext } from '../context.js';
@@ -79,7 +80,7 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
     // Draining would wait on the server that is gone: nothing is in flight that Temporal will not hand out again.
     context.report('Stopped the worker (the Temporal server is still down).');
     await context.store.close().catch(() => undefined);
-    process.exit(0);
+    return exitWhenWritten(0);
   }
   context.report('Stopping the worker …');
   return 0;

@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom } from '../support/run-loom.js';
+import { parseJson, runLoom, type LoomResult } from '../support/run-loom.js';
+import { LOOM_BIN } from '../support/worker-process.js';
 
 const BUILT = join(PACKAGE_ROOT, 'dist', 'client', 'main.js');
 const BIN = join(PACKAGE_ROOT, 'bin', 'loom.js');
@@ -46,4 +47,95 @@ describe('the built CLI (npm run build)', () => {
     const version = await run(BIN, ['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
+});
+
+// Node writes to a pipe asynchronously: what a slow reader has not taken yet waits in the process,
+// and a command must not exit before it is gone. Each command that can print a lot, from the build
+// and from the sources, into a reader that takes nothing for its first second.
+describe('output into a pipe', () => {
+  const TASKS = 3000;
+  const CHILDREN = 700;
+  let batchId: string;
+  let rootId: string;
+  let longId: string;
+
+  beforeAll(async () => {
+    batchId = `bat_pipe${Date.now()}`;
+    const now = Date.now();
+    await env.store.createBatch(
+      { id: batchId, source: 'tasks.jsonl', sourceBytes: 1, total: TASKS, directory: env.project, agent: 'general', concurrency: 10, retries: 0, status: 'completed', time: { created: now, updated: now } },
+      Array.from({ length: TASKS }, (_, index) => ({ description: `task ${index}`, prompt: `do ${index}` })),
+    );
+    await env.store.saveBatchOutcomes(
+      batchId,
+      Array.from({ length: TASKS }, (_, index) => ({ index, status: 'completed' as const, attempts: 1, text: `answer ${index} ${'x'.repeat(60)}` })),
+    );
+    rootId = `ses_piperoot${now}`;
+    const session = (id: string, parentID?: string) => ({
+      id,
+      ...(parentID ? { parentID } : {}),
+      title: `Session ${id}`,
+      agent: 'build',
+      model: 'scripted/test-model',
+      directory: env.project,
+      status: 'idle' as const,
+      time: { created: now, updated: now },
+    });
+    await env.store.saveSession(session(rootId));
+    for (let index = 0; index < CHILDREN; index++) await env.store.saveSession(session(`${rootId}c${index}`, rootId));
+    const longAnswer = Array.from({ length: 4000 }, (_, index) => `line ${index} of a long answer`).join('\n');
+    env.model.setScript([{ when: { lastUser: 'Say a lot' }, reply: { text: longAnswer } }]);
+    const run = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say a lot'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    longId = parseJson(run).sessionId;
+  }, 120_000);
+
+  /** Runs loom with its stdout into a pipe nobody reads for the first second, then reads it all. */
+  function throughSlowPipe(entry: string, args: string[]): Promise<LoomResult> {
+    const child = spawn(process.execPath, [entry, ...args], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), 1_000);
+    return new Promise((resolve, reject) => {
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+  for (const [label, entry] of [['the build', BUILT], ['the sources', LOOM_BIN]] as const) {
+    it(`reaches a slow reader whole from ${label}: batch results, ls, tree and show`, async () => {
+      const jsonl = await throughSlowPipe(entry, ['batch', 'results', batchId, '--json']);
+      expect(jsonl.code, jsonl.stderr).toBe(0);
+      expect(lines(jsonl.stdout)).toHaveLength(TASKS);
+      expect(JSON.parse(lines(jsonl.stdout).at(-1)!)).toMatchObject({ index: TASKS - 1, status: 'completed' });
+      const text = await throughSlowPipe(entry, ['batch', 'results', batchId]);
+      expect(text.stdout).toContain(`answer ${TASKS - 1} `);
+
+      const listed = await throughSlowPipe(entry, ['ls', '--all', '--json', '--limit', String(CHILDREN + 10)]);
+      expect(JSON.parse(listed.stdout).length).toBeGreaterThanOrEqual(CHILDREN + 1);
+      const tree = await throughSlowPipe(entry, ['tree', rootId, '--json']);
+      expect(JSON.stringify(JSON.parse(tree.stdout))).toContain(`${rootId}c${CHILDREN - 1}`);
+      const shown = await throughSlowPipe(entry, ['show', longId, '--json']);
+      expect(JSON.stringify(JSON.parse(shown.stdout))).toContain('line 3999 of a long answer');
+    }, 120_000);
+  }
+
+  it('ends quietly, with status 0, when the reader stops early (| head -1)', async () => {
+    const pipeline = spawn('bash', ['-c', '"$0" "$1" batch results "$2" --json | head -1; echo "loom exited ${PIPESTATUS[0]}" >&2', process.execPath, BUILT, batchId], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
+    let stdout = '';
+    let stderr = '';
+    pipeline.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    pipeline.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise((resolve) => pipeline.on('close', resolve));
+    expect(lines(stdout)).toHaveLength(1);
+    expect(JSON.parse(stdout)).toMatchObject({ index: 0 });
+    expect(stderr.trim()).toBe('loom exited 0');
+  }, 60_000);
 });
