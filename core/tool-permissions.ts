@@ -20,11 +20,14 @@ export function fileAccess(
   permission: 'read' | 'edit',
   path: string,
   context: PermissionContext,
+  options: { isFolder?: boolean } = {},
 ): PermissionRequest[] {
   const absolute = resolvePath(context.directory, path);
   // `edit` rules are written relative to the project; `read` rules against absolute paths.
   const pattern = permission === 'edit' && isInsidePath(context.directory, absolute) ? relativePath(context.directory, absolute) : absolute;
-  return [...externalDirectory(context, dirnamePath(absolute)), { permission, patterns: [pattern], always: ['*'] }];
+  // A folder `read` lists is the folder reached, not its parent: the project's own is inside the project.
+  const folder = options.isFolder || absolute === resolvePath(context.directory, '.') ? absolute : dirnamePath(absolute);
+  return [...externalDirectory(context, folder), { permission, patterns: [pattern], always: ['*'] }];
 }
 
 /** A search tool's permissions: the folder searched if outside, then the pattern. */

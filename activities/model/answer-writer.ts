@@ -37,6 +37,12 @@ export class AnswerWriter {
     this.touch(part);
   }
 
+  /** Loom's own words in the answer (not the model's), shown to people and not sent back to the model. */
+  note(text: string): void {
+    const part = this.openPart('note', (id) => ({ ...id, type: 'text', text, synthetic: true, time: { start: Date.now(), end: Date.now() } }));
+    this.touch(part, true);
+  }
+
   /** A finished text or reasoning block. */
   end(kind: 'text' | 'reasoning', streamId: string, metadata?: SharedV3ProviderMetadata): void {
     const index = this.open.get(`${kind}:${streamId}`);

@@ -69,7 +69,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         temperature: params.temperature,
         topP: params.topP,
         topK: params.topK,
-        maxOutputTokens: outputLimit(model.protocol, info.limit?.output),
+        maxOutputTokens: outputLimit(info.limit?.output),
         providerOptions: Object.keys(params.options).length > 0 ? { [model.optionsKey]: params.options as never } : undefined,
         acceptsToolCall: (name, args) => checkToolCall({ partId: '', callId: '', tool: name, input: args }, input.tools, find).ok,
         costOf: (tokens) => costOf(tokens, info.cost),
@@ -80,11 +80,12 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   }
 
   /**
-   * Anthropic's API requires a limit on the answer's length; as OpenCode, the model's own, at most
-   * 32,000 tokens. Other providers are left to their defaults, as before.
+   * A cap on the answer's length, sent to every provider as OpenCode does: the model's own output
+   * limit (the catalogue's, or `limit.output` in config), at most 32,000 tokens. Anthropic requires
+   * one; elsewhere it stops a small model that loops from generating for minutes.
    */
-  function outputLimit(protocol: string, modelLimit: number | undefined): number | undefined {
-    return protocol === 'anthropic' ? Math.min(modelLimit ?? MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS) : undefined;
+  function outputLimit(modelLimit: number | undefined): number {
+    return Math.min(modelLimit || MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS);
   }
 
   /** The agent's sampling parameters as `chat.params` plugins leave them; a failing plugin fails the call for good. */

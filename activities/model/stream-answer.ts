@@ -45,6 +45,14 @@ export interface StreamedAnswer {
   cost?: number;
 }
 
+/** Asked once of a model that answered nothing after its tool calls. */
+const NUDGE: LanguageModelV3Prompt[number] = {
+  role: 'user',
+  content: [{ type: 'text', text: 'You answered nothing after the tool calls above. Reply with one line: what you did, and whether the task is done.' }],
+};
+/** What the answer says when the nudge got nothing either: the turn ends, done, with this visible. */
+export const NO_FINAL_ANSWER = '(The model gave no final answer after its tool calls; the turn ended here. Check the tool results above.)';
+
 /** Requests per attempt of the activity before an empty answer fails it (OpenCode's proposed fix asks twice more). */
 export const EMPTY_ANSWER_REQUESTS = 3;
 
@@ -56,7 +64,9 @@ export const EMPTY_ANSWER_REQUESTS = 3;
  * recorded); errors come out classified for Temporal's retry policy.
  *
  * An answer with no text, reasoning or tool call is asked for again, up to `EMPTY_ANSWER_REQUESTS`
- * times, then fails for good (`ModelEmptyResponse`): never a silent "done". This happens here, not
+ * times, then fails for good (`ModelEmptyResponse`): never a silent "done". After tool results it
+ * is asked once more with a nudge (say in one line what was done); silence then ends the turn as
+ * done, with a note saying the model gave no final answer. This happens here, not
  * through the retry policy, because an empty answer is a whole, well-formed reply that arrived at
  * once: the policy's backoff and its budget are for outages, and only here is the count known, so
  * the error can say it.
@@ -80,15 +90,24 @@ async function streamAnswer(store: SessionStore, message: AssistantMessage, prep
     const request = await prepare();
     const prompt = withCacheBreakpoints(toLanguageModelPrompt(request.system, request.messages), request.model);
     let tokens = zeroTokens();
+    const afterTools = prompt.at(-1)?.role === 'tool';
     for (let requests = 1; ; requests++) {
       if (requests > 1) await store.deleteParts(message.id);
       const writer = new AnswerWriter(store, { sessionID: message.sessionID, messageID: message.id });
-      const answer = await streamOnce(request, prompt, writer, context.cancellationSignal);
+      // A model that goes silent after its tools has usually finished: asking the same again gets the same silence.
+      const nudged = afterTools && requests > 1 ? [...prompt, NUDGE] : prompt;
+      const answer = await streamOnce(request, nudged, writer, context.cancellationSignal);
       tokens = addTokens(tokens, answer.tokens);
       const finished = { ...message, finish: answer.finish, tokens, cost: request.costOf?.(tokens) ?? 0 };
       if (writer.hasContent()) {
         await store.saveMessage({ ...finished, time: { ...message.time, completed: Date.now() } });
         return { ...answer, tokens, cost: finished.cost };
+      }
+      if (afterTools && requests >= 2) {
+        writer.note(NO_FINAL_ANSWER);
+        await writer.flush();
+        await store.saveMessage({ ...finished, finish: 'stop', time: { ...message.time, completed: Date.now() } });
+        return { ...answer, finish: 'stop', toolCalls: [], text: NO_FINAL_ANSWER, tokens, cost: finished.cost };
       }
       if (requests >= EMPTY_ANSWER_REQUESTS) {
         await store.saveMessage(finished);

@@ -1,8 +1,11 @@
 // Small local models (served by llama.cpp, Ollama, vLLM) often write a tool call into their answer
-// instead of sending it as one. This reads the common shapes back as calls: Hermes-style
-// `<tool_call>{…}</tool_call>` tags, Qwen's `<function=name><parameter=key>value</parameter>`
-// form, a fenced JSON block, or an answer that is nothing but JSON. A call counts only when it
-// names an offered tool with arguments that validate; everything else stays text.
+// instead of sending it as one. This reads the shapes they write back as calls (see
+// test/fixtures/real-model-answers.jsonl): JSON anywhere in the answer, bare, fenced, or inside
+// tags (`<tool_call>`, `<tools>`, one object a line), `{name, arguments}` or the arguments beside
+// the name; Qwen's `<function=name>` markup and XML elements named for the tool. A call counts
+// only when it names an offered tool with arguments that validate; everything else stays text.
+import { embeddedJson } from './repair/embedded-json.js';
+import { markupCalls } from './repair/markup-calls.js';
 
 export interface RepairedCall {
   toolName: string;
@@ -13,71 +16,87 @@ export interface RepairedCall {
 
 export type AcceptsToolCall = (name: string, input: Record<string, unknown>) => boolean;
 
-interface Candidate {
-  source: string;
-  calls: { toolName: string; input: Record<string, unknown> }[];
+interface Found {
+  toolName: string;
+  input: Record<string, unknown>;
+  start: number;
+  end: number;
 }
 
-const TAGGED = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
-const FENCED = /```[a-zA-Z]*\s*\n?([\s\S]*?)```/g;
-const QWEN_FUNCTION = /<function=([\w.-]+)>([\s\S]*?)<\/function>/g;
-const QWEN_PARAMETER = /<parameter=([\w.-]+)>\s*([\s\S]*?)\s*<\/parameter>/g;
+/** Keys of a call object that are not its arguments, when the arguments stand beside the name. */
+const CALL_KEYS = new Set(['name', 'tool', 'function', 'type', 'id']);
+/** What models write around their calls that means nothing once the calls are taken out. */
+const LEFTOVERS = [/<tool_response>[\s\S]*?<\/tool_response>/g, /<task_metadata>[\s\S]*?<\/task_metadata>/g, /<\/?(?:tools|tool_call|tool_response)>/g, /```[a-zA-Z]*\s*```/g, /^\s*```\s*$/gm];
 
-/** The calls written in `text`, and the text left once they are taken out. */
+/** The calls written in `text`, in order, and the text left once they are taken out. */
 export function repairTextToolCalls(text: string, accepts: AcceptsToolCall): { calls: RepairedCall[]; text: string } {
-  const candidates = [...matchesOf(TAGGED, text), ...matchesOf(FENCED, text)];
-  if (candidates.length === 0 && looksLikeJson(text)) candidates.push({ source: text, body: text });
+  const acceptable = (call: Found) => accepts(call.toolName, call.input);
+  const found = [
+    ...jsonCalls(text).map(withoutNulls).filter(acceptable),
+    // Markup is text: `<session_id>12345</session_id>` may be the string the tool wants, not a number.
+    ...markupCalls(text).flatMap(({ textInput, ...call }) => [call, { ...call, input: textInput }].map(withoutNulls).find(acceptable) ?? []),
+  ].sort((a, b) => a.start - b.start);
   const calls: RepairedCall[] = [];
-  let remaining = text;
-  for (const { source, body } of candidates) {
-    if (!remaining.includes(source)) continue; // a fence inside a tag already taken
-    const candidate = readCandidate(source, body);
-    if (!candidate || !candidate.calls.every((call) => accepts(call.toolName, call.input))) continue;
-    calls.push(...candidate.calls.map((call) => ({ ...call, source })));
-    remaining = remaining.replace(source, '');
+  const seen = new Set<string>();
+  for (const call of found) {
+    // The same call twice (as markup and again as JSON) runs once.
+    const key = `${call.toolName}\0${JSON.stringify(call.input)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    calls.push({ toolName: call.toolName, input: call.input, source: text.slice(call.start, call.end) });
   }
-  return { calls, text: calls.length > 0 ? remaining.trim() : text };
+  if (calls.length === 0) return { calls, text };
+  return { calls, text: leftover(text, found) };
 }
 
-function matchesOf(pattern: RegExp, text: string): { source: string; body: string }[] {
-  return [...text.matchAll(pattern)].map((match) => ({ source: match[0], body: match[1] }));
+/** The calls in the JSON values of a text: a call, a list of calls, or `{tool_calls: […]}`. */
+function jsonCalls(text: string): Found[] {
+  return embeddedJson(text).flatMap(({ start, end, value }) =>
+    callsIn(value).map((call) => ({ ...call, start, end })),
+  );
 }
 
-function looksLikeJson(text: string): boolean {
-  const trimmed = text.trim();
-  return (trimmed.startsWith('{') && trimmed.endsWith('}')) || (trimmed.startsWith('[') && trimmed.endsWith(']'));
+function callsIn(value: unknown): { toolName: string; input: Record<string, unknown> }[] {
+  if (Array.isArray(value)) return value.flatMap(callsIn);
+  if (!isRecord(value)) return [];
+  const list = value.tool_calls ?? value.calls ?? value.tools;
+  if (Array.isArray(list)) return list.flatMap(callsIn);
+  const call = asCall(value);
+  return call ? [call] : [];
 }
 
-function readCandidate(source: string, body: string): Candidate | undefined {
-  const qwen = [...body.matchAll(QWEN_FUNCTION)];
-  if (qwen.length > 0) return { source, calls: qwen.map(([, name, params]) => ({ toolName: name, input: qwenParameters(params) })) };
-  const parsed = parseJson(body.trim().replace(/^```[a-zA-Z]*\s*|\s*```$/g, ''));
-  const objects = Array.isArray(parsed) ? parsed : [parsed];
-  const calls = objects.map(asCall);
-  if (calls.length === 0 || calls.some((call) => call === undefined)) return undefined;
-  return { source, calls: calls as Candidate['calls'] };
-}
-
-/** `{name, arguments}`, `{name, parameters}`, `{function: name, arguments}` or `{function: {name, arguments}}`. */
-function asCall(value: unknown): Candidate['calls'][number] | undefined {
-  if (!isRecord(value)) return undefined;
+/**
+ * `{name, arguments}` (or `parameters`, `args`, `input`), `{function: name, arguments}`, OpenAI's
+ * `{function: {name, arguments: "<json>"}}`, or the arguments beside the name (`{name, prompt, …}`).
+ */
+function asCall(value: Record<string, unknown>): { toolName: string; input: Record<string, unknown> } | undefined {
   const fn = value.function;
   if (isRecord(fn)) return asCall(fn);
   const name = typeof fn === 'string' ? fn : value.name ?? value.tool;
   if (typeof name !== 'string' || name === '') return undefined;
-  const args = value.arguments ?? value.parameters ?? value.args ?? value.input ?? {};
+  const args = value.arguments ?? value.parameters ?? value.args ?? value.input;
+  if (args === undefined) return { toolName: name, input: Object.fromEntries(Object.entries(value).filter(([key]) => !CALL_KEYS.has(key))) };
   const input = typeof args === 'string' ? parseJson(args) : args;
   return isRecord(input) ? { toolName: name, input } : undefined;
 }
 
-/** Qwen's parameters are text; a value that reads as JSON (a number, a list) is taken as such. */
-function qwenParameters(params: string): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const [, key, value] of params.matchAll(QWEN_PARAMETER)) {
-    const parsed = parseJson(value);
-    input[key] = parsed === undefined || typeof parsed === 'string' ? value : parsed;
+/** `"session_id": null`: small models write every optional argument, unset ones as null. */
+function withoutNulls(call: Found): Found {
+  return { ...call, input: Object.fromEntries(Object.entries(call.input).filter(([, value]) => value !== null)) };
+}
+
+/** The text without the calls and the wrappers and invented tool responses around them. */
+function leftover(text: string, found: Found[]): string {
+  let rest = '';
+  let from = 0;
+  for (const call of found) {
+    if (call.start < from) continue;
+    rest += text.slice(from, call.start);
+    from = call.end;
   }
-  return input;
+  rest += text.slice(from);
+  for (const pattern of LEFTOVERS) rest = rest.replace(pattern, '');
+  return rest.replace(/\n{3,}/g, '\n\n').trim();
 }
 
 function parseJson(text: string): unknown {

@@ -49,7 +49,8 @@ export function toModelMessages(history: MessageWithParts[], options: Transcript
     // Stored as the provider sent it, so it is JSON.
     const providerOptions = (part: { metadata?: Record<string, unknown> }) => (sendsMetadata && part.metadata ? { providerOptions: part.metadata as ProviderOptions } : {});
     for (const part of parts) {
-      if (part.type === 'text' && part.text) content.push({ type: 'text', text: part.text, ...providerOptions(part) });
+      // Loom's notes in an answer (`synthetic`) are for people, not words the model said.
+      if (part.type === 'text' && part.text && !part.synthetic) content.push({ type: 'text', text: part.text, ...providerOptions(part) });
       // Redacted thinking has no text, only the provider's encrypted data.
       if (part.type === 'reasoning' && (part.text || (sendsMetadata && part.metadata))) content.push({ type: 'reasoning', text: part.text, ...providerOptions(part) });
       if (part.type === 'tool') {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { PermissionRequest } from '../../core/permission.js';
 import { resolvePath } from '../../core/path.js';
 import { fileAccess, searchAccess } from '../../core/tool-permissions.js';
@@ -14,8 +15,12 @@ export function filePermissions(tool: string, input: Record<string, unknown>, pl
   const lexical = resolvePath(context.directory, named);
   const real = realPathOf(lexical);
   const project = realPathOf(context.directory);
-  if (real === lexical && project === context.directory) return planned;
   const realContext = { directory: project };
+  // `read` of a folder lists it: the folder is what it reaches, not its parent (which "always" would open).
+  if (tool === 'read' && isFolder(real)) {
+    return mergeRequests(planned.filter((request) => request.permission !== 'external_directory'), fileAccess('read', real, realContext, { isFolder: true }));
+  }
+  if (real === lexical && project === context.directory) return planned;
   const forReal = (() => {
     switch (tool) {
       case 'read':
@@ -30,4 +35,8 @@ export function filePermissions(tool: string, input: Record<string, unknown>, pl
     }
   })();
   return mergeRequests(planned, forReal);
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }

@@ -1,9 +1,10 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative } from 'node:path';
+import { basename, extname, relative } from 'node:path';
 import type { z } from 'zod';
 import { READ_DEFAULT_LIMIT, READ_MAX_LINE_LENGTH, type read as readSpec } from '../../core/tools/read.js';
 import { parseModelId } from '../../core/model-id.js';
 import { acceptsAttachments } from '../model/capabilities.js';
+import { closestPaths, withSuggestions } from './closest-paths.js';
 import { rememberVersion } from './file-versions.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler, type ToolOutput } from './tool-handler.js';
@@ -27,7 +28,7 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
   const path = resolveInProject(context, input.filePath);
   const title = relative(context.directory, path) || '.';
   const info = await stat(path).catch(() => undefined);
-  if (!info) throw new ToolError(await notFound(path));
+  if (!info) throw new ToolError(withSuggestions(`File not found: ${path}`, await closestPaths(context.directory, path, 'file')));
   if (info.isDirectory()) {
     const entries = await readdir(path, { withFileTypes: true });
     const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
@@ -115,14 +116,4 @@ async function isBinary(path: string): Promise<boolean> {
   }
 }
 
-/** "File not found", with the names in that folder that look like the one asked for. */
-async function notFound(path: string): Promise<string> {
-  const stem = (name: string) => basename(name, extname(name)).toLowerCase();
-  const wanted = stem(path);
-  const entries = await readdir(dirname(path)).catch(() => [] as string[]);
-  const similar = entries
-    .filter((name) => stem(name).length >= 3 && (stem(name).includes(wanted) || wanted.includes(stem(name))))
-    .slice(0, 3)
-    .map((name) => join(dirname(path), name));
-  return similar.length > 0 ? `File not found: ${path}\n\nDid you mean one of these?\n${similar.join('\n')}` : `File not found: ${path}`;
-}
+

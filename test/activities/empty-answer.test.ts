@@ -1,6 +1,7 @@
 // An empty model answer is asked for again a bounded number of times, then fails, naming the
 // model: through the real model activity code, the real provider and the scripted server.
 import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ModelMessage } from 'ai';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnswerWriter } from '../../activities/model/answer-writer.js';
 import { createCompactionActivities } from '../../activities/model/compact.js';
 import { ModelFailure } from '../../activities/model/errors.js';
-import { EMPTY_ANSWER_REQUESTS, type StreamedAnswer } from '../../activities/model/stream-answer.js';
+import { EMPTY_ANSWER_REQUESTS, NO_FINAL_ANSWER, type StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import type { AssistantMessage } from '../../core/message.js';
 import { assistantMessage, failureOf, streamFromScript } from '../support/model-activity.js';
@@ -113,5 +114,31 @@ describe('an empty compaction summary', () => {
     expect(failure.message).toContain('scripted/test-model returned an empty summary 3 times');
     expect(await store.getMessage(message.id)).toMatchObject({ summary: true, time: { created: expect.any(Number) } });
     expect(((await store.getMessage(message.id)) as AssistantMessage).time.completed).toBeUndefined();
+  });
+});
+
+describe('an empty answer after tool results', () => {
+  // The model read a file and edited it: what is left is to say so, and small models often just stop.
+  const afterTools: ModelMessage[] = [
+    { role: 'user', content: 'Fix the bug in calc.py' },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'edit', input: { filePath: 'calc.py', oldString: 'a - b', newString: 'a + b' } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'edit', output: { type: 'text', value: 'Edit applied successfully.' } }] },
+  ];
+
+  it('is asked once more with a nudge for a one-line summary, which becomes the answer', async () => {
+    const answer = await streamFromScript(server, store, message, [{ reply: {}, times: 1 }, { reply: { text: 'Fixed add in calc.py; done.' } }], { messages: afterTools });
+    expect(answer.text).toBe('Fixed add in calc.py; done.');
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests[0].messages)).not.toContain('You answered nothing');
+    expect(server.requests[1].messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('You answered nothing after the tool calls above') });
+  });
+
+  it('ends the turn as done, with a visible note, when the nudge gets nothing either', async () => {
+    const answer = await streamFromScript(server, store, message, [{ reply: { emptyStream: true } }], { messages: afterTools });
+    expect(answer).toMatchObject({ finish: 'stop', toolCalls: [], text: NO_FINAL_ANSWER });
+    expect(server.requests).toHaveLength(2);
+    const [note] = await store.parts(message.id);
+    expect(note).toMatchObject({ type: 'text', synthetic: true, text: NO_FINAL_ANSWER });
+    expect((await store.getMessage(message.id))?.time).toMatchObject({ completed: expect.any(Number) });
   });
 });

@@ -125,6 +125,13 @@ describe('read', () => {
     expect(await toolError(read({ filePath: 'src/helper.js' }, context))).toContain(at('src/helpers.ts'));
   });
 
+  it('finds the file by its name when the model invented its folder', async () => {
+    // Small models write `path/to/deep.ts` or `proj/deep.ts` for a file that is elsewhere in the project.
+    for (const invented of ['path/to/deep.ts', 'proj/deep.ts', 'src/deep.ts']) {
+      expect(await toolError(read({ filePath: invented }, context))).toBe(`File not found: ${at(invented)}\n\nDid you mean one of these?\n${at('src/nested/deep.ts')}`);
+    }
+  });
+
   it('says only "File not found" when nothing looks similar', async () => {
     expect(await toolError(read({ filePath: 'nowhere/zzzz.go' }, context))).toBe(`File not found: ${at('nowhere/zzzz.go')}`);
   });
@@ -164,6 +171,12 @@ describe('list', () => {
     const { title, output } = await list({ path: 'src/nested' }, context);
     expect(title).toBe(join('src', 'nested'));
     expect(output).toBe(`${at('src/nested')}/\n  deep.ts`);
+  });
+
+  it('fails for a folder that does not exist, suggesting folders of that name', async () => {
+    expect(await toolError(list({ path: 'proj/nested' }, context))).toBe(`No such folder: ${at('proj/nested')}\n\nDid you mean one of these?\n${at('src/nested')}`);
+    expect(await toolError(list({ path: 'zzzz' }, context))).toBe(`No such folder: ${at('zzzz')}`);
+    expect(await toolError(list({ path: 'README.md' }, context))).toBe(`${at('README.md')} is a file, not a folder: read it with the read tool.`);
   });
 
   it('leaves out extra ignore patterns', async () => {

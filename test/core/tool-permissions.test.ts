@@ -24,6 +24,12 @@ describe('the permissions a tool call needs', () => {
     expect(of('glob', { pattern: '**/*.ts' })).toEqual([{ permission: 'glob', patterns: ['**/*.ts'], always: ['*'] }]);
   });
 
+  it('counts the project folder itself as inside the project, for read by any name', () => {
+    for (const filePath of ['.', '/work/project', '/work/project/', './']) {
+      expect(of('read', { filePath }), filePath).toEqual([{ permission: 'read', patterns: ['/work/project'], always: ['*'] }]);
+    }
+  });
+
   it('leaves a bash line whole, for the model activity to parse', () => {
     expect(of('bash', { command: ' git add -A && git commit -m "wip; fix" ', workdir: '/tmp', description: 'Commit' })).toEqual([
       { permission: 'bash', patterns: ['git add -A && git commit -m "wip; fix"'], always: [] },

@@ -93,6 +93,18 @@ describe('links that lead out of the project', () => {
     expect(await verdict('list', { path: 'linked-folder' })).toBe('ask');
   });
 
+  it('a folder read asks for that folder, not its parent, and the project folder is inside', async () => {
+    const requests = async (filePath: string) => {
+      const spec = findTool('read')!;
+      const input = spec.parameters.parse({ filePath }) as Record<string, unknown>;
+      return refine('read', input, specPermissions(spec, input, { directory: project }), { directory: project });
+    };
+    expect(await verdict('read', { filePath: '.' })).toBe('allow');
+    expect(await verdict('read', { filePath: project })).toBe('allow');
+    expect((await requests('../elsewhere')).find((request) => request.permission === 'external_directory')?.patterns).toEqual([`${outside}/*`]);
+    expect((await requests('..')).find((request) => request.permission === 'external_directory')?.patterns).toEqual([`${root}/*`]);
+  });
+
   it('a deny on the outside folder denies the link too', async () => {
     expect(await verdict('read', { filePath: 'link.txt' }, rules({ external_directory: { '*': 'deny' } }))).toBe('deny');
   });

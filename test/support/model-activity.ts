@@ -11,6 +11,7 @@ import type { SessionStore } from '../../activities/store/store.js';
 import { newId } from '../../core/ids.js';
 import { zeroTokens, type AssistantMessage } from '../../core/message.js';
 import type { ScriptRule, ScriptedModel } from './scripted-model.js';
+import type { ModelMessage } from 'ai';
 
 export const MODEL = 'scripted/test-model';
 
@@ -35,6 +36,8 @@ export interface StreamOptions {
   env?: NodeJS.ProcessEnv;
   info?: Partial<Info>;
   activity?: MockActivityEnvironment;
+  /** The conversation so far (default: the user saying hello). */
+  messages?: ModelMessage[];
 }
 
 /** Streams one answer from the scripted server into `message`, configured as a user would. */
@@ -52,7 +55,7 @@ export function streamFromScript(
     streamIntoMessage(store, message, async () => ({
       model: await resolveModel(MODEL, config, options.env ?? {}),
       system: 'You are a test.',
-      messages: [{ role: 'user', content: 'Say hello' }],
+      messages: options.messages ?? [{ role: 'user', content: 'Say hello' }],
     })),
   );
 }

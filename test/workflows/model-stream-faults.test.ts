@@ -2,7 +2,10 @@
 // server, worker, store and the scripted model: the first is retried and recovers, the second
 // fails the run with the error stored on the assistant message.
 import { WorkflowFailedError } from '@temporalio/client';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NO_FINAL_ANSWER } from '../../activities/model/stream-answer.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
 
 let env: LoomTestEnv;
@@ -68,5 +71,23 @@ describe('a model that answers with nothing', () => {
     });
     expect(answer.parts).toEqual([]);
     expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('a model that stops answering after its tools', () => {
+  it('is nudged once, then the run completes with a note that it gave no final answer', async () => {
+    writeFileSync(join(env.project, 'calc.py'), 'def add(a, b):\n    return a - b\n');
+    env.model.setScript([
+      { name: 'read', when: { lastUser: 'Look at calc.py', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'calc.py' } }] } },
+      { name: 'silent', reply: { emptyStream: true } },
+    ]);
+    const { sessionId, result } = await env.start('Look at calc.py');
+    expect(await result()).toMatchObject({ status: 'completed', text: NO_FINAL_ANSWER });
+    const silent = env.model.requests.filter((r) => r.rule === 'silent');
+    expect(silent).toHaveLength(2);
+    expect(JSON.stringify(silent[1].messages.at(-1))).toContain('You answered nothing after the tool calls above');
+    const [, , last] = await env.store.messages(sessionId);
+    expect(last.parts).toMatchObject([{ type: 'text', synthetic: true, text: NO_FINAL_ANSWER }]);
+    expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'idle' });
   });
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
       google: { options: { baseURL: url.replace(/\/v1$/, '/v1beta'), apiKey: 'test' } },
       local: {
         options: { baseURL: url },
-        models: { 'qwen3-coder': { cost: LOCAL_COST }, 'qwen-no-repair': { tool_call_repair: false } },
+        models: { 'qwen3-coder': { cost: LOCAL_COST, limit: { context: 32_768, output: 4_096 } }, 'qwen-no-repair': { tool_call_repair: false } },
       },
     }),
   });
@@ -244,6 +244,8 @@ describe('tool calls written as text', () => {
     const call = first.parts.find((part): part is ToolPart => part.type === 'tool')!;
     expect(call).toMatchObject({ tool: 'read', repaired: true, state: { status: 'completed' } });
     expect(first.parts.filter((part) => part.type === 'text')).toEqual([]);
+    // The output cap goes to every provider, not only Anthropic: the configured one, or 32,000 at most.
+    expect(env.model.requests.find((r) => r.rule === 'as-text')!.body.max_tokens).toBe(4_096);
   });
 
   it('leaves the text alone when the model turned repair off, or names no offered tool', async () => {
@@ -254,6 +256,7 @@ describe('tool calls written as text', () => {
     ]);
     const off = await env.start('Repair is off', { model: 'local/qwen-no-repair' });
     expect((await off.result()).text).toBe(asText);
+    expect(env.model.requests.find((r) => r.rule === 'off')!.body.max_tokens).toBe(32_000);
     const unknown = await env.start('Unknown tool', { model: 'local/qwen3-coder' });
     expect((await unknown.result()).text).toContain('launch');
     expect(env.model.requests.filter((r) => r.lastRole === 'tool' && (r.lastUser === 'Repair is off' || r.lastUser === 'Unknown tool'))).toEqual([]);
