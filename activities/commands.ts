@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { applyArguments, shellSubstitutions } from '../core/command-template.js';
 import type { CommandConfig, LoomConfig } from '../core/config.js';
-import { mergeSandboxConfig } from '../core/sandbox-config.js';
 import { dataDir } from './paths.js';
-import { confine, type Confinement } from './sandbox/process-sandbox.js';
+import { agentSandbox, confine, type Confinement } from './sandbox/process-sandbox.js';
 import { killGroup, type Launch } from './tools/process-group.js';
 import { toolEnvironment } from './tools/tool-env.js';
 
@@ -66,8 +65,7 @@ export async function expandCommand(name: string, command: CommandConfig, args: 
 
 /** The sandbox of a command's shell lines: the project's, with the agent's over it. */
 function confined(options: ShellOptions): Promise<Confinement> {
-  const { config } = options;
-  return confine(mergeSandboxConfig(config.sandbox, options.agent ? config.agent?.[options.agent]?.sandbox : undefined), {
+  return confine(agentSandbox(options.config, options.agent), {
     workspace: options.directory,
     dataDir: options.dataDir ?? dataDir(options.env),
     cwd: options.directory,

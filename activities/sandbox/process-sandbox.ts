@@ -1,4 +1,5 @@
-import type { SandboxConfig } from '../../core/sandbox-config.js';
+import type { LoomConfig } from '../../core/config.js';
+import { mergeSandboxConfig, type SandboxConfig } from '../../core/sandbox-config.js';
 import { sandboxAvailability } from './availability.js';
 import { sandboxPolicy } from './policy.js';
 import { openSandbox, type Sandbox } from './sandbox.js';
@@ -50,4 +51,9 @@ export async function confine(
  */
 export function unavailableMode(config: SandboxConfig, platform: NodeJS.Platform = process.platform): 'refuse' | 'unconfined' {
   return config.unavailable ?? (platform === 'linux' ? 'refuse' : 'unconfined');
+}
+
+/** The sandbox settings of an agent's processes: the project's, with the agent's over them. */
+export function agentSandbox(config: LoomConfig, agent: string | undefined): SandboxConfig {
+  return mergeSandboxConfig(config.sandbox, agent ? config.agent?.[agent]?.sandbox : undefined);
 }

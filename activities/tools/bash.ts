@@ -2,10 +2,9 @@ import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
-import { confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
+import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
 import { explainRefusal } from '../sandbox/explain-refusal.js';
 import { grantedFolders } from '../sandbox/granted-folders.js';
-import { mergeSandboxConfig } from '../../core/sandbox-config.js';
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
@@ -90,9 +89,8 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
 
 /** The sandbox for this call: the project's settings with the agent's over them. */
 async function confined(input: { command: string; workdir?: string }, workdir: string, context: ToolContext): Promise<Confinement> {
-  const config = mergeSandboxConfig(context.config.sandbox, context.agent ? context.config.agent?.[context.agent]?.sandbox : undefined);
   try {
-    return await confine(config, {
+    return await confine(agentSandbox(context.config, context.agent), {
       workspace: context.directory,
       dataDir: context.dataDir,
       cwd: workdir,

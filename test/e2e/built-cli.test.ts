@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, type LoomResult } from '../support/run-loom.js';
+import { parseJson, runLoom, spawnLoom, type LoomResult } from '../support/run-loom.js';
 import { LOOM_BIN } from '../support/worker-process.js';
 
 const BUILT = join(PACKAGE_ROOT, 'dist', 'client', 'main.js');
@@ -91,17 +91,11 @@ describe('output into a pipe', () => {
 
   /** Runs loom with its stdout into a pipe nobody reads for the first second, then reads it all. */
   function throughSlowPipe(entry: string, args: string[]): Promise<LoomResult> {
-    const child = spawn(process.execPath, [entry, ...args], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child, result } = spawnLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    // Paused, the pipe fills and loom's own writes wait in the process, as behind `| jq` on a big answer.
     child.stdout.pause();
     setTimeout(() => child.stdout.resume(), 1_000);
-    return new Promise((resolve, reject) => {
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return result;
   }
 
   const lines = (text: string) => text.split('\n').filter((line) => line !== '');
