@@ -55,8 +55,10 @@ export class SharedFeed {
   }
 
   private async readPage(since: number): Promise<EventPage> {
+    // Read before the page: a request asked after the page was read must not colour a status in it.
+    const waitingNow = await this.store.permissionRequests({ status: 'pending' });
     const page: StoreFeed = await this.store.feed(since, PAGE_ROWS);
-    const pending = await this.pendingBefore(page.entries);
+    const pending = pendingBefore(page.entries, waitingNow);
     const events: FeedEvent[] = [];
     for (const entry of page.entries) {
       const rev = entry.rev;
@@ -93,18 +95,14 @@ export class SharedFeed {
   private status(session: Session, pending: PermissionRequestRecord[]): ServerEvent {
     return { type: 'session.status', properties: { sessionID: session.id, status: liveStatus(session, pending, this.hosts.isUnserved(session.host)) } };
   }
+}
 
-  /**
-   * The requests waiting when the page starts, as far as the store can tell: those waiting now,
-   * less those the page itself asks or answers (their entries update the set as the page is
-   * walked, so each status says what was true at its point in the stream). Read only when a busy
-   * session or a request is in the page.
-   */
-  private async pendingBefore(entries: FeedEntry[]): Promise<Map<string, PermissionRequestRecord>> {
-    const needed = entries.some((entry) => entry.kind === 'permission' || (entry.kind === 'session' && entry.session.status === 'busy'));
-    if (!needed) return new Map();
-    const inPage = new Set(entries.flatMap((entry) => (entry.kind === 'permission' ? [entry.request.id] : [])));
-    const waiting = await this.store.permissionRequests({ status: 'pending' });
-    return new Map(waiting.filter((request) => !inPage.has(request.id)).map((request) => [request.id, request]));
-  }
+/**
+ * The requests waiting when the page starts, as far as the store can tell: those waiting when the
+ * page was read, less those the page itself asks or answers (their entries update the set as the
+ * page is walked, so each status says what was true at its point in the stream).
+ */
+function pendingBefore(entries: FeedEntry[], waiting: PermissionRequestRecord[]): Map<string, PermissionRequestRecord> {
+  const inPage = new Set(entries.flatMap((entry) => (entry.kind === 'permission' ? [entry.request.id] : [])));
+  return new Map(waiting.filter((request) => !inPage.has(request.id)).map((request) => [request.id, request]));
 }
