@@ -12,6 +12,8 @@ export interface ClaimedTask {
   attempt: number;
   description: string;
   agent?: string;
+  /** The task's folder, relative to the batch's directory (tasks without one run in that directory). */
+  directory?: string;
 }
 
 /** A batch task, as its session's run needs it. */
@@ -45,7 +47,15 @@ export function createBatchActivities({ store }: ActivityDeps) {
       // Derived, so a claim that is made again (its workflow task was retried) names the same session.
       const sessionId = attempt === 1 && entry.task.session_id ? entry.task.session_id : batchTaskSessionId(input.batchId, index, attempt);
       outcomes.push({ index, status: 'running', sessionId, attempts: attempt });
-      claimed.push({ index, sessionId, attempt, description: entry.task.description.slice(0, 120), agent: entry.task.agent });
+      claimed.push({
+        index,
+        sessionId,
+        attempt,
+        description: entry.task.description.slice(0, 120),
+        agent: entry.task.agent,
+        // Only when set, so the claims of tasks without one record what they always did.
+        ...(entry.task.directory ? { directory: entry.task.directory } : {}),
+      });
     }
     await store.saveBatchOutcomes(input.batchId, outcomes);
     return claimed;

@@ -9,6 +9,7 @@ import { newId } from '../core/ids.js';
 import type { ModelRetry } from '../core/run.js';
 import { batchControlUpdate, type BatchControl } from '../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../workflows/batch.js';
+import { checkTaskDirectories } from './batch-directories.js';
 import { CliError } from './cli-error.js';
 import { formatBytes } from './render/bytes.js';
 import { promptSizeProblem } from './prompts.js';
@@ -69,8 +70,12 @@ export interface StartBatchOptions {
   searchAttributes?: boolean;
 }
 
-/** Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id. */
+/**
+ * Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id.
+ * Tasks' folders are checked first when the batch runs on this machine.
+ */
 export async function startBatch(client: Client, store: SessionStore, options: StartBatchOptions): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
+  if (options.host === undefined || options.host === localHostId()) checkTaskDirectories(options.directory, options.tasks);
   const now = Date.now();
   const batch: BatchRecord = {
     id: newId('bat', now, Math.random),

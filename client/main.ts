@@ -163,7 +163,7 @@ const batch = program.command('batch').description('run many tasks as one durabl
 
 batch
   .command('run')
-  .description('start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?} and follow it')
+  .description('start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?} and follow it')
   .argument('<file>', 'the tasks, one JSON object per line')
   .option('-a, --agent <name>', 'the agent for tasks that name none (default: the default agent)')
   .option('-m, --model <provider/model>', 'the model for tasks that name none')

@@ -1,5 +1,16 @@
 import { z } from 'zod';
 import { Tokens } from './message.js';
+import { isInsidePath } from './path.js';
+
+/** A task's folder: relative to the batch's directory and, written out, inside it. */
+const TaskDirectory = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    if (!isInsidePath('.', value)) {
+      ctx.addIssue({ code: 'custom', message: `must be a folder inside the batch's directory, written relative to it (not ${JSON.stringify(value)})` });
+    }
+  });
 
 /** One line of a batch file: a task for a subagent session. */
 export const BatchTaskInput = z.strictObject({
@@ -9,6 +20,8 @@ export const BatchTaskInput = z.strictObject({
   model: z.string().optional(),
   /** Continue this existing session instead of starting a new one. */
   session_id: z.string().optional(),
+  /** The folder this task's session works in, relative to the batch's directory (default: that directory). */
+  directory: TaskDirectory.optional(),
 });
 export type BatchTaskInput = z.infer<typeof BatchTaskInput>;
 

@@ -12,6 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BatchProgress, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
+import { resolvePath } from '../core/path.js';
 import { addTokens, zeroTokens, type Tokens } from '../core/tokens.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
@@ -161,7 +162,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       state.running.set(task.index, { scope, attempt: task.attempt });
       const child: SessionRunInput = {
         sessionId: task.sessionId,
-        directory: input.directory,
+        directory: task.directory ? resolvePath(input.directory, task.directory) : input.directory,
         ...(input.host ? { host: input.host } : {}),
         batchTask: { batchId: input.batchId, index: task.index },
         quietResult: true,

@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
@@ -63,6 +63,32 @@ describe('loom batch', () => {
     expect(result.stderr).toContain(`${file}:3: prompt:`);
     expect(result.stderr).toContain(`${file}:4:`);
     expect((await loom(['batch', 'status', 'bat_nope'])).stderr).toContain('Unknown batch "bat_nope"');
+  });
+
+  it("refuses a task folder outside the batch's directory, missing, or behind a symlink that leads out, and starts nothing", async () => {
+    const before = (await env.store.listBatches(100)).length;
+    const up = jsonl('up.jsonl', [{ description: 'ok', prompt: 'fine' }, { description: 'Up', prompt: 'p', directory: '../outside' }]);
+    const refusedUp = await loom(['batch', 'run', up]);
+    expect(refusedUp.code).toBe(1);
+    expect(refusedUp.stderr).toContain(`${up}:2: directory: must be a folder inside the batch's directory, written relative to it (not "../outside")`);
+
+    mkdirSync(join(env.project, 'pkg'), { recursive: true });
+    // Beside the project, in the test's own folder, which is removed at the end.
+    const outside = join(dirname(env.project), 'outside');
+    mkdirSync(outside);
+    symlinkSync(outside, join(env.project, 'escape'));
+    const file = jsonl('dirs.jsonl', [
+      { description: 'Fine', prompt: 'p', directory: 'pkg' },
+      { description: 'Missing', prompt: 'p', directory: 'missing' },
+      { description: 'Escape', prompt: 'p', directory: 'escape' },
+    ]);
+    const refused = await loom(['batch', 'run', file, '-m', 'scripted/test-model']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`2 tasks name bad directories (each must be a folder inside ${env.project}):`);
+    expect(refused.stderr).toContain('task 2 ("Missing"): directory "missing" does not exist');
+    expect(refused.stderr).toContain(`task 3 ("Escape"): directory "escape" leads outside the batch's directory, to ${realpathSync(outside)}`);
+    expect(refused.stderr).not.toContain('task 1');
+    expect(await env.store.listBatches(100)).toHaveLength(before);
   });
 
   it('pauses, resumes and cancels from the CLI; Ctrl-C only detaches', async () => {

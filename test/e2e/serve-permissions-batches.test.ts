@@ -157,6 +157,18 @@ describe('loom serve: batches', () => {
     expect(ended.body.error).toContain(`Batch ${id} is no longer running: it was completed`);
   }, 40_000);
 
+  it("refuses a task folder that leaves the batch's directory or is not there, storing nothing", async () => {
+    const before = (await call<BatchRecord[]>('GET', '/batch')).body.length;
+    const task = { description: 'Item', prompt: 'Item 0' };
+    const up = await call<Problem>('POST', '/batch', { tasks: [{ ...task, directory: 'a/../../b' }], model: SCRIPTED_MODEL });
+    expect(up.status).toBe(400);
+    expect(issuePaths(up.body)).toEqual(['tasks.0.directory']);
+    const missing = await call<Problem>('POST', '/batch', { tasks: [task, { ...task, directory: 'nowhere' }], model: SCRIPTED_MODEL });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toContain('task 2 ("Item"): directory "nowhere" does not exist');
+    expect((await call<BatchRecord[]>('GET', '/batch')).body).toHaveLength(before);
+  });
+
   it('pauses, changes concurrency, resumes and cancels a running batch', async () => {
     env.model.setScript([{ name: 'slow', when: { lastUser: /^Slow \d+$/ }, reply: { text: 'slow done', delayMs: 800 } }]);
     const tasks = Array.from({ length: 6 }, (_, i) => ({ description: `Slow ${i}`, prompt: `Slow ${i}` }));

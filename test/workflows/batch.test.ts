@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
 import { numberedTasks, runBatch } from '../support/batch.js';
@@ -81,6 +83,35 @@ describe('batchWorkflow', () => {
     expect(tasks.filter((t) => t.outcome.status === 'cancelled')).toHaveLength(result.cancelled);
     expect(tasks.every((t) => t.outcome.status !== 'running' && t.outcome.status !== 'pending')).toBe(true);
     await env.checkReplay(batch.id, 'batch-paused-and-cancelled');
+  });
+
+  it("runs each task's session in the folder it names, inside the batch's directory", async () => {
+    mkdirSync(join(env.project, 'a'), { recursive: true });
+    mkdirSync(join(env.project, 'packages', 'b'), { recursive: true });
+    env.model.setScript([
+      {
+        name: 'dir-write',
+        when: { lastUser: /^Note where you are: \w+$/, lastRole: 'user' },
+        reply: (r) => ({ toolCalls: [{ name: 'write', args: { filePath: 'where.txt', content: r.lastUser.split(': ')[1] } }] }),
+      },
+      { name: 'dir-done', when: { lastUser: /^Note where you are/, lastRole: 'tool' }, reply: { text: 'noted' } },
+    ]);
+    const tasks = [
+      { description: 'In a', prompt: 'Note where you are: a', directory: 'a' },
+      { description: 'In b', prompt: 'Note where you are: b', directory: 'packages/b/' },
+      { description: 'At the top', prompt: 'Note where you are: top' },
+    ];
+    const { batch, handle } = await runBatch(env, tasks);
+    expect(await handle.result()).toMatchObject({ status: 'completed', done: 3, failed: 0 });
+
+    expect(readFileSync(join(env.project, 'a', 'where.txt'), 'utf8')).toBe('a');
+    expect(readFileSync(join(env.project, 'packages', 'b', 'where.txt'), 'utf8')).toBe('b');
+    expect(readFileSync(join(env.project, 'where.txt'), 'utf8')).toBe('top');
+    const stored = await env.store.batchTasks(batch.id);
+    expect(stored.map(({ task }) => task.directory)).toEqual(['a', 'packages/b/', undefined]);
+    const directories = await Promise.all(stored.map(async ({ outcome }) => (await env.store.getSession(outcome.sessionId!))?.directory));
+    expect(directories).toEqual([join(env.project, 'a'), join(env.project, 'packages', 'b'), env.project]);
+    await env.checkReplay(batch.id);
   });
 
   it('continues as new without losing or repeating a task', async () => {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { checkTaskDirectories } from '../../batch-directories.js';
 import { readBatchFile, startBatch } from '../../batches.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
@@ -21,6 +22,8 @@ export interface BatchRunOptions {
 export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
   const { tasks, bytes } = readBatchFile(resolve(file), promptLimit(directory, context.env));
+  // Before Temporal is reached: a bad folder is the file's fault, whatever the server's state.
+  checkTaskDirectories(directory, tasks);
   const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
   const agent = chooseAgent(options.agent, project);
   for (const [index, task] of tasks.entries()) {
