@@ -67,6 +67,12 @@ export const ProviderConfig = z.looseObject({
          * object naming an offered tool) into real calls. Default: on for OpenAI-compatible servers.
          */
         tool_call_repair: z.boolean().optional(),
+        /**
+         * Loom only: `small` gives the model a short prompt, fewer tools and an example call in each
+         * tool's description; `full` the whole of them. Default: `small` when the model's name states
+         * 8B parameters or fewer (`qwen2.5-coder-1.5b`), else `full`.
+         */
+        prompt: z.enum(['full', 'small']).optional(),
       }),
     )
     .optional(),

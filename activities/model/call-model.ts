@@ -14,14 +14,18 @@ import { pluginChatParams } from '../plugins/chat-params.js';
 import { PluginError, type ChatParams } from '../plugins/types.js';
 import { costOf } from '../../core/cost.js';
 import { modelInfo } from '../../core/model-info.js';
+import { promptVariant, type PromptVariant } from '../../core/prompt-variant.js';
+import { smallModelToolNames } from '../../core/tools/small-model.js';
 import { buildModelRequest } from './model-request.js';
-import { functionTools } from './offered-tools.js';
+import { functionTools, smallModelTools } from './offered-tools.js';
 import { planToolCalls } from './plan-tool-calls.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';
 import { TranscriptCache } from './transcript-cache.js';
 
 const MAX_OUTPUT_TOKENS = 32_000;
+/** A small model's answer cap when its configuration gives none: enough for a file of a few hundred lines. */
+const SMALL_MODEL_OUTPUT_TOKENS = 4_096;
 
 export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   const transcripts = new TranscriptCache(store);
@@ -45,47 +49,55 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
     };
     let agentRules: Ruleset = [];
     let find = toolFinder();
+    let offered = input.tools;
     const answer = await streamIntoMessage(store, message, async () => {
       // The project's config as its host read it: this worker may have no copy of the workspace.
       const { config, git, skills, mcpTools } = await workspaceConfig(store, env, input);
       find = toolFinder(mcpTools);
       const model = await resolveModel(input.model, config, env);
+      const variant = promptVariant(config, input.model);
+      // A small model is offered only the tools it is told about; a call to another is refused as not offered.
+      if (variant === 'small') offered = smallModelToolNames(input.tools);
       const info = modelInfo(config, input.model);
       // Only what the model will see: from the last compaction on.
       const history = (await transcripts.history(input.sessionId)).filter((m) => m.info.id !== input.messageId);
       const metadataOf = model.protocol === 'anthropic' || model.protocol === 'google' ? model.providerID : undefined;
-      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git }, { metadataOf });
+      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git, variant }, { metadataOf });
       agentRules = agent.permission;
       const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: { ...model.options, ...agent.options } });
       return {
         model,
         system,
         messages,
-        tools: functionTools(input.tools, find, (spec) => {
-          if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
-          if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
-          return spec.description;
-        }),
+        tools:
+          variant === 'small'
+            ? smallModelTools(offered, find, (template) => describeTaskTool(agents, agent.permission, template))
+            : functionTools(offered, find, (spec) => {
+                if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
+                if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
+                return spec.description;
+              }),
         temperature: params.temperature,
         topP: params.topP,
         topK: params.topK,
-        maxOutputTokens: outputLimit(info.limit?.output),
+        maxOutputTokens: outputLimit(info.limit?.output, variant),
         providerOptions: Object.keys(params.options).length > 0 ? { [model.optionsKey]: params.options as never } : undefined,
-        acceptsToolCall: (name, args) => checkToolCall({ partId: '', callId: '', tool: name, input: args }, input.tools, find).ok,
+        acceptsToolCall: (name, args) => checkToolCall({ partId: '', callId: '', tool: name, input: args }, offered, find).ok,
         costOf: (tokens) => costOf(tokens, info.cost),
       };
     });
-    const calls = await planToolCalls(store, answer.toolCalls, { offered: input.tools, agentRules, directory: input.directory, find });
+    const calls = await planToolCalls(store, answer.toolCalls, { offered, agentRules, directory: input.directory, find });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
   }
 
   /**
    * A cap on the answer's length, sent to every provider as OpenCode does: the model's own output
    * limit (the catalogue's, or `limit.output` in config), at most 32,000 tokens. Anthropic requires
-   * one; elsewhere it stops a small model that loops from generating for minutes.
+   * one; elsewhere it stops a small model that loops from generating for minutes (a small model
+   * with no configured limit gets 4,096).
    */
-  function outputLimit(modelLimit: number | undefined): number {
-    return Math.min(modelLimit || MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS);
+  function outputLimit(modelLimit: number | undefined, variant: PromptVariant): number {
+    return Math.min(modelLimit || (variant === 'small' ? SMALL_MODEL_OUTPUT_TOKENS : MAX_OUTPUT_TOKENS), MAX_OUTPUT_TOKENS);
   }
 
   /** The agent's sampling parameters as `chat.params` plugins leave them; a failing plugin fails the call for good. */

@@ -3,6 +3,7 @@ import { findAgent, type AgentInfo } from '../../core/agents/index.js';
 import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/index.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { ModelStepInput } from '../../core/model-step.js';
+import type { PromptVariant } from '../../core/prompt-variant.js';
 import { sinceLastCompaction } from '../../core/compaction.js';
 import type { LoomConfig } from '../config/schema.js';
 import { projectAgents } from '../run-config.js';
@@ -27,7 +28,8 @@ export function buildModelRequest(
   config: LoomConfig,
   dataDir: string,
   history: MessageWithParts[],
-  workspace: { git?: boolean } = {},
+  /** Whether the project is a git repository, as its host saw it; how much to tell the model. */
+  context: { git?: boolean; variant?: PromptVariant } = {},
   transcript: TranscriptOptions = {},
 ): ModelRequest {
   const agents = projectAgents(config, dataDir);
@@ -40,7 +42,7 @@ export function buildModelRequest(
   }
   if (reminders.length > 0) appendToLastUserMessage(messages, reminders.join('\n\n'));
   if (input.lastStep) messages.push({ role: 'user', content: [{ type: 'text', text: MAX_STEPS_REMINDER }] });
-  return { agent, agents, system: systemPrompt(agent, input.directory, new Date(), workspace.git), messages };
+  return { agent, agents, system: systemPrompt(agent, input.directory, new Date(), context.git, context.variant), messages };
 }
 
 function appendToLastUserMessage(messages: ModelMessage[], text: string): void {

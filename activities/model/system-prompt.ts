@@ -1,14 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInfo } from '../../core/agents/index.js';
+import { smallModelPrompt } from '../../core/agents/prompts/index.js';
+import type { PromptVariant } from '../../core/prompt-variant.js';
 
 const DEFAULT_PROMPT = `You are Loom, an agent that helps with software engineering tasks in the user's project. Use the tools you are given; be concise.`;
 
 /**
  * The agent's prompt followed by a short description of where it is working. `git`: whether the
- * directory is a repository, as its host saw it; when unknown, this worker's disk is asked.
+ * directory is a repository, as its host saw it; when unknown, this worker's disk is asked. A
+ * small model gets the short form of a built-in agent's prompt and only the project folder.
  */
-export function systemPrompt(agent: AgentInfo, directory: string, now = new Date(), git?: boolean): string {
+export function systemPrompt(agent: AgentInfo, directory: string, now = new Date(), git?: boolean, variant: PromptVariant = 'full'): string {
+  const prompt = agent.prompt ?? DEFAULT_PROMPT;
+  if (variant === 'small') return `${smallModelPrompt(prompt)}\n\nThe project folder is ${directory}. Paths may be relative to it.`;
   const isRepo = git ?? existsSync(join(directory, '.git'));
   const environment = [
     'Here is useful information about the environment you are running in:',
@@ -19,5 +24,5 @@ export function systemPrompt(agent: AgentInfo, directory: string, now = new Date
     `  Today's date: ${now.toDateString()}`,
     '</env>',
   ].join('\n');
-  return `${agent.prompt ?? DEFAULT_PROMPT}\n\n${environment}`;
+  return `${prompt}\n\n${environment}`;
 }

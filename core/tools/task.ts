@@ -22,12 +22,15 @@ How:
 
 export const UNDESCRIBED_AGENT = 'This subagent should only be called manually by the user.';
 
-/** The agents a caller may delegate to, one line each: those not `primary` that its rules do not deny. */
-export function describeTaskTool(agents: { name: string; description?: string; mode: string }[], callerRules: Ruleset): string {
+/**
+ * `template` with `{agents}` replaced by the agents a caller may delegate to, one line each: those
+ * not `primary` that its rules do not deny.
+ */
+export function describeTaskTool(agents: { name: string; description?: string; mode: string }[], callerRules: Ruleset, template = TASK_DESCRIPTION): string {
   const lines = agents
     .filter((agent) => agent.mode !== 'primary' && evaluate('task', agent.name, callerRules).action !== 'deny')
     .map((agent) => `- ${agent.name}: ${agent.description ?? UNDESCRIBED_AGENT}`);
-  return TASK_DESCRIPTION.replace('{agents}', lines.join('\n') || '(none)');
+  return template.replace('{agents}', lines.join('\n') || '(none)');
 }
 
 export const task = defineTool({

@@ -24,7 +24,11 @@ beforeAll(async () => {
       google: { options: { baseURL: url.replace(/\/v1$/, '/v1beta'), apiKey: 'test' } },
       local: {
         options: { baseURL: url },
-        models: { 'qwen3-coder': { cost: LOCAL_COST, limit: { context: 32_768, output: 4_096 } }, 'qwen-no-repair': { tool_call_repair: false } },
+        models: {
+          'qwen3-coder': { cost: LOCAL_COST, limit: { context: 32_768, output: 4_096 } },
+          'qwen-no-repair': { tool_call_repair: false },
+          'qwen2.5-coder-3b-full': { prompt: 'full' },
+        },
       },
     }),
   });
@@ -260,5 +264,51 @@ describe('tool calls written as text', () => {
     const unknown = await env.start('Unknown tool', { model: 'local/qwen3-coder' });
     expect((await unknown.result()).text).toContain('launch');
     expect(env.model.requests.filter((r) => r.lastRole === 'tool' && (r.lastUser === 'Repair is off' || r.lastUser === 'Unknown tool'))).toEqual([]);
+  });
+});
+
+describe('small models', () => {
+  const full = (request: RecordedRequest) => request.body.tools as { function: { name: string; description: string; parameters: { properties: object } } }[];
+
+  it('get a short prompt and the few tools they use well, each with an example call', async () => {
+    env.model.setScript([
+      { name: 'small', when: { lastUser: 'Read the notes', lastRole: 'user', model: 'qwen2.5-coder-1.5b-instruct' }, reply: { text: '<tools>{"name": "read", "arguments": {"filePath": "notes.md"}}</tools>' } },
+      { name: 'small-done', when: { lastUser: 'Read the notes', lastRole: 'tool' }, reply: { text: 'Milk.' } },
+      { name: 'big', when: { lastUser: 'Read the notes', lastRole: 'user' }, reply: { text: 'Not now.' } },
+    ]);
+    const small = await env.start('Read the notes', { model: 'local/qwen2.5-coder-1.5b-instruct' });
+    expect((await small.result()).text).toBe('Milk.');
+    const big = await env.start('Read the notes', { model: 'local/qwen3-coder' });
+    await big.result();
+    const [smallRequest, bigRequest] = ['small', 'big'].map((rule) => env.model.requests.find((r) => r.rule === rule)!);
+
+    expect(smallRequest.toolNames).toEqual(['read', 'write', 'edit', 'list', 'glob', 'grep', 'bash', 'task']);
+    expect(bigRequest.toolNames).toEqual(expect.arrayContaining(['todowrite', 'webfetch', 'task_status']));
+    for (const tool of full(smallRequest)) expect(tool.function.description).toContain(`Example: {"name":"${tool.function.name}","arguments":{`);
+    expect(Object.keys(full(smallRequest).find((tool) => tool.function.name === 'bash')!.function.parameters.properties)).toEqual(['command', 'description']);
+    // The task tool still lists the agents it may hand work to.
+    expect(full(smallRequest).find((tool) => tool.function.name === 'task')!.function.description).toMatch(/- explore: /);
+    expect(smallRequest.system).toContain('never guess what a file holds'.replace('never', 'Never'));
+    expect(smallRequest.raw.length).toBeLessThan(bigRequest.raw.length / 3);
+    // A small model that loops stops after 4,096 tokens unless its configuration says otherwise.
+    expect(smallRequest.body.max_tokens).toBe(4_096);
+  });
+
+  it('follow the configuration over what the name says', async () => {
+    env.model.setScript([{ name: 'configured', when: { lastUser: 'Say hello' }, reply: { text: 'Hello.' } }]);
+    await (await env.start('Say hello', { model: 'local/qwen2.5-coder-3b-full' })).result();
+    expect(env.model.requests.find((r) => r.rule === 'configured')!.toolNames).toContain('todowrite');
+  });
+
+  it('cannot call a tool they were not offered', async () => {
+    env.model.setScript([
+      { name: 'todo', times: 1, when: { lastUser: 'Plan the work', lastRole: 'user' }, reply: { toolCalls: [{ name: 'todowrite', args: { todos: [] } }] } },
+      { name: 'after', when: { lastUser: 'Plan the work' }, reply: { text: 'Planned.' } },
+    ]);
+    const { sessionId, result } = await env.start('Plan the work', { model: 'local/qwen2.5-coder-1.5b-instruct' });
+    await result();
+    const [first] = await assistantMessages(sessionId);
+    const call = first.parts.find((part): part is ToolPart => part.type === 'tool')!;
+    expect(call).toMatchObject({ tool: 'todowrite', state: { status: 'error', error: expect.stringMatching(/not (offered|available)/i) } });
   });
 });
