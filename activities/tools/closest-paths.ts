@@ -1,5 +1,5 @@
-import { readdir } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 
 /** Folders a walk of the project does not go into. */
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'build', '.venv', 'venv', '__pycache__', 'target']);
@@ -13,7 +13,7 @@ const SUGGESTIONS = 3;
  * anywhere (`calc.py` for `src/calc.py` or `path/to/calc.py`), then names that contain it or that
  * it contains (`calc_test.py`). Small models invent folders; the file is usually there by its name.
  */
-export async function closestPaths(project: string, missing: string, kind: 'file' | 'folder'): Promise<string[]> {
+async function closestPaths(project: string, missing: string, kind: 'file' | 'folder'): Promise<string[]> {
   const wanted = basename(missing).toLowerCase();
   const stem = (name: string) => basename(name, extname(name)).toLowerCase();
   const exact: string[] = [];
@@ -39,7 +39,29 @@ export async function closestPaths(project: string, missing: string, kind: 'file
   return [...exact, ...similar].slice(0, SUGGESTIONS);
 }
 
-/** `<what>`, then the paths that look like it, as the model should read them. */
-export function withSuggestions(what: string, paths: string[]): string {
-  return paths.length > 0 ? `${what}\n\nDid you mean one of these?\n${paths.join('\n')}` : what;
+/** Names shown from the nearest folder when nothing looks like the missing path. */
+const LISTED = 30;
+
+/**
+ * `<what>`, then what the model should try instead: the paths that look like the missing one, or
+ * when none does, what the nearest existing folder above it (in the project) holds.
+ */
+export async function explainMissing(what: string, project: string, missing: string, kind: 'file' | 'folder'): Promise<string> {
+  const paths = await closestPaths(project, missing, kind);
+  if (paths.length > 0) return `${what}\n\nDid you mean one of these?\n${paths.join('\n')}`;
+  let folder = dirname(missing);
+  while (folder !== project && folder.startsWith(`${project}/`) && !(await isFolder(folder))) folder = dirname(folder);
+  if (folder !== project && !folder.startsWith(`${project}/`)) return what;
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  const names = entries
+    .filter((entry) => !SKIPPED.has(entry.name) && !entry.name.startsWith('.'))
+    .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+    .sort();
+  if (names.length === 0) return what;
+  const more = names.length > LISTED ? `, … and ${names.length - LISTED} more` : '';
+  return `${what}\n\n${folder} holds: ${names.slice(0, LISTED).join(', ')}${more}`;
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }

@@ -2,7 +2,9 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import type { z } from 'zod';
 import type { edit as editSpec } from '../../core/tools/edit.js';
-import { assertReadVersion, rememberVersion } from './file-versions.js';
+import { rememberVersion, staleRead } from './file-versions.js';
+import { read } from './read.js';
+import { promptVariant } from '../../core/prompt-variant.js';
 import { resolveInProject } from './project-path.js';
 import { replaceText } from './replace-text.js';
 import { ToolError, type ToolHandler } from './tool-handler.js';
@@ -16,7 +18,13 @@ export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (inp
   }
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new ToolError(`${path} is a directory, not a file.`);
-  await assertReadVersion(context, path);
+  const stale = await staleRead(context, path);
+  // A small model rarely comes back from a refusal: its edit of a file it has not read goes ahead
+  // when oldString matches the file once, exactly or nearly (never with replaceAll).
+  const unreadAllowed = stale?.unread === true && !input.replaceAll && promptVariant(context.config, context.model) === 'small';
+  // A refusal carries the file as it is now, which counts as reading it: the next call can be the edit.
+  const withFile = async (why: string) => `${why} The edit was not made. Here is the file as it is now; call edit again with oldString copied from it.\n\n${(await read({ filePath: path }, context)).output}`;
+  if (stale && !unreadAllowed) throw new ToolError(await withFile(stale.message));
 
   let before = '';
   let after: string;
@@ -29,7 +37,12 @@ export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (inp
   } else {
     if (!existing) throw new ToolError(`File not found: ${path}`);
     before = await readFile(path, 'utf8');
-    after = replaceText(before, input.oldString, input.newString, input.replaceAll ?? false, path);
+    try {
+      after = replaceText(before, input.oldString, input.newString, input.replaceAll ?? false, path);
+    } catch (error) {
+      if (unreadAllowed && error instanceof ToolError) throw new ToolError(await withFile(error.message));
+      throw error;
+    }
   }
   await writeFile(path, after);
   await rememberVersion(context, path);

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { READ_DEFAULT_LIMIT, READ_MAX_LINE_LENGTH, type read as readSpec } from '../../core/tools/read.js';
 import { parseModelId } from '../../core/model-id.js';
 import { acceptsAttachments } from '../model/capabilities.js';
-import { closestPaths, withSuggestions } from './closest-paths.js';
+import { explainMissing } from './closest-paths.js';
 import { rememberVersion } from './file-versions.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler, type ToolOutput } from './tool-handler.js';
@@ -28,7 +28,7 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
   const path = resolveInProject(context, input.filePath);
   const title = relative(context.directory, path) || '.';
   const info = await stat(path).catch(() => undefined);
-  if (!info) throw new ToolError(withSuggestions(`File not found: ${path}`, await closestPaths(context.directory, path, 'file')));
+  if (!info) throw new ToolError(await explainMissing(`File not found: ${path}`, context.directory, path, 'file'));
   if (info.isDirectory()) {
     const entries = await readdir(path, { withFileTypes: true });
     const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();

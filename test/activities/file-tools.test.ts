@@ -60,7 +60,7 @@ describe('write', () => {
     await read({ filePath: 'a.txt' }, context);
     writeFileSync(at('a.txt'), 'changed by someone else\n');
     utimesSync(at('a.txt'), new Date(), new Date(Date.now() + 5000));
-    expect(await failure(write({ filePath: 'a.txt', content: 'mine\n' }, context))).toMatch(/has changed on disk since you last read it[\s\S]*Read it again/);
+    expect(await failure(write({ filePath: 'a.txt', content: 'mine\n' }, context))).toMatch(/has changed on disk since you last read it[\s\S]*Read it with the read tool first/);
   });
 
   it('refuses paths outside the project', async () => {
@@ -102,9 +102,37 @@ describe('edit', () => {
     expect(await failure(edit({ filePath: 'app.ts', oldString: 'x', newString: 'x' }, context))).toContain('nothing to change');
     writeFileSync(at('other.ts'), 'a\n');
     expect(await failure(edit({ filePath: 'other.ts', oldString: 'a', newString: 'b' }, context))).toContain('You must read');
+    expect(readFileSync(at('other.ts'), 'utf8')).toBe('a\n');
     expect(await failure(edit({ filePath: 'missing.ts', oldString: 'a', newString: 'b' }, context))).toContain('File not found');
     await edit({ filePath: 'fresh.ts', oldString: '', newString: 'hello\n' }, context);
     expect(readFileSync(at('fresh.ts'), 'utf8')).toBe('hello\n');
+  });
+
+  it('refuses an unread or changed file with its content, so the next call can be the edit', async () => {
+    writeFileSync(at('unread.ts'), 'let port = 80;\n');
+    const refusal = await failure(edit({ filePath: 'unread.ts', oldString: 'port = 80', newString: 'port = 8080' }, context));
+    expect(refusal).toContain(`You must read ${at('unread.ts')} before changing it. The edit was not made.`);
+    expect(refusal).toContain('     1\tlet port = 80;');
+    await edit({ filePath: 'unread.ts', oldString: 'port = 80', newString: 'port = 8080' }, context);
+    expect(readFileSync(at('unread.ts'), 'utf8')).toBe('let port = 8080;\n');
+
+    writeFileSync(at('unread.ts'), 'let port = 9090;\n');
+    utimesSync(at('unread.ts'), new Date(), new Date(Date.now() + 5000));
+    const changed = await failure(edit({ filePath: 'unread.ts', oldString: 'port = 8080', newString: 'port = 1' }, context));
+    expect(changed).toMatch(/has changed on disk since you last read it[\s\S]*     1\tlet port = 9090;/);
+    expect(readFileSync(at('unread.ts'), 'utf8')).toBe('let port = 9090;\n');
+  });
+
+  it('lets a small model edit a file it has not read when oldString matches once, and shows the file when not', async () => {
+    const small = { ...context, model: 'local/qwen2.5-coder-1.5b-instruct' };
+    writeFileSync(at('calc.py'), 'def add(a, b):\n    return a - b\n\ndef sub(a, b):\n    return a - b\n');
+    const ambiguous = await failure(edit({ filePath: 'calc.py', oldString: 'return a - b', newString: 'return a + b' }, small));
+    expect(ambiguous).toMatch(/The edit was not made\. Here is the file as it is now[\s\S]*     2\t    return a - b/);
+    writeFileSync(at('other.py'), 'def add(a, b):\n    return a - b\n');
+    // Never replaceAll unread: that would change what it has not seen.
+    expect(await failure(edit({ filePath: 'other.py', oldString: 'a - b', newString: 'a + b', replaceAll: true }, small))).toContain('You must read');
+    await edit({ filePath: 'other.py', oldString: 'return a - b', newString: 'return a + b' }, small);
+    expect(readFileSync(at('other.py'), 'utf8')).toBe('def add(a, b):\n    return a + b\n');
   });
 
   it('lets the session edit the same file twice in a row', async () => {

@@ -132,8 +132,11 @@ describe('read', () => {
     }
   });
 
-  it('says only "File not found" when nothing looks similar', async () => {
-    expect(await toolError(read({ filePath: 'nowhere/zzzz.go' }, context))).toBe(`File not found: ${at('nowhere/zzzz.go')}`);
+  it('shows what the nearest folder holds when nothing looks similar', async () => {
+    const message = await toolError(read({ filePath: 'nowhere/zzzz.go' }, context));
+    expect(message).toMatch(new RegExp(`^File not found: ${at('nowhere/zzzz.go')}\n\n${project} holds: .*README\.md.*src/`));
+    expect(message).not.toContain('node_modules');
+    expect(await toolError(read({ filePath: 'src/nested/zzzz.go' }, context))).toBe(`File not found: ${at('src/nested/zzzz.go')}\n\n${at('src/nested')} holds: deep.ts`);
   });
 
   it('refuses paths outside the project, absolute or relative', async () => {
@@ -175,7 +178,7 @@ describe('list', () => {
 
   it('fails for a folder that does not exist, suggesting folders of that name', async () => {
     expect(await toolError(list({ path: 'proj/nested' }, context))).toBe(`No such folder: ${at('proj/nested')}\n\nDid you mean one of these?\n${at('src/nested')}`);
-    expect(await toolError(list({ path: 'zzzz' }, context))).toBe(`No such folder: ${at('zzzz')}`);
+    expect(await toolError(list({ path: 'zzzz' }, context))).toContain(`No such folder: ${at('zzzz')}\n\n${project} holds: `);
     expect(await toolError(list({ path: 'README.md' }, context))).toBe(`${at('README.md')} is a file, not a folder: read it with the read tool.`);
   });
 
