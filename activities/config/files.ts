@@ -29,7 +29,13 @@ export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
  * found (names and descriptions for the `skill` tool's description; absent when there are none).
  * `mcpTools`: the tools the project's MCP servers listed on the host (absent when there are none).
  */
-export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({ git: z.boolean(), skills: z.array(SkillInfo).optional(), mcpTools: z.array(McpToolInfo).optional() });
+export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({
+  git: z.boolean(),
+  skills: z.array(SkillInfo).optional(),
+  mcpTools: z.array(McpToolInfo).optional(),
+  /** What the project folder held when the run started (folders end in `/`): a small model's prompt names them. */
+  entries: z.array(z.string()).optional(),
+});
 export type WorkspaceSnapshot = z.infer<typeof WorkspaceSnapshot>;
 
 export const diskFiles: ConfigFiles = {

@@ -8,6 +8,7 @@ import type { SessionStore } from '../store/store.js';
 import { ConfigError } from './errors.js';
 import { recordingFiles, snapshotFiles, type WorkspaceSnapshot } from './files.js';
 import { loadConfig } from './load.js';
+import { projectEntries } from './project-entries.js';
 import { discoverSkills } from './skills.js';
 
 export { WorkspaceSnapshot } from './files.js';
@@ -30,7 +31,13 @@ export function takeWorkspaceSnapshot(
   const recorder = recordingFiles();
   const config = loadConfig(directory, env, recorder.files);
   const { skills, problems } = discoverSkills(directory, env);
-  const snapshot: WorkspaceSnapshot = { ...recorder.snapshot(), git: existsSync(join(directory, '.git')), ...(skills.length ? { skills } : {}) };
+  const entries = projectEntries(directory);
+  const snapshot: WorkspaceSnapshot = {
+    ...recorder.snapshot(),
+    git: existsSync(join(directory, '.git')),
+    ...(skills.length ? { skills } : {}),
+    ...(entries.length ? { entries } : {}),
+  };
   return { config, snapshot, skillProblems: problems };
 }
 
@@ -48,6 +55,8 @@ export interface WorkspaceConfig {
   skills?: SkillInfo[];
   /** The tools of the project's MCP servers, as its host listed them; absent when there are none. */
   mcpTools?: McpToolInfo[];
+  /** The project folder's entries when the run started, as its host listed them (folders end in `/`). */
+  entries?: string[];
 }
 
 /**
@@ -68,6 +77,7 @@ export async function workspaceConfig(
     git: snapshot.git,
     ...(snapshot.skills ? { skills: snapshot.skills } : {}),
     ...(snapshot.mcpTools ? { mcpTools: snapshot.mcpTools } : {}),
+    ...(snapshot.entries ? { entries: snapshot.entries } : {}),
   };
 }
 

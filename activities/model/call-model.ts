@@ -52,7 +52,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
     let offered = input.tools;
     const answer = await streamIntoMessage(store, message, async () => {
       // The project's config as its host read it: this worker may have no copy of the workspace.
-      const { config, git, skills, mcpTools } = await workspaceConfig(store, env, input);
+      const { config, git, skills, mcpTools, entries } = await workspaceConfig(store, env, input);
       find = toolFinder(mcpTools);
       const model = await resolveModel(input.model, config, env);
       const variant = promptVariant(config, input.model);
@@ -62,7 +62,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       // Only what the model will see: from the last compaction on.
       const history = (await transcripts.history(input.sessionId)).filter((m) => m.info.id !== input.messageId);
       const metadataOf = model.protocol === 'anthropic' || model.protocol === 'google' ? model.providerID : undefined;
-      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git, variant }, { metadataOf });
+      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git, entries, variant }, { metadataOf });
       agentRules = agent.permission;
       const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: { ...model.options, ...agent.options } });
       return {

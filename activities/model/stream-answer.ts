@@ -12,7 +12,7 @@ import { classifyModelError, emptyAnswerFailure, neverReachedFailure, noteRetry,
 import { toLanguageModelPrompt } from './language-model-prompt.js';
 import { withCacheBreakpoints } from './prompt-caching.js';
 import type { ResolvedModel } from './provider.js';
-import { repairTextToolCalls } from './tool-call-repair.js';
+import { isEmptyCallMarkup, repairTextToolCalls } from './tool-call-repair.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 /** Attempts before a session that never reached its model gives up on an unknown host or a refused connection. */
@@ -230,6 +230,8 @@ function isEndWithoutFinish(error: unknown): boolean {
 /** Tool calls the model wrote in its text, made real calls (see tool-call-repair.ts). */
 function repairCalls(writer: AnswerWriter, accepts: (name: string, input: Record<string, unknown>) => boolean): ToolCall[] {
   const { calls, text } = repairTextToolCalls(writer.textOf(), accepts);
+  // Wrappers with no call inside are an empty answer, asked for again as one.
+  if (calls.length === 0 && isEmptyCallMarkup(text)) writer.textToToolCalls('', []);
   if (calls.length === 0) return [];
   const parts = writer.textToToolCalls(
     text,

@@ -9,11 +9,17 @@ const DEFAULT_PROMPT = `You are Loom, an agent that helps with software engineer
 /**
  * The agent's prompt followed by a short description of where it is working. `git`: whether the
  * directory is a repository, as its host saw it; when unknown, this worker's disk is asked. A
- * small model gets the short form of a built-in agent's prompt and only the project folder.
+ * small model gets the short form of a built-in agent's prompt and what the project folder held
+ * when the run started (`entries`), so it need not guess names.
  */
-export function systemPrompt(agent: AgentInfo, directory: string, now = new Date(), git?: boolean, variant: PromptVariant = 'full'): string {
+export function systemPrompt(agent: AgentInfo, directory: string, now = new Date(), git?: boolean, variant: PromptVariant = 'full', entries?: string[]): string {
   const prompt = agent.prompt ?? DEFAULT_PROMPT;
-  if (variant === 'small') return `${smallModelPrompt(prompt)}\n\nThe project folder is ${directory}. Paths may be relative to it.`;
+  if (variant === 'small') {
+    // Not the folder's path: small models copy pieces of it into the paths they write.
+    const file = entries?.find((entry) => !entry.endsWith('/') && !entry.startsWith('… ')) ?? 'README.md';
+    const holds = entries?.length ? ` It holds: ${entries.join(', ')}` : '';
+    return `${smallModelPrompt(prompt)}\n\nYou are in the project folder. Write paths relative to it, such as ${file}.${holds}`;
+  }
   const isRepo = git ?? existsSync(join(directory, '.git'));
   const environment = [
     'Here is useful information about the environment you are running in:',

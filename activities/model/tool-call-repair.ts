@@ -110,3 +110,8 @@ function parseJson(text: string): unknown {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** Only empty call wrappers (`<tools></tools>`, `<tool_call>\n</tool_call>`): a small model's way of saying nothing. */
+export function isEmptyCallMarkup(text: string): boolean {
+  return /^\s*(?:<(tools|tool_call|tool_calls|function_call|function_calls)>\s*<\/\1>\s*)+$/.test(text);
+}

@@ -16,7 +16,7 @@ const example = (name: string, args: Record<string, unknown>) => `Example: ${JSO
 
 export const SMALL_MODEL_TOOLS: Record<string, SmallModelTool> = {
   read: {
-    description: `Read a file. Lines come numbered; the numbers are not part of the file.\n${example('read', { filePath: 'src/app.py' })}`,
+    description: `Read a file. Lines come numbered; the numbers are not part of the file.\n${example('read', { filePath: 'src/server.js' })}`,
     parameters: ['filePath'],
   },
   list: {
@@ -24,29 +24,29 @@ export const SMALL_MODEL_TOOLS: Record<string, SmallModelTool> = {
     parameters: ['path'],
   },
   glob: {
-    description: `Find files whose paths match a pattern.\n${example('glob', { pattern: '**/*.py' })}`,
+    description: `Find files whose paths match a pattern.\n${example('glob', { pattern: '**/*.js' })}`,
     parameters: ['pattern'],
   },
   grep: {
-    description: `Find the lines of the project's files that match a regular expression.\n${example('grep', { pattern: 'def main', include: '*.py' })}`,
+    description: `Find the lines of the project's files that match a regular expression.\n${example('grep', { pattern: 'TODO', include: '*.js' })}`,
     parameters: ['pattern', 'include'],
   },
   edit: {
-    description: `Change a file you have read: oldString, copied exactly from the file, becomes newString.\n${example('edit', { filePath: 'src/app.py', oldString: '    return a - b', newString: '    return a + b' })}`,
-    parameters: ['filePath', 'oldString', 'newString', 'replaceAll'],
+    description: `Change a file you have read: oldString, copied exactly from the file, becomes newString.\n${example('edit', { filePath: 'src/server.js', oldString: 'const port = 80;', newString: 'const port = 8080;' })}`,
+    parameters: ['filePath', 'oldString', 'newString'],
   },
   write: {
     description: `Write a whole file, creating it or replacing what it held.\n${example('write', { filePath: 'notes.txt', content: 'hello\\n' })}`,
     parameters: ['filePath', 'content'],
   },
   bash: {
-    description: `Run a shell command in the project folder, such as the tests; you get what it printed.\n${example('bash', { command: 'python3 -m unittest', description: 'Run the tests' })}`,
+    description: `Run a shell command in the project folder, such as the tests; you get what it printed.\n${example('bash', { command: 'npm test', description: 'Run the tests' })}`,
     parameters: ['command', 'description'],
   },
   task: {
     description: `Hand a task to a subagent, which does it on its own and answers you.\nAgents:\n{agents}\n${example('task', {
-      description: 'Find the entry point',
-      prompt: 'Find the file that starts the program and say how you know.',
+      description: 'Find the logging setup',
+      prompt: 'Find where the server sets up its logging, and name the file and line.',
       subagent_type: 'explore',
     })}`,
     parameters: ['description', 'prompt', 'subagent_type'],

@@ -99,7 +99,7 @@ describe('workspace config snapshots', () => {
     expect(workspaceSnapshotId(first)).toMatch(/^wsc_[0-9a-f]{24}$/);
     expect(workspaceSnapshotId(again)).toBe(workspaceSnapshotId(first));
     // Key order does not matter (PostgreSQL's JSON, say, may hand them back in another order).
-    const reordered = { git: first.git, folders: first.folders, files: Object.fromEntries(Object.entries(first.files).reverse()) };
+    const reordered = { entries: first.entries, git: first.git, folders: first.folders, files: Object.fromEntries(Object.entries(first.files).reverse()) };
     expect(workspaceSnapshotId(reordered)).toBe(workspaceSnapshotId(first));
 
     write(join(project, '.loom', 'agents', 'writer.md'), '---\nmode: primary\n---\nYou write the docs of another project.');
@@ -128,7 +128,8 @@ describe('workspaceConfig (what model-side activities load)', () => {
       rmSync(join(root, 'work'), { recursive: true });
 
       const loaded = await workspaceConfig(store, env, { directory: project, workspaceConfigId: id });
-      expect(loaded).toEqual({ config, git: true });
+      // What the project held, for a small model's prompt: hidden names left out.
+      expect(loaded).toEqual({ config, git: true, entries: ['opencode.jsonc'] });
       // Runs recorded before snapshots: exactly as before, from this worker's disk.
       const legacy = await workspaceConfig(store, env, { directory: project });
       expect(legacy.git).toBeUndefined();
