@@ -8,7 +8,8 @@ import { loadConfig } from './config/load.js';
 import type { ActivityDeps } from './deps.js';
 import { saveUserMessageRow } from './message-time.js';
 import { readPrompt } from './prompts.js';
-import { resolveReferences, type Reference } from './prompt-references.js';
+import { namedFileReferences, resolveReferences, type Reference } from './prompt-references.js';
+import { promptVariant } from '../core/prompt-variant.js';
 import { projectAgents } from './run-config.js';
 import { realPathOf } from './permissions/real-path.js';
 import { isInside } from './tools/project-path.js';
@@ -49,16 +50,20 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     }
     const config = loadConfig(input.directory, env);
     const agents = projectAgents(config, dataDir);
-    const references = await resolveReferences(text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
+    const mentioned = await resolveReferences(text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
+    // A small model guesses what a file holds: the files the prompt names are read for it.
+    const named = promptVariant(config, input.model) === 'small' ? await namedFileReferences(text, input.directory, mentioned) : [];
     const parts: PartContent[] = [{ type: 'text', text }];
     const callerRules = agents.find((agent) => agent.name === input.agent)?.permission ?? [];
     // A subagent's prompt was written by a model: its references get no more than its tools would.
     const fromModel = Boolean((await store.getSession(input.sessionId))?.parentID);
-    for (const reference of references) {
+    for (const reference of mentioned) {
       const refused = fromModel ? referenceRefusal(reference, input.directory, callerRules) : undefined;
       parts.push(...(refused ? [{ type: 'text' as const, synthetic: true, text: refused }] : await referenceParts(reference, input, config)));
     }
-    const mentions = references.filter((reference) => reference.kind === 'agent').map((reference) => reference.name);
+    // Read only where the read tool would not ask: nobody asked for these.
+    for (const reference of named) if (!referenceRefusal(reference, input.directory, callerRules)) parts.push(...(await referenceParts(reference, input, config)));
+    const mentions = mentioned.filter((reference) => reference.kind === 'agent').map((reference) => reference.name);
     for (const name of mentions) {
       const denied = evaluate('task', name, callerRules).action === 'deny';
       parts.push({ type: 'agent', name });

@@ -71,7 +71,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         messages,
         tools:
           variant === 'small'
-            ? smallModelTools(offered, find, (template) => describeTaskTool(agents, agent.permission, template))
+            ? smallModelTools(offered, find, (template) => describeTaskTool(agents, agent.permission, template), entries)
             : functionTools(offered, find, (spec) => {
                 if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
                 if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);

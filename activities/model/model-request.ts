@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { findAgent, type AgentInfo } from '../../core/agents/index.js';
-import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER, SMALL_MODEL_NEXT_STEP } from '../../core/agents/prompts/index.js';
+import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/index.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { ModelStepInput } from '../../core/model-step.js';
 import type { PromptVariant } from '../../core/prompt-variant.js';
@@ -20,8 +20,8 @@ export interface ModelRequest {
 
 /**
  * The request for one step: the agent's prompt, the conversation from the store, and the
- * reminders OpenCode adds (plan mode, the switch back to build, the step limit), and after tool
- * results a small model's nudge to act, which are shown to the model but not stored.
+ * reminders OpenCode adds (plan mode, the switch back to build, the step limit), which are shown
+ * to the model but not stored.
  */
 export function buildModelRequest(
   input: ModelStepInput,
@@ -42,7 +42,6 @@ export function buildModelRequest(
   }
   if (reminders.length > 0) appendToLastUserMessage(messages, reminders.join('\n\n'));
   if (input.lastStep) messages.push({ role: 'user', content: [{ type: 'text', text: MAX_STEPS_REMINDER }] });
-  else if (context.variant === 'small' && messages.at(-1)?.role === 'tool') messages.push({ role: 'user', content: [{ type: 'text', text: SMALL_MODEL_NEXT_STEP }] });
   return { agent, agents, system: systemPrompt(agent, input.directory, new Date(), context.git, context.variant, context.entries), messages };
 }
 

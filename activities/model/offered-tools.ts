@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { FindTool } from '../../core/tool-call.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { findTool } from '../../core/tools/index.js';
-import { SMALL_MODEL_TOOLS } from '../../core/tools/small-model.js';
+import { sampleFile, SMALL_MODEL_TOOLS } from '../../core/tools/small-model.js';
 
 /**
  * The tools offered to the model, as the provider takes them: no `execute`, since the model's
@@ -20,9 +20,11 @@ export function functionTools(names: string[], find: FindTool, describe: (spec: 
 
 /**
  * The tools offered to a small model: each of Loom's with its short description and only the
- * parameters named for it (`describeTask` fills in the `task` tool's agents); MCP tools as they are.
+ * parameters named for it (`describeTask` fills in the `task` tool's agents; `entries`, what the
+ * project holds, give the examples a real file); MCP tools as they are.
  */
-export function smallModelTools(names: string[], find: FindTool, describeTask: (template: string) => string): LanguageModelV3FunctionTool[] {
+export function smallModelTools(names: string[], find: FindTool, describeTask: (template: string) => string, entries?: string[]): LanguageModelV3FunctionTool[] {
+  const file = sampleFile(entries);
   const tools: LanguageModelV3FunctionTool[] = [];
   for (const name of names) {
     const spec = find(name);
@@ -32,7 +34,7 @@ export function smallModelTools(names: string[], find: FindTool, describeTask: (
       tools.push({ type: 'function', name, description: spec.description, inputSchema: inputSchemaOf(spec) });
       continue;
     }
-    const description = name === 'task' ? describeTask(small.description) : small.description;
+    const description = name === 'task' ? describeTask(small.description(file)) : small.description(file);
     tools.push({ type: 'function', name, description, inputSchema: onlyParameters(inputSchemaOf(spec), small.parameters) });
   }
   return tools;

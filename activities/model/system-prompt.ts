@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AgentInfo } from '../../core/agents/index.js';
 import { smallModelPrompt } from '../../core/agents/prompts/index.js';
 import type { PromptVariant } from '../../core/prompt-variant.js';
+import { sampleFile } from '../../core/tools/small-model.js';
 
 const DEFAULT_PROMPT = `You are Loom, an agent that helps with software engineering tasks in the user's project. Use the tools you are given; be concise.`;
 
@@ -16,7 +17,7 @@ export function systemPrompt(agent: AgentInfo, directory: string, now = new Date
   const prompt = agent.prompt ?? DEFAULT_PROMPT;
   if (variant === 'small') {
     // Not the folder's path: small models copy pieces of it into the paths they write.
-    const file = entries?.find((entry) => !entry.endsWith('/') && !entry.startsWith('… ')) ?? 'README.md';
+    const file = sampleFile(entries);
     const holds = entries?.length ? ` It holds: ${entries.join(', ')}` : '';
     return `${smallModelPrompt(prompt)}\n\nYou are in the project folder. Write paths relative to it, such as ${file}.${holds}`;
   }

@@ -3,6 +3,7 @@ import { dirname, relative } from 'node:path';
 import type { z } from 'zod';
 import type { edit as editSpec } from '../../core/tools/edit.js';
 import { rememberVersion, staleRead } from './file-versions.js';
+import { explainMissing } from './closest-paths.js';
 import { read } from './read.js';
 import { promptVariant } from '../../core/prompt-variant.js';
 import { resolveInProject } from './project-path.js';
@@ -35,7 +36,7 @@ export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (inp
     after = input.newString;
     await mkdir(dirname(path), { recursive: true });
   } else {
-    if (!existing) throw new ToolError(`File not found: ${path}`);
+    if (!existing) throw new ToolError(await explainMissing(`File not found: ${path}`, context.directory, path, 'file'));
     before = await readFile(path, 'utf8');
     try {
       after = replaceText(before, input.oldString, input.newString, input.replaceAll ?? false, path);

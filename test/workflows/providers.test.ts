@@ -283,8 +283,7 @@ describe('small models', () => {
   it('get a short prompt and the few tools they use well, each with an example call', async () => {
     env.model.setScript([
       { name: 'small', when: { lastUser: 'Read the notes', lastRole: 'user', model: 'qwen2.5-coder-1.5b-instruct' }, reply: { text: '<tools>{"name": "read", "arguments": {"filePath": "notes.md"}}</tools>' } },
-      // After its tool results a small model is told to act rather than describe.
-      { name: 'small-done', when: { anyMessage: 'Read the notes', lastUser: /make the next tool call now/ }, reply: { text: 'Milk.' } },
+      { name: 'small-done', when: { lastUser: 'Read the notes', lastRole: 'tool' }, reply: { text: 'Milk.' } },
       { name: 'big', when: { lastUser: 'Read the notes', lastRole: 'user' }, reply: { text: 'Not now.' } },
     ]);
     const small = await env.start('Read the notes', { model: 'local/qwen2.5-coder-1.5b-instruct' });
@@ -307,6 +306,16 @@ describe('small models', () => {
     expect(smallRequest.body.max_tokens).toBe(4_096);
   });
 
+  it('get the files their prompt names read for them, and a full model does not', async () => {
+    env.model.setScript([{ name: 'named', when: { lastUser: /^Tidy notes\.md/ }, reply: { text: 'Tidied.' } }]);
+    await (await env.start('Tidy notes.md and missing.md, not calc.divide', { model: 'local/qwen2.5-coder-1.5b-instruct' })).result();
+    await (await env.start('Tidy notes.md, please', { model: 'local/qwen3-coder' })).result();
+    const [small, full] = env.model.requests.filter((r) => r.rule === 'named');
+    expect(JSON.stringify(small.messages)).toContain('remember the milk');
+    expect(JSON.stringify(small.messages)).not.toContain('missing.md\\"');
+    expect(JSON.stringify(full.messages)).not.toContain('remember the milk');
+  });
+
   it('follow the configuration over what the name says', async () => {
     env.model.setScript([{ name: 'configured', when: { lastUser: 'Say hello' }, reply: { text: 'Hello.' } }]);
     await (await env.start('Say hello', { model: 'local/qwen2.5-coder-3b-full' })).result();
@@ -316,7 +325,7 @@ describe('small models', () => {
   it('cannot call a tool they were not offered', async () => {
     env.model.setScript([
       { name: 'todo', times: 1, when: { lastUser: 'Plan the work', lastRole: 'user' }, reply: { toolCalls: [{ name: 'todowrite', args: { todos: [] } }] } },
-      { name: 'after', when: { anyMessage: 'Plan the work' }, reply: { text: 'Planned.' } },
+      { name: 'after', when: { lastUser: 'Plan the work' }, reply: { text: 'Planned.' } },
     ]);
     const { sessionId, result } = await env.start('Plan the work', { model: 'local/qwen2.5-coder-1.5b-instruct' });
     await result();

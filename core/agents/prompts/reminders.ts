@@ -13,8 +13,3 @@ export const MAX_STEPS_REMINDER = `<system-reminder>
 CRITICAL - MAXIMUM STEPS REACHED. You have used every step this agent is allowed for this prompt, and tools are now disabled. Do not call tools. Reply with text only: say that the step limit was reached, summarise what you did, list what remains, and recommend next steps.
 </system-reminder>`;
 
-/**
- * Sent to a small model after its tool results: left to itself, it often explains the next step
- * to the user instead of taking it.
- */
-export const SMALL_MODEL_NEXT_STEP = 'If the task is not done yet, make the next tool call now: do not describe it. If it is done, answer in one or two sentences.';
