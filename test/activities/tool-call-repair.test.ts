@@ -63,6 +63,13 @@ describe('the shapes small models write', () => {
     expect(repair(text).calls.map((call) => call.toolName)).toEqual(tools);
   });
 
+  it('reads a docstring’s """ left unescaped in a string, as Qwen2.5-Coder-1.5B wrote it fixing calc.py', () => {
+    const answer = '```json\n{\n  "name": "edit",\n  "arguments": {\n    "filePath": "calc.py",\n    "oldString": "def add(a, b):\\n    """Return the sum."""\\n    return a - b\\n",\n    "newString": "def add(a, b):\\n    """Return the sum."""\\n    return a + b\\n"\n  }\n}\n```';
+    const edits = (tool: string, input: Record<string, unknown>) => checkToolCall({ partId: '', callId: '', tool, input }, ['edit']).ok;
+    const [call] = repairTextToolCalls(answer, edits).calls;
+    expect(call.input).toEqual({ filePath: 'calc.py', oldString: 'def add(a, b):\n    """Return the sum."""\n    return a - b\n', newString: 'def add(a, b):\n    """Return the sum."""\n    return a + b\n' });
+  });
+
   it('drops the tool response it invented after its calls', () => {
     const { text } = repair('{"name": "read", "arguments": {"filePath": "a"}}\n```\n\n<task_metadata>\nsession_id: ses_x\n</task_metadata>\n</tool_response>');
     expect(text).toBe('');

@@ -8,8 +8,8 @@ export interface EmbeddedJson {
 /**
  * Every outermost `{…}` or `[…]` of a text that parses as JSON, in order: an answer that is only
  * JSON, a fenced block, JSON inside any tags, several objects one per line. What small models get
- * wrong is forgiven where the meaning is plain: doubled braces (`{{…}}`, a template's escaping)
- * and commas before a closing bracket. A stretch that does not parse is skipped, and the
+ * wrong is forgiven where the meaning is plain: doubled braces (`{{…}}`, a template's escaping),
+ * commas before a closing bracket, and a Python docstring's `"""` left unescaped in a string. A stretch that does not parse is skipped, and the
  * objects inside it are looked at instead.
  */
 export function embeddedJson(text: string): EmbeddedJson[] {
@@ -65,13 +65,22 @@ function closeDoubled(text: string, end: number, char: string): number {
   return end;
 }
 
-/** JSON, else the same with doubled braces and trailing commas undone; undefined when neither parses. */
+/**
+ * JSON, else the same with doubled braces, trailing commas and Python's `"""` in strings undone;
+ * undefined when none parses.
+ */
 function lenientParse(source: string): unknown {
-  for (const candidate of [source, undouble(source)]) {
+  const quoted = escapeTripleQuotes(source);
+  for (const candidate of [source, undouble(source), ...(quoted === source ? [] : [quoted, undouble(quoted)])]) {
     const parsed = parse(candidate) ?? parse(candidate.replace(/,(\s*[}\]])/g, '$1'));
     if (parsed !== undefined) return parsed;
   }
   return undefined;
+}
+
+/** `"""` never stands in JSON: it is a docstring's quotes written into a string unescaped. */
+function escapeTripleQuotes(source: string): string {
+  return source.replace(/"""/g, '\\"\\"\\"');
 }
 
 function undouble(source: string): string {
