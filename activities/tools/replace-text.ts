@@ -3,11 +3,17 @@ import { ToolError } from './tool-handler.js';
 /**
  * Replaces `oldString` in `content`. An exact match is used when there is one; otherwise a block
  * of lines that matches once leading and trailing whitespace is ignored (models often get
- * indentation slightly wrong). Zero or several matches (without `replaceAll`) are refused.
+ * indentation slightly wrong); otherwise the same without the line numbers of read's output,
+ * which small models copy. Zero or several matches (without `replaceAll`) are refused.
  */
 export function replaceText(content: string, oldString: string, newString: string, replaceAll: boolean, path: string): string {
-  const candidates = exactMatches(content, oldString);
-  const matches = candidates.length > 0 ? candidates : trimmedLineMatches(content, oldString);
+  let matches = matchesOf(content, oldString);
+  // Lines copied from read's output with their numbers (`     6\treturn a - b`): the numbers are not the file's.
+  const unnumbered = matches.length === 0 ? withoutLineNumbers(oldString) : undefined;
+  if (unnumbered !== undefined) {
+    matches = matchesOf(content, unnumbered);
+    newString = withoutLineNumbers(newString) ?? newString;
+  }
   if (matches.length === 0) {
     throw new ToolError(
       `oldString was not found in ${path}. It must match the file exactly, including whitespace and indentation; read the file again and copy the text from it.`,
@@ -25,6 +31,19 @@ export function replaceText(content: string, oldString: string, newString: strin
     from = match.index + match.text.length;
   }
   return result + content.slice(from);
+}
+
+function matchesOf(content: string, oldString: string): Match[] {
+  const exact = exactMatches(content, oldString);
+  return exact.length > 0 ? exact : trimmedLineMatches(content, oldString);
+}
+
+/** The text without the line numbers read puts before each line, when every line has one. */
+function withoutLineNumbers(text: string): string | undefined {
+  const lines = text.split('\n');
+  const numbered = /^\s*\d+(?:\t| {1,2}(?=\S| ))/;
+  if (!lines.some((line) => numbered.test(line)) || !lines.every((line) => line.trim() === '' || numbered.test(line))) return undefined;
+  return lines.map((line) => line.replace(numbered, '')).join('\n');
 }
 
 interface Match {

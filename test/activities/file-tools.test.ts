@@ -98,6 +98,14 @@ describe('edit', () => {
     expect(readFileSync(at('app.ts'), 'utf8')).toMatch(/^const add = \(a, b\) => a \+ b;\nconst twice/);
   });
 
+  it('matches lines copied with the line numbers read showed', async () => {
+    await edit({ filePath: 'app.ts', oldString: '     1\tfunction add(a, b) {\n     2\t  return a - b;', newString: '     1\tfunction add(a, b) {\n     2\t  return a + b;' }, context);
+    expect(readFileSync(at('app.ts'), 'utf8')).toMatch(/^function add\(a, b\) \{\n {2}return a \+ b;\n\}/);
+    // Small models write them with a space, too.
+    await edit({ filePath: 'app.ts', oldString: ' 4 const twice = 2;', newString: 'const twice = 3;' }, context);
+    expect(readFileSync(at('app.ts'), 'utf8')).toContain('\nconst twice = 3;\nconst again = 2;');
+  });
+
   it('refuses a no-op, an unread file, a missing file, and creates a new file from an empty oldString', async () => {
     expect(await failure(edit({ filePath: 'app.ts', oldString: 'x', newString: 'x' }, context))).toContain('nothing to change');
     writeFileSync(at('other.ts'), 'a\n');
