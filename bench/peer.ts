@@ -32,7 +32,7 @@ function delegationScript(): ScriptRule[] {
 }
 
 /** The `opencode` binary, installed on first use; a reason when it cannot be. */
-function installOpenCode(env: NodeJS.ProcessEnv): { binary: string } | { reason: string } {
+export function installOpenCode(env: NodeJS.ProcessEnv): { binary: string } | { reason: string } {
   const prefix = join(cacheDir(env), 'bench', `opencode-${OPENCODE_VERSION}`);
   const platformBinary = join(prefix, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
   const wrapper = join(prefix, 'node_modules', '.bin', 'opencode');
