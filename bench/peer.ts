@@ -109,6 +109,8 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
   const openCodeEnv: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: join(root, 'home'),
+    // OpenCode takes its project from PWD over its working directory: without this it works in the caller's folder.
+    PWD: project,
     OPENCODE_CONFIG: openCodeConfig,
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',

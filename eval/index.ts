@@ -22,7 +22,9 @@ const NOBODY_TO_ASK = { external_directory: 'deny', doom_loop: 'deny', webfetch:
 /** A small model that loses its way stops here rather than at the time limit. */
 const STEPS = 15;
 const log = (line: string) => console.log(line);
-const stepLimits = () => Object.fromEntries(['build', 'general', 'explore'].map((name) => [name, { steps: STEPS }]));
+/** The agents' settings for the eval: the step limit, and the temperature when one is asked for. */
+const agentSettings = (temperature?: number) =>
+  Object.fromEntries(['build', 'general', 'explore'].map((name) => [name, { steps: STEPS, ...(temperature === undefined ? {} : { temperature }) }]));
 
 async function main(): Promise<void> {
   let options: EvalOptions;
@@ -74,8 +76,8 @@ async function evalModel(modelKey: string, options: EvalOptions, folder: string,
     results.push(
       ...(await runLoomEval({
         model,
-        ...(served?.prompt ? { label: `${model} (${served.prompt} prompt)` } : {}),
-        config: { ...(served ? { provider: loomProvider(served) } : {}), permission: { ...NOBODY_TO_ASK, unsandboxed: 'deny' }, agent: stepLimits() },
+        ...(served?.prompt || options.temperature !== undefined ? { label: labelOf(model, served?.prompt, options.temperature) } : {}),
+        config: { ...(served ? { provider: loomProvider(served) } : {}), permission: { ...NOBODY_TO_ASK, unsandboxed: 'deny' }, agent: agentSettings(options.temperature) },
         batchFolder: loomFolder,
         dataFolder: join(folder, 'loom-data'),
         runs,
@@ -89,6 +91,12 @@ async function evalModel(modelKey: string, options: EvalOptions, folder: string,
     await server?.stop();
   }
   return results;
+}
+
+/** A column's name when the eval changed what the model is given: `local/m (full prompt, temperature 0.2)`. */
+function labelOf(model: string, prompt: string | undefined, temperature: number | undefined): string {
+  const changes = [prompt && `${prompt} prompt`, temperature !== undefined && `temperature ${temperature}`].filter(Boolean);
+  return `${model} (${changes.join(', ')})`;
 }
 
 /** The local llama-server as a provider of Loom's or OpenCode's configuration (OpenCode needs the package named). */
@@ -131,7 +139,7 @@ async function openCodeSide(model: string, served: LocalServed | undefined, opti
       model,
       provider: localProvider(served, { npm: '@ai-sdk/openai-compatible' }),
       permission: NOBODY_TO_ASK,
-      agent: stepLimits(),
+      agent: agentSettings(options.temperature),
     },
     batchFolder: openCodeFolder,
     dataFolder: join(folder, 'opencode-data'),

@@ -8,6 +8,8 @@ export interface EvalOptions {
   tasks: string[];
   repeat: number;
   openCode: boolean;
+  /** The agents' sampling temperature (default: the agents' own, else the server's). */
+  temperature?: number;
   /** Loom's prompt for the local models: their default (`small`, by their size) unless `full` is asked for, to compare. */
   prompt?: 'full' | 'small';
   taskTimeoutMs: number;
@@ -15,7 +17,7 @@ export interface EvalOptions {
   json?: string;
 }
 
-export const EVAL_USAGE = `npm run eval -- [--model 1.5b|0.5b|provider/model]… [--tasks id,id] [--repeat N] [--opencode] [--prompt full|small] [--timeout-minutes N] [--json results.json]
+export const EVAL_USAGE = `npm run eval -- [--model 1.5b|0.5b|provider/model]… [--tasks id,id] [--repeat N] [--opencode] [--prompt full|small] [--temperature T] [--timeout-minutes N] [--json results.json]
 
   --model            a local model Loom installs and serves (${Object.keys(LOCAL_MODELS).join(', ')}), or any
                      provider/model your Loom configuration reaches; repeat the flag for several (default 1.5b)
@@ -23,6 +25,7 @@ export const EVAL_USAGE = `npm run eval -- [--model 1.5b|0.5b|provider/model]…
   --repeat           runs of each task (default 1)
   --opencode         run OpenCode on the same tasks and models, side by side (local models only)
   --prompt           Loom's prompt for the local models: small (their default) or full, to compare
+  --temperature      the agents' sampling temperature, for Loom and OpenCode alike (default: the server's)
   --timeout-minutes  a task running longer is cancelled and fails (default 10)
   --json             write every run's result to this file`;
 
@@ -35,6 +38,7 @@ export function parseEvalOptions(argv: string[]): EvalOptions {
       repeat: { type: 'string' },
       opencode: { type: 'boolean' },
       prompt: { type: 'string' },
+      temperature: { type: 'string' },
       'timeout-minutes': { type: 'string' },
       json: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -54,8 +58,11 @@ export function parseEvalOptions(argv: string[]): EvalOptions {
     }
   }
   if (values.prompt !== undefined && values.prompt !== 'full' && values.prompt !== 'small') throw new Error(`--prompt must be full or small, not "${values.prompt}"`);
+  const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw new Error(`--temperature must be a number from 0 to 2, not "${values.temperature}"`);
   return {
     models,
+    ...(temperature === undefined ? {} : { temperature }),
     ...(values.prompt ? { prompt: values.prompt } : {}),
     tasks: values.tasks ? values.tasks.split(',').map((id) => id.trim()).filter(Boolean) : [],
     repeat: positive('--repeat', values.repeat ?? '1'),

@@ -23,7 +23,7 @@ export interface OpenCodeEvalOptions {
 /** One JSON line of `opencode run --format json`, as far as the eval reads it. */
 interface OpenCodeEvent {
   type: string;
-  part?: { tool?: string; text?: string; tokens?: { input?: number; output?: number } };
+  part?: { tool?: string; text?: string; tokens?: { input?: number; output?: number; cache?: { read?: number } } };
   error?: { name?: string; data?: { message?: string }; message?: string };
 }
 
@@ -62,7 +62,8 @@ export async function runOpenCodeEval(options: OpenCodeEvalOptions): Promise<Run
       status: timedOut ? 'timed out' : code === 0 && !error ? 'completed' : 'failed',
       seconds: (Date.now() - started) / 1000,
       tokens: {
-        input: steps.reduce((sum, step) => sum + (step.part?.tokens?.input ?? 0), 0),
+        // Prompt tokens whether or not the server had them cached, as for Loom.
+        input: steps.reduce((sum, step) => sum + (step.part?.tokens?.input ?? 0) + (step.part?.tokens?.cache?.read ?? 0), 0),
         output: steps.reduce((sum, step) => sum + (step.part?.tokens?.output ?? 0), 0),
       },
       tools,
@@ -77,7 +78,8 @@ export async function runOpenCodeEval(options: OpenCodeEvalOptions): Promise<Run
 
 function openCodeRun(binary: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ events: OpenCodeEvent[]; code: number | null; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // OpenCode takes its project from PWD when it is set: it must be the task's folder, not the eval's.
+    const child = spawn(binary, args, { cwd, env: { ...env, PWD: cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let timedOut = false;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
