@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { parseModelId } from '../core/model-id.js';
 import { LOCAL_MODELS } from './local-model/weights.js';
+import { selectTasks } from './tasks.js';
 
 export interface EvalOptions {
   /** Keys of `LOCAL_MODELS` (`1.5b`), or `provider/model` from the user's configuration. */
@@ -64,7 +65,8 @@ export function parseEvalOptions(argv: string[]): EvalOptions {
     models,
     ...(temperature === undefined ? {} : { temperature }),
     ...(values.prompt ? { prompt: values.prompt } : {}),
-    tasks: values.tasks ? values.tasks.split(',').map((id) => id.trim()).filter(Boolean) : [],
+    // Named tasks are checked here, so an unknown one is a usage error, not a crash.
+    tasks: selectTasks(values.tasks ? values.tasks.split(',').map((id) => id.trim()).filter(Boolean) : []).map((task) => task.id),
     repeat: positive('--repeat', values.repeat ?? '1'),
     openCode: values.opencode ?? false,
     taskTimeoutMs: positive('--timeout-minutes', values['timeout-minutes'] ?? '10') * 60_000,
