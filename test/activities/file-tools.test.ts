@@ -127,7 +127,7 @@ describe('edit', () => {
     writeFileSync(at('unread.ts'), 'let port = 9090;\n');
     utimesSync(at('unread.ts'), new Date(), new Date(Date.now() + 5000));
     const changed = await failure(edit({ filePath: 'unread.ts', oldString: 'port = 8080', newString: 'port = 1' }, context));
-    expect(changed).toMatch(/has changed on disk since you last read it[\s\S]*     1\tlet port = 9090;/);
+    expect(changed).toMatch(/has changed on disk since you last read it[\s\S]* {5}1\tlet port = 9090;/);
     expect(readFileSync(at('unread.ts'), 'utf8')).toBe('let port = 9090;\n');
   });
 
@@ -135,7 +135,7 @@ describe('edit', () => {
     const small = { ...context, model: 'local/qwen2.5-coder-1.5b-instruct' };
     writeFileSync(at('calc.py'), 'def add(a, b):\n    return a - b\n\ndef sub(a, b):\n    return a - b\n');
     const ambiguous = await failure(edit({ filePath: 'calc.py', oldString: 'return a - b', newString: 'return a + b' }, small));
-    expect(ambiguous).toMatch(/The edit was not made\. Here is the file as it is now[\s\S]*     2\t    return a - b/);
+    expect(ambiguous).toMatch(/The edit was not made\. Here is the file as it is now[\s\S]* {5}2\t {4}return a - b/);
     writeFileSync(at('other.py'), 'def add(a, b):\n    return a - b\n');
     // Never replaceAll unread: that would change what it has not seen.
     expect(await failure(edit({ filePath: 'other.py', oldString: 'a - b', newString: 'a + b', replaceAll: true }, small))).toContain('You must read');

@@ -134,7 +134,7 @@ describe('read', () => {
 
   it('shows what the nearest folder holds when nothing looks similar', async () => {
     const message = await toolError(read({ filePath: 'nowhere/zzzz.go' }, context));
-    expect(message).toMatch(new RegExp(`^File not found: ${at('nowhere/zzzz.go')}\n\n${project} holds: .*README\.md.*src/`));
+    expect(message).toMatch(new RegExp(`^File not found: ${at('nowhere/zzzz.go')}\n\n${project} holds: .*README[.]md.*src/`));
     expect(message).not.toContain('node_modules');
     expect(await toolError(read({ filePath: 'src/nested/zzzz.go' }, context))).toBe(`File not found: ${at('src/nested/zzzz.go')}\n\n${at('src/nested')} holds: deep.ts`);
   });
