@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
+import { projectEntries } from '../config/project-entries.js';
 
 /** Folders a walk of the project does not go into. */
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'build', '.venv', 'venv', '__pycache__', 'target']);
@@ -39,9 +40,6 @@ async function closestPaths(project: string, missing: string, kind: 'file' | 'fo
   return [...exact, ...similar].slice(0, SUGGESTIONS);
 }
 
-/** Names shown from the nearest folder when nothing looks like the missing path. */
-const LISTED = 30;
-
 /**
  * `<what>`, then what the model should try instead: the paths that look like the missing one, or
  * when none does, what the nearest existing folder above it (in the project) holds.
@@ -52,14 +50,8 @@ export async function explainMissing(what: string, project: string, missing: str
   let folder = dirname(missing);
   while (folder !== project && folder.startsWith(`${project}/`) && !(await isFolder(folder))) folder = dirname(folder);
   if (folder !== project && !folder.startsWith(`${project}/`)) return what;
-  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
-  const names = entries
-    .filter((entry) => !SKIPPED.has(entry.name) && !entry.name.startsWith('.'))
-    .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
-    .sort();
-  if (names.length === 0) return what;
-  const more = names.length > LISTED ? `, … and ${names.length - LISTED} more` : '';
-  return `${what}\n\n${folder} holds: ${names.slice(0, LISTED).join(', ')}${more}`;
+  const names = projectEntries(folder);
+  return names.length === 0 ? what : `${what}\n\n${folder} holds: ${names.join(', ')}`;
 }
 
 async function isFolder(path: string): Promise<boolean> {
