@@ -25,7 +25,7 @@ const onPostgres = [
 export default defineConfig({
   test: {
     // The root's global setup runs once for every project: one Temporal dev server for the run.
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['testkit/global-setup.ts'],
     ...shared,
     projects: [
       { test: { name: 'default', include: ['test/**/*.test.ts'], ...shared } },
@@ -34,7 +34,7 @@ export default defineConfig({
           name: 'postgres',
           include: onPostgres,
           env: { LOOM_TEST_STORE: 'postgres' },
-          globalSetup: ['test/support/test-store-setup.ts'],
+          globalSetup: ['testkit/test-store-setup.ts'],
           ...shared,
         },
       },

@@ -13,7 +13,7 @@ import type { SessionStore } from '../activities/store/store.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import type { SessionRunResult } from '../core/run.js';
-import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { startBenchTemporal, type BenchTemporal } from './temporal.js';

@@ -1,4 +1,4 @@
-import { startTestPostgres, type TestPostgres } from '../test/support/postgres-server.js';
+import { startTestPostgres, type TestPostgres } from '../testkit/postgres-server.js';
 import type { BenchEnv } from './harness.js';
 import type { Row } from './stats.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startWorkerProcess, stopProcess } from '../test/support/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import type { Row } from './stats.js';

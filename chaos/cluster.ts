@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRestartableTestPostgres, type RestartableTestPostgres } from '../test/support/postgres-server.js';
-import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
-import { stopProcess } from '../test/support/worker-process.js';
+import { startRestartableTestPostgres, type RestartableTestPostgres } from '../testkit/postgres-server.js';
+import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
+import { stopProcess } from '../testkit/worker-process.js';
 import { checkTemporal } from '../client/temporal-check.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { snapshotCode } from './snapshot.js';
@@ -111,7 +111,7 @@ export async function closeOpenClusters() {
   await Promise.allSettled([...open].map((close) => close()));
 }
 
-/** `loom worker` in its own process, resolved once it polls (test/support/worker-process.ts, for another binary). */
+/** `loom worker` in its own process, resolved once it polls (testkit/worker-process.ts, for another binary). */
 function startWorker(bin: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [bin, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

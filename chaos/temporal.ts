@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { captureOutput } from '../client/dev-server/output.js';
 import { runDevServer } from '../client/dev-server/run.js';
-import { freePort } from '../test/support/free-port.js';
+import { freePort } from '../testkit/free-port.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 
 export interface ChaosTemporal {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cacheDir } from '../activities/paths.js';
 import { installOpenCode } from '../bench/peer.js';
 import { startBenchTemporal } from '../bench/temporal.js';
-import { installSandboxTools } from '../test/support/sandbox-tools.js';
+import { installSandboxTools } from '../testkit/sandbox-tools.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { llamaServer } from './local-model/llama-cpp.js';
 import { LOCAL_CONTEXT, startLlamaServer, type RunningModel } from './local-model/llama-server.js';

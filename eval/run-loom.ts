@@ -6,7 +6,7 @@ import { storeFile } from '../activities/paths.js';
 import { SqliteSessionStore } from '../activities/store/sqlite.js';
 import type { SessionStore } from '../activities/store/store.js';
 import type { BatchTaskInput } from '../core/batch.js';
-import { LOOM_BIN, startWorkerProcess, stopProcess } from '../test/support/worker-process.js';
+import { LOOM_BIN, startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
 import { runCheck } from './check.js';
 import type { RunResult } from './result.js';
 import type { TaskRun } from './workspaces.js';

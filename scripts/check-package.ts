@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/package-root.js';
-import { startScriptedModel } from '../test/support/scripted-model.js';
-import { startTemporalServer } from '../test/support/temporal-server.js';
+import { startScriptedModel } from '../testkit/scripted-model.js';
+import { startTemporalServer } from '../testkit/temporal-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'loom-package-'));
 const step = (what: string) => process.stderr.write(`\n== ${what}\n`);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash } from '../../activities/tools/bash.js';
 import { ExternalDirectoryError, ToolError } from '../../activities/tools/tool-handler.js';
 import { bash as bashSpec } from '../../core/tools/bash.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HANDLER = fileURLToPath(new URL('../../activities/tools/bash.ts', import.meta.url));

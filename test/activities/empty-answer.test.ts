@@ -12,8 +12,8 @@ import { ModelFailure } from '../../activities/model/errors.js';
 import { EMPTY_ANSWER_REQUESTS, NO_FINAL_ANSWER, type StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import type { AssistantMessage } from '../../core/message.js';
-import { assistantMessage, failureOf, streamFromScript } from '../support/model-activity.js';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../support/scripted-model.js';
+import { assistantMessage, failureOf, streamFromScript } from '../../testkit/model-activity.js';
+import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../../testkit/scripted-model.js';
 
 const MODEL = 'scripted/test-model';
 let dir: string;

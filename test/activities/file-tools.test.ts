@@ -8,7 +8,7 @@ import { todoread, todowrite } from '../../activities/tools/todo.js';
 import { ToolError } from '../../activities/tools/tool-handler.js';
 import { truncateOutput, MAX_OUTPUT_BYTES } from '../../activities/tools/truncate.js';
 import { write } from '../../activities/tools/write.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 
 let project: string;
 let context: ToolTestContext;

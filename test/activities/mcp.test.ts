@@ -7,7 +7,7 @@ import { closeMcpServers, mcpServerStates } from '../../activities/mcp/servers.j
 import { mcpToolHandler } from '../../activities/tools/mcp.js';
 import { mcpToolName } from '../../core/mcp.js';
 import { toolFinder } from '../../core/tools/index.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'loom-mcp-'));

@@ -20,8 +20,8 @@ import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { zeroTokens, type AssistantMessage, type MessageWithParts, type UserMessage } from '../../core/message.js';
 import type { Part, ToolState } from '../../core/part.js';
 import { toolFinder } from '../../core/tools/index.js';
-import { assistantMessage } from '../support/model-activity.js';
-import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
+import { assistantMessage } from '../../testkit/model-activity.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
 
 const SESSION = 'ses_bytes';
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

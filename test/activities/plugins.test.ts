@@ -14,7 +14,7 @@ import { createToolActivities } from '../../activities/tools/run-tool.js';
 import type { Part, ToolPart } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { ToolRunResult } from '../../core/tool-run.js';
-import { write } from '../support/files.js';
+import { write } from '../../testkit/files.js';
 
 let root: string;
 let store: SqliteSessionStore;

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../../activities/store/postgres-change-feed.js';
 import { postgresMigrations } from '../../activities/store/postgres-migrations.js';
 import { PostgresSessionStore } from '../../activities/store/postgres.js';
-import { freePort } from '../support/free-port.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres-server.js';
-import { describeStoreContract, session, textPart, textsOf, userMessage } from '../support/store-contract.js';
+import { freePort } from '../../testkit/free-port.js';
+import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
+import { describeStoreContract, session, textPart, textsOf, userMessage } from '../../testkit/store-contract.js';
 
 let server: TestPostgres;
 let url: string;

@@ -12,7 +12,7 @@ import { jsBackend } from '../../activities/tools/search/js-backend.js';
 import { ripgrepBackend } from '../../activities/tools/search/ripgrep-backend.js';
 import { smallTreesInNode } from '../../activities/tools/search/small-trees-in-node.js';
 import { ToolError } from '../../activities/tools/tool-handler.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 
 let project: string;
 let outside: string;

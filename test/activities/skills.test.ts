@@ -9,8 +9,8 @@ import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { skill as skillHandler } from '../../activities/tools/skill.js';
 import { fromConfig } from '../../core/permission.js';
 import { describeSkillTool, skill as skillSpec } from '../../core/tools/skill.js';
-import { createToolContext } from '../support/tool-context.js';
-import { write } from '../support/files.js';
+import { createToolContext } from '../../testkit/tool-context.js';
+import { write } from '../../testkit/files.js';
 
 let root: string;
 let globalDir: string;

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../activities/store/migrations.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
-import { describeStoreContract, session, textPart, textsOf } from '../support/store-contract.js';
+import { describeStoreContract, session, textPart, textsOf } from '../../testkit/store-contract.js';
 
 let dir: string;
 let file: string;

@@ -11,8 +11,8 @@ import { ModelFailure } from '../../activities/model/errors.js';
 import type { StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { DEFAULT_FIRST_BYTE_MS, DEFAULT_IDLE_MS, streamLimits } from '../../activities/model/stream-limits.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
-import { assistantMessage, failureOf, streamFromScript, type StreamOptions } from '../support/model-activity.js';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../support/scripted-model.js';
+import { assistantMessage, failureOf, streamFromScript, type StreamOptions } from '../../testkit/model-activity.js';
+import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../../testkit/scripted-model.js';
 
 let dir: string;
 let store: SqliteSessionStore;

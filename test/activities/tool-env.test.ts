@@ -9,7 +9,7 @@ import { bash } from '../../activities/tools/bash.js';
 import { glob } from '../../activities/tools/glob.js';
 import { NODE_WALK_BUDGET } from '../../activities/tools/search/small-trees-in-node.js';
 import { looksSecret, toolEnvironment } from '../../activities/tools/tool-env.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 
 /** A worker's environment: what a tool must see, and the secrets it must not. */
 const WORKER_ENV: NodeJS.ProcessEnv = {

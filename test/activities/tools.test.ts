@@ -7,7 +7,7 @@ import { grep } from '../../activities/tools/grep.js';
 import { list } from '../../activities/tools/list.js';
 import { read } from '../../activities/tools/read.js';
 import { ToolError, type ToolContext } from '../../activities/tools/tool-handler.js';
-import { createToolContext } from '../support/tool-context.js';
+import { createToolContext } from '../../testkit/tool-context.js';
 
 let project: string;
 let context: ToolContext;

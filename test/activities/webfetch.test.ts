@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../activities/tools/tool-handler.js';
 import { webfetch } from '../../activities/tools/webfetch.js';
 import { webfetch as webfetchSpec } from '../../core/tools/webfetch.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
-import { freePort } from '../support/free-port.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { freePort } from '../../testkit/free-port.js';
 
 const MiB = 1024 * 1024;
 /**

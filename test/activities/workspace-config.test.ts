@@ -6,7 +6,7 @@ import { snapshotFiles } from '../../activities/config/files.js';
 import { ConfigError, configLayers, loadConfig } from '../../activities/config/load.js';
 import { takeWorkspaceSnapshot, workspaceConfig, workspaceSnapshotId } from '../../activities/config/workspace-snapshot.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
-import { write } from '../support/files.js';
+import { write } from '../../testkit/files.js';
 
 let root: string;
 /** The worker's own global config folder (`LOOM_CONFIG_DIR`): never part of a snapshot. */

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { HostWatch } from '../../client/serve/events/host-watch.js';
 import { SharedFeed } from '../../client/serve/events/shared-feed.js';
-import { request } from '../support/store-contract-records.js';
-import { session } from '../support/store-contract.js';
+import { request } from '../../testkit/store-contract-records.js';
+import { session } from '../../testkit/store-contract.js';
 
 let folder: string;
 let store: SqliteSessionStore;

@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom, type LoomResult } from '../support/run-loom.js';
-import { LOOM_BIN } from '../support/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
+import { LOOM_BIN } from '../../testkit/worker-process.js';
 
 const BUILT = join(PACKAGE_ROOT, 'dist', 'client', 'main.js');
 const BIN = join(PACKAGE_ROOT, 'bin', 'loom.js');

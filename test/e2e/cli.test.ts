@@ -3,11 +3,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
-import { freePort } from '../support/free-port.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
-import { waitFor } from '../support/wait.js';
+import { freePort } from '../../testkit/free-port.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { startTcpProxy } from '../../testkit/tcp-proxy.js';
+import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isListening } from '../../client/dev-server.js';
-import { freePort } from '../support/free-port.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom } from '../support/run-loom.js';
+import { freePort } from '../../testkit/free-port.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 let embeddedEnv: NodeJS.ProcessEnv;

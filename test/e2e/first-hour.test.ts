@@ -1,9 +1,9 @@
 // What a new user meets in the first hour: set-up mistakes said at once and plainly, runs left
 // without a worker picked up by the command that needs them, and every printed id showable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { waitFor } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { waitFor } from '../support/wait.js';
-import { startWorkerProcess, stopProcess } from '../support/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { waitFor } from '../../testkit/wait.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
 
 let env: LoomTestEnv;
 const workers: ChildProcess[] = [];

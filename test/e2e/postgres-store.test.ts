@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../activities/store/postgres.js';
-import { freePort } from '../support/free-port.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres-server.js';
-import { parseJson, runLoom } from '../support/run-loom.js';
+import { freePort } from '../../testkit/free-port.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
+import { parseJson, runLoom } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 let server: TestPostgres;

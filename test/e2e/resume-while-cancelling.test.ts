@@ -1,8 +1,8 @@
 import type { LoomWorker } from '../../worker/create-worker.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { waitFor } from '../support/wait.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

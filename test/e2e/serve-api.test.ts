@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageWithParts } from '../../core/message.js';
 import type { Session } from '../../core/session.js';
-import { freePort } from '../support/free-port.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
-import { startTestServer, type TestServer } from '../support/serve-app.js';
-import { spawnLoom } from '../support/run-loom.js';
-import { waitUntil } from '../support/wait.js';
+import { freePort } from '../../testkit/free-port.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { spawnLoom } from '../../testkit/run-loom.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 const servers: TestServer[] = [];

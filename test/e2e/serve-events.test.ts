@@ -3,12 +3,12 @@ import { PostgresSessionStore } from '../../activities/store/postgres.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
 import { replyToRequest } from '../../client/permissions.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
-import { startTestServer, type TestServer } from '../support/serve-app.js';
-import { connectEvents, type EventClient, type ReceivedEvent } from '../support/sse-client.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
-import { testStoreKind } from '../support/test-store.js';
-import { startWorkerProcess, stopProcess } from '../support/worker-process.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { connectEvents, type EventClient, type ReceivedEvent } from '../../testkit/sse-client.js';
+import { startTcpProxy } from '../../testkit/tcp-proxy.js';
+import { testStoreKind } from '../../testkit/test-store.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
 
 let env: LoomTestEnv;
 const servers: TestServer[] = [];

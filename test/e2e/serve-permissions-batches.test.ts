@@ -3,9 +3,9 @@ import type { BatchProgress, BatchRecord, BatchTaskInput, BatchTaskOutcome } fro
 import type { MessageWithParts } from '../../core/message.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { Session } from '../../core/session.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
-import { startTestServer, type TestServer } from '../support/serve-app.js';
-import { waitUntil } from '../support/wait.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 let server: TestServer;

@@ -7,11 +7,11 @@ import type { ToolPart } from '../../core/part.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
-import { parseJson, runLoom, spawnLoom, type LoomResult } from '../support/run-loom.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { startSeveralHosts, type SeveralHosts } from '../support/several-hosts.js';
-import { waitUntil } from '../support/wait.js';
-import { stopProcess, type WorkerProcess } from '../support/worker-process.js';
+import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { startSeveralHosts, type SeveralHosts } from '../../testkit/several-hosts.js';
+import { waitUntil } from '../../testkit/wait.js';
+import { stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
 
 /** Tasks in the batch case; `LOOM_TEST_HOSTS_BATCH` makes it smaller or larger. */
 const BATCH_TASKS = Number(process.env.LOOM_TEST_HOSTS_BATCH || 1000);

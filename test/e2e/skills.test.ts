@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { parseJson, runLoom } from '../support/run-loom.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { parseJson, runLoom } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 

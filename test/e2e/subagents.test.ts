@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { waitFor } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

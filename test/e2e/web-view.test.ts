@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../support/loom-env.js';
-import { startTestServer, type TestServer } from '../support/serve-app.js';
+import { launchChromium } from '../../testkit/chromium.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 
 const TOKEN = 'web-view-token';
 

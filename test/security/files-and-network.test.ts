@@ -20,7 +20,7 @@ import { newId } from '../../core/ids.js';
 import { decide, fromConfig, type PermissionConfig, type Ruleset } from '../../core/permission.js';
 import { permissionsOf as specPermissions } from '../../core/tool-permissions.js';
 import { findTool } from '../../core/tools/index.js';
-import { createToolContext, type ToolTestContext } from '../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 
 let root: string;
 let project: string;

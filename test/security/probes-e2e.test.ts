@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correctedMessage } from '../../core/permission.js';
 import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { waitFor } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 let service: Server;

@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../support/run-loom.js';
-import { waitFor } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const PYTHON = '/usr/bin/python3';
 const SECRETS = ['ssh-private-key-secret', 'aws-credentials-secret', 'parent-env-secret', 'worker-env-secret', 'other-workspace-secret', 'SQLite format'];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalTarget } from '../../worker/temporal/target.js';
 import { temporalUiUrl } from '../../worker/temporal/ui.js';
-import { makeCertificates, type Certificates } from '../support/tls/certificates.js';
+import { makeCertificates, type Certificates } from '../../testkit/tls/certificates.js';
 
 let dir: string;
 let certs: Certificates;

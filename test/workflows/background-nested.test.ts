@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { waitUntil } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { cancelSession } from '../../client/sessions.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { waitUntil } from '../support/wait.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

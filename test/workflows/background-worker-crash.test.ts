@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { startWorkerProcess, stopProcess, type WorkerProcess } from '../support/worker-process.js';
-import { waitUntil } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 const workers: WorkerProcess[] = [];

@@ -2,10 +2,10 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
-import { numberedTasks, runBatch } from '../support/batch.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { startTemporalServer } from '../support/temporal-server.js';
-import { waitFor } from '../support/wait.js';
+import { numberedTasks, runBatch } from '../../testkit/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTemporalServer } from '../../testkit/temporal-server.js';
+import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 const cleanups: (() => Promise<void>)[] = [];

@@ -3,9 +3,9 @@ import type { ToolPart } from '../../core/part.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import type { LoomWorker } from '../../worker/create-worker.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { waitFor, waitUntil } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

@@ -2,7 +2,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { workflowBundlePath } from '../../worker/bundle.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeMcpServers } from '../../activities/mcp/servers.js';
 import type { ToolPart } from '../../core/part.js';
 import { startHttpServer } from '../fixtures/mcp/server.mjs';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 const TOKEN = 'mcp-test-token';

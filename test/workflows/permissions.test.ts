@@ -6,8 +6,8 @@ import type { ToolPart } from '../../core/part.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;
 

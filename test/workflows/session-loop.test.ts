@@ -3,7 +3,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { promptSignal } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;
 

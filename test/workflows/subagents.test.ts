@@ -1,8 +1,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;
 

@@ -6,8 +6,8 @@ import { localHostId } from '../../activities/hosts/host-id.js';
 import { createActivities, type LoomActivities } from '../../activities/index.js';
 import type { MessageWithParts } from '../../core/message.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
-import { FAIL_TASK_MARK } from '../support/failing-task-interceptor.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { FAIL_TASK_MARK } from '../../testkit/failing-task-interceptor.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;
 let worker: Worker;
@@ -48,7 +48,7 @@ beforeAll(async () => {
   });
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
-    workflowInterceptorModules: [join(PROJECT_ROOT, 'test', 'support', 'failing-task-interceptor.ts')],
+    workflowInterceptorModules: [join(PROJECT_ROOT, 'testkit', 'failing-task-interceptor.ts')],
     logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
   });
   worker = await Worker.create({

@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { pidAlive, processesRunning, waitFor } from '../support/wait.js';
-import { startWorkerProcess, stopProcess } from '../support/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { pidAlive, processesRunning, waitFor } from '../../testkit/wait.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
 
 let env: LoomTestEnv;
 const workers: ChildProcess[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 const SECRETS = { OPENAI_API_KEY: 'sk-test-secret', MY_SERVICE_TOKEN: 'svc-token-secret', LLM_CREDENTIAL: 'cred-0123456789abcdef' };
 

@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
-import type { RecordedRequest } from '../support/scripted-model.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { pidAlive, processesRunning, waitFor } from '../support/wait.js';
+import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { pidAlive, processesRunning, waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../support/loom-env.js';
-import { waitUntil } from '../support/wait.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 

@@ -11,7 +11,7 @@ import { bash } from '../../../activities/tools/bash.js';
 import { ToolError } from '../../../activities/tools/tool-handler.js';
 import { LoomConfig } from '../../../core/config.js';
 import { mergeSandboxConfig } from '../../../core/sandbox-config.js';
-import { createToolContext, type ToolTestContext } from '../../support/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../../testkit/tool-context.js';
 
 // In /var/tmp: the sandbox's /tmp is private, so paths under /tmp would be out of sight anyway.
 let root: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../core/message.js';
-import type { TextPart } from '../../core/part.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { Message } from '../core/message.js';
+import type { TextPart } from '../core/part.js';
+import type { SessionStore } from '../activities/store/store.js';
 import { request } from './store-contract-records.js';
 import { session } from './store-contract.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { demoScript } from './demo-script.js';
 import { startScriptedModel } from './scripted-model.js';
 import { LOOM_BIN } from './worker-process.js';
-import { PROJECT_ROOT } from '../../worker/bundle.js';
+import { PROJECT_ROOT } from '../worker/bundle.js';
 
 /**
  * `npm run demo`: Loom end to end with no API key. The model is the scripted OpenAI-compatible
@@ -25,7 +25,7 @@ const loom = (args: string[], capture = false) =>
   });
 const say = (text: string) => process.stderr.write(`\n\x1b[1;36m${text}\x1b[0m\n`);
 
-say('Loom demo — the model is SCRIPTED (test/support/demo-script.ts): no real LLM is called.');
+say('Loom demo — the model is SCRIPTED (testkit/demo-script.ts): no real LLM is called.');
 say('$ loom run -m scripted/demo "What is this project, and where are its tests?"');
 await loom(['run', '-m', 'scripted/demo', 'What is this project, and where are its tests?']);
 

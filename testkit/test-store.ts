@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { PostgresSessionStore } from '../../activities/store/postgres.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import { PostgresSessionStore } from '../activities/store/postgres.js';
+import { SqliteSessionStore } from '../activities/store/sqlite.js';
+import type { SessionStore } from '../activities/store/store.js';
 import { startTestPostgres, type TestPostgres } from './postgres-server.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';

@@ -5,7 +5,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
+import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../../testkit/scripted-model.js';
 
 const tools = {
   read: tool({

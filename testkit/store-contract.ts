@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../../core/message.js';
-import type { Part, TextPart } from '../../core/part.js';
-import type { Session } from '../../core/session.js';
-import { NotFoundError, type SessionStore } from '../../activities/store/store.js';
+import type { Message } from '../core/message.js';
+import type { Part, TextPart } from '../core/part.js';
+import type { Session } from '../core/session.js';
+import { NotFoundError, type SessionStore } from '../activities/store/store.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { workflowBundlePath } from '../../worker/bundle.js';
+import { workflowBundlePath } from '../worker/bundle.js';
 import { installSandboxTools } from './sandbox-tools.js';
 import { installTemporal, startTemporalServer } from './temporal-server.js';
 

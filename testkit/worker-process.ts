@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../worker/bundle.js';
+import { PROJECT_ROOT } from '../worker/bundle.js';
 
 export const LOOM_BIN = join(PROJECT_ROOT, 'client', 'loom.js');
 

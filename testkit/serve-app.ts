@@ -1,6 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { localHostId } from '../../activities/hosts/host-id.js';
-import { createServeApp, type ServeDeps } from '../../client/serve/app.js';
+import { localHostId } from '../activities/hosts/host-id.js';
+import { createServeApp, type ServeDeps } from '../client/serve/app.js';
 import { freePort } from './free-port.js';
 import type { LoomTestEnv } from './loom-env.js';
 

@@ -4,12 +4,12 @@ import type { Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'vitest';
-import type { LoomConfig } from '../../activities/config/schema.js';
-import { resolveModel } from '../../activities/model/provider.js';
-import { streamIntoMessage, type StreamedAnswer } from '../../activities/model/stream-answer.js';
-import type { SessionStore } from '../../activities/store/store.js';
-import { newId } from '../../core/ids.js';
-import { zeroTokens, type AssistantMessage } from '../../core/message.js';
+import type { LoomConfig } from '../activities/config/schema.js';
+import { resolveModel } from '../activities/model/provider.js';
+import { streamIntoMessage, type StreamedAnswer } from '../activities/model/stream-answer.js';
+import type { SessionStore } from '../activities/store/store.js';
+import { newId } from '../core/ids.js';
+import { zeroTokens, type AssistantMessage } from '../core/message.js';
 import type { ScriptRule, ScriptedModel } from './scripted-model.js';
 import type { ModelMessage } from 'ai';
 

@@ -3,7 +3,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { installQuietRuntime } from '../../worker/runtime.js';
-import { startTlsEndpoint, type TlsEndpoint } from './tls/endpoint.js';
+import { startTlsEndpoint, type TlsEndpoint } from '../../testkit/tls/endpoint.js';
 
 installQuietRuntime('ERROR');
 

@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateText, streamText, tool, type ModelMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
+import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../../testkit/scripted-model.js';
 
 const tools = {
   read: tool({ description: 'Read a file', inputSchema: z.object({ path: z.string() }) }),

@@ -1,4 +1,4 @@
-import type { ServerEvent } from '../../client/serve/events/event-types.js';
+import type { ServerEvent } from '../client/serve/events/event-types.js';
 import { waitFor } from './wait.js';
 
 /** One event as a client received it, with the SSE id it carried (if any). */

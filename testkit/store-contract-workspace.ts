@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkspaceSnapshot } from '../../activities/config/files.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { WorkspaceSnapshot } from '../activities/config/files.js';
+import type { SessionStore } from '../activities/store/store.js';
 
 const snapshot: WorkspaceSnapshot = {
   files: {

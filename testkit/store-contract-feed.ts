@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FeedEntry, SessionStore } from '../../activities/store/store.js';
+import type { FeedEntry, SessionStore } from '../activities/store/store.js';
 import { batch, request } from './store-contract-records.js';
 import { session, textPart, userMessage } from './store-contract.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchRecord } from '../../core/batch.js';
-import type { AssistantMessage } from '../../core/message.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { BatchRecord } from '../core/batch.js';
+import type { AssistantMessage } from '../core/message.js';
+import type { PermissionRequestRecord } from '../core/permission-request.js';
+import type { SessionStore } from '../activities/store/store.js';
 import { session } from './store-contract.js';
 
 function assistant(id: string, fields: Partial<AssistantMessage> = {}): AssistantMessage {
