@@ -2,7 +2,7 @@
 # temporal-dev.sh - install (if missing) and run the Temporal dev server for Loom.
 #
 # Run `./temporal-dev.sh --help` for usage. The work is done in TypeScript
-# (client/dev-server/), by the Node.js on PATH: from the build (dist/) in an
+# (dev-server/), by the Node.js on PATH: from the build (dist/) in an
 # installed package, from the sources through tsx in a checkout.
 set -eu
 

@@ -1,4 +1,4 @@
-import { startBatch } from '../client/batches.js';
+import { startBatch } from '../client/services/batches.js';
 import { BENCH_MODEL, type BenchEnv } from './harness.js';
 import { timed, type Measurement, type Row } from './stats.js';
 import { bareBatchWorkflow } from './workflows.js';

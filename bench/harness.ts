@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivities, type LoomActivities } from '../activities/index.js';
 import { localHostId } from '../activities/hosts/host-id.js';
-import { startSession } from '../client/sessions.js';
+import { startSession } from '../client/services/sessions.js';
 import { openSessionStore } from '../activities/store/open.js';
 import { SqliteSessionStore } from '../activities/store/sqlite.js';
 import type { SessionStore } from '../activities/store/store.js';

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
 import { dataDir } from '../activities/paths.js';
-import { connectTemporal } from '../client/temporal.js';
+import { connectTemporal } from '../client/temporal/connect.js';
 import { installTemporal, startTemporalServer } from '../testkit/temporal-server.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
 import { resolveTemporalTarget, type TemporalTarget } from '../worker/temporal/target.js';

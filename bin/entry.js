@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_FOLDERS = ['core', 'activities', 'workflows', 'worker', 'client'];
+const SOURCE_FOLDERS = ['core', 'activities', 'workflows', 'worker', 'client', 'dev-server'];
 
 /** The newest change under a folder, in ms. */
 function newest(folder) {

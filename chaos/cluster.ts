@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startRestartableTestPostgres, type RestartableTestPostgres } from '../testkit/postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
 import { stopProcess } from '../testkit/worker-process.js';
-import { checkTemporal } from '../client/temporal-check.js';
+import { checkTemporal } from '../client/temporal/check.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { snapshotCode } from './snapshot.js';
 import { chaosTemporal, workerTemporalEnv, type ChaosTemporal } from './temporal.js';

@@ -4,7 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
-import { connectTemporal } from '../client/temporal.js';
+import { connectTemporal } from '../client/temporal/connect.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { Checker } from './checks.js';
 import { startCluster } from './cluster.js';

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../worker/bundle.js';
  */
 export async function snapshotCode(into: string): Promise<string> {
   mkdirSync(into, { recursive: true });
-  for (const name of ['core', 'workflows', 'activities', 'worker', 'client']) cpSync(join(PROJECT_ROOT, name), join(into, name), { recursive: true });
+  for (const name of ['core', 'workflows', 'activities', 'worker', 'client', 'dev-server']) cpSync(join(PROJECT_ROOT, name), join(into, name), { recursive: true });
   for (const name of ['package.json', 'package-lock.json', 'tsconfig.json']) cpSync(join(PROJECT_ROOT, name), join(into, name));
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(into, 'node_modules'), 'dir');
   // Bundle the copy's workflows once here, rather than in every worker that starts at once.

@@ -3,8 +3,8 @@
 // every Loom process would use it and never restarted.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { captureOutput } from '../client/dev-server/output.js';
-import { runDevServer } from '../client/dev-server/run.js';
+import { captureOutput } from '../dev-server/output.js';
+import { runDevServer } from '../dev-server/run.js';
 import { freePort } from '../testkit/free-port.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 
@@ -30,7 +30,7 @@ export function workerTemporalEnv(temporal: ChaosTemporal): NodeJS.ProcessEnv {
   return temporal.devServer ? { TEMPORAL_ADDRESS: temporal.address } : {};
 }
 
-/** A dev server of the run's own, started and stopped as `temporal-dev.sh` does (client/dev-server/). */
+/** A dev server of the run's own, started and stopped as `temporal-dev.sh` does (dev-server/). */
 export class TemporalDevServer {
   constructor(
     readonly port: number,

@@ -2,8 +2,8 @@
 // faults: ids are chosen once, so a start that is tried again after an outage starts nothing twice.
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { SessionStore } from '../activities/store/store.js';
-import { startBatch, type StartBatchOptions } from '../client/batches.js';
-import { replyToRequest } from '../client/permissions.js';
+import { startBatch, type StartBatchOptions } from '../client/services/batches.js';
+import { replyToRequest } from '../client/services/permissions.js';
 import { CliError } from '../client/cli-error.js';
 import type { BatchTaskInput } from '../core/batch.js';
 import { newId } from '../core/ids.js';

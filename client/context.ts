@@ -5,8 +5,8 @@ import type { ServedQueues } from '../worker/create-worker.js';
 import type { RunningWorker } from './in-process-worker.js';
 import { CliError } from './cli-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
-import { isListening } from './dev-server.js';
-import type { TemporalAccess } from './temporal.js';
+import { isListening } from './temporal/dev-server.js';
+import type { TemporalAccess } from './temporal/connect.js';
 import { TemporalConfigError } from '../worker/temporal/errors.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 
@@ -61,7 +61,7 @@ export class CliContext {
   async temporal(): Promise<TemporalAccess> {
     // Temporal's client takes a moment to load: commands that only read the store never pay it.
     const target = await this.target();
-    const { connectTemporal } = await import('./temporal.js');
+    const { connectTemporal } = await import('./temporal/connect.js');
     this.temporalAccess ??= await connectTemporal(target, this.report, { env: this.env, dataDir: this.settings.dataDir });
     return this.temporalAccess;
   }
@@ -82,7 +82,7 @@ export class CliContext {
   async ensureWorker(force = false, options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number } = {}): Promise<string[]> {
     if (this.worker) return this.worker.queues;
     const { client, target } = await this.temporal();
-    const { hasLiveWorker } = await import('./temporal.js');
+    const { hasLiveWorker } = await import('./temporal/connect.js');
     if (!force && (await hasLiveWorker(client, target.namespace, this.settings.taskQueue))) return [];
     const { startInProcessWorker } = await import('./in-process-worker.js');
     this.worker = await startInProcessWorker({

@@ -1,6 +1,6 @@
 import type { BatchTaskInput } from '../core/batch.js';
 import type { ModelRetry } from '../core/run.js';
-import { startBatch } from '../client/batches.js';
+import { startBatch } from '../client/services/batches.js';
 import type { LoomTestEnv } from './loom-env.js';
 import { SCRIPTED_MODEL } from './loom-env.js';
 

@@ -1,10 +1,10 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { captureOutput } from '../client/dev-server/output.js';
-import { runDevServer } from '../client/dev-server/run.js';
-import { DYNAMIC_CONFIG_FLAGS } from '../client/dev-server/server-args.js';
+import { captureOutput } from '../dev-server/output.js';
+import { runDevServer } from '../dev-server/run.js';
+import { DYNAMIC_CONFIG_FLAGS } from '../dev-server/server-args.js';
 import { loomSearchAttributes } from '../core/search-attributes.js';
 
-/** The `temporal` CLI that `temporal-dev.sh install` finds or installs (client/dev-server/). */
+/** The `temporal` CLI that `temporal-dev.sh install` finds or installs (dev-server/). */
 export async function installTemporal(): Promise<string> {
   const output = captureOutput();
   const code = await runDevServer(['install'], process.env, output);

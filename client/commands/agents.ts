@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import { listAgents, type AgentInfo } from '../../core/agents/index.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../render/plural.js';
-import { agentRows, loadProjectAgents, summarizePermissions } from '../project-agents.js';
+import { agentRows, loadProjectAgents, summarizePermissions } from '../services/project-agents.js';
 
 /** `loom agents`: the project's agents with mode, model, description and what they may do. */
 export async function agentsCommand(context: CliContext, options: { json?: boolean; dir?: string; all?: boolean }): Promise<number> {

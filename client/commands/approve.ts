@@ -1,8 +1,8 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { replyToRequest } from '../permissions.js';
-import { currentCursor } from '../render/follow.js';
-import { watchRun } from '../watch-run.js';
+import { replyToRequest } from '../services/permissions.js';
+import { currentCursor } from '../follow/session-changes.js';
+import { watchRun } from '../follow/watch-run.js';
 import { printOutcome } from './outcome.js';
 import { startWorkerIfNone } from './worker-presence.js';
 

@@ -1,6 +1,6 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { cancelSession } from '../sessions.js';
+import { cancelSession } from '../services/sessions.js';
 import { startWorkerIfNone } from './worker-presence.js';
 
 /** How long `loom cancel` waits, with its own worker, for the run to close. */

@@ -3,10 +3,10 @@ import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
-import { checkModelFlag, modelRetryFromEnv } from '../model-choice.js';
+import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
 import { sessionWorkflow } from '../../workflows/index.js';
-import { watchRun } from '../watch-run.js';
-import { currentCursor } from '../render/follow.js';
+import { watchRun } from '../follow/watch-run.js';
+import { currentCursor } from '../follow/session-changes.js';
 import { printOutcome } from './outcome.js';
 
 /** `loom compact <sessionId>`: summarises an idle session; from then on its model sees the summary. */

@@ -1,5 +1,5 @@
 import type { CliContext } from '../context.js';
-import { devServer } from '../dev-server.js';
+import { devServer } from '../temporal/dev-server.js';
 
 /** `loom down`: stops the background Temporal dev server that `loom run` started. */
 export async function downCommand(context: CliContext): Promise<number> {

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
+import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { plural } from '../render/plural.js';
 import { renderSessionList } from '../render/session-list.js';
 

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { CliContext } from '../context.js';
-import { answerHint, describeRequest } from '../permissions.js';
+import { answerHint, describeRequest } from '../services/permissions.js';
 
 /** `loom pending`: every permission request waiting for a person, oldest first. */
 export async function pendingCommand(context: CliContext, options: { json?: boolean }): Promise<number> {

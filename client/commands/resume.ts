@@ -1,13 +1,13 @@
-import { cancellingRun, promptFate } from '../cancelled-prompts.js';
+import { cancellingRun, promptFate } from '../services/cancelled-prompts.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../model-choice.js';
+import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
-import { chooseAgent, loadProjectAgents } from '../project-agents.js';
-import { currentCursor } from '../render/follow.js';
-import { checkPromptSize, promptLimit, savePrompt } from '../prompts.js';
-import { rootOf, sendPrompt } from '../sessions.js';
-import { watchRun } from '../watch-run.js';
+import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
+import { currentCursor } from '../follow/session-changes.js';
+import { checkPromptSize, promptLimit, savePrompt } from '../services/prompts.js';
+import { rootOf, sendPrompt } from '../services/sessions.js';
+import { watchRun } from '../follow/watch-run.js';
 import { printOutcome } from './outcome.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */

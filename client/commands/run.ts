@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { CliContext } from '../context.js';
-import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../model-choice.js';
+import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
-import { chooseAgent, loadProjectAgents } from '../project-agents.js';
-import { checkPromptSize, promptLimit } from '../prompts.js';
-import { startSession } from '../sessions.js';
-import { watchRun } from '../watch-run.js';
+import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
+import { checkPromptSize, promptLimit } from '../services/prompts.js';
+import { startSession } from '../services/sessions.js';
+import { watchRun } from '../follow/watch-run.js';
 import { printOutcome } from './outcome.js';
 
 export interface RunOptions {

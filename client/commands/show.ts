@@ -1,10 +1,10 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
+import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { formatCost } from '../render/money.js';
 import { plural } from '../render/plural.js';
 import { renderSession } from '../render/session-view.js';
-import { sessionTree, totalTokens } from '../session-tree.js';
+import { sessionTree, totalTokens } from '../services/session-tree.js';
 
 /** `loom show <sessionId>`: every message and part of a session, from the store. */
 export async function showCommand(context: CliContext, sessionId: string, options: { json?: boolean; full?: boolean }): Promise<number> {

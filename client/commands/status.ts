@@ -2,9 +2,9 @@ import pc from 'picocolors';
 import { LOOM_VERSION } from '../../activities/package-root.js';
 import { storeFile } from '../../activities/paths.js';
 import type { CliContext } from '../context.js';
-import { missingAttributesNotice } from '../search-attributes.js';
+import { missingAttributesNotice } from '../temporal/search-attributes.js';
 import { sandboxAvailability } from '../../activities/sandbox/availability.js';
-import { temporalStatus, type QueueWorkers, type TemporalStatus } from '../temporal-status.js';
+import { temporalStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
 
 interface StoreStatus {

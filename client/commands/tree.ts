@@ -2,10 +2,10 @@ import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import type { Session } from '../../core/session.js';
-import { hostsWithoutWorkers, hostWaitNote } from '../host-waits.js';
+import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { formatCost } from '../render/money.js';
 import { plural } from '../render/plural.js';
-import { sessionTree, totalTokens, type SessionNode } from '../session-tree.js';
+import { sessionTree, totalTokens, type SessionNode } from '../services/session-tree.js';
 
 /** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */
 export async function treeCommand(context: CliContext, sessionId: string, options: { json?: boolean }): Promise<number> {

@@ -8,8 +8,8 @@ import { reportLiveCounts } from '../../worker/metrics/live-gauges.js';
 import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
 import { exitWhenWritten } from '../process-output.js';
-import { portState, watchServer } from '../server-watch.js';
-import { serverUnreachableMessage } from '../transport-error.js';
+import { portState, watchServer } from '../follow/server-watch.js';
+import { serverUnreachableMessage } from '../temporal/transport-error.js';
 import type { CliContext } from '../context.js';
 
 export interface WorkerOptions {

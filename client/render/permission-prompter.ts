@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { CliError } from '../cli-error.js';
-import { answerHint, describeRequest, replyToRequest } from '../permissions.js';
+import { answerHint, describeRequest, replyToRequest } from '../services/permissions.js';
 
 /**
  * Watches a session tree for permission requests. In a terminal it asks the person at it (one

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import type { SessionStore } from '../../activities/store/store.js';
-import { followSession } from '../../client/render/follow.js';
+import { followSession } from '../../client/follow/session-changes.js';
 import { RunPrinter } from '../../client/render/run-printer.js';
 import { textPart } from '../../testkit/store-contract.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isListening } from '../../client/dev-server.js';
+import { isListening } from '../../client/temporal/dev-server.js';
 import { freePort } from '../../testkit/free-port.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DYNAMIC_CONFIG_FLAGS } from '../../client/dev-server/server-args.js';
+import { DYNAMIC_CONFIG_FLAGS } from '../../dev-server/server-args.js';
 import { RootSessionAttribute } from '../../core/search-attributes.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, type LoomResult } from '../../testkit/run-loom.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../activities/store/postgres.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
-import { replyToRequest } from '../../client/permissions.js';
+import { replyToRequest } from '../../client/services/permissions.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 import { connectEvents, type EventClient, type ReceivedEvent } from '../../testkit/sse-client.js';

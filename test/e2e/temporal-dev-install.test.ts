@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
-import { onPath } from '../../client/dev-server/cli-find.js';
-import { captureOutput } from '../../client/dev-server/output.js';
-import { runDevServer } from '../../client/dev-server/run.js';
+import { onPath } from '../../dev-server/cli-find.js';
+import { captureOutput } from '../../dev-server/output.js';
+import { runDevServer } from '../../dev-server/run.js';
 
 const FAKE_VERSION = 'temporal version 9.9.9 (fake)';
 const FAKE_TEMPORAL = `#!/bin/sh\n[ "$1" = --version ] && echo "${FAKE_VERSION}" && exit 0\nexit 1\n`;
@@ -321,8 +321,8 @@ describe('a lock left behind', () => {
 /** `install` in a process of its own (with the sandbox's install root), as two terminals would run it. */
 function installInProcess(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const code = [
-    `import { runDevServer } from ${JSON.stringify(join(PACKAGE_ROOT, 'client', 'dev-server', 'run.ts'))};`,
-    `import { processOutput } from ${JSON.stringify(join(PACKAGE_ROOT, 'client', 'dev-server', 'output.ts'))};`,
+    `import { runDevServer } from ${JSON.stringify(join(PACKAGE_ROOT, 'dev-server', 'run.ts'))};`,
+    `import { processOutput } from ${JSON.stringify(join(PACKAGE_ROOT, 'dev-server', 'output.ts'))};`,
     `process.exitCode = await runDevServer(['install'], process.env, processOutput, ${JSON.stringify(sandbox.installRoot)});`,
   ].join('\n');
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery } from '../../../workflows/api.js';
-import type { BatchHandle } from '../../batches.js';
+import type { BatchHandle } from '../../services/batches.js';
 import type { CliContext } from '../../context.js';
 import { BatchProgressView, batchSpan, formatRate, tasksPerSecond, type BatchSpan } from '../../render/batch-progress.js';
 import { plural } from '../../render/plural.js';

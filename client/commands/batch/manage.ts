@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
-import { batchTokens, controlBatch } from '../../batches.js';
+import { batchTokens, controlBatch } from '../../services/batches.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
 import { batchSpan } from '../../render/batch-progress.js';
 import { formatBytes } from '../../render/bytes.js';

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
-import { checkTaskDirectories } from '../../batch-directories.js';
-import { readBatchFile, startBatch } from '../../batches.js';
+import { checkTaskDirectories } from '../../services/batch-directories.js';
+import { readBatchFile, startBatch } from '../../services/batches.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
-import { checkModelFlag, modelRetryFromEnv } from '../../model-choice.js';
-import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
-import { promptLimit } from '../../prompts.js';
+import { checkModelFlag, modelRetryFromEnv } from '../../services/model-choice.js';
+import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
+import { promptLimit } from '../../services/prompts.js';
 import { plural } from '../../render/plural.js';
 import { followBatch } from './follow.js';
 

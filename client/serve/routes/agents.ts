@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { RuleSchema } from '../../../core/session.js';
-import { agentRows, loadProjectAgents } from '../../project-agents.js';
+import { agentRows, loadProjectAgents } from '../../services/project-agents.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody } from '../errors.js';
 import { json } from '../schemas.js';

@@ -1,8 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { SessionStore } from '../../../activities/store/store.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../../core/permission-request.js';
-import { PermissionReplyError, replyToRequest } from '../../permissions.js';
-import { rootOf } from '../../sessions.js';
+import { PermissionReplyError, replyToRequest } from '../../services/permissions.js';
+import { rootOf } from '../../services/sessions.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PermissionReplyBody, PermissionRequest, SessionIdParam, SessionPermissionBody } from '../schemas.js';

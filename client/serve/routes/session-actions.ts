@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
-import { cancellingRun } from '../../cancelled-prompts.js';
-import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv } from '../../model-choice.js';
-import { chooseAgent, loadProjectAgents } from '../../project-agents.js';
-import { checkPromptSize, promptLimit } from '../../prompts.js';
-import { cancelSession, resumeSession, startSession } from '../../sessions.js';
+import { cancellingRun } from '../../services/cancelled-prompts.js';
+import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
+import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
+import { checkPromptSize, promptLimit } from '../../services/prompts.js';
+import { cancelSession, resumeSession, startSession } from '../../services/sessions.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { sessionTree } from '../../session-tree.js';
+import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody, unknownSession } from '../errors.js';
 import { json, MessageWithParts, Session, SessionIdParam, SessionNode } from '../schemas.js';

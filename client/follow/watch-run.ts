@@ -1,17 +1,17 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
-import { lastAnswer } from '../activities/last-text.js';
-import { addTokens, zeroTokens, type MessageError, type Tokens } from '../core/message.js';
-import type { SessionRunResult } from '../core/run.js';
-import { progressQuery } from '../workflows/api.js';
-import type { CliContext } from './context.js';
-import { enums } from '../activities/hosts/proto-enums.js';
-import { followSession } from './render/follow.js';
-import { PermissionPrompter } from './render/permission-prompter.js';
-import { RunPrinter } from './render/run-printer.js';
+import { lastAnswer } from '../../activities/last-text.js';
+import { addTokens, zeroTokens, type MessageError, type Tokens } from '../../core/message.js';
+import type { SessionRunResult } from '../../core/run.js';
+import { progressQuery } from '../../workflows/api.js';
+import type { CliContext } from '../context.js';
+import { enums } from '../../activities/hosts/proto-enums.js';
+import { followSession } from './session-changes.js';
+import { PermissionPrompter } from '../render/permission-prompter.js';
+import { RunPrinter } from '../render/run-printer.js';
 import { formatDuration, reconnectLimit, RunFollower, type Followed } from './run-follower.js';
-import type { SessionHandle } from './sessions.js';
-import { isTransportError } from './transport-error.js';
+import type { SessionHandle } from '../services/sessions.js';
+import { isTransportError } from '../temporal/transport-error.js';
 
 const FIRST_CHECK_MS = 2_000;
 const PERMISSION_CHECK_MS = 300;

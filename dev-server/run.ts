@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/package-root.js';
 import { ensureTemporal } from './cli-install.js';
 import { devServerContext, installContext, type DevServerContext } from './context.js';
 import { DevServerError, UsageError } from './errors.js';

@@ -1,9 +1,9 @@
-import { loadConfig } from '../activities/config/load.js';
-import type { LoomConfig } from '../activities/config/schema.js';
-import { projectAgents } from '../activities/run-config.js';
-import { defaultAgentName, findAgent, listAgents, type AgentInfo } from '../core/agents/index.js';
-import type { Ruleset } from '../core/permission.js';
-import { CliError } from './cli-error.js';
+import { loadConfig } from '../../activities/config/load.js';
+import type { LoomConfig } from '../../activities/config/schema.js';
+import { projectAgents } from '../../activities/run-config.js';
+import { defaultAgentName, findAgent, listAgents, type AgentInfo } from '../../core/agents/index.js';
+import type { Ruleset } from '../../core/permission.js';
+import { CliError } from '../cli-error.js';
 
 export interface ProjectAgents {
   agents: AgentInfo[];

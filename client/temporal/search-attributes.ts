@@ -1,10 +1,10 @@
 import type { Connection } from '@temporalio/client';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { enums } from '../activities/hosts/proto-enums.js';
-import { loomSearchAttributes } from '../core/search-attributes.js';
-import { grpcStatus } from '../worker/temporal/error-details.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import { enums } from '../../activities/hosts/proto-enums.js';
+import { loomSearchAttributes } from '../../core/search-attributes.js';
+import { grpcStatus } from '../../worker/temporal/error-details.js';
+import type { TemporalTarget } from '../../worker/temporal/target.js';
 
 /** Loom's search attributes in a namespace: there (or added now), or missing with the reason. */
 export type SearchAttributeState = { state: 'present' } | { state: 'added'; names: string[] } | { state: 'missing'; missing: string[]; reason: string };

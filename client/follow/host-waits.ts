@@ -1,6 +1,6 @@
-import type { Session } from '../core/session.js';
-import { hostTaskQueue } from '../core/workspace.js';
-import type { CliContext } from './context.js';
+import type { Session } from '../../core/session.js';
+import { hostTaskQueue } from '../../core/workspace.js';
+import type { CliContext } from '../context.js';
 
 /**
  * The hosts of these busy sessions that no worker serves: their tool calls wait for that host.
@@ -13,7 +13,7 @@ export async function hostsWithoutWorkers(context: CliContext, sessions: Session
   const temporal = await context.temporalIfRunning();
   if (!temporal) return unserved;
   // Temporal's protobuf definitions load only when there is a host to ask about.
-  const { activityQueueServed } = await import('../activities/hosts/pollers.js');
+  const { activityQueueServed } = await import('../../activities/hosts/pollers.js');
   const { namespace } = temporal.target;
   const { taskQueue } = context.settings;
   await Promise.all(

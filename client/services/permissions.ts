@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { SessionStore } from '../activities/store/store.js';
-import type { PermissionReply, PermissionRequestRecord } from '../core/permission-request.js';
-import { permissionReplyUpdate } from '../workflows/api.js';
-import { CliError } from './cli-error.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
+import { permissionReplyUpdate } from '../../workflows/api.js';
+import { CliError } from '../cli-error.js';
 
 /** Why a reply was refused, so a caller can answer each case its own way (the server: 404 or 409). */
 export type ReplyRefusal = 'unknown' | 'answered' | 'not-running';

@@ -1,12 +1,12 @@
-import { CliError } from './cli-error.js';
-import { captureOutput } from './dev-server/output.js';
-import { runDevServer } from './dev-server/run.js';
-import { NOT_RUNNING } from './dev-server/status.js';
+import { CliError } from '../cli-error.js';
+import { captureOutput } from '../../dev-server/output.js';
+import { runDevServer } from '../../dev-server/run.js';
+import { NOT_RUNNING } from '../../dev-server/status.js';
 
-export { isListening } from './dev-server/port.js';
+export { isListening } from '../../dev-server/port.js';
 
 /**
- * Runs `temporal-dev.sh <command>` in this process (client/dev-server/): its report is kept, not
+ * Runs `temporal-dev.sh <command>` in this process (dev-server/): its report is kept, not
  * printed, so that only the result (stdout) reaches the caller.
  */
 export async function devServer(command: 'start' | 'stop' | 'status', env: NodeJS.ProcessEnv = process.env): Promise<string> {

@@ -1,11 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { devServer, isListening } from './dev-server.js';
-import { CliError } from './cli-error.js';
-import { livePollers } from '../activities/hosts/pollers.js';
-import { connectionOptions } from '../worker/temporal/connection-options.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
-import { openCheckedConnection } from './temporal-check.js';
-import { tracingWanted } from '../worker/tracing/wanted.js';
+import { CliError } from '../cli-error.js';
+import { livePollers } from '../../activities/hosts/pollers.js';
+import { connectionOptions } from '../../worker/temporal/connection-options.js';
+import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { openCheckedConnection } from './check.js';
+import { tracingWanted } from '../../worker/tracing/wanted.js';
 import { checkSearchAttributes, firstTimeNotice, missingAttributesNotice, type SearchAttributeState } from './search-attributes.js';
 
 export interface TemporalAccess {
@@ -51,7 +51,7 @@ export async function connectTemporal(
     searchAttributes = target.embedded || sayOfSearchAttributes(opened.alongside!, target, report, options.dataDir);
   }
   // A traced command's runs carry its span, so the trace starts where the person typed.
-  const interceptors = tracingWanted(env) ? (await import('../worker/tracing/client-interceptors.js')).tracedClientInterceptors() : undefined;
+  const interceptors = tracingWanted(env) ? (await import('../../worker/tracing/client-interceptors.js')).tracedClientInterceptors() : undefined;
   return { client: new Client({ connection, namespace: target.namespace, interceptors }), connection, address, target, searchAttributes };
 }
 

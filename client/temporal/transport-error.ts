@@ -1,5 +1,5 @@
 import { isGrpcDeadlineError, isGrpcServiceError, isRetryableError } from '@temporalio/client';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import type { TemporalTarget } from '../../worker/temporal/target.js';
 
 /**
  * Whether an error says the Temporal server could not be reached (connection refused or dropped,

@@ -1,20 +1,20 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { localHostId } from '../activities/hosts/host-id.js';
-import type { SessionStore } from '../activities/store/store.js';
-import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../core/batch.js';
-import { addTokens, zeroTokens, type Tokens } from '../core/message.js';
-import { newId } from '../core/ids.js';
-import type { ModelRetry } from '../core/run.js';
-import { batchControlUpdate, type BatchControl } from '../workflows/api.js';
-import { batchWorkflow, type BatchRunInput } from '../workflows/batch.js';
+import { localHostId } from '../../activities/hosts/host-id.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../../core/batch.js';
+import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
+import { newId } from '../../core/ids.js';
+import type { ModelRetry } from '../../core/run.js';
+import { batchControlUpdate, type BatchControl } from '../../workflows/api.js';
+import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
 import { checkTaskDirectories } from './batch-directories.js';
-import { CliError } from './cli-error.js';
-import { formatBytes } from './render/bytes.js';
+import { CliError } from '../cli-error.js';
+import { formatBytes } from '../render/bytes.js';
 import { promptSizeProblem } from './prompts.js';
-import { batchPageUrl, webLinkDetails } from '../core/web-links.js';
-import { plural } from './render/plural.js';
+import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
+import { plural } from '../render/plural.js';
 
 export type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
 

@@ -1,8 +1,8 @@
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { connectionOptions } from '../worker/temporal/connection-options.js';
-import { namespaceRefusalMessage, refusalMessage } from '../worker/temporal/refusal.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
-import { CliError } from './cli-error.js';
+import { connectionOptions } from '../../worker/temporal/connection-options.js';
+import { namespaceRefusalMessage, refusalMessage } from '../../worker/temporal/refusal.js';
+import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { CliError } from '../cli-error.js';
 
 /** Long enough for a distant cluster's TLS handshake, short enough that a mistake is said in seconds. */
 const CHECK_MS = 10_000;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionStore } from '../../activities/store/store.js';
-import type { RunPrinter } from './run-printer.js';
+import type { RunPrinter } from '../render/run-printer.js';
 
 /**
  * The longest a follower waits for word of a change before it looks anyway: a safety net for a

@@ -1,8 +1,8 @@
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import type { SessionStore } from '../activities/store/store.js';
-import { expandedPromptId, type QueuedPrompt } from '../core/prompt.js';
-import { promptSignal } from '../workflows/api.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import { expandedPromptId, type QueuedPrompt } from '../../core/prompt.js';
+import { promptSignal } from '../../workflows/api.js';
 
 /**
  * A prompt sent to a session while its run is being cancelled must not go down with that run.

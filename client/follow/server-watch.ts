@@ -1,6 +1,6 @@
 import { createConnection } from 'node:net';
-import { isTransportError } from './transport-error.js';
-import type { TemporalAccess } from './temporal.js';
+import { isTransportError } from '../temporal/transport-error.js';
+import type { TemporalAccess } from '../temporal/connect.js';
 
 const EVERY_MS = 1_000;
 const PROBE_MS = 2_000;

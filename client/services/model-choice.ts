@@ -1,10 +1,10 @@
-import { parseModelId } from '../core/model-id.js';
-import { defaultModelRetry, type ModelRetry } from '../core/run.js';
-import type { LoomConfig } from '../activities/config/schema.js';
-import { MissingKeyError, providerFor } from '../activities/model/provider.js';
-import { NO_MODEL, configuredModel } from '../activities/run-config.js';
-import { CliError } from './cli-error.js';
-import type { CliContext } from './context.js';
+import { parseModelId } from '../../core/model-id.js';
+import { defaultModelRetry, type ModelRetry } from '../../core/run.js';
+import type { LoomConfig } from '../../activities/config/schema.js';
+import { MissingKeyError, providerFor } from '../../activities/model/provider.js';
+import { NO_MODEL, configuredModel } from '../../activities/run-config.js';
+import { CliError } from '../cli-error.js';
+import type { CliContext } from '../context.js';
 import type { ProjectAgents } from './project-agents.js';
 
 /** Checks the form of `--model`; the run itself picks a model when none is given. */

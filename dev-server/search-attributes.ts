@@ -1,5 +1,5 @@
 import { SearchAttributeType } from '@temporalio/common';
-import { loomSearchAttributes } from '../../core/search-attributes.js';
+import { loomSearchAttributes } from '../core/search-attributes.js';
 
 /** The Temporal CLI's name for each SDK type (`--search-attribute Name=Type`). */
 const CLI_TYPE: Record<SearchAttributeType, string> = {

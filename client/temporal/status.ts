@@ -1,12 +1,12 @@
 import { Connection } from '@temporalio/client';
-import { livePollers, type LivePoller } from '../activities/hosts/pollers.js';
-import { hostTaskQueue } from '../core/workspace.js';
-import { connectionOptions } from '../worker/temporal/connection-options.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
-import { temporalUiUrl } from '../worker/temporal/ui.js';
+import { livePollers, type LivePoller } from '../../activities/hosts/pollers.js';
+import { hostTaskQueue } from '../../core/workspace.js';
+import { connectionOptions } from '../../worker/temporal/connection-options.js';
+import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { temporalUiUrl } from '../../worker/temporal/ui.js';
 import { isListening } from './dev-server.js';
 import { checkSearchAttributes, type SearchAttributeState } from './search-attributes.js';
-import { checkTemporal } from './temporal-check.js';
+import { checkTemporal } from './check.js';
 
 /** What `loom status` says about Temporal: the settings and where they came from, then what the server answered. */
 export interface TemporalStatus {

@@ -1,16 +1,16 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { localHostId } from '../activities/hosts/host-id.js';
-import type { SessionStore } from '../activities/store/store.js';
-import { newId } from '../core/ids.js';
-import { PREVIEW_LIMIT } from '../core/prompt.js';
-import type { ModelRetry, SessionRunInput } from '../core/run.js';
-import type { Session } from '../core/session.js';
-import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
-import { promptSignal } from '../workflows/api.js';
-import { sessionWorkflow } from '../workflows/index.js';
+import { localHostId } from '../../activities/hosts/host-id.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import { newId } from '../../core/ids.js';
+import { PREVIEW_LIMIT } from '../../core/prompt.js';
+import type { ModelRetry, SessionRunInput } from '../../core/run.js';
+import type { Session } from '../../core/session.js';
+import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/search-attributes.js';
+import { promptSignal } from '../../workflows/api.js';
+import { sessionWorkflow } from '../../workflows/index.js';
 import { savePrompt } from './prompts.js';
-import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
-import { rootSessionOf } from '../activities/session-root.js';
+import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
+import { rootSessionOf } from '../../activities/session-root.js';
 
 export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
 

@@ -1,6 +1,6 @@
-import type { SessionStore } from '../activities/store/store.js';
-import { addTokens, type Tokens } from '../core/message.js';
-import type { Session } from '../core/session.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import { addTokens, type Tokens } from '../../core/message.js';
+import type { Session } from '../../core/session.js';
 
 export interface Usage {
   tokens: Tokens;
