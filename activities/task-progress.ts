@@ -1,5 +1,5 @@
 import type { Part } from '../core/part.js';
-import { describeToolCall } from '../core/tool-description.js';
+import { describeToolCall } from '../core/tool-call/description.js';
 import type { SessionStore } from './store/store.js';
 
 /** One tool call of a subagent, as its parent's `task` part lists it. */

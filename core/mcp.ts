@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { McpToolInfo } from './mcp-config.js';
-import type { ToolSpec } from './tool-spec.js';
+import type { ToolSpec } from './tool-call/spec.js';
 
 export type { McpServerConfig, McpToolInfo } from './mcp-config.js';
 

@@ -1,6 +1,6 @@
 import type { Tokens } from './message.js';
-import type { ToolCall } from './tool-call.js';
-import type { PlannedToolCall } from './tool-plan.js';
+import type { ToolCall } from './tool-call/check.js';
+import type { PlannedToolCall } from './tool-call/plan.js';
 
 /** One model call: the workflow passes ids and names; the activity reads the transcript itself. */
 export interface ModelStepInput {

@@ -1,7 +1,7 @@
 /**
  * Token counts of a model call, a run or a session. Kept apart from the zod schemas of
  * `message.ts`: workflows add tokens up, and every module a workflow imports is evaluated again
- * for each workflow (see `core/tool-spec.ts`'s `defineTool`).
+ * for each workflow (see `core/tool-call/spec.ts`'s `defineTool`).
  */
 export interface Tokens {
   input: number;

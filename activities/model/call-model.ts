@@ -3,7 +3,7 @@ import { zeroTokens } from '../../core/message.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
 import { preview } from '../../core/prompt.js';
 import type { Ruleset } from '../../core/permission.js';
-import { checkToolCall } from '../../core/tool-call.js';
+import { checkToolCall } from '../../core/tool-call/check.js';
 import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';

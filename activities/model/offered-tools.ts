@@ -1,7 +1,7 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool } from '@ai-sdk/provider';
 import { z } from 'zod';
-import type { FindTool } from '../../core/tool-call.js';
-import type { ToolSpec } from '../../core/tool-spec.js';
+import type { FindTool } from '../../core/tool-call/check.js';
+import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { sampleFile, SMALL_MODEL_TOOLS } from '../../core/tools/small-model.js';
 

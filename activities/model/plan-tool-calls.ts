@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
-import type { FindTool, ToolCall } from '../../core/tool-call.js';
-import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-plan.js';
+import type { FindTool, ToolCall } from '../../core/tool-call/check.js';
+import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-call/plan.js';
 import { permissionsOf, type CheckContext } from '../permissions/index.js';
 import type { SessionStore } from '../store/store.js';
 import { failToolPart } from '../tools/tool-state.js';

@@ -5,7 +5,7 @@ import { InvalidResponseDataError, type LanguageModelV3FunctionTool, type Langua
 import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
 import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
-import type { ToolCall } from '../../core/tool-call.js';
+import type { ToolCall } from '../../core/tool-call/check.js';
 import type { SessionStore } from '../store/store.js';
 import { AnswerWriter } from './answer-writer.js';
 import { classifyModelError, emptyAnswerFailure, neverReachedFailure, noteRetry, setupProblem } from './errors.js';

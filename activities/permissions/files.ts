@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { PermissionRequest } from '../../core/permission.js';
 import { resolvePath } from '../../core/path.js';
-import { fileAccess, searchAccess } from '../../core/tool-permissions.js';
+import { fileAccess, searchAccess } from '../../core/tool-call/permissions.js';
 import { mergeRequests, type CheckContext } from './index.js';
 import { realPathOf } from './real-path.js';
 

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { TOOL_PREVIEW_LIMIT, type ToolRunInput, type ToolRunResult } from '../../core/tool-run.js';
+import { TOOL_PREVIEW_LIMIT, type ToolRunInput, type ToolRunResult } from '../../core/tool-call/run.js';
 import { loadConfig } from '../config/load.js';
 import type { LoomConfig } from '../config/schema.js';
 import type { ActivityDeps } from '../deps.js';
@@ -8,7 +8,7 @@ import { toolHandlers } from './index.js';
 import { reportStep } from '../task-progress.js';
 import { ProgressWriter } from './progress-writer.js';
 import { findTool } from '../../core/tools/index.js';
-import { describeToolCall } from '../../core/tool-description.js';
+import { describeToolCall } from '../../core/tool-call/description.js';
 import { setToolState, toolInputOf } from './tool-state.js';
 import { truncateOutput } from './truncate.js';
 import { afterToolCall, beforeToolCall, pluginShellEnv } from '../plugins/hooks.js';

@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import type { SessionChanges } from '../../activities/store/store.js';
 import type { Part } from '../../core/part.js';
-import { describeToolCall } from '../../core/tool-description.js';
+import { describeToolCall } from '../../core/tool-call/description.js';
 import { subagentCallLine, subagentSteps } from './tool-call.js';
 
 export interface Output {

@@ -4,7 +4,7 @@ import type { MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
 import { plural } from './plural.js';
-import { describeToolCall } from '../../core/tool-description.js';
+import { describeToolCall } from '../../core/tool-call/description.js';
 import { callMark, subagentCallLine, subagentSteps, taskSessionId } from './tool-call.js';
 
 const OUTPUT_PREVIEW_LINES = 8;

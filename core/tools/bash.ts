@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { bashAccess } from '../tool-permissions.js';
-import { defineTool } from '../tool-spec.js';
+import { bashAccess } from '../tool-call/permissions.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;

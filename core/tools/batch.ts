@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../tool-spec.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const batch = defineTool({
   name: 'batch',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { fileAccess } from '../tool-permissions.js';
-import { defineTool } from '../tool-spec.js';
+import { fileAccess } from '../tool-call/permissions.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const edit = defineTool({
   name: 'edit',

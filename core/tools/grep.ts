@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { searchAccess } from '../tool-permissions.js';
-import { defineTool } from '../tool-spec.js';
+import { searchAccess } from '../tool-call/permissions.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const grep = defineTool({
   name: 'grep',

@@ -1,5 +1,5 @@
 import { mcpToolSpec, type McpToolInfo } from '../mcp.js';
-import type { ToolSpec } from '../tool-spec.js';
+import type { ToolSpec } from '../tool-call/spec.js';
 import { bash } from './bash.js';
 import { batch } from './batch.js';
 import { edit } from './edit.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resolvePath } from '../path.js';
-import { searchAccess } from '../tool-permissions.js';
-import { defineTool } from '../tool-spec.js';
+import { searchAccess } from '../tool-call/permissions.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const list = defineTool({
   name: 'list',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { fileAccess } from '../tool-permissions.js';
-import { defineTool } from '../tool-spec.js';
+import { fileAccess } from '../tool-call/permissions.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_LENGTH = 2000;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { evaluate, type Ruleset } from '../permission.js';
-import { defineTool } from '../tool-spec.js';
+import { defineTool } from '../tool-call/spec.js';
 
 /** What the model is told about a skill before it loads one: no body, so the list stays small. */
 export const SkillInfo = z.object({

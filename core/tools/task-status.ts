@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../tool-spec.js';
+import { defineTool } from '../tool-call/spec.js';
 
 /** The longest `task_status` waits for a subagent, whatever `timeout_ms` says. */
 export const TASK_STATUS_MAX_WAIT_MS = 300_000;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { evaluate, type Ruleset } from '../permission.js';
-import { defineTool } from '../tool-spec.js';
+import { defineTool } from '../tool-call/spec.js';
 
 /** What the model reads about `task`; `{agents}` becomes one line per agent it may delegate to. */
 const TASK_DESCRIPTION = `Start a subagent to work on a task on its own, in a session of its own.

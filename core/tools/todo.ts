@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TodoPriority, TodoStatus } from '../todo.js';
-import { defineTool } from '../tool-spec.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const todowrite = defineTool({
   name: 'todowrite',

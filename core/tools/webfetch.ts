@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../tool-spec.js';
+import { defineTool } from '../tool-call/spec.js';
 
 export const WEBFETCH_DEFAULT_TIMEOUT_SECONDS = 30;
 export const WEBFETCH_MAX_TIMEOUT_SECONDS = 120;

@@ -13,7 +13,7 @@ import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { createToolActivities } from '../../activities/tools/run-tool.js';
 import type { Part, ToolPart } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import type { ToolRunResult } from '../../core/tool-run.js';
+import type { ToolRunResult } from '../../core/tool-call/run.js';
 import { write } from '../../testkit/files.js';
 
 let root: string;

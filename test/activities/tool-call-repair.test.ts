@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkToolCall } from '../../core/tool-call.js';
+import { checkToolCall } from '../../core/tool-call/check.js';
 import { repairTextToolCalls } from '../../activities/model/tool-call-repair.js';
 
 // The real check the model activity uses: the tool is offered and its arguments validate.

@@ -11,7 +11,7 @@ import { RunPrinter } from '../../client/render/run-printer.js';
 import { renderSessionList, shortenHome } from '../../client/render/session-list.js';
 import { renderSession } from '../../client/render/session-view.js';
 import type { ToolPart } from '../../client/render/tool-call.js';
-import { describeToolCall } from '../../core/tool-description.js';
+import { describeToolCall } from '../../core/tool-call/description.js';
 
 // picocolors decides at load whether to colour; these tests read plain text either way.
 const plain = stripVTControlCharacters;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashPermissions } from '../../activities/permissions/bash.js';
 import { decide, fromConfig, wildcardMatch, type PermissionConfig, type PermissionRequest, type Ruleset } from '../../core/permission.js';
-import { recordedBashPlan } from '../../core/recorded-bash-plan/plan.js';
-import { bashAccess } from '../../core/tool-permissions.js';
+import { recordedBashPlan } from '../../core/tool-call/recorded-bash-plan/plan.js';
+import { bashAccess } from '../../core/tool-call/permissions.js';
 
 /**
  * A bash line's permissions as the model activity works them out (the spec's request for the whole

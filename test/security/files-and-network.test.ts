@@ -18,7 +18,7 @@ import { write } from '../../activities/tools/write.js';
 import { DEFAULT_PERMISSION } from '../../core/agents/index.js';
 import { newId } from '../../core/ids.js';
 import { decide, fromConfig, type PermissionConfig, type Ruleset } from '../../core/permission.js';
-import { permissionsOf as specPermissions } from '../../core/tool-permissions.js';
+import { permissionsOf as specPermissions } from '../../core/tool-call/permissions.js';
 import { findTool } from '../../core/tools/index.js';
 import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
 

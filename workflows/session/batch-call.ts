@@ -1,5 +1,5 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
-import type { BatchCallPlan } from '../../core/tool-plan.js';
+import type { BatchCallPlan } from '../../core/tool-call/plan.js';
 import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
 import { BATCH_WORKFLOW_TYPE } from '../api.js';

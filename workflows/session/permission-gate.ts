@@ -11,7 +11,7 @@ import {
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import type { PluginVerdict } from '../../activities/permissions.js';
 import type { RunConfig } from '../../core/run.js';
-import type { ToolCall } from '../../core/tool-call.js';
+import type { ToolCall } from '../../core/tool-call/check.js';
 import { callStore } from './activities.js';
 import type { WaitingBoard } from './waiting.js';
 

@@ -1,10 +1,10 @@
 import { ActivityFailure, TimeoutFailure, isCancellation, patched } from '@temporalio/workflow';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
-import { recordedBashPlan } from '../../core/recorded-bash-plan/plan.js';
+import { recordedBashPlan } from '../../core/tool-call/recorded-bash-plan/plan.js';
 import type { RunConfig } from '../../core/run.js';
-import type { ToolCall } from '../../core/tool-call.js';
-import { planToolCall, type PlannedToolCall } from '../../core/tool-plan.js';
-import type { ToolSpec } from '../../core/tool-spec.js';
+import type { ToolCall } from '../../core/tool-call/check.js';
+import { planToolCall, type PlannedToolCall } from '../../core/tool-call/plan.js';
+import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
 import { isNotThisHost } from '../../core/workspace.js';

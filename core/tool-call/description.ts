@@ -1,4 +1,4 @@
-import { findTool } from './tools/index.js';
+import { findTool } from '../tools/index.js';
 
 /**
  * `read README.md`, `grep TODO in *.ts`: a tool call as a person reads it, the tool and its main

@@ -6,10 +6,10 @@
  * change, not even the tables: they are a copy of what the scanner used then, not the command
  * table of today (core/shell-commands.ts). New runs parse lines with activities/permissions/shell.
  */
-import { dirnamePath, resolvePath } from '../path.js';
-import type { PermissionRequest } from '../permission.js';
-import type { PermissionContext } from '../tool-spec.js';
-import { externalDirectory } from '../tool-permissions.js';
+import { dirnamePath, resolvePath } from '../../path.js';
+import type { PermissionRequest } from '../../permission.js';
+import type { PermissionContext } from '../spec.js';
+import { externalDirectory } from '../permissions.js';
 import { commandWords, words } from './command-words.js';
 import { splitCommands } from './split-commands.js';
 

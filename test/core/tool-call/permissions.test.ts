@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { permissionsOf } from '../../core/tool-permissions.js';
-import { findTool } from '../../core/tools/index.js';
+import { permissionsOf } from '../../../core/tool-call/permissions.js';
+import { findTool } from '../../../core/tools/index.js';
 
 const context = { directory: '/work/project' };
 const of = (tool: string, input: unknown) => permissionsOf(findTool(tool)!, input, context);

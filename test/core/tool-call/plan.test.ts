@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromConfig } from '../../core/permission.js';
-import { planToolCall, refuseOversized, type PlanContext } from '../../core/tool-plan.js';
+import { fromConfig } from '../../../core/permission.js';
+import { planToolCall, refuseOversized, type PlanContext } from '../../../core/tool-call/plan.js';
 
 const context: PlanContext = {
   offered: ['read', 'write', 'bash', 'task', 'batch'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkToolCall, type ToolCall } from '../../core/tool-call.js';
+import { checkToolCall, type ToolCall } from '../../../core/tool-call/check.js';
 
 const OFFERED = ['read', 'list', 'glob', 'grep'];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ToolSpec } from './tool-spec.js';
-import { findTool } from './tools/index.js';
+import type { ToolSpec } from './spec.js';
+import { findTool } from '../tools/index.js';
 
 /** Finds a tool by name: Loom's own, or with the run's MCP tools too (see `toolFinder`). */
 export type FindTool = (name: string) => ToolSpec | undefined;

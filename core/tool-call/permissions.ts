@@ -1,6 +1,6 @@
-import { dirnamePath, isInsidePath, relativePath, resolvePath } from './path.js';
-import { permissionOfTool, type PermissionRequest } from './permission.js';
-import type { PermissionContext, ToolSpec } from './tool-spec.js';
+import { dirnamePath, isInsidePath, relativePath, resolvePath } from '../path.js';
+import { permissionOfTool, type PermissionRequest } from '../permission.js';
+import type { PermissionContext, ToolSpec } from './spec.js';
 
 /** The permissions a tool call needs, as its spec names them, or the tool's own with `*`. */
 export function permissionsOf(spec: ToolSpec, input: unknown, context: PermissionContext): PermissionRequest[] {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { commandWords } from '../../core/recorded-bash-plan/command-words.js';
-import { alwaysPattern, pathArguments, recordedBashPlan } from '../../core/recorded-bash-plan/plan.js';
-import { splitCommands } from '../../core/recorded-bash-plan/split-commands.js';
-import { wildcardMatch } from '../../core/permission.js';
+import { commandWords } from '../../../core/tool-call/recorded-bash-plan/command-words.js';
+import { alwaysPattern, pathArguments, recordedBashPlan } from '../../../core/tool-call/recorded-bash-plan/plan.js';
+import { splitCommands } from '../../../core/tool-call/recorded-bash-plan/split-commands.js';
+import { wildcardMatch } from '../../../core/permission.js';
 
 describe('splitCommands', () => {
   it.each([

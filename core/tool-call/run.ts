@@ -1,4 +1,4 @@
-import type { Ruleset } from './permission.js';
+import type { Ruleset } from '../permission.js';
 
 /** One tool call for a tool activity: which call, and where to write the result. */
 export interface ToolRunInput {

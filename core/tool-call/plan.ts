@@ -1,9 +1,9 @@
-import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type PermissionRequest, type Ruleset } from './permission.js';
-import { preview } from './prompt.js';
-import type { McpCallPlan } from './mcp.js';
-import { checkToolCall, type FindTool, type ToolCall } from './tool-call.js';
-import { permissionsOf } from './tool-permissions.js';
-import { findTool } from './tools/index.js';
+import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type PermissionRequest, type Ruleset } from '../permission.js';
+import { preview } from '../prompt.js';
+import type { McpCallPlan } from '../mcp.js';
+import { checkToolCall, type FindTool, type ToolCall } from './check.js';
+import { permissionsOf } from './permissions.js';
+import { findTool } from '../tools/index.js';
 
 /**
  * A tool call as the loop sees it: what it needs to authorise and run the call, never its whole
