@@ -1,4 +1,4 @@
-import { findAgent } from '../core/agents/index.js';
+import { findAgent } from '../core/agents/resolve.js';
 import { parseSlashCommand } from '../core/command-template.js';
 import { partId } from '../core/ids.js';
 import { expandedPromptId, preview } from '../core/prompt.js';

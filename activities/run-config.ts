@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { homedir } from 'node:os';
-import { defaultAgentName, findAgent, resolveAgents, type AgentInfo } from '../core/agents/index.js';
+import { defaultAgentName, findAgent, resolveAgents } from '../core/agents/resolve.js';
+import { type AgentInfo } from '../core/agents/agent.js';
 import { parseModelId } from '../core/model-id.js';
 import { modelInfo } from '../core/model-info.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
@@ -9,7 +10,7 @@ import { toolSpecs } from '../core/tools/index.js';
 import { visibleSkills } from '../core/tools/skill.js';
 import { ConfigError } from './config/load.js';
 import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } from './config/workspace-snapshot.js';
-import type { LoomConfig } from './config/schema.js';
+import type { LoomConfig } from '../core/config.js';
 import type { ActivityDeps } from './deps.js';
 import { projectMcpTools } from './mcp/project-tools.js';
 import { DEFAULT_MODEL_KEYS, defaultModelFromKeys } from './model/known-providers.js';

@@ -1,4 +1,4 @@
-import type { LoomConfig } from '../activities/config/schema.js';
+import type { LoomConfig } from '../core/config.js';
 import { parseSlashCommand } from '../core/command-template.js';
 import type { CliContext } from './context.js';
 

@@ -4,7 +4,7 @@ import type { Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { expect } from 'vitest';
-import type { LoomConfig } from '../activities/config/schema.js';
+import type { LoomConfig } from '../core/config.js';
 import { resolveModel } from '../activities/model/provider.js';
 import { streamIntoMessage, type StreamedAnswer } from '../activities/model/stream-answer.js';
 import type { SessionStore } from '../activities/store/store.js';

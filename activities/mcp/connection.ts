@@ -7,7 +7,7 @@ import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextproto
 import { resolve } from 'node:path';
 import type { McpServerConfig } from '../../core/mcp.js';
 import { mergeSandboxConfig } from '../../core/sandbox-config.js';
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { dataDir } from '../paths.js';
 import { ESCAPE_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
 import { confine } from '../sandbox/process-sandbox.js';

@@ -1,5 +1,5 @@
 import type { McpToolInfo } from '../../core/mcp.js';
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
 
 /** The same failure is written to the worker's log once a minute at most, not once per run. */

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelMessage } from 'ai';
-import { findAgent } from '../../core/agents/index.js';
+import { findAgent } from '../../core/agents/resolve.js';
 import { sinceLastCompaction } from '../../core/compaction.js';
 import { costOf } from '../../core/cost.js';
 import { derivedId } from '../../core/ids.js';

@@ -1,11 +1,12 @@
 import type { ModelMessage } from 'ai';
-import { findAgent, type AgentInfo } from '../../core/agents/index.js';
-import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/index.js';
+import { findAgent } from '../../core/agents/resolve.js';
+import { type AgentInfo } from '../../core/agents/agent.js';
+import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/reminders.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { ModelStepInput } from '../../core/model-step.js';
 import type { PromptVariant } from '../../core/prompt-variant.js';
 import { sinceLastCompaction } from '../../core/compaction.js';
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { projectAgents } from '../run-config.js';
 import { systemPrompt } from './system-prompt.js';
 import { toModelMessages, type TranscriptOptions } from './transcript.js';

@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { parseModelId } from '../../core/model-id.js';
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { KNOWN_PROVIDERS, knownProvider } from './known-providers.js';
 import { PROVIDER_PACKAGES, providerPackage, type ModelProtocol } from './provider-packages.js';
 import { streamLimits } from './stream-limits.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentInfo } from '../../core/agents/index.js';
-import { smallModelPrompt } from '../../core/agents/prompts/index.js';
+import type { AgentInfo } from '../../core/agents/agent.js';
+import { smallModelPrompt } from '../../core/agents/prompts/small.js';
 import type { PromptVariant } from '../../core/prompt-variant.js';
 import { sampleFile } from '../../core/tools/small-model.js';
 

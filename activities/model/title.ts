@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { generateText } from 'ai';
-import { findAgent } from '../../core/agents/index.js';
+import { findAgent } from '../../core/agents/resolve.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { readPrompt } from '../prompts.js';

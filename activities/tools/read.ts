@@ -3,7 +3,7 @@ import { basename, extname, relative } from 'node:path';
 import type { z } from 'zod';
 import { READ_DEFAULT_LIMIT, READ_MAX_LINE_LENGTH, type read as readSpec } from '../../core/tools/read.js';
 import { parseModelId } from '../../core/model-id.js';
-import { acceptsAttachments } from '../model/capabilities.js';
+import { modelInfo } from '../../core/model-info.js';
 import { explainMissing } from './closest-paths.js';
 import { rememberVersion } from './file-versions.js';
 import { resolveInProject } from './project-path.js';
@@ -72,7 +72,8 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
 
 /** An image or PDF, handed to the model as a file when it accepts files. */
 async function attachment(path: string, title: string, mime: string, size: number, context: ToolContext): Promise<ToolOutput> {
-  if (!acceptsAttachments(context.config, context.model)) {
+  // As configured, else as the catalogue says.
+  if (!modelInfo(context.config, context.model).attachment) {
     const { providerID, modelID } = parseModelId(context.model);
     throw new ToolError(
       `Cannot show ${path} (${mime}): the model ${context.model} is not configured to accept images or PDFs. ` +

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { TOOL_PREVIEW_LIMIT, type ToolRunInput, type ToolRunResult } from '../../core/tool-call/run.js';
 import { loadConfig } from '../config/load.js';
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import type { ActivityDeps } from '../deps.js';
 import { toolOutputDir } from '../paths.js';
 import { toolHandlers } from './index.js';

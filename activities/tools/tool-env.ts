@@ -1,4 +1,4 @@
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 
 /**
  * Loom's own secrets by name: the store's connection string, the password a PostgreSQL client

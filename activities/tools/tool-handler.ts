@@ -1,5 +1,5 @@
 import type { Ruleset } from '../../core/permission.js';
-import type { LoomConfig } from '../config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import type { SessionStore } from '../store/store.js';
 
 /** What a tool handler gets besides its input. */

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import pc from 'picocolors';
-import { listAgents, type AgentInfo } from '../../core/agents/index.js';
+import { listAgents } from '../../core/agents/resolve.js';
+import { type AgentInfo } from '../../core/agents/agent.js';
 import type { CliContext } from '../context.js';
-import { plural } from '../render/plural.js';
+import { plural } from '../render/quantities.js';
 import { agentRows, loadProjectAgents, summarizePermissions } from '../services/project-agents.js';
 
 /** `loom agents`: the project's agents with mode, model, description and what they may do. */

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
-import { plural } from '../render/plural.js';
+import { plural } from '../render/quantities.js';
 import { renderSessionList } from '../render/session-list.js';
 
 export interface LsOptions {

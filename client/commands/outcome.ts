@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { CliContext } from '../context.js';
-import { plural } from '../render/plural.js';
+import { plural } from '../render/quantities.js';
 import type { RunOutcome } from '../follow/watch-run.js';
 
 /** The last word on a run: a JSON object on stdout, or a status line on stderr. Returns the exit code. */

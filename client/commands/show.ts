@@ -1,8 +1,8 @@
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
-import { formatCost } from '../render/money.js';
-import { plural } from '../render/plural.js';
+import { formatCost } from '../render/quantities.js';
+import { plural } from '../render/quantities.js';
 import { renderSession } from '../render/session-view.js';
 import { sessionTree, totalTokens } from '../services/session-tree.js';
 

@@ -3,8 +3,8 @@ import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import type { Session } from '../../core/session.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
-import { formatCost } from '../render/money.js';
-import { plural } from '../render/plural.js';
+import { formatCost } from '../render/quantities.js';
+import { plural } from '../render/quantities.js';
 import { sessionTree, totalTokens, type SessionNode } from '../services/session-tree.js';
 
 /** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */

@@ -3,7 +3,7 @@ import { isCleared } from '../../core/compaction.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
-import { plural } from './plural.js';
+import { plural } from './quantities.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
 import { callMark, subagentCallLine, subagentSteps, taskSessionId } from './tool-call.js';
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { BatchTaskInput } from '../../core/batch.js';
 import { isInsidePath } from '../../core/path.js';
 import { CliError } from '../cli-error.js';
-import { plural } from '../render/plural.js';
+import { plural } from '../render/quantities.js';
 
 /**
  * Checks that every task's `directory` is a folder inside the batch's `directory`, symlinks

@@ -11,10 +11,10 @@ import { batchControlUpdate, type BatchControl } from '../../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
 import { checkTaskDirectories } from './batch-directories.js';
 import { CliError } from '../cli-error.js';
-import { formatBytes } from '../render/bytes.js';
+import { formatBytes } from '../render/quantities.js';
 import { promptSizeProblem } from './prompts.js';
 import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
-import { plural } from '../render/plural.js';
+import { plural } from '../render/quantities.js';
 
 export type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
 

@@ -1,6 +1,6 @@
 import { parseModelId } from '../../core/model-id.js';
 import { defaultModelRetry, type ModelRetry } from '../../core/run.js';
-import type { LoomConfig } from '../../activities/config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { MissingKeyError, providerFor } from '../../activities/model/provider.js';
 import { NO_MODEL, configuredModel } from '../../activities/run-config.js';
 import { CliError } from '../cli-error.js';

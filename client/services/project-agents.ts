@@ -1,7 +1,8 @@
 import { loadConfig } from '../../activities/config/load.js';
-import type { LoomConfig } from '../../activities/config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { projectAgents } from '../../activities/run-config.js';
-import { defaultAgentName, findAgent, listAgents, type AgentInfo } from '../../core/agents/index.js';
+import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
+import { type AgentInfo } from '../../core/agents/agent.js';
 import type { Ruleset } from '../../core/permission.js';
 import { CliError } from '../cli-error.js';
 

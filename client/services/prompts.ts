@@ -2,7 +2,7 @@ import { loadConfig } from '../../activities/config/load.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { newId } from '../../core/ids.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../../core/prompt.js';
-import { formatBytes } from '../render/bytes.js';
+import { formatBytes } from '../render/quantities.js';
 import { CliError } from '../cli-error.js';
 
 /** The largest prompt a project accepts: `LOOM_MAX_PROMPT_BYTES`, else `max_prompt_bytes`, else 8 MiB. */

@@ -1,6 +1,9 @@
 import type { PermissionConfig } from '../permission.js';
 import type { AgentMode } from './agent.js';
-import { BUILD_PROMPT, COMPACTION_PROMPT, EXPLORE_PROMPT, GENERAL_PROMPT, SUMMARY_PROMPT, TITLE_PROMPT } from './prompts/index.js';
+import { BUILD_PROMPT } from './prompts/build.js';
+import { COMPACTION_PROMPT, SUMMARY_PROMPT, TITLE_PROMPT } from './prompts/hidden.js';
+import { EXPLORE_PROMPT } from './prompts/explore.js';
+import { GENERAL_PROMPT } from './prompts/general.js';
 
 /**
  * The permission set every agent starts from (OpenCode's defaults, less the rules of tools Loom

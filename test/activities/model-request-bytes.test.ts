@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoomConfig } from '../../activities/config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { buildModelRequest } from '../../activities/model/model-request.js';
 import { functionTools } from '../../activities/model/offered-tools.js';
 import { resolveModel, type ResolvedModel } from '../../activities/model/provider.js';

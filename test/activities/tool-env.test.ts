@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expandCommand } from '../../activities/commands.js';
 import { loadConfig, parseConfig } from '../../activities/config/load.js';
-import type { LoomConfig } from '../../activities/config/schema.js';
+import type { LoomConfig } from '../../core/config.js';
 import { bash } from '../../activities/tools/bash.js';
 import { glob } from '../../activities/tools/glob.js';
 import { NODE_WALK_BUDGET } from '../../activities/tools/search/small-trees-in-node.js';

@@ -6,7 +6,7 @@ import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { Session } from '../../core/session.js';
 import { answerHint, describeRequest } from '../../client/services/permissions.js';
 import { batchSpan, tasksPerSecond } from '../../client/render/batch-progress.js';
-import { plural } from '../../client/render/plural.js';
+import { plural } from '../../client/render/quantities.js';
 import { RunPrinter } from '../../client/render/run-printer.js';
 import { renderSessionList, shortenHome } from '../../client/render/session-list.js';
 import { renderSession } from '../../client/render/session-view.js';

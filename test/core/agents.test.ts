@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultAgentName, findAgent, resolveAgents } from '../../core/agents/index.js';
+import { defaultAgentName, findAgent, resolveAgents } from '../../core/agents/resolve.js';
 import type { LoomConfig } from '../../core/config.js';
 import { decide, disabled, evaluate } from '../../core/permission.js';
 import { toolSpecs } from '../../core/tools/index.js';

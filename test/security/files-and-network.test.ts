@@ -15,7 +15,7 @@ import { ExternalDirectoryError, ToolError } from '../../activities/tools/tool-h
 import { webfetch } from '../../activities/tools/webfetch.js';
 import { createUserMessageActivities } from '../../activities/user-message.js';
 import { write } from '../../activities/tools/write.js';
-import { DEFAULT_PERMISSION } from '../../core/agents/index.js';
+import { DEFAULT_PERMISSION } from '../../core/agents/builtin.js';
 import { newId } from '../../core/ids.js';
 import { decide, fromConfig, type PermissionConfig, type Ruleset } from '../../core/permission.js';
 import { permissionsOf as specPermissions } from '../../core/tool-call/permissions.js';

@@ -5,7 +5,7 @@ import { batchProgressQuery } from '../../../workflows/api.js';
 import type { BatchHandle } from '../../services/batches.js';
 import type { CliContext } from '../../context.js';
 import { BatchProgressView, batchSpan, formatRate, tasksPerSecond, type BatchSpan } from '../../render/batch-progress.js';
-import { plural } from '../../render/plural.js';
+import { plural } from '../../render/quantities.js';
 
 const POLL_MS = 500;
 

@@ -5,7 +5,7 @@ import { batchProgressQuery, type BatchControl } from '../../../workflows/api.js
 import { batchTokens, controlBatch } from '../../services/batches.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
 import { batchSpan } from '../../render/batch-progress.js';
-import { formatBytes } from '../../render/bytes.js';
+import { formatBytes } from '../../render/quantities.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
 import { followBatch, summary } from './follow.js';

@@ -6,7 +6,7 @@ import type { CliContext } from '../../context.js';
 import { checkModelFlag, modelRetryFromEnv } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { promptLimit } from '../../services/prompts.js';
-import { plural } from '../../render/plural.js';
+import { plural } from '../../render/quantities.js';
 import { followBatch } from './follow.js';
 
 export interface BatchRunOptions {

@@ -9,7 +9,7 @@ import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
 import type { ServeDeps } from '../app.js';
 import { ErrorBody, HttpError } from '../errors.js';
 import { Batch, BatchCounts, BatchIdParam, BatchOutcome, BatchProgress, BatchTask, json, StartBatchBody } from '../schemas.js';
-import { plural } from '../../render/plural.js';
+import { plural } from '../../render/quantities.js';
 
 const BatchRow = Batch.extend({ counts: BatchCounts }).meta({ id: 'BatchRow' });
 const BatchDetail = Batch.extend({ counts: BatchCounts, tokens: Tokens }).meta({ id: 'BatchDetail' });

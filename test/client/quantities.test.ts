@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { formatCost } from '../../client/render/money.js';
+import { formatCost } from '../../client/render/quantities.js';
 
 it.each([
   [0, '$0'],
