@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/package-root.js';
 import { cacheDir } from '../activities/paths.js';
 import { findRipgrep } from '../activities/tools/ripgrep.js';
-import type { ScriptRule } from '../testkit/scripted-model.js';
+import type { ScriptRule } from '../testkit/scripted-model-script.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import { repeat, type Row } from './stats.js';

@@ -1,4 +1,4 @@
-import type { RecordedRequest, ScriptRule } from './scripted-model.js';
+import type { RecordedRequest, ScriptRule } from './scripted-model-script.js';
 
 /** What the scripted model "says" in `npm run demo`. Answers use what the tools really returned. */
 export const demoScript: ScriptRule[] = [

@@ -15,7 +15,8 @@ import { localHostId } from '../activities/hosts/host-id.js';
 import { createLoomWorker, type LoomWorker, type LoomWorkerOptions } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { freePort } from './free-port.js';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from './scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
+import type { ScriptRule } from './scripted-model-script.js';
 import { openTestStore } from './test-store.js';
 
 export const SCRIPTED_MODEL = 'scripted/test-model';

@@ -10,7 +10,8 @@ import { streamIntoMessage, type StreamedAnswer } from '../activities/model/stre
 import type { SessionStore } from '../activities/store/store.js';
 import { newId } from '../core/ids.js';
 import { zeroTokens, type AssistantMessage } from '../core/message.js';
-import type { ScriptRule, ScriptedModel } from './scripted-model.js';
+import type { ScriptedModel } from './scripted-model.js';
+import type { ScriptRule } from './scripted-model-script.js';
 import type { ModelMessage } from 'ai';
 
 export const MODEL = 'scripted/test-model';

@@ -3,7 +3,7 @@
 // and OpenAI's `POST /v1/chat/completions` itself. Anthropic and Gemini live in
 // scripted-model-anthropic.ts and scripted-model-gemini.ts.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Matcher, RecordedRequest, ScriptedReply } from './scripted-model.js';
+import type { Matcher, RecordedRequest, ScriptedReply } from './scripted-model-script.js';
 
 /** The RecordedRequest fields a protocol reads from its own request body. */
 export type NormalizedRequest = Pick<

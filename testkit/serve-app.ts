@@ -1,6 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { localHostId } from '../activities/hosts/host-id.js';
-import { createServeApp, type ServeDeps } from '../client/serve/app.js';
+import { createServeApp } from '../client/serve/app.js';
+import type { ServeDeps } from '../client/serve/deps.js';
 import { freePort } from './free-port.js';
 import type { LoomTestEnv } from './loom-env.js';
 

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/message.js';
 import type { TextPart } from '../core/part.js';
 import type { SessionStore } from '../activities/store/store.js';
-import { request } from './store-contract-records.js';
-import { session } from './store-contract.js';
+import { request, session } from './store-records.js';
 
 /**
  * Generous on purpose: the machines running tests are shared and slow at times. A wake-up that

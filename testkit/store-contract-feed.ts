@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedEntry, SessionStore } from '../activities/store/store.js';
-import { batch, request } from './store-contract-records.js';
-import { session, textPart, userMessage } from './store-contract.js';
+import { batch, request, session, textPart, userMessage } from './store-records.js';
 
 const TIMEOUT_MS = 10_000;
 const PROMPT_MS = 8_000;

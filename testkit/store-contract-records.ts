@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchRecord } from '../core/batch.js';
 import type { AssistantMessage } from '../core/message.js';
-import type { PermissionRequestRecord } from '../core/permission-request.js';
 import type { SessionStore } from '../activities/store/store.js';
-import { session } from './store-contract.js';
+import { batch, request, session } from './store-records.js';
 
 function assistant(id: string, fields: Partial<AssistantMessage> = {}): AssistantMessage {
   return {
@@ -18,40 +16,6 @@ function assistant(id: string, fields: Partial<AssistantMessage> = {}): Assistan
     tokens: { input: 10, output: 2, reasoning: 1, cache: { read: 3, write: 0 } },
     cost: 0.5,
     ...fields,
-  };
-}
-
-export function batch(id: string, created: number): BatchRecord {
-  return {
-    id,
-    source: 'tasks.jsonl',
-    sourceBytes: 10,
-    total: 3,
-    directory: '/project',
-    agent: 'general',
-    concurrency: 2,
-    retries: 1,
-    status: 'running',
-    time: { created, updated: created },
-  };
-}
-
-export function request(id: string, status: PermissionRequestRecord['status'], rootID = 'ses_root'): PermissionRequestRecord {
-  return {
-    id,
-    sessionID: 'ses_a',
-    rootID,
-    messageID: 'msg_1',
-    partID: 'prt_1',
-    callID: 'call_1',
-    tool: 'bash',
-    agent: 'build',
-    permission: 'bash',
-    patterns: ['npm publish'],
-    always: ['npm *'],
-    title: 'bash · npm publish',
-    status,
-    time: { created: 1 },
   };
 }
 

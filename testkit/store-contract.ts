@@ -1,37 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../core/message.js';
-import type { Part, TextPart } from '../core/part.js';
-import type { Session } from '../core/session.js';
+import type { TextPart } from '../core/part.js';
 import { NotFoundError, type SessionStore } from '../activities/store/store.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';
 import { describeWorkspaceSnapshotContract } from './store-contract-workspace.js';
+import { session, textPart, textsOf, userMessage } from './store-records.js';
 
 export type OpenStore = () => Promise<SessionStore>;
-
-export function session(id: string, updated: number, parentID?: string): Session {
-  return {
-    id,
-    parentID,
-    title: `Session ${id}`,
-    agent: 'build',
-    model: 'openai/gpt-4o',
-    directory: '/project',
-    status: 'idle',
-    time: { created: updated, updated },
-  };
-}
-
-export function userMessage(id: string, sessionID = 'ses_a'): Message {
-  return { id, sessionID, role: 'user', agent: 'build', model: 'openai/gpt-4o', time: { created: 1 } };
-}
-
-export function textPart(id: string, messageID: string, text: string, sessionID = 'ses_a'): TextPart {
-  return { id, sessionID, messageID, type: 'text', text };
-}
-
-export const textsOf = (parts: Part[]) => parts.map((part) => (part.type === 'text' ? part.text : part.type));
 
 /**
  * The behaviour every session store must have, run unchanged against each backend. `open` opens

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
 import type { FindTool, ToolCall } from '../../core/tool-call/check.js';
 import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-call/plan.js';
-import { permissionsOf, type CheckContext } from '../permissions/index.js';
+import type { CheckContext } from '../permissions/check-context.js';
+import { permissionsOf } from '../permissions/index.js';
 import type { SessionStore } from '../store/store.js';
 import { failToolPart } from '../tools/tool-state.js';
 

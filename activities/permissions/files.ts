@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import type { PermissionRequest } from '../../core/permission.js';
 import { resolvePath } from '../../core/path.js';
 import { fileAccess, searchAccess } from '../../core/tool-call/permissions.js';
-import { mergeRequests, type CheckContext } from './index.js';
+import type { CheckContext } from './check-context.js';
+import { mergeRequests } from './merge-requests.js';
 import { realPathOf } from './real-path.js';
 
 /**

@@ -1,14 +1,8 @@
-import type { PermissionRequest, Ruleset } from '../../core/permission.js';
+import type { PermissionRequest } from '../../core/permission.js';
 import { bashPermissions } from './bash.js';
 import { filePermissions } from './files.js';
 import { webfetchPermissions } from './webfetch.js';
-
-/** Where a call is checked: the project it works in. */
-export interface CheckContext {
-  directory: string;
-  /** The agent's rules on reading files: a shell line naming a file they guard asks as `read` would. */
-  readRules?: Ruleset;
-}
+import type { CheckContext } from './check-context.js';
 
 /**
  * The permissions a tool call needs, worked out where I/O is allowed: links are resolved before
@@ -41,19 +35,4 @@ function unsandboxed(input: Record<string, unknown>): PermissionRequest[] {
   if (input.sandbox !== false || typeof input.command !== 'string') return [];
   const line = input.command.trim();
   return [{ permission: 'unsandboxed', patterns: [line], always: [line], reason: 'the command asks to run outside the sandbox' }];
-}
-
-/** Requests merged by permission: every pattern of both, in order, without repeats. */
-export function mergeRequests(...lists: PermissionRequest[][]): PermissionRequest[] {
-  const merged: PermissionRequest[] = [];
-  for (const request of lists.flat()) {
-    const same = merged.find((candidate) => candidate.permission === request.permission);
-    if (!same) merged.push({ ...request, patterns: [...request.patterns], always: [...request.always] });
-    else {
-      same.patterns = [...new Set([...same.patterns, ...request.patterns])];
-      same.always = [...new Set([...same.always, ...request.always])];
-    }
-  }
-  // A folder outside the project is asked about before what is done there, as the specs order it.
-  return [...merged.filter((r) => r.permission === 'external_directory'), ...merged.filter((r) => r.permission !== 'external_directory')];
 }

@@ -1,10 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Client } from '@temporalio/client';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
 import { LOOM_VERSION } from '../../activities/package-root.js';
-import type { SessionStore } from '../../activities/store/store.js';
 import { cors } from 'hono/cors';
 import { requireToken } from './auth.js';
+import type { ServeDeps } from './deps.js';
 import { errorResponse, invalidInput } from './errors.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -13,31 +11,6 @@ import { registerPermissionRoutes } from './routes/permissions.js';
 import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
 import { registerWebRoutes } from './routes/web.js';
-
-
-/** What the server works over: a `CliContext` provides it in `loom serve`, tests build it by hand. */
-export interface ServeDeps {
-  store: SessionStore;
-  /** Temporal, connected on first use (reads never need it). */
-  client(): Promise<Client>;
-  /** Whether runs may carry Loom's search attributes (the namespace has them). */
-  searchAttributes(): Promise<boolean>;
-  /** Which Temporal: the web view links runs into its UI. */
-  temporal: Pick<TemporalTarget, 'address' | 'namespace' | 'embedded'>;
-  taskQueue: string;
-  dataDir: string;
-  /** This machine's host id: new sessions' directories are here. */
-  hostId: string;
-  env: NodeJS.ProcessEnv;
-  /** The project directory of a session started without one. */
-  defaultDirectory: string;
-  /** When set, every route demands `Authorization: Bearer <token>`. */
-  token?: string;
-  /** Where the web view is (`LOOM_WEB_URL`, else this server): runs it starts link to their pages. */
-  webUrl?: string;
-  /** Origins whose pages may call the API from a browser (CORS); none when unset. */
-  corsOrigins?: string[];
-}
 
 export type ServeApp = OpenAPIHono;
 

@@ -4,7 +4,8 @@ import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { isLoopback } from '../../core/loopback.js';
 import { serverToken } from './auth.js';
-import { createServeApp, type ServeDeps } from './app.js';
+import { createServeApp } from './app.js';
+import type { ServeDeps } from './deps.js';
 import { HttpError } from './errors.js';
 
 export interface ServeOptions {

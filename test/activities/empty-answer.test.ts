@@ -13,7 +13,8 @@ import { EMPTY_ANSWER_REQUESTS, NO_FINAL_ANSWER, type StreamedAnswer } from '../
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import type { AssistantMessage } from '../../core/message.js';
 import { assistantMessage, failureOf, streamFromScript } from '../../testkit/model-activity.js';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../../testkit/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
+import type { ScriptRule } from '../../testkit/scripted-model-script.js';
 
 const MODEL = 'scripted/test-model';
 let dir: string;

@@ -5,7 +5,8 @@ import { postgresMigrations } from '../../activities/store/postgres-migrations.j
 import { PostgresSessionStore } from '../../activities/store/postgres.js';
 import { freePort } from '../../testkit/free-port.js';
 import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
-import { describeStoreContract, session, textPart, textsOf, userMessage } from '../../testkit/store-contract.js';
+import { describeStoreContract } from '../../testkit/store-contract.js';
+import { session, textPart, textsOf, userMessage } from '../../testkit/store-records.js';
 
 let server: TestPostgres;
 let url: string;

@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../activities/store/migrations.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
-import { describeStoreContract, session, textPart, textsOf } from '../../testkit/store-contract.js';
+import { describeStoreContract } from '../../testkit/store-contract.js';
+import { session, textPart, textsOf } from '../../testkit/store-records.js';
 
 let dir: string;
 let file: string;

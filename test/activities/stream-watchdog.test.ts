@@ -12,7 +12,8 @@ import type { StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { DEFAULT_FIRST_BYTE_MS, DEFAULT_IDLE_MS, streamLimits } from '../../activities/model/stream-limits.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { assistantMessage, failureOf, streamFromScript, type StreamOptions } from '../../testkit/model-activity.js';
-import { startScriptedModel, type ScriptRule, type ScriptedModel } from '../../testkit/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
+import type { ScriptRule } from '../../testkit/scripted-model-script.js';
 
 let dir: string;
 let store: SqliteSessionStore;

@@ -5,8 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../activities/store/sqlite.js';
 import { HostWatch } from '../../client/serve/events/host-watch.js';
 import { SharedFeed } from '../../client/serve/events/shared-feed.js';
-import { request } from '../../testkit/store-contract-records.js';
-import { session } from '../../testkit/store-contract.js';
+import { request, session } from '../../testkit/store-records.js';
 
 let folder: string;
 let store: SqliteSessionStore;

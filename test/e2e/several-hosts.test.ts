@@ -8,7 +8,7 @@ import { hostTaskQueue } from '../../core/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
 import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
-import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { startSeveralHosts, type SeveralHosts } from '../../testkit/several-hosts.js';
 import { waitUntil } from '../../testkit/wait.js';
 import { stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;

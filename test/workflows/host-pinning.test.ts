@@ -4,7 +4,7 @@ import { hostTaskQueue } from '../../core/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import type { LoomWorker } from '../../worker/create-worker.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -1,6 +1,6 @@
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { ScriptRule } from '../../testkit/scripted-model.js';
+import type { ScriptRule } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTemporalServer } from '../../testkit/temporal-server.js';
 

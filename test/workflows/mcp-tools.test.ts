@@ -5,7 +5,7 @@ import { closeMcpServers } from '../../activities/mcp/servers.js';
 import type { ToolPart } from '../../core/part.js';
 import { startHttpServer } from '../fixtures/mcp/server.mjs';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 const TOKEN = 'mcp-test-token';

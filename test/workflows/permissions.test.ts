@@ -6,7 +6,7 @@ import type { ToolPart } from '../../core/part.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;

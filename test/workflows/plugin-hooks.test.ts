@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import type { RecordedRequest } from '../../testkit/scripted-model.js';
+import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;

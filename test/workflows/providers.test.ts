@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { costOf } from '../../core/cost.js';
 import type { AssistantMessage } from '../../core/message.js';
 import type { ReasoningPart, ToolPart } from '../../core/part.js';
-import type { RecordedRequest, ScriptedReply } from '../../testkit/scripted-model.js';
+import type { RecordedRequest, ScriptedReply } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 // One session loop, three wire protocols: each provider package talks to the scripted server in

@@ -7,7 +7,7 @@ import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js';
 import type { Placement } from './activities.js';
 import type { PermissionGate } from './permission-gate.js';
-import { messageOf } from './tool-calls.js';
+import { failureMessage } from './failure-message.js';
 import { WaitingBoard } from './waiting.js';
 
 /** What steers one run; everything else lives in the session store. */
@@ -74,7 +74,7 @@ export function describeFailure(error: unknown): MessageError | undefined {
   if (cause instanceof ApplicationFailure) {
     return { name: cause.type ?? 'Error', message: cause.message, retryable: !cause.nonRetryable };
   }
-  if (error instanceof ActivityFailure) return { name: 'ActivityFailure', message: messageOf(error) };
+  if (error instanceof ActivityFailure) return { name: 'ActivityFailure', message: failureMessage(error) };
   return undefined;
 }
 

@@ -6,9 +6,9 @@ import type { ToolCall } from '../../core/tool-call/check.js';
 import { planToolCall, type PlannedToolCall } from '../../core/tool-call/plan.js';
 import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
-import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
-import { isNotThisHost } from '../../core/workspace.js';
+import { DEFAULT_HOST_WAIT_MS, isNotThisHost } from '../../core/workspace.js';
 import { LOCAL_TOOLS, callStore, hostWaitExpired, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
+import { failureMessage } from './failure-message.js';
 import { whileHostWaits, type HostWatch } from './host-wait.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
@@ -202,13 +202,5 @@ function describeToolFailure(tool: string, effect: string, error: unknown, place
         : 'Retrying did not help.';
     return `Tool "${tool}" was interrupted: the worker running it stopped responding (${cause.timeoutType === 'HEARTBEAT' ? 'heartbeat' : 'time'} limit). ${rerun}`;
   }
-  return `Tool "${tool}" could not run: ${messageOf(error)}`;
-}
-
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error ? cause.message : error.message;
-  }
-  return String(error);
+  return `Tool "${tool}" could not run: ${failureMessage(error)}`;
 }

@@ -1,6 +1,5 @@
 import { FILE_EDITORS, type FileEditor } from '../../../core/shell-commands.js';
-import type { PathWord } from './paths.js';
-import { mayBeOption, type ShellWord } from './words.js';
+import { mayBeOption, type PathWord, type ShellWord } from './words.js';
 
 interface Option {
   name: string;

@@ -2,13 +2,7 @@ import { FOLDER_COMMANDS, PATH_COMMANDS } from '../../../core/shell-commands.js'
 import type { ShellRedirect } from './commands.js';
 import { editedFiles } from './edited-files.js';
 import { gitFolders } from './git.js';
-import type { ShellWord } from './words.js';
-
-/** A word that names a path, and whether the path is a folder the command works in (`cd x`). */
-export interface PathWord {
-  word: ShellWord;
-  folder: boolean;
-}
+import type { PathWord, ShellWord } from './words.js';
 
 /** Redirections that open a file for reading. */
 const READING = new Set(['<', '<>']);

@@ -65,3 +65,9 @@ function valueOf(node: SyntaxNode): string | undefined {
 export function mayBeOption(word: ShellWord): boolean {
   return word.value === undefined && /^("?[$`]|-)/.test(word.raw);
 }
+
+/** A word that names a path, and whether the path is a folder the command works in (`cd x`). */
+export interface PathWord {
+  word: ShellWord;
+  folder: boolean;
+}

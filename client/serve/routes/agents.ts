@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { RuleSchema } from '../../../core/session.js';
 import { agentRows, loadProjectAgents } from '../../services/project-agents.js';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 import { ErrorBody } from '../errors.js';
 import { json } from '../schemas.js';
 

@@ -6,7 +6,7 @@ import { BatchControlError, batchTokens, controlBatch, startBatch } from '../../
 import { checkModelFlag, modelRetryFromEnv } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError } from '../errors.js';
 import { Batch, BatchCounts, BatchIdParam, BatchOutcome, BatchProgress, BatchTask, json, StartBatchBody } from '../schemas.js';
 import { plural } from '../../render/quantities.js';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 import { streamEvents, type EventBus } from '../events/connection.js';
 import { ServerEvent } from '../events/event-types.js';
 import { HostWatch } from '../events/host-watch.js';

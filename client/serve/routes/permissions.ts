@@ -3,7 +3,7 @@ import type { SessionStore } from '../../../activities/store/store.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../../core/permission-request.js';
 import { PermissionReplyError, replyToRequest } from '../../services/permissions.js';
 import { rootOf } from '../../services/sessions.js';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PermissionReplyBody, PermissionRequest, SessionIdParam, SessionPermissionBody } from '../schemas.js';
 

@@ -5,7 +5,7 @@ import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv } fro
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
 import { cancelSession, resumeSession, startSession } from '../../services/sessions.js';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
 

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { sessionTree } from '../../services/session-tree.js';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
 import { json, MessageWithParts, Session, SessionIdParam, SessionNode } from '../schemas.js';
 

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { temporalUiUrl } from '../../../worker/temporal/ui.js';
-import type { ServeDeps } from '../app.js';
+import type { ServeDeps } from '../deps.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WEB_DIR = join(HERE, '..', 'web');

@@ -1,0 +1,8 @@
+import type { Ruleset } from '../../core/permission.js';
+
+/** Where a call is checked: the project it works in. */
+export interface CheckContext {
+  directory: string;
+  /** The agent's rules on reading files: a shell line naming a file they guard asks as `read` would. */
+  readRules?: Ruleset;
+}
