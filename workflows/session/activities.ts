@@ -28,7 +28,7 @@ const localStorePolicy: LocalActivityOptions = {
 /**
  * Store reads and writes take milliseconds, so they run as local activities: in the worker that
  * runs the workflow task, recorded as markers, with no round trip through the server per call.
- * Runs recorded before this change keep their regular activities (the patch marks which is which).
+ * Older runs keep their regular activities (docs/compatibility.md).
  */
 export const STORE_AS_LOCAL_ACTIVITIES = 'store-as-local-activities';
 const remoteStore = proxyActivities<LoomActivities>(storePolicy);
@@ -159,8 +159,8 @@ export function retriedTool(summary: string, placement: Placement = {}) {
 
 /**
  * Tools marked `local` (reads of local files and the store) run as local activities: a step that
- * only reads then costs one server round trip (its model call) instead of two. Runs recorded
- * before this change keep their regular activities.
+ * only reads then costs one server round trip (its model call) instead of two. Older runs keep
+ * their regular activities (docs/compatibility.md).
  */
 export const LOCAL_TOOLS = 'local-tools';
 export function localTool(summary: string) {

@@ -38,7 +38,7 @@ export function promptQueue(queued: QueuedPrompt[]): (prompt: QueuedPrompt) => v
   };
 }
 
-/** Runs recorded before this change cancelled only the background subagents they had started. */
+/** Older runs cancelled only the background subagents they had started (docs/compatibility.md). */
 export const CANCEL_EARLIER_BACKGROUND = 'cancel-earlier-background';
 
 /**
