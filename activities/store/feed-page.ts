@@ -1,16 +1,42 @@
-import type { FeedEntry, StoreFeed } from './store.js';
+import { BatchRecord } from '../../core/batch.js';
+import { Message } from '../../core/message.js';
+import { Part } from '../../core/part.js';
+import { PermissionRequestRecord } from '../../core/permission-request.js';
+import { Session } from '../../core/session.js';
+import type { FeedEntry, StoreFeed } from './change-feed.js';
 
-/** How many rows one `feed` call returns at most, unless told otherwise. */
-export const DEFAULT_FEED_LIMIT = 500;
+/** A revisioned row's `data` document, not yet validated. */
+export type FeedDocument = { rev: number; data: unknown };
+
+/** What each table holds after a cursor, as read for one page of the feed. */
+export interface FeedTables {
+  session: FeedDocument[];
+  message: FeedDocument[];
+  part: FeedDocument[];
+  permission: FeedDocument[];
+  batch: FeedDocument[];
+  removed: { rev: number; id: string; message_id: string; session_id: string }[];
+}
 
 /**
  * One page of the feed from each table's oldest `limit` rows after the cursor: revisions are
  * unique across tables, so the page's rows are the store's oldest, and when the page is cut the
  * cursor stops at its last row (the rest comes with the next call).
  */
-export function feedPage(cursor: number, tables: FeedEntry[][], limit: number): StoreFeed {
-  const entries = tables.flat().sort((a, b) => a.rev - b.rev);
+export function feedPage(cursor: number, tables: FeedTables, limit: number): StoreFeed {
+  const entries = entriesOf(tables).sort((a, b) => a.rev - b.rev);
   if (entries.length <= limit) return { cursor, entries, more: false };
   const page = entries.slice(0, limit);
   return { cursor: page[page.length - 1].rev, entries: page, more: true };
+}
+
+function entriesOf(tables: FeedTables): FeedEntry[] {
+  return [
+    ...tables.session.map(({ rev, data }): FeedEntry => ({ rev, kind: 'session', session: Session.parse(data) })),
+    ...tables.message.map(({ rev, data }): FeedEntry => ({ rev, kind: 'message', message: Message.parse(data) })),
+    ...tables.part.map(({ rev, data }): FeedEntry => ({ rev, kind: 'part', part: Part.parse(data) })),
+    ...tables.permission.map(({ rev, data }): FeedEntry => ({ rev, kind: 'permission', request: PermissionRequestRecord.parse(data) })),
+    ...tables.batch.map(({ rev, data }): FeedEntry => ({ rev, kind: 'batch', batch: BatchRecord.parse(data) })),
+    ...tables.removed.map((row): FeedEntry => ({ rev: row.rev, kind: 'part-removed', partID: row.id, messageID: row.message_id, sessionID: row.session_id })),
+  ];
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { ChangeWaiters, type Waiter } from './change-waiters.js';
-import type { Queryable } from './postgres-queries.js';
-import type { WaitOptions } from './store.js';
+import { ChangeWaiters, type Waiter } from '../change-waiters.js';
+import type { Queryable } from './documents.js';
+import type { WaitOptions } from '../change-feed.js';
 
 /** The NOTIFY channel of session changes; its payload is `<revision> <session id>`. */
 export const CHANGES_CHANNEL = 'loom_session_changes';
@@ -29,7 +29,7 @@ export async function notifyChange(client: Queryable, sessionID: string): Promis
  * its cursor; with LISTEN active before that question, no commit falls between the two. Waiters
  * present while the connection was down are asked again once it is back.
  */
-export class PostgresChangeFeed {
+export class PostgresChangeWatcher {
   private readonly waiters = new ChangeWaiters();
   /** Set while connecting or connected; `listening` once LISTEN has taken effect. */
   private client: pg.Client | undefined;
@@ -39,8 +39,7 @@ export class PostgresChangeFeed {
 
   constructor(
     private readonly url: string,
-    /** Whether rows of the session (of any, when undefined) newer than the cursor are committed. */
-    private readonly changedSince: (sessionID: string | undefined, since: number) => Promise<boolean>,
+    private readonly db: Queryable,
   ) {}
 
   /** Waits for a change of one session, or of anything in the store when `sessionID` is undefined. */
@@ -123,4 +122,27 @@ export class PostgresChangeFeed {
       () => undefined,
     );
   }
+
+  /** Whether rows of the session (of any, when undefined) newer than the cursor are committed. */
+  private changedSince(sessionID: string | undefined, since: number): Promise<boolean> {
+    return sessionID === undefined ? anyChangeSince(this.db, since) : sessionChangedSince(this.db, sessionID, since);
+  }
+}
+
+/** Whether rows of the session (its messages, parts, own row and permission requests) newer than the cursor are committed; no lock. */
+async function sessionChangedSince(db: Queryable, sessionID: string, since: number): Promise<boolean> {
+  const { rows } = await db.query<{ changed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM part WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM session WHERE id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = $1 AND rev > $2) AS changed`,
+    [sessionID, since],
+  );
+  return rows[0].changed;
+}
+
+/** Whether anything took a revision after the cursor (committed or not: a hint to look). */
+async function anyChangeSince(db: Queryable, since: number): Promise<boolean> {
+  const { rows } = await db.query<{ changed: boolean }>('SELECT (CASE WHEN is_called THEN last_value ELSE 0 END) > $1 AS changed FROM revision', [since]);
+  return rows[0].changed;
 }

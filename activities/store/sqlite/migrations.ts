@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 /** Schema versions, applied in order; `PRAGMA user_version` records how many have run. */
 export const migrations: string[] = [
   `
@@ -123,3 +125,17 @@ export const migrations: string[] = [
   CREATE INDEX part_removed_feed ON part_removed(rev);
   `,
 ];
+
+/** Brings the schema up to date, under the write lock: a worker and the CLI may open a new file at once. */
+export function migrateSqlite(db: Database.Database, file: string): void {
+  db.transaction(() => {
+    const applied = db.pragma('user_version', { simple: true }) as number;
+    if (applied > migrations.length) {
+      throw new Error(`Session store ${file} has schema version ${applied}, newer than this Loom (${migrations.length}). Upgrade Loom.`);
+    }
+    for (let version = applied; version < migrations.length; version++) {
+      db.exec(migrations[version]);
+      db.pragma(`user_version = ${version + 1}`);
+    }
+  }).immediate();
+}

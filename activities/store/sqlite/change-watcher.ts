@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { ChangeWaiters } from './change-waiters.js';
-import type { WaitOptions } from './store.js';
+import { ChangeWaiters } from '../change-waiters.js';
+import type { WaitOptions } from '../change-feed.js';
 
 /** How often waiters look for writes made by other processes (a worker beside the CLI). */
 export const SQLITE_POLL_MS = 150;
@@ -10,7 +10,7 @@ export const SQLITE_POLL_MS = 150;
  * waiters at once; writes by other processes on the same file are found by a poll that reads the
  * one-row revision counter and looks at the sessions only when it moved.
  */
-export class SqliteChangeFeed {
+export class SqliteChangeWatcher {
   private readonly waiters = new ChangeWaiters();
   private readonly statements;
   private poll: NodeJS.Timeout | undefined;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { migratePostgres } from './postgres-migrations.js';
+import { migratePostgres } from './migrations.js';
 
 export interface ConnectOptions {
   /** The most connections the pool opens. */

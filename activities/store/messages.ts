@@ -1,0 +1,71 @@
+import { Message, type AssistantMessage, type MessageWithParts, type Tokens } from '../../core/message.js';
+import type { Part } from '../../core/part.js';
+
+/** A session's messages, and what the workflow asks of them. */
+export interface MessageRecords {
+  saveMessage(message: Message): Promise<void>;
+  getMessage(id: string): Promise<Message | undefined>;
+  /** The session's messages with their parts, in creation order; `since` starts at that message. */
+  messages(sessionID: string, since?: string): Promise<MessageWithParts[]>;
+  /**
+   * Where the model's view of a session starts: the last compaction request whose summary
+   * finished without error, or undefined when there is none.
+   */
+  compactionStart(sessionID: string): Promise<string | undefined>;
+  /** The last assistant message that finished a step (not a summary, no error). */
+  lastFinishedStep(sessionID: string): Promise<AssistantMessage | undefined>;
+  /** Tokens and cost of a session's own assistant messages (not its subagents'). */
+  usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }>;
+}
+
+/** The sums `usage` is made of. */
+export type UsageSums = Record<'input' | 'output' | 'reasoning' | 'cacheRead' | 'cacheWrite' | 'cost', number>;
+
+/** Message rows as a dialect stores them; what it is given is already validated. */
+export interface MessageRows {
+  /** Writes the message at a new revision. */
+  upsert(message: Message): Promise<void>;
+  get(id: string): Promise<Message | undefined>;
+  /** The session's messages and parts from `since` on, each in id order, read from one snapshot. */
+  withParts(sessionID: string, since: string): Promise<{ messages: Message[]; parts: Part[] }>;
+  /** The ids of the messages holding the session's latest compaction requests, newest first. */
+  compactionRequests(sessionID: string): Promise<string[]>;
+  /** The first summary message after `messageID`. */
+  summaryAfter(sessionID: string, messageID: string): Promise<Message | undefined>;
+  /** The session's latest assistant messages, newest first. */
+  recentAssistant(sessionID: string): Promise<Message[]>;
+  usage(sessionID: string): Promise<UsageSums>;
+}
+
+export function messageRecords(rows: MessageRows): MessageRecords {
+  return {
+    saveMessage: async (message) => rows.upsert(Message.parse(message)),
+    getMessage: async (id) => rows.get(id),
+    async messages(sessionID, since = '') {
+      const { messages, parts } = await rows.withParts(sessionID, since);
+      const byMessage = new Map<string, Part[]>(messages.map((m) => [m.id, []]));
+      for (const part of parts) byMessage.get(part.messageID)?.push(part);
+      return messages.map((info) => ({ info, parts: byMessage.get(info.id) ?? [] }));
+    },
+    async compactionStart(sessionID) {
+      for (const request of await rows.compactionRequests(sessionID)) {
+        const summary = await rows.summaryAfter(sessionID, request);
+        if (summary?.role === 'assistant' && summary.finish && !summary.error) return request;
+      }
+      return undefined;
+    },
+    async lastFinishedStep(sessionID) {
+      for (const message of await rows.recentAssistant(sessionID)) {
+        if (message.role === 'assistant' && message.finish && !message.summary && !message.error) return message;
+      }
+      return undefined;
+    },
+    async usage(sessionID) {
+      const sums = await rows.usage(sessionID);
+      return {
+        tokens: { input: sums.input, output: sums.output, reasoning: sums.reasoning, cache: { read: sums.cacheRead, write: sums.cacheWrite } },
+        cost: sums.cost,
+      };
+    },
+  };
+}

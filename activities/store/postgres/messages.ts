@@ -1,0 +1,57 @@
+import { Message } from '../../../core/message.js';
+import { Part } from '../../../core/part.js';
+import type { MessageRows, UsageSums } from '../messages.js';
+import { all, one } from './documents.js';
+import type { PostgresTransactions } from './transaction.js';
+
+export function postgresMessageRows(db: PostgresTransactions): MessageRows {
+  return {
+    async upsert(message) {
+      await db.revisioned(
+        (client) =>
+          client.query(
+            `INSERT INTO message (id, session_id, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
+             ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+            [message.id, message.sessionID, JSON.stringify(message)],
+          ),
+        () => message.sessionID,
+      );
+    },
+    get: (id) => one(db.pool, 'SELECT data FROM message WHERE id = $1', [id], Message),
+    // One snapshot for both reads, so no part appears without its message.
+    withParts: (sessionID, since) =>
+      db.transaction(async (client) => {
+        await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+        return {
+          messages: await all(client, 'SELECT data FROM message WHERE session_id = $1 AND id >= $2 ORDER BY id', [sessionID, since], Message),
+          parts: await all(client, 'SELECT data FROM part WHERE session_id = $1 AND message_id >= $2 ORDER BY id', [sessionID, since], Part),
+        };
+      }),
+    async compactionRequests(sessionID) {
+      const { rows } = await db.pool.query<{ message_id: string }>(
+        `SELECT message_id FROM part WHERE session_id = $1 AND data->>'type' = 'compaction' ORDER BY id DESC LIMIT 20`,
+        [sessionID],
+      );
+      return rows.map((row) => row.message_id);
+    },
+    summaryAfter: (sessionID, messageID) =>
+      one(
+        db.pool,
+        `SELECT data FROM message WHERE session_id = $1 AND id > $2 AND data->'summary' = 'true'::jsonb ORDER BY id LIMIT 1`,
+        [sessionID, messageID],
+        Message,
+      ),
+    recentAssistant: (sessionID) =>
+      all(db.pool, `SELECT data FROM message WHERE session_id = $1 AND data->>'role' = 'assistant' ORDER BY id DESC LIMIT 20`, [sessionID], Message),
+    async usage(sessionID) {
+      const sum = (path: string) => `COALESCE(SUM((data #>> '{${path}}')::float8), 0)`;
+      const { rows } = await db.pool.query<UsageSums>(
+        `SELECT ${sum('tokens,input')} AS input, ${sum('tokens,output')} AS output, ${sum('tokens,reasoning')} AS reasoning,
+                ${sum('tokens,cache,read')} AS "cacheRead", ${sum('tokens,cache,write')} AS "cacheWrite", ${sum('cost')} AS cost
+         FROM message WHERE session_id = $1 AND data->>'role' = 'assistant'`,
+        [sessionID],
+      );
+      return rows[0];
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { Session, type SessionStatus } from '../../core/session.js';
+import { NotFoundError } from './not-found-error.js';
+
+/** Which sessions `listSessions` returns; `limit` counts what is left after the other filters. */
+export interface ListSessionsOptions {
+  roots?: boolean;
+  directory?: string;
+  limit?: number;
+}
+
+export interface SessionRecords {
+  saveSession(session: Session): Promise<void>;
+  getSession(id: string): Promise<Session | undefined>;
+  /** Newest first. `roots` leaves out child sessions; `directory` keeps only the sessions of that project folder. */
+  listSessions(options?: ListSessionsOptions): Promise<Session[]>;
+  children(parentID: string): Promise<Session[]>;
+  setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void>;
+}
+
+/** Session rows as a dialect stores them; what it is given is already validated. */
+export interface SessionRows {
+  /** Writes the session at a new revision. */
+  upsert(session: Session): Promise<void>;
+  /** Reads the session, and writes what `change` makes of it at a new revision, in one transaction. */
+  modify(id: string, change: (current: Session | undefined) => Session): Promise<void>;
+  get(id: string): Promise<Session | undefined>;
+  list(options: ListSessionsOptions): Promise<Session[]>;
+  children(parentID: string): Promise<Session[]>;
+}
+
+export function sessionRecords(rows: SessionRows): SessionRecords {
+  return {
+    saveSession: async (session) => rows.upsert(Session.parse(session)),
+    getSession: async (id) => rows.get(id),
+    listSessions: async (options = {}) => rows.list(options),
+    children: async (parentID) => rows.children(parentID),
+    setSessionStatus: async (id, status, now) =>
+      rows.modify(id, (session) => {
+        if (!session) throw new NotFoundError(`Unknown session "${id}"`);
+        return Session.parse({ ...session, status, time: { ...session.time, updated: now } });
+      }),
+  };
+}

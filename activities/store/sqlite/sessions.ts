@@ -1,0 +1,37 @@
+import { Session } from '../../../core/session.js';
+import type { SessionRows } from '../sessions.js';
+import type { SqliteConnection } from './connection.js';
+import { readAll, readOne } from './documents.js';
+
+export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
+  const statements = {
+    upsert: connection.db.prepare(
+      `INSERT INTO session (id, parent_id, time_updated, rev, data) VALUES (@id, @parent, @updated, @rev, @data)
+       ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, rev = excluded.rev, data = excluded.data`,
+    ),
+    get: connection.db.prepare('SELECT data FROM session WHERE id = ?'),
+    list: connection.db.prepare(
+      `SELECT data FROM session
+       WHERE (@roots = 0 OR parent_id IS NULL) AND (@directory IS NULL OR json_extract(data, '$.directory') = @directory)
+       ORDER BY time_updated DESC, id DESC LIMIT @limit`,
+    ),
+    children: connection.db.prepare('SELECT data FROM session WHERE parent_id = ? ORDER BY id'),
+  };
+  const write = (session: Session) =>
+    statements.upsert.run({ id: session.id, parent: session.parentID ?? null, updated: session.time.updated, rev: connection.revision(), data: JSON.stringify(session) });
+
+  return {
+    async upsert(session) {
+      connection.write(() => write(session));
+      connection.written(session.id);
+    },
+    async modify(id, change) {
+      connection.write(() => write(change(readOne(statements.get, [id], Session))));
+      connection.written(id);
+    },
+    get: async (id) => readOne(statements.get, [id], Session),
+    list: async ({ roots, directory, limit }) =>
+      readAll(statements.list, [{ roots: roots ? 1 : 0, directory: directory ?? null, limit: limit ?? -1 }], Session),
+    children: async (parentID) => readAll(statements.children, [parentID], Session),
+  };
+}
