@@ -1,16 +1,16 @@
-import type { SessionStore } from './store/store.js';
+import type { MessageRecords } from './store/messages.js';
 
 /**
  * When a message was first written; a retried activity keeps that time. (A message id sorts the
  * message into its session, but its time part is the run's start, not the message's.)
  */
-export async function createdTime(store: SessionStore, messageId: string): Promise<number> {
+export async function createdTime(store: MessageRecords, messageId: string): Promise<number> {
   return (await store.getMessage(messageId))?.time.created ?? Date.now();
 }
 
 /** Writes (or rewrites) a user message, naming the stored prompt it came from, if any. */
 export async function saveUserMessageRow(
-  store: SessionStore,
+  store: MessageRecords,
   input: { sessionId: string; messageId: string; agent: string; model: string; promptId?: string },
 ): Promise<void> {
   await store.saveMessage({

@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { SessionStore } from './store/store.js';
+import type { PromptRecords } from './store/prompts.js';
 
 /** A stored prompt's text. A prompt that is not there is a failure no retry can mend. */
-export async function readPrompt(store: SessionStore, promptId: string, sessionId?: string): Promise<string> {
+export async function readPrompt(store: PromptRecords, promptId: string, sessionId?: string): Promise<string> {
   const prompt = await store.getPrompt(promptId);
   if (!prompt) {
     throw ApplicationFailure.create({
@@ -15,6 +15,6 @@ export async function readPrompt(store: SessionStore, promptId: string, sessionI
 }
 
 /** Stores a prompt Loom writes itself (a command's expansion, a task's prompt), under an id derived from its source. */
-export async function storePrompt(store: SessionStore, id: string, text: string, sessionID?: string): Promise<void> {
+export async function storePrompt(store: PromptRecords, id: string, text: string, sessionID?: string): Promise<void> {
   await store.savePrompt({ id, ...(sessionID ? { sessionID } : {}), text, time: { created: Date.now() } });
 }

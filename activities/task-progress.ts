@@ -1,6 +1,8 @@
 import type { Part } from '../core/part.js';
 import { describeToolCall } from '../core/tool-call/description.js';
-import type { SessionStore } from './store/store.js';
+import type { MessageRecords } from './store/messages.js';
+import type { PartRecords } from './store/parts.js';
+import type { SessionRecords } from './store/sessions.js';
 
 /** One tool call of a subagent, as its parent's `task` part lists it. */
 export interface TaskStep {
@@ -13,7 +15,7 @@ export interface TaskStep {
 }
 
 /** The tool calls of a session so far, in order. */
-export async function taskSteps(store: SessionStore, sessionId: string): Promise<TaskStep[]> {
+export async function taskSteps(store: MessageRecords, sessionId: string): Promise<TaskStep[]> {
   const parts = (await store.messages(sessionId)).flatMap((message) => message.parts);
   return parts.filter((part): part is Extract<Part, { type: 'tool' }> => part.type === 'tool').map((part) => ({
     id: part.id,
@@ -28,7 +30,7 @@ export async function taskSteps(store: SessionStore, sessionId: string): Promise
  * Keeps a running `task` part's `metadata.summary` current with its subagent's tool calls, so the
  * parent's view shows the child's progress as it happens: one entry per call, updated in place.
  */
-export async function reportStep(store: SessionStore, sessionId: string, step: TaskStep): Promise<void> {
+export async function reportStep(store: PartRecords & SessionRecords, sessionId: string, step: TaskStep): Promise<void> {
   const session = await store.getSession(sessionId);
   if (!session?.parentPartID) return;
   await store

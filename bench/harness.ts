@@ -8,7 +8,7 @@ import { createActivities, type LoomActivities } from '../activities/index.js';
 import { localHostId } from '../activities/hosts/host-id.js';
 import { startSession } from '../client/services/sessions.js';
 import { openSessionStore } from '../activities/store/open.js';
-import { SqliteSessionStore } from '../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../activities/store/sqlite/store.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
 import { hostTaskQueue } from '../core/workspace.js';

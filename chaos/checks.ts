@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { SessionStore } from '../activities/store/store.js';
+import type { BatchRecords } from '../activities/store/batches.js';
+import type { MessageRecords } from '../activities/store/messages.js';
+import type { PermissionRecords } from '../activities/store/permissions.js';
+import type { SessionRecords } from '../activities/store/sessions.js';
 import type { Part } from '../core/part.js';
 import { SIDE_EFFECTS_FILE, sideEffectTokens, stepsOf, type Step, type WorkloadKind } from './script.js';
 
@@ -46,7 +49,7 @@ export class Checker {
   private readonly expectedEffects: string[] = [];
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: BatchRecords & MessageRecords & PermissionRecords & SessionRecords,
     private readonly children: number,
   ) {}
 

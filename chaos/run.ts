@@ -4,6 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
+import type { PermissionRecords } from '../activities/store/permissions.js';
 import { connectTemporal } from '../client/temporal/connect.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { Checker } from './checks.js';
@@ -126,7 +127,7 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
 }
 
 /** Waits until every ask session has its permission request pending; returns request ids by session. */
-async function waitForAsks(store: SessionStore, asks: RootRun[], log: (line: string) => void): Promise<Map<string, string>> {
+async function waitForAsks(store: PermissionRecords, asks: RootRun[], log: (line: string) => void): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const deadline = Date.now() + 120_000;
   while (found.size < asks.length && Date.now() < deadline) {

@@ -3,8 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeFile } from '../activities/paths.js';
-import { SqliteSessionStore } from '../activities/store/sqlite.js';
-import type { SessionStore } from '../activities/store/store.js';
+import { SqliteSessionStore } from '../activities/store/sqlite/store.js';
+import type { MessageRecords } from '../activities/store/messages.js';
+import type { BatchRecords } from '../activities/store/batches.js';
+import type { SessionRecords } from '../activities/store/sessions.js';
 import type { BatchTaskInput } from '../core/batch.js';
 import { LOOM_BIN, startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
 import { runCheck } from './check.js';
@@ -77,7 +79,7 @@ export async function runLoomEval(options: LoomEvalOptions): Promise<RunResult[]
 }
 
 /** Cancels the session of a task that has run past the time limit (`loom cancel`, as a person would). */
-async function cancelOverdue(store: SessionStore, env: NodeJS.ProcessEnv, options: LoomEvalOptions, timedOut: Set<string>): Promise<void> {
+async function cancelOverdue(store: BatchRecords & SessionRecords, env: NodeJS.ProcessEnv, options: LoomEvalOptions, timedOut: Set<string>): Promise<void> {
   const [batch] = await store.listBatches(1);
   if (!batch) return;
   for (const { outcome } of await store.batchTasks(batch.id)) {
@@ -90,7 +92,7 @@ async function cancelOverdue(store: SessionStore, env: NodeJS.ProcessEnv, option
   }
 }
 
-async function judge(store: SessionStore, batchId: string, options: LoomEvalOptions, timedOut: Set<string>): Promise<RunResult[]> {
+async function judge(store: BatchRecords & MessageRecords & SessionRecords, batchId: string, options: LoomEvalOptions, timedOut: Set<string>): Promise<RunResult[]> {
   const tasks = await store.batchTasks(batchId);
   const results: RunResult[] = [];
   for (const [index, run] of options.runs.entries()) {
@@ -122,7 +124,7 @@ async function judge(store: SessionStore, batchId: string, options: LoomEvalOpti
 }
 
 /** The tools a session and its subagents called, in the order of their messages. */
-async function toolsOfTree(store: SessionStore, sessionId: string): Promise<string[]> {
+async function toolsOfTree(store: MessageRecords & SessionRecords, sessionId: string): Promise<string[]> {
   const tools: string[] = [];
   for (const message of await store.messages(sessionId)) {
     for (const part of message.parts) if (part.type === 'tool') tools.push(part.tool);

@@ -7,7 +7,8 @@ import { expect } from 'vitest';
 import type { LoomConfig } from '../core/config.js';
 import { resolveModel } from '../activities/model/provider.js';
 import { streamIntoMessage, type StreamedAnswer } from '../activities/model/stream-answer.js';
-import type { SessionStore } from '../activities/store/store.js';
+import type { PartRecords } from '../activities/store/parts.js';
+import type { MessageRecords } from '../activities/store/messages.js';
 import { newId } from '../core/ids.js';
 import { zeroTokens, type AssistantMessage } from '../core/message.js';
 import type { ScriptedModel } from './scripted-model.js';
@@ -44,7 +45,7 @@ export interface StreamOptions {
 /** Streams one answer from the scripted server into `message`, configured as a user would. */
 export function streamFromScript(
   server: ScriptedModel,
-  store: SessionStore,
+  store: MessageRecords & PartRecords,
   message: AssistantMessage,
   rules: ScriptRule[],
   options: StreamOptions = {},

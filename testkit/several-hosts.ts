@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
-import { PostgresSessionStore } from '../activities/store/postgres.js';
+import { PostgresSessionStore } from '../activities/store/postgres/store.js';
 import { newId } from '../core/ids.js';
 import { startTestPostgres, type TestPostgres } from './postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';

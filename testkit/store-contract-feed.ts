@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FeedEntry, SessionStore } from '../activities/store/store.js';
+import type { SessionStore } from '../activities/store/store.js';
+import type { FeedEntry } from '../activities/store/feed-page.js';
 import { batch, request, session, textPart, userMessage } from './store-records.js';
 
 const TIMEOUT_MS = 10_000;

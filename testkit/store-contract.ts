@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TextPart } from '../core/part.js';
-import { NotFoundError, type SessionStore } from '../activities/store/store.js';
+import { type SessionStore } from '../activities/store/store.js';
+import { NotFoundError } from '../activities/store/not-found-error.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { PostgresSessionStore } from '../activities/store/postgres.js';
-import { SqliteSessionStore } from '../activities/store/sqlite.js';
+import { PostgresSessionStore } from '../activities/store/postgres/store.js';
+import { SqliteSessionStore } from '../activities/store/sqlite/store.js';
 import type { SessionStore } from '../activities/store/store.js';
 import { startTestPostgres, type TestPostgres } from './postgres-server.js';
 

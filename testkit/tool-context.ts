@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteSessionStore } from '../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../activities/store/sqlite/store.js';
 import type { ToolContext } from '../activities/tools/tool-handler.js';
 
 export interface ToolTestContext extends ToolContext {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LoomConfig } from '../../core/config.js';
 import type { McpToolInfo } from '../../core/mcp.js';
 import type { SkillInfo } from '../../core/tools/skill.js';
-import type { SessionStore } from '../store/store.js';
+import type { WorkspaceSnapshots } from '../store/workspace-snapshots.js';
 import { ConfigError } from './errors.js';
 import { recordingFiles, snapshotFiles, type WorkspaceSnapshot } from './files.js';
 import { loadConfig } from './load.js';
@@ -65,7 +65,7 @@ export interface WorkspaceConfig {
  * recorded before snapshots), everything from this worker's disk as before.
  */
 export async function workspaceConfig(
-  store: SessionStore,
+  store: WorkspaceSnapshots,
   env: NodeJS.ProcessEnv,
   input: { directory: string; workspaceConfigId?: string },
 ): Promise<WorkspaceConfig> {
@@ -81,7 +81,7 @@ export async function workspaceConfig(
   };
 }
 
-async function readSnapshot(store: SessionStore, id: string): Promise<WorkspaceSnapshot> {
+async function readSnapshot(store: WorkspaceSnapshots, id: string): Promise<WorkspaceSnapshot> {
   const cached = cache.get(id);
   if (cached) return cached;
   const snapshot = await store.workspaceSnapshot(id);

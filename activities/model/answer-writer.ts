@@ -1,7 +1,7 @@
 import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import { partId } from '../../core/ids.js';
 import type { Part, ReasoningPart, TextPart, ToolPart } from '../../core/part.js';
-import type { SessionStore } from '../store/store.js';
+import type { PartRecords } from '../store/parts.js';
 import { mergeByProvider } from './merge-by-provider.js';
 
 /**
@@ -18,7 +18,7 @@ export class AnswerWriter {
   private failure: unknown;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: PartRecords,
     private readonly ids: { sessionID: string; messageID: string },
     private readonly throttleMs = 100,
   ) {}

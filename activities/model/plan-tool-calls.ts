@@ -4,7 +4,7 @@ import type { FindTool, ToolCall } from '../../core/tool-call/check.js';
 import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-call/plan.js';
 import type { CheckContext } from '../permissions/check-context.js';
 import { permissionsOf } from '../permissions/index.js';
-import type { SessionStore } from '../store/store.js';
+import type { PartRecords } from '../store/parts.js';
 import { failToolPart } from '../tools/tool-state.js';
 
 /**
@@ -12,7 +12,7 @@ import { failToolPart } from '../tools/tool-state.js';
  * answered here, in its part, with the error it will see next step; the loop skips it.
  */
 export async function planToolCalls(
-  store: SessionStore,
+  store: PartRecords,
   calls: ToolCall[],
   context: { offered: readonly string[]; agentRules: Ruleset; directory: string; find?: FindTool },
 ): Promise<PlannedToolCall[]> {

@@ -6,7 +6,8 @@ import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
 import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
-import type { SessionStore } from '../store/store.js';
+import type { PartRecords } from '../store/parts.js';
+import type { MessageRecords } from '../store/messages.js';
 import { AnswerWriter } from './answer-writer.js';
 import { classifyModelError, emptyAnswerFailure, neverReachedFailure, noteRetry, setupProblem } from './errors.js';
 import { toLanguageModelPrompt } from './language-model-prompt.js';
@@ -72,7 +73,7 @@ export const EMPTY_ANSWER_REQUESTS = 3;
  * the error can say it.
  */
 export async function streamIntoMessage(
-  store: SessionStore,
+  store: MessageRecords & PartRecords,
   message: AssistantMessage,
   prepare: () => Promise<ModelRequest>,
 ): Promise<StreamedAnswer> {
@@ -81,7 +82,7 @@ export async function streamIntoMessage(
   return answer;
 }
 
-async function streamAnswer(store: SessionStore, message: AssistantMessage, prepare: () => Promise<ModelRequest>): Promise<StreamedAnswer> {
+async function streamAnswer(store: MessageRecords & PartRecords, message: AssistantMessage, prepare: () => Promise<ModelRequest>): Promise<StreamedAnswer> {
   const context = Context.current();
   const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {

@@ -1,6 +1,8 @@
 import type { Message, MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
-import type { SessionChanges, SessionStore } from '../store/store.js';
+import type { ChangeFeed } from '../store/change-feed.js';
+import type { MessageRecords } from '../store/messages.js';
+import type { SessionChanges } from '../store/change-feed.js';
 
 /** Sessions whose transcript a worker keeps; the least recently called is dropped first. */
 const MAX_SESSIONS = 32;
@@ -15,7 +17,7 @@ const MAX_SESSIONS = 32;
 export class TranscriptCache {
   private readonly sessions = new Map<string, SessionTranscript>();
 
-  constructor(private readonly store: SessionStore) {}
+  constructor(private readonly store: ChangeFeed & MessageRecords) {}
 
   async history(sessionId: string): Promise<MessageWithParts[]> {
     const start = (await this.store.compactionStart(sessionId)) ?? '';

@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
 import { busEventOf, type BusEvent } from '../../core/bus-events.js';
-import type { FeedEntry, SessionStore } from '../store/store.js';
+import type { SessionRecords } from '../store/sessions.js';
+import type { ChangeFeed } from '../store/change-feed.js';
+import type { BatchRecords } from '../store/batches.js';
+import type { FeedEntry } from '../store/feed-page.js';
 import { warnInWorkerLog } from '../worker-log.js';
 import { callHook } from './hooks.js';
 import { eventHooksSeen, loadPlugins, messageOf } from './load.js';
 import type { LoadedPlugin } from './types.js';
 
 export interface PluginEventsOptions {
-  store: SessionStore;
+  store: BatchRecords & ChangeFeed & SessionRecords;
   env: NodeJS.ProcessEnv;
   /** This machine's host id: only workspaces of this host (or of no host) get their plugins' events. */
   hostId: string;

@@ -1,7 +1,6 @@
-import type { FeedRow } from '../../core/bus-events.js';
 import type { Message } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
-import { feedPage, type FeedTables } from './feed-page.js';
+import { feedPage, type FeedTables, type StoreFeed } from './feed-page.js';
 
 /** What changed in a session since a cursor: for following a run live, and keeping a transcript current. */
 export interface SessionChanges {
@@ -10,16 +9,6 @@ export interface SessionChanges {
   parts: Part[];
   /** Ids of parts deleted since the cursor (a retried model call starts its answer again); a part written again after is in `parts`. */
   removedParts: string[];
-}
-
-/** One row written after a cursor, as the store's feed of every session returns it. */
-export type FeedEntry = { rev: number } & FeedRow;
-
-/** What was written after a cursor, oldest first; `more` when `cursor` stopped at the page's end. */
-export interface StoreFeed {
-  cursor: number;
-  entries: FeedEntry[];
-  more: boolean;
 }
 
 /** How long `waitForChange` may wait, and what ends the wait early. */

@@ -1,4 +1,4 @@
-import type { WaitOptions } from './store.js';
+import type { WaitOptions } from './change-feed.js';
 
 /** One call of `waitForChange` that has not resolved yet. */
 export interface Waiter {

@@ -3,7 +3,17 @@ import { Message } from '../../core/message.js';
 import { Part } from '../../core/part.js';
 import { PermissionRequestRecord } from '../../core/permission-request.js';
 import { Session } from '../../core/session.js';
-import type { FeedEntry, StoreFeed } from './change-feed.js';
+import type { FeedRow } from '../../core/bus-events.js';
+
+/** One row written after a cursor, as the store's feed of every session returns it. */
+export type FeedEntry = { rev: number } & FeedRow;
+
+/** What was written after a cursor, oldest first; `more` when `cursor` stopped at the page's end. */
+export interface StoreFeed {
+  cursor: number;
+  entries: FeedEntry[];
+  more: boolean;
+}
 
 /** A revisioned row's `data` document, not yet validated. */
 export type FeedDocument = { rev: number; data: unknown };

@@ -1,5 +1,5 @@
 import { storeFile } from '../paths.js';
-import { SqliteSessionStore } from './sqlite.js';
+import { SqliteSessionStore } from './sqlite/store.js';
 import type { SessionStore } from './store.js';
 
 export interface StoreSettings {
@@ -21,6 +21,6 @@ export async function openSessionStore(settings: StoreSettings): Promise<Session
     throw new Error(`${source} must start with postgres:// or postgresql:// (it starts with "${scheme ?? settings.storeUrl.slice(0, 10)}…")`);
   }
   // Loaded only for PostgreSQL: a CLI command on SQLite starts without the driver.
-  const { PostgresSessionStore } = await import('./postgres.js');
+  const { PostgresSessionStore } = await import('./postgres/store.js');
   return PostgresSessionStore.open(settings.storeUrl, { source });
 }

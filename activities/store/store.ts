@@ -9,18 +9,6 @@ import type { SessionRecords } from './sessions.js';
 import type { TodoRecords } from './todos.js';
 import type { WorkspaceSnapshots } from './workspace-snapshots.js';
 
-export type { BatchRecords, LiveCounts } from './batches.js';
-export type { ChangeFeed, FeedEntry, SessionChanges, StoreFeed, WaitOptions } from './change-feed.js';
-export type { FileReadTimes } from './file-reads.js';
-export type { MessageRecords } from './messages.js';
-export { NotFoundError } from './not-found-error.js';
-export type { PartRecords } from './parts.js';
-export type { PermissionRecords } from './permissions.js';
-export type { PromptRecords } from './prompts.js';
-export type { ListSessionsOptions, SessionRecords } from './sessions.js';
-export type { TodoRecords } from './todos.js';
-export type { WorkspaceSnapshots } from './workspace-snapshots.js';
-
 /**
  * The source of truth for sessions, messages and parts, and all else a run keeps: every concern's
  * records in one object. Writes are upserts keyed by id, so an activity that is retried rewrites

@@ -1,4 +1,4 @@
-import type { SessionStore } from '../store/store.js';
+import type { PartRecords } from '../store/parts.js';
 
 type Progress = { title?: string; metadata?: Record<string, unknown> };
 
@@ -13,7 +13,7 @@ export class ProgressWriter {
   private stopped = false;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: PartRecords,
     private readonly partId: string,
     private readonly throttleMs = 250,
   ) {}

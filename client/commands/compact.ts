@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { ChangeFeed } from '../../activities/store/change-feed.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
 import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
 import { sessionWorkflow } from '../../workflows/index.js';
@@ -36,7 +36,7 @@ export async function compactCommand(context: CliContext, sessionId: string, opt
  * The tokens of the run's summary message. The run's own count leaves them out (they are the
  * compaction's, not a step's), so they are read from the messages it wrote.
  */
-async function summaryTokens(store: SessionStore, sessionId: string, cursor: number): Promise<Tokens> {
+async function summaryTokens(store: ChangeFeed, sessionId: string, cursor: number): Promise<Tokens> {
   const { messages } = await store.changes(sessionId, cursor);
   return messages.reduce((sum, message) => (message.role === 'assistant' ? addTokens(sum, message.tokens) : sum), zeroTokens());
 }

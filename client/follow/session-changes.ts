@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { ChangeFeed } from '../../activities/store/change-feed.js';
 import type { RunPrinter } from '../render/run-printer.js';
 
 /**
@@ -12,7 +12,7 @@ const GATHER_MS = 50;
 
 /** Prints a session's changes from the store until `done` settles, then prints the rest. */
 export async function followSession(
-  store: SessionStore,
+  store: ChangeFeed,
   sessionId: string,
   since: number,
   printer: RunPrinter,
@@ -40,6 +40,6 @@ export async function followSession(
 }
 
 /** The store's current position, so a follower prints only what comes next. */
-export async function currentCursor(store: SessionStore, sessionId: string): Promise<number> {
+export async function currentCursor(store: ChangeFeed, sessionId: string): Promise<number> {
   return (await store.changes(sessionId, Number.MAX_SAFE_INTEGER)).cursor;
 }

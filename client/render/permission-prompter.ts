@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { CliError } from '../cli-error.js';
 import { answerHint, describeRequest, replyToRequest } from '../services/permissions.js';
@@ -16,7 +16,7 @@ export class PermissionPrompter {
 
   constructor(
     private readonly client: Client,
-    private readonly store: SessionStore,
+    private readonly store: PermissionRecords,
     private readonly rootId: string,
     private readonly interactive: boolean,
     private readonly report: (line: string) => void,

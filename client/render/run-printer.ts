@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import type { SessionChanges } from '../../activities/store/store.js';
+import type { SessionChanges } from '../../activities/store/change-feed.js';
 import type { Part } from '../../core/part.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
 import { subagentCallLine, subagentSteps } from './tool-call.js';

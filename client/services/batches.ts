@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Wor
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { localHostId } from '../../activities/hosts/host-id.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { BatchRecords } from '../../activities/store/batches.js';
 import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../../core/batch.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
 import { newId } from '../../core/ids.js';
@@ -74,7 +74,7 @@ export interface StartBatchOptions {
  * Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id.
  * Tasks' folders are checked first when the batch runs on this machine.
  */
-export async function startBatch(client: Client, store: SessionStore, options: StartBatchOptions): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
+export async function startBatch(client: Client, store: BatchRecords, options: StartBatchOptions): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
   if (options.host === undefined || options.host === localHostId()) checkTaskDirectories(options.directory, options.tasks);
   const now = Date.now();
   const batch: BatchRecord = {
@@ -114,7 +114,7 @@ export async function startBatch(client: Client, store: SessionStore, options: S
 }
 
 /** The tokens a batch's tasks have used, from their outcomes in the store (no Temporal call). */
-export async function batchTokens(store: SessionStore, batchId: string): Promise<Tokens> {
+export async function batchTokens(store: BatchRecords, batchId: string): Promise<Tokens> {
   const page = 1_000;
   let sum = zeroTokens();
   for (let from = 0; ; from += page) {

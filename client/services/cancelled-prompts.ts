@@ -1,6 +1,6 @@
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { ChangeFeed } from '../../activities/store/change-feed.js';
 import { expandedPromptId, type QueuedPrompt } from '../../core/prompt.js';
 import { promptSignal } from '../../workflows/api.js';
 
@@ -30,7 +30,7 @@ export async function cancellingRun(client: Client, sessionId: string): Promise<
  */
 export async function promptFate(
   client: Client,
-  store: SessionStore,
+  store: ChangeFeed,
   sent: { sessionId: string; runId: string; promptId: string; since: number },
 ): Promise<'taken' | 'dropped'> {
   if (await cancelledBeforePrompt(client, sent)) return 'dropped';

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
 import { CliError } from '../cli-error.js';
@@ -19,7 +19,7 @@ export class PermissionReplyError extends CliError {
 }
 
 /** Answers a permission request: the reply goes to the run that asked, as a Temporal update. */
-export async function replyToRequest(client: Client, store: SessionStore, reply: PermissionReply): Promise<PermissionRequestRecord> {
+export async function replyToRequest(client: Client, store: PermissionRecords, reply: PermissionReply): Promise<PermissionRequestRecord> {
   const request = await store.getPermissionRequest(reply.requestId);
   if (!request) throw new PermissionReplyError('unknown', `Unknown permission request "${reply.requestId}". \`loom pending\` lists those waiting.`);
   if (request.status !== 'pending') {

@@ -1,4 +1,5 @@
-import type { SessionStore } from '../../activities/store/store.js';
+import type { SessionRecords } from '../../activities/store/sessions.js';
+import type { MessageRecords } from '../../activities/store/messages.js';
 import { addTokens, type Tokens } from '../../core/message.js';
 import type { Session } from '../../core/session.js';
 
@@ -15,7 +16,7 @@ export interface SessionNode {
   children: SessionNode[];
 }
 
-export async function sessionTree(store: SessionStore, session: Session): Promise<SessionNode> {
+export async function sessionTree(store: MessageRecords & SessionRecords, session: Session): Promise<SessionNode> {
   const own = await store.usage(session.id);
   const children = await Promise.all((await store.children(session.id)).map((child) => sessionTree(store, child)));
   const tree = children.reduce(

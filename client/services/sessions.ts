@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { localHostId } from '../../activities/hosts/host-id.js';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { PromptRecords } from '../../activities/store/prompts.js';
+import type { SessionRecords } from '../../activities/store/sessions.js';
 import { newId } from '../../core/ids.js';
 import { PREVIEW_LIMIT } from '../../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../../core/run.js';
@@ -33,7 +34,7 @@ export interface StartOptions {
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
-export async function startSession(client: Client, store: SessionStore, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
+export async function startSession(client: Client, store: PromptRecords & SessionRecords, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
   const sessionId = newId('ses', Date.now(), Math.random);
   const promptId = await savePrompt(store, sessionId, options.prompt, options.maxPromptBytes);
   const input: SessionRunInput = {
@@ -84,7 +85,7 @@ export interface SentPrompt {
  */
 export async function resumeSession(
   client: Client,
-  store: SessionStore,
+  store: PromptRecords & SessionRecords,
   session: Session,
   options: ResumeOptions & { maxPromptBytes: number },
 ): Promise<SentPrompt> {
@@ -96,7 +97,7 @@ export async function resumeSession(
  * Sends a prompt already in the store to a session (see `resumeSession`). Sending it again, after
  * a run closed without taking it, is how it starts the next run.
  */
-export async function sendPrompt(client: Client, store: SessionStore, session: Session, promptId: string, options: ResumeOptions): Promise<SentPrompt> {
+export async function sendPrompt(client: Client, store: SessionRecords, session: Session, promptId: string, options: ResumeOptions): Promise<SentPrompt> {
   const agent = options.agent ?? session.agent;
   const input: SessionRunInput = {
     sessionId: session.id,
@@ -126,7 +127,7 @@ export async function sendPrompt(client: Client, store: SessionStore, session: S
  * With the store, subagents still busy after the run that started them (background ones, which a
  * run's cancellation does not reach) are cancelled too, down the tree.
  */
-export async function cancelSession(client: Client, sessionId: string, store?: SessionStore): Promise<'cancelled' | 'not-running'> {
+export async function cancelSession(client: Client, sessionId: string, store?: SessionRecords): Promise<'cancelled' | 'not-running'> {
   const own = await cancelRun(client, sessionId);
   if (!store) return own;
   const below = await cancelBusyDescendants(client, store, sessionId);
@@ -134,7 +135,7 @@ export async function cancelSession(client: Client, sessionId: string, store?: S
 }
 
 /** Cancels the runs of a session's busy descendants; whether there was any. */
-async function cancelBusyDescendants(client: Client, store: SessionStore, sessionId: string): Promise<boolean> {
+async function cancelBusyDescendants(client: Client, store: SessionRecords, sessionId: string): Promise<boolean> {
   let any = false;
   for (const child of await store.children(sessionId)) {
     if (child.status === 'busy' && (await cancelRun(client, child.id)) === 'cancelled') any = true;
@@ -171,7 +172,7 @@ function runMetadata(sessionId: string, agent: string, title: string, prompt: st
 }
 
 /** The root of a session's tree, where its permission requests are answered. */
-export async function rootOf(store: SessionStore, session: Session): Promise<string> {
+export async function rootOf(store: SessionRecords, session: Session): Promise<string> {
   return session.parentID ? rootSessionOf(store, session.id) : session.id;
 }
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newId, partId } from '../../core/ids.js';
 import type { Part } from '../../core/part.js';
 import { AnswerWriter } from '../../activities/model/answer-writer.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import type { SessionStore } from '../../activities/store/store.js';
 
 const sessionID = 'ses_writer';

@@ -10,7 +10,7 @@ import { AnswerWriter } from '../../activities/model/answer-writer.js';
 import { createCompactionActivities } from '../../activities/model/compact.js';
 import { ModelFailure } from '../../activities/model/errors.js';
 import { EMPTY_ANSWER_REQUESTS, NO_FINAL_ANSWER, type StreamedAnswer } from '../../activities/model/stream-answer.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import type { AssistantMessage } from '../../core/message.js';
 import { assistantMessage, failureOf, streamFromScript } from '../../testkit/model-activity.js';
 import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { followSession } from '../../client/follow/session-changes.js';
 import { RunPrinter } from '../../client/render/run-printer.js';

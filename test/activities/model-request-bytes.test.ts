@@ -16,7 +16,7 @@ import { functionTools } from '../../activities/model/offered-tools.js';
 import { resolveModel, type ResolvedModel } from '../../activities/model/provider.js';
 import { streamIntoMessage, type ModelRequest } from '../../activities/model/stream-answer.js';
 import { toModelMessages } from '../../activities/model/transcript.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { zeroTokens, type AssistantMessage, type MessageWithParts, type UserMessage } from '../../core/message.js';
 import type { Part, ToolState } from '../../core/part.js';
 import { toolFinder } from '../../core/tools/index.js';

@@ -9,7 +9,7 @@ import { followPluginEvents } from '../../activities/plugins/events.js';
 import { pluginPermission, pluginPermissionVerdict } from '../../activities/plugins/permission-ask.js';
 import { discoverPlugins, loadPlugins } from '../../activities/plugins/load.js';
 import { PluginError } from '../../activities/plugins/types.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { createToolActivities } from '../../activities/tools/run-tool.js';
 import type { Part, ToolPart } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../../activities/store/postgres/change-watcher.js';
 import { postgresMigrations } from '../../activities/store/postgres/migrations.js';
-import { PostgresSessionStore } from '../../activities/store/postgres.js';
+import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
 import { freePort } from '../../testkit/free-port.js';
 import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
 import { describeStoreContract } from '../../testkit/store-contract.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { discoverSkills } from '../../activities/config/skills.js';
 import { takeWorkspaceSnapshot, workspaceConfig } from '../../activities/config/workspace-snapshot.js';
 import { createRunConfigActivities } from '../../activities/run-config.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { skill as skillHandler } from '../../activities/tools/skill.js';
 import { fromConfig } from '../../core/permission.js';
 import { describeSkillTool, skill as skillSpec } from '../../core/tools/skill.js';

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../activities/store/sqlite/migrations.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { describeStoreContract } from '../../testkit/store-contract.js';
 import { session, textPart, textsOf } from '../../testkit/store-records.js';
 

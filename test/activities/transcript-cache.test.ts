@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TranscriptCache } from '../../activities/model/transcript-cache.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { zeroTokens, type AssistantMessage, type UserMessage } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 

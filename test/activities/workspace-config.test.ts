@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotFiles } from '../../activities/config/files.js';
 import { ConfigError, configLayers, loadConfig } from '../../activities/config/load.js';
 import { takeWorkspaceSnapshot, workspaceConfig, workspaceSnapshotId } from '../../activities/config/workspace-snapshot.js';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { write } from '../../testkit/files.js';
 
 let root: string;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteSessionStore } from '../../activities/store/sqlite.js';
+import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { HostWatch } from '../../client/serve/events/host-watch.js';
 import { SharedFeed } from '../../client/serve/events/shared-feed.js';
 import { request, session } from '../../testkit/store-records.js';

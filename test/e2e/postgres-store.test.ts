@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresSessionStore } from '../../activities/store/postgres.js';
+import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
 import { freePort } from '../../testkit/free-port.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresSessionStore } from '../../activities/store/postgres.js';
+import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
 import { replyToRequest } from '../../client/services/permissions.js';

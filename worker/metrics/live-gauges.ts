@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import type { SessionStore } from '../../activities/store/store.js';
+import type { BatchRecords } from '../../activities/store/batches.js';
 
 const EVERY_MS = 5_000;
 
@@ -8,7 +8,7 @@ const EVERY_MS = 5_000;
  * the same numbers, whichever runs the work): permission requests waiting for a person, busy
  * subagents, and the tasks of running batches by state. Returns a function that stops them.
  */
-export function reportLiveCounts(store: SessionStore, everyMs = EVERY_MS): () => void {
+export function reportLiveCounts(store: BatchRecords, everyMs = EVERY_MS): () => void {
   const meter = Runtime.instance().metricMeter;
   const waiting = meter.createGauge('loom_permission_requests_waiting', 'int', 'requests', 'Permission requests waiting for a person');
   const subagents = meter.createGauge('loom_subagents_running', 'int', 'sessions', 'Subagent sessions whose run is busy');

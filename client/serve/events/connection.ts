@@ -1,6 +1,6 @@
 import type { SSEStreamingApi } from 'hono/streaming';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionStore } from '../../../activities/store/store.js';
+import type { ChangeFeed } from '../../../activities/store/change-feed.js';
 import type { ServerEvent } from './event-types.js';
 import type { HostWatch } from './host-watch.js';
 import type { FeedEvent, SharedFeed } from './shared-feed.js';
@@ -18,7 +18,7 @@ const WRITE_TIMEOUT_MS = 60_000;
 const DELTA_PARTS = 2_000;
 
 export interface EventBus {
-  store: SessionStore;
+  store: ChangeFeed;
   feed: SharedFeed;
   hosts: HostWatch;
 }

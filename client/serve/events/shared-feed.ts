@@ -1,7 +1,11 @@
 import { busEventOf } from '../../../core/bus-events.js';
 import type { PermissionRequestRecord } from '../../../core/permission-request.js';
 import type { Session } from '../../../core/session.js';
-import type { FeedEntry, SessionStore, StoreFeed } from '../../../activities/store/store.js';
+import type { BatchRecords } from '../../../activities/store/batches.js';
+import type { ChangeFeed } from '../../../activities/store/change-feed.js';
+import type { PermissionRecords } from '../../../activities/store/permissions.js';
+import type { SessionRecords } from '../../../activities/store/sessions.js';
+import type { FeedEntry, StoreFeed } from '../../../activities/store/feed-page.js';
 import type { ServerEvent } from './event-types.js';
 import type { HostWatch } from './host-watch.js';
 import { liveStatus } from './live-status.js';
@@ -33,7 +37,7 @@ export class SharedFeed {
   private readonly reads = new Map<number, Promise<EventPage>>();
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: BatchRecords & ChangeFeed & PermissionRecords & SessionRecords,
     private readonly hosts: HostWatch,
   ) {}
 

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { SessionStore } from '../../../activities/store/store.js';
+import type { ChangeFeed } from '../../../activities/store/change-feed.js';
+import type { PermissionRecords } from '../../../activities/store/permissions.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../../core/permission-request.js';
 import { PermissionReplyError, replyToRequest } from '../../services/permissions.js';
 import { rootOf } from '../../services/sessions.js';
@@ -115,7 +116,7 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
  * soon as the run takes the reply; the run writes it a moment later, so this waits briefly and, if
  * the write is slower, answers with what the run was told.
  */
-async function recorded(store: SessionStore, asked: PermissionRequestRecord, answer: PermissionReply): Promise<PermissionRequestRecord> {
+async function recorded(store: ChangeFeed & PermissionRecords, asked: PermissionRequestRecord, answer: PermissionReply): Promise<PermissionRequestRecord> {
   const deadline = Date.now() + RECORD_WAIT_MS;
   // The store announces a request's writes as changes of its session.
   let cursor = (await store.changes(asked.sessionID, Number.MAX_SAFE_INTEGER)).cursor;

@@ -1,2 +1,0 @@
-/** The SQLite store, where its users import it from (its parts are in sqlite/). */
-export { SqliteSessionStore } from './sqlite/store.js';
