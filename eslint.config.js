@@ -26,10 +26,20 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'No Node built-ins in core/ or workflows/: they run in the workflow sandbox.' })),
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'No Node built-ins in core/ or workflows/: they run in the workflow sandbox.',
+          })),
           patterns: [
-            { group: ['**/activities/**', '**/client/**', '**/worker/**'], allowTypeImports: true, message: 'Only types may be imported from activities/, client/ or worker/ here.' },
-            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'Not available in the workflow sandbox.' },
+            {
+              group: ['**/activities/**', '**/client/**', '**/worker/**'],
+              allowTypeImports: true,
+              message: 'Only types may be imported from activities/, client/ or worker/ here.',
+            },
+            {
+              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'],
+              message: 'Not available in the workflow sandbox.',
+            },
           ],
         },
       ],

@@ -41,14 +41,20 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
     if (!parent) return { delivered: false, reason: `parent session ${input.parentId} is gone` };
     // Someone cancelled the parent, or cancelled the work while the parent rested: waking it would undo that.
     if (parent.status === 'cancelled') return { delivered: false, reason: `parent session ${parent.id} was cancelled` };
-    if (input.outcome === 'cancelled' && parent.status !== 'busy') return { delivered: false, reason: 'cancelled while the parent was not running' };
+    if (input.outcome === 'cancelled' && parent.status !== 'busy')
+      return { delivered: false, reason: 'cancelled while the parent was not running' };
     // Fixed before the check below, so nothing the parent writes afterwards escapes `taken`.
     let cursor = (await store.changes(input.parentId, Number.MAX_SAFE_INTEGER)).cursor;
     const messages = await store.messages(input.parentId);
     if (messages.some((message) => message.info.role === 'user' && message.info.promptID === input.deliveryId)) {
       return { delivered: false, reason: 'delivered already' };
     }
-    await store.savePrompt({ id: input.deliveryId, sessionID: parent.id, text: await outcomeText(input.childId, input.outcome), time: { created: Date.now() } });
+    await store.savePrompt({
+      id: input.deliveryId,
+      sessionID: parent.id,
+      text: await outcomeText(input.childId, input.outcome),
+      time: { created: Date.now() },
+    });
     // A parent that is itself a background subagent reports what its new run found to its own parent.
     const deliverTo = parent.parentID ? await backgroundTaskOf(parent.parentID, parent.id) : undefined;
     const run: SessionRunInput = {
@@ -84,14 +90,15 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
     // A run that was finishing when the signal came closes without taking it: then the prompt
     // starts the next run, as `loom resume` sends a prompt again.
     let runId = await send();
-    for (let sent = 1; ; ) {
+    for (let sent = 1; ;) {
       context.heartbeat();
       if (await taken()) return { delivered: true };
       const { status } = await client.workflow.getHandle(parent.id, runId).describe();
       if (status.name !== 'RUNNING') {
         if (await taken()) return { delivered: true };
         // A parent whose runs end without taking it (each fails at once, say) is not woken forever.
-        if (sent >= MAX_SENDS) return { delivered: false, reason: `${sent} runs of ${parent.id} ended without taking it` };
+        if (sent >= MAX_SENDS)
+          return { delivered: false, reason: `${sent} runs of ${parent.id} ended without taking it` };
         runId = await send();
         sent++;
         continue;

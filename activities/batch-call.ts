@@ -53,27 +53,51 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
   }
 
   /** Writes a batch call's result: a summary line, then one line per task with its answer's first line. */
-  async function finishBatchCall(input: { partId: string; input?: Record<string, unknown>; batchId: string; progress?: BatchProgress; error?: string; canDelegate: boolean }) {
+  async function finishBatchCall(input: {
+    partId: string;
+    input?: Record<string, unknown>;
+    batchId: string;
+    progress?: BatchProgress;
+    error?: string;
+    canDelegate: boolean;
+  }) {
     const part = await store.getPart(input.partId);
     const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
     const callInput = input.input ?? (part?.type === 'tool' ? part.state.input : {});
     const metadata = { batchId: input.batchId, ...(input.progress ? { progress: input.progress } : {}) };
     if (input.error) {
-      await setToolState(store, input.partId, { status: 'error', input: callInput, error: input.error, metadata, time: { start, end: Date.now() } });
+      await setToolState(store, input.partId, {
+        status: 'error',
+        input: callInput,
+        error: input.error,
+        metadata,
+        time: { start, end: Date.now() },
+      });
       return;
     }
     const lines: string[] = [];
     if (input.progress) {
       const p = input.progress;
-      lines.push(`Batch ${input.batchId} ${p.status}: ${p.done} done, ${p.failed} failed, ${p.cancelled} cancelled of ${p.total}.`, '');
+      lines.push(
+        `Batch ${input.batchId} ${p.status}: ${p.done} done, ${p.failed} failed, ${p.cancelled} cancelled of ${p.total}.`,
+        '',
+      );
       for (const { task, outcome } of await store.batchTasks(input.batchId)) {
         const answer = (outcome.text ?? outcome.error ?? '').replace(/\s+/g, ' ').slice(0, 300);
-        lines.push(`${outcome.index + 1}. [${outcome.status}] ${task.description} (session ${outcome.sessionId ?? '-'}): ${answer}`);
+        lines.push(
+          `${outcome.index + 1}. [${outcome.status}] ${task.description} (session ${outcome.sessionId ?? '-'}): ${answer}`,
+        );
       }
     } else {
-      lines.push(`Batch ${input.batchId} started in the background. The user can follow it with \`loom batch status ${input.batchId} --watch\`.`);
+      lines.push(
+        `Batch ${input.batchId} started in the background. The user can follow it with \`loom batch status ${input.batchId} --watch\`.`,
+      );
     }
-    const cut = await truncateOutput(lines.join('\n'), { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
+    const cut = await truncateOutput(lines.join('\n'), {
+      dir: toolOutputDir(dataDir),
+      name: input.partId,
+      canDelegate: input.canDelegate,
+    });
     await setToolState(store, input.partId, {
       status: 'completed',
       input: callInput,

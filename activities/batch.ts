@@ -38,14 +38,20 @@ export function createBatchActivities({ store }: ActivityDeps) {
    * Marks tasks as running and gives each attempt its session: a task's own `session_id` for its
    * first attempt, a new session otherwise (a failed attempt's session stays as it was, to inspect).
    */
-  async function claimBatchTasks(input: { batchId: string; tasks: { index: number; attempt: number }[] }): Promise<ClaimedTask[]> {
+  async function claimBatchTasks(input: {
+    batchId: string;
+    tasks: { index: number; attempt: number }[];
+  }): Promise<ClaimedTask[]> {
     const claimed: ClaimedTask[] = [];
     const outcomes: BatchTaskOutcome[] = [];
     for (const { index, attempt } of input.tasks) {
       const entry = await store.batchTask(input.batchId, index);
       if (!entry) throw new Error(`Batch ${input.batchId} has no task ${index}`);
       // Derived, so a claim that is made again (its workflow task was retried) names the same session.
-      const sessionId = attempt === 1 && entry.task.session_id ? entry.task.session_id : batchTaskSessionId(input.batchId, index, attempt);
+      const sessionId =
+        attempt === 1 && entry.task.session_id
+          ? entry.task.session_id
+          : batchTaskSessionId(input.batchId, index, attempt);
       outcomes.push({ index, status: 'running', sessionId, attempts: attempt });
       claimed.push({
         index,
@@ -66,24 +72,43 @@ export function createBatchActivities({ store }: ActivityDeps) {
    * prompt of its own, by id. (Runs recorded before got the prompt itself.)
    */
   async function loadBatchTask(input: { batchId: string; index: number }): Promise<LoadedBatchTask> {
-    const [batch, entry] = await Promise.all([store.getBatch(input.batchId), store.batchTask(input.batchId, input.index)]);
+    const [batch, entry] = await Promise.all([
+      store.getBatch(input.batchId),
+      store.batchTask(input.batchId, input.index),
+    ]);
     if (!batch || !entry) throw new Error(`Batch ${input.batchId} has no task ${input.index}`);
     const promptId = batchTaskPromptId(input.batchId, input.index);
     await storePrompt(store, promptId, entry.task.prompt);
     const { agent, model, description } = entry.task;
-    return { agent, model, description: preview(description, 200), promptId, defaultAgent: batch.agent, defaultModel: batch.model };
+    return {
+      agent,
+      model,
+      description: preview(description, 200),
+      promptId,
+      defaultAgent: batch.agent,
+      defaultModel: batch.model,
+    };
   }
 
   /** Records how tasks ended; a completed task's answer is taken from its session. */
   async function recordBatchOutcomes(input: { batchId: string; outcomes: BatchTaskOutcome[] }): Promise<void> {
     const outcomes = await Promise.all(
-      input.outcomes.map(async (outcome) => (outcome.status === 'completed' && outcome.sessionId ? { ...outcome, text: await lastText(store, outcome.sessionId) } : outcome)),
+      input.outcomes.map(async (outcome) =>
+        outcome.status === 'completed' && outcome.sessionId
+          ? { ...outcome, text: await lastText(store, outcome.sessionId) }
+          : outcome,
+      ),
     );
     await store.saveBatchOutcomes(input.batchId, outcomes);
   }
 
   /** Marks the tasks that never started as cancelled. */
-  async function cancelBatchTasks(input: { batchId: string; indexes: number[]; from: number; total: number }): Promise<void> {
+  async function cancelBatchTasks(input: {
+    batchId: string;
+    indexes: number[];
+    from: number;
+    total: number;
+  }): Promise<void> {
     const indexes = [...input.indexes];
     for (let index = input.from; index < input.total; index++) indexes.push(index);
     const outcomes: BatchTaskOutcome[] = [];
@@ -97,7 +122,12 @@ export function createBatchActivities({ store }: ActivityDeps) {
   async function setBatchStatus(input: { batchId: string; status: BatchStatus; concurrency?: number }): Promise<void> {
     const batch = await store.getBatch(input.batchId);
     if (!batch) return;
-    const next: BatchRecord = { ...batch, status: input.status, concurrency: input.concurrency ?? batch.concurrency, time: { ...batch.time, updated: Date.now() } };
+    const next: BatchRecord = {
+      ...batch,
+      status: input.status,
+      concurrency: input.concurrency ?? batch.concurrency,
+      time: { ...batch.time, updated: Date.now() },
+    };
     await store.saveBatch(next);
   }
 

@@ -41,11 +41,20 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     name?: string;
     arguments?: string;
   }): Promise<PreparedCommand> {
-    const slash = input.promptId ? parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId)) : undefined;
+    const slash = input.promptId
+      ? parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId))
+      : undefined;
     const name = slash?.name ?? input.name ?? '';
     const config = loadConfig(input.directory, env);
     const command = config.command?.[name];
-    if (!command) throw new ConfigError(`Unknown command "/${name}". Commands: ${Object.keys(config.command ?? {}).map((n) => `/${n}`).join(', ') || 'none'}`);
+    if (!command)
+      throw new ConfigError(
+        `Unknown command "/${name}". Commands: ${
+          Object.keys(config.command ?? {})
+            .map((n) => `/${n}`)
+            .join(', ') || 'none'
+        }`,
+      );
     const agent = findAgent(projectAgents(config, dataDir), command.agent ?? input.agent);
     const expanded = await expandCommand(name, command, slash?.arguments ?? input.arguments ?? '', {
       directory: input.directory,
@@ -56,7 +65,13 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
       dataDir,
     });
     const subtask = command.subtask === true || (agent.mode === 'subagent' && command.subtask !== false);
-    const prepared = { subtask, command: name, agent: agent.name, model: command.model ?? agent.model, description: command.description ?? `/${name}` };
+    const prepared = {
+      subtask,
+      command: name,
+      agent: agent.name,
+      model: command.model ?? agent.model,
+      description: command.description ?? `/${name}`,
+    };
     if (!input.promptId) return { ...prepared, prompt: expanded.prompt };
     const promptId = expandedPromptId(input.promptId);
     await storePrompt(store, promptId, expanded.prompt, input.sessionId);
@@ -64,14 +79,22 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
   }
 
   /** The user's side of a subtask: a message holding the subtask, as OpenCode records it. */
-  async function saveSubtaskMessage(input: { sessionId: string; messageId: string; agent: string; model: string; subtask: PreparedCommand }) {
+  async function saveSubtaskMessage(input: {
+    sessionId: string;
+    messageId: string;
+    agent: string;
+    model: string;
+    subtask: PreparedCommand;
+  }) {
     await saveUserMessageRow(store, { ...input, promptId: input.subtask.promptId });
     await store.savePart({
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,
       messageID: input.messageId,
       type: 'subtask',
-      prompt: input.subtask.promptId ? await readPrompt(store, input.subtask.promptId, input.sessionId) : (input.subtask.prompt ?? ''),
+      prompt: input.subtask.promptId
+        ? await readPrompt(store, input.subtask.promptId, input.sessionId)
+        : (input.subtask.prompt ?? ''),
       description: input.subtask.description,
       agent: input.subtask.agent,
       model: input.subtask.model,
@@ -92,7 +115,9 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     /** The task's prompt, stored; runs recorded before had it in `input`. */
     promptId?: string;
   }): Promise<{ partId: string }> {
-    const taskInput = input.promptId ? { ...input.input, prompt: await readPrompt(store, input.promptId, input.sessionId) } : input.input;
+    const taskInput = input.promptId
+      ? { ...input.input, prompt: await readPrompt(store, input.promptId, input.sessionId) }
+      : input.input;
     await store.saveMessage({
       id: input.messageId,
       sessionID: input.sessionId,

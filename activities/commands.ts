@@ -36,16 +36,25 @@ interface ShellOptions {
  * occurrence; a failure or a non-zero exit becomes `Error executing command: <message or stderr>`.
  * The result is trimmed. A cancellation stops the commands and rejects with the signal's reason.
  */
-export async function expandCommand(name: string, command: CommandConfig, args: string, options: ShellOptions): Promise<ExpandedCommand> {
+export async function expandCommand(
+  name: string,
+  command: CommandConfig,
+  args: string,
+  options: ShellOptions,
+): Promise<ExpandedCommand> {
   const text = applyArguments(command.template, args);
   const substitutions = shellSubstitutions(text);
   const env = toolEnvironment(options.env, options.config);
   const confinement: Confinement & { refused?: string } = substitutions.length
-    ? await confined(options).catch((error: unknown) => ({ refused: error instanceof Error ? error.message : String(error) }))
+    ? await confined(options).catch((error: unknown) => ({
+        refused: error instanceof Error ? error.message : String(error),
+      }))
     : {};
   const shell = { ...options, env, launch: confinement.sandbox };
   const outputs = await Promise.all(
-    substitutions.map(({ command: line }) => (confinement.refused ? `Error executing command: ${confinement.refused}` : runSubstitution(line, shell))),
+    substitutions.map(({ command: line }) =>
+      confinement.refused ? `Error executing command: ${confinement.refused}` : runSubstitution(line, shell),
+    ),
   ).finally(() => confinement.sandbox?.close());
   let prompt = '';
   let from = 0;
@@ -78,7 +87,9 @@ function confined(options: ShellOptions): Promise<Confinement> {
 /** The command's stdout, or `Error executing command: …`; rejects only when cancelled. */
 async function runSubstitution(line: string, options: ShellOptions & { launch?: Launch }): Promise<string> {
   options.signal?.throwIfAborted();
-  const result = await runBash(line, options).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+  const result = await runBash(line, options).catch((error: unknown) => ({
+    error: error instanceof Error ? error.message : String(error),
+  }));
   options.signal?.throwIfAborted();
   return 'error' in result ? `Error executing command: ${result.error}` : result.stdout;
 }
@@ -87,10 +98,18 @@ async function runSubstitution(line: string, options: ShellOptions & { launch?: 
  * Runs one command in its own process group, so a timeout or a cancellation stops everything it
  * started. Resolves with its stdout, or rejects with what went wrong.
  */
-function runBash(line: string, { directory, env, signal, launch }: ShellOptions & { launch?: Launch }): Promise<{ stdout: string }> {
+function runBash(
+  line: string,
+  { directory, env, signal, launch }: ShellOptions & { launch?: Launch },
+): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = [...(launch?.launcher ?? []), 'bash', '-c', (launch?.preamble ?? '') + line];
-    const child = spawn(program, args, { cwd: directory, env: launch ? { ...env, ...launch.env } : env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(program, args, {
+      cwd: directory,
+      env: launch ? { ...env, ...launch.env } : env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -123,7 +142,12 @@ function runBash(line: string, { directory, env, signal, launch }: ShellOptions 
       if (stoppedBy === 'timeout') reject(new Error(`\`${line}\` timed out after ${SHELL_TIMEOUT_MS / 1000} s`));
       else if (stoppedBy === 'abort') reject(new Error(`\`${line}\` was cancelled`));
       else if (code === 0) resolve({ stdout });
-      else reject(new Error(stderr.trim() || `\`${line}\` ${exitSignal ? `was killed by ${exitSignal}` : `exited with code ${code}`}`));
+      else
+        reject(
+          new Error(
+            stderr.trim() || `\`${line}\` ${exitSignal ? `was killed by ${exitSignal}` : `exited with code ${code}`}`,
+          ),
+        );
     });
   });
 }

@@ -21,7 +21,10 @@ export function createPermissionActivities({ store, env, hostId }: ActivityDeps)
    * commands). Plugins are files of the workspace, so the hooks run only when this worker is on
    * the session's host; elsewhere a person is asked. On one machine (the default) that is always.
    */
-  async function savePermissionRequest(request: PermissionRequestRecord, options?: { askPlugins?: boolean }): Promise<PluginVerdict | undefined> {
+  async function savePermissionRequest(
+    request: PermissionRequestRecord,
+    options?: { askPlugins?: boolean },
+  ): Promise<PluginVerdict | undefined> {
     const verdict = options?.askPlugins && request.status === 'pending' ? await askPlugins(request) : undefined;
     if (!verdict) {
       await store.savePermissionRequest(request);
@@ -42,7 +45,9 @@ export function createPermissionActivities({ store, env, hostId }: ActivityDeps)
     if (!session) return undefined;
     const here = hostId ?? localHostId(env);
     if (session.host && session.host !== here) {
-      warnOnceInWorkerLog(`Plugins' "permission.ask" hooks of host ${session.host} cannot run on worker host ${here}; its permission requests go to a person when this worker stores them`);
+      warnOnceInWorkerLog(
+        `Plugins' "permission.ask" hooks of host ${session.host} cannot run on worker host ${here}; its permission requests go to a person when this worker stores them`,
+      );
       return undefined;
     }
     return pluginPermissionVerdict(session.directory, env, request);

@@ -8,7 +8,9 @@ export function createPruneActivities({ store }: ActivityDeps) {
     const now = Date.now();
     for (const id of prune) {
       await store.updatePart(id, (part) =>
-        part.type === 'tool' && part.state.status === 'completed' ? { ...part, state: { ...part.state, time: { ...part.state.time, compacted: now } } } : part,
+        part.type === 'tool' && part.state.status === 'completed'
+          ? { ...part, state: { ...part.state, time: { ...part.state.time, compacted: now } } }
+          : part,
       );
     }
     return prune.length;

@@ -103,7 +103,11 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         })),
         commands: Object.keys(config.command ?? {}),
         limit: modelInfo(config, model).limit,
-        compaction: { auto: config.compaction?.auto ?? true, prune: config.compaction?.prune ?? true, reserved: config.compaction?.reserved },
+        compaction: {
+          auto: config.compaction?.auto ?? true,
+          prune: config.compaction?.prune ?? true,
+          reserved: config.compaction?.reserved,
+        },
         lastStepTokens: session ? (await store.lastFinishedStep(input.sessionId))?.tokens : undefined,
         autoTitle: config.auto_title ?? true,
         primaryTools: config.experimental?.primary_tools ?? [],
@@ -128,7 +132,9 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
    */
   async function keepUnopenedSession(input: RunInput): Promise<void> {
     if (await store.getSession(input.sessionId)) return;
-    await store.saveSession(newSession({ ...input, agent: input.agent ?? 'build', model: input.model ?? '' }, 'failed', Date.now()));
+    await store.saveSession(
+      newSession({ ...input, agent: input.agent ?? 'build', model: input.model ?? '' }, 'failed', Date.now()),
+    );
   }
 
   /** How many ancestors a session with this parent has. */

@@ -6,7 +6,7 @@ import type { SessionRecords } from './store/sessions.js';
  */
 export async function rootSessionOf(store: SessionRecords, sessionId: string): Promise<string> {
   let root = sessionId;
-  for (let session = await store.getSession(sessionId); session?.parentID; ) {
+  for (let session = await store.getSession(sessionId); session?.parentID;) {
     const parent = await store.getSession(session.parentID);
     if (!parent) break;
     root = parent.id;

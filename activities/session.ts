@@ -31,7 +31,14 @@ export function createSessionActivities({ store }: ActivityDeps) {
       ...(input.host ? { host: input.host } : {}),
     };
     const session = existing
-      ? { ...withoutError(existing), ...links, agent: input.agent, model: input.model, status: 'busy' as const, time: { ...existing.time, updated: now } }
+      ? {
+          ...withoutError(existing),
+          ...links,
+          agent: input.agent,
+          model: input.model,
+          status: 'busy' as const,
+          time: { ...existing.time, updated: now },
+        }
       : { ...links, ...newSession(input, 'busy', now) };
     await store.saveSession(session);
     return { created: !existing, title: session.title };
@@ -70,7 +77,12 @@ export function createSessionActivities({ store }: ActivityDeps) {
     if (!session) return;
     if (input.status === 'failed' && input.error && message?.role !== 'assistant') {
       // Nothing on a message says why: the session does.
-      await store.saveSession({ ...session, status: 'failed', error: { name: input.error.name, message: input.error.message }, time: { ...session.time, updated: now } });
+      await store.saveSession({
+        ...session,
+        status: 'failed',
+        error: { name: input.error.name, message: input.error.message },
+        time: { ...session.time, updated: now },
+      });
     } else {
       await store.setSessionStatus(input.sessionId, input.status, now);
     }

@@ -17,26 +17,34 @@ export interface TaskStep {
 /** The tool calls of a session so far, in order. */
 export async function taskSteps(store: MessageRecords, sessionId: string): Promise<TaskStep[]> {
   const parts = (await store.messages(sessionId)).flatMap((message) => message.parts);
-  return parts.filter((part): part is Extract<Part, { type: 'tool' }> => part.type === 'tool').map((part) => ({
-    id: part.id,
-    tool: part.tool,
-    status: part.state.status,
-    title: part.state.status === 'completed' ? part.state.title : undefined,
-    description: describeToolCall(part.tool, part.state.input),
-  }));
+  return parts
+    .filter((part): part is Extract<Part, { type: 'tool' }> => part.type === 'tool')
+    .map((part) => ({
+      id: part.id,
+      tool: part.tool,
+      status: part.state.status,
+      title: part.state.status === 'completed' ? part.state.title : undefined,
+      description: describeToolCall(part.tool, part.state.input),
+    }));
 }
 
 /**
  * Keeps a running `task` part's `metadata.summary` current with its subagent's tool calls, so the
  * parent's view shows the child's progress as it happens: one entry per call, updated in place.
  */
-export async function reportStep(store: PartRecords & SessionRecords, sessionId: string, step: TaskStep): Promise<void> {
+export async function reportStep(
+  store: PartRecords & SessionRecords,
+  sessionId: string,
+  step: TaskStep,
+): Promise<void> {
   const session = await store.getSession(sessionId);
   if (!session?.parentPartID) return;
   await store
     .updatePart(session.parentPartID, (part) => {
       if (part.type !== 'tool' || part.state.status !== 'running') return part;
-      const summary = ((part.state.metadata?.summary as TaskStep[] | undefined) ?? []).filter((entry) => entry.id !== step.id);
+      const summary = ((part.state.metadata?.summary as TaskStep[] | undefined) ?? []).filter(
+        (entry) => entry.id !== step.id,
+      );
       summary.push(step);
       summary.sort((a, b) => a.id.localeCompare(b.id));
       return { ...part, state: { ...part.state, metadata: { ...part.state.metadata, summary } } };

@@ -20,7 +20,10 @@ export function backgroundStarted(sessionId: string): string {
 /** The store side of `task` calls, which the workflow itself orchestrates as child workflows. */
 export function createTaskActivities({ store, dataDir }: ActivityDeps) {
   /** Whether a session exists, and whether it belongs to the caller's session tree. */
-  async function lookupTaskSession(input: { sessionId: string; rootId: string }): Promise<{ exists: boolean; inTree: boolean }> {
+  async function lookupTaskSession(input: {
+    sessionId: string;
+    rootId: string;
+  }): Promise<{ exists: boolean; inTree: boolean }> {
     if (!(await store.getSession(input.sessionId))) return { exists: false, inTree: false };
     return { exists: true, inTree: (await rootSessionOf(store, input.sessionId)) === input.rootId };
   }
@@ -45,7 +48,12 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
       status: 'running',
       input: callInput,
       title: input.description,
-      metadata: { sessionId: input.sessionId, model: input.model, summary: [], ...(input.background ? { background: true } : {}) },
+      metadata: {
+        sessionId: input.sessionId,
+        model: input.model,
+        summary: [],
+        ...(input.background ? { background: true } : {}),
+      },
       time: { start: Date.now() },
     });
   }
@@ -94,7 +102,11 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
       return;
     }
     const text = await lastText(store, input.sessionId);
-    const cut = await truncateOutput(`${input.note ?? ''}${text}`, { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
+    const cut = await truncateOutput(`${input.note ?? ''}${text}`, {
+      dir: toolOutputDir(dataDir),
+      name: input.partId,
+      canDelegate: input.canDelegate,
+    });
     await setToolState(store, input.partId, {
       status: 'completed',
       input: callInput,

@@ -45,32 +45,59 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     if (slash && input.commands!.includes(slash.name)) return { mentions: [], command: slash.name };
     await saveUserMessageRow(store, input);
     if (input.synthetic) {
-      await store.savePart({ id: partId(input.messageId, 0), sessionID: input.sessionId, messageID: input.messageId, type: 'text', text, synthetic: true });
+      await store.savePart({
+        id: partId(input.messageId, 0),
+        sessionID: input.sessionId,
+        messageID: input.messageId,
+        type: 'text',
+        text,
+        synthetic: true,
+      });
       return { mentions: [] };
     }
     const config = loadConfig(input.directory, env);
     const agents = projectAgents(config, dataDir);
-    const mentioned = await resolveReferences(text, { directory: input.directory, home: homedir(), agents: agents.map((a) => a.name) });
+    const mentioned = await resolveReferences(text, {
+      directory: input.directory,
+      home: homedir(),
+      agents: agents.map((a) => a.name),
+    });
     // A small model guesses what a file holds: the files the prompt names are read for it.
-    const named = promptVariant(config, input.model) === 'small' ? await namedFileReferences(text, input.directory, mentioned) : [];
+    const named =
+      promptVariant(config, input.model) === 'small' ? await namedFileReferences(text, input.directory, mentioned) : [];
     const parts: PartContent[] = [{ type: 'text', text }];
     const callerRules = agents.find((agent) => agent.name === input.agent)?.permission ?? [];
     // A subagent's prompt was written by a model: its references get no more than its tools would.
     const fromModel = Boolean((await store.getSession(input.sessionId))?.parentID);
     for (const reference of mentioned) {
       const refused = fromModel ? referenceRefusal(reference, input.directory, callerRules) : undefined;
-      parts.push(...(refused ? [{ type: 'text' as const, synthetic: true, text: refused }] : await referenceParts(reference, input, config)));
+      parts.push(
+        ...(refused
+          ? [{ type: 'text' as const, synthetic: true, text: refused }]
+          : await referenceParts(reference, input, config)),
+      );
     }
     // Read only where the read tool would not ask: nobody asked for these.
-    for (const reference of named) if (!referenceRefusal(reference, input.directory, callerRules)) parts.push(...(await referenceParts(reference, input, config)));
+    for (const reference of named)
+      if (!referenceRefusal(reference, input.directory, callerRules))
+        parts.push(...(await referenceParts(reference, input, config)));
     const mentions = mentioned.filter((reference) => reference.kind === 'agent').map((reference) => reference.name);
     for (const name of mentions) {
       const denied = evaluate('task', name, callerRules).action === 'deny';
       parts.push({ type: 'agent', name });
-      parts.push({ type: 'text', synthetic: true, text: mentionInstruction(name) + (denied ? ' . Invoked by user; guaranteed to exist.' : '') });
+      parts.push({
+        type: 'text',
+        synthetic: true,
+        text: mentionInstruction(name) + (denied ? ' . Invoked by user; guaranteed to exist.' : ''),
+      });
     }
     for (const [index, part] of parts.entries()) {
-      await store.savePart({ ...part, id: partId(input.messageId, index), sessionID: input.sessionId, messageID: input.messageId } as Part);
+      await store.savePart({
+        ...part,
+        id: partId(input.messageId, index),
+        sessionID: input.sessionId,
+        messageID: input.messageId,
+      } as Part);
     }
     return { mentions };
   }
@@ -98,34 +125,57 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     if (reference.kind === 'agent') return [];
     if (reference.kind === 'file' && reference.mime !== 'text/plain') {
       const data = await readFile(reference.path);
-      return [{ type: 'file', mime: reference.mime, filename: reference.name, url: `data:${reference.mime};base64,${data.toString('base64')}` }];
+      return [
+        {
+          type: 'file',
+          mime: reference.mime,
+          filename: reference.name,
+          url: `data:${reference.mime};base64,${data.toString('base64')}`,
+        },
+      ];
     }
     try {
-      const output = await read({ filePath: reference.path }, {
-        directory: input.directory,
-        dataDir,
-        sessionId: input.sessionId,
-        messageId: input.messageId,
-        callId: '',
-        model: input.model,
-        config,
-        store,
-        env,
-        externalAllowed: true,
-        abort: new AbortController().signal,
-        update: () => undefined,
-      });
+      const output = await read(
+        { filePath: reference.path },
+        {
+          directory: input.directory,
+          dataDir,
+          sessionId: input.sessionId,
+          messageId: input.messageId,
+          callId: '',
+          model: input.model,
+          config,
+          store,
+          env,
+          externalAllowed: true,
+          abort: new AbortController().signal,
+          update: () => undefined,
+        },
+      );
       return [
-        { type: 'text', synthetic: true, text: `Called the Read tool with the following input: ${JSON.stringify({ filePath: reference.path })}` },
+        {
+          type: 'text',
+          synthetic: true,
+          text: `Called the Read tool with the following input: ${JSON.stringify({ filePath: reference.path })}`,
+        },
         { type: 'text', synthetic: true, text: output.output },
       ];
     } catch (error) {
-      return [{ type: 'text', synthetic: true, text: `Could not read @${reference.name}: ${(error as Error).message}` }];
+      return [
+        { type: 'text', synthetic: true, text: `Could not read @${reference.name}: ${(error as Error).message}` },
+      ];
     }
   }
 
   /** A request to compact the session: a user message holding a `compaction` part. */
-  async function saveCompactionRequest(input: { sessionId: string; messageId: string; agent: string; model: string; auto: boolean; overflow: boolean }) {
+  async function saveCompactionRequest(input: {
+    sessionId: string;
+    messageId: string;
+    agent: string;
+    model: string;
+    auto: boolean;
+    overflow: boolean;
+  }) {
     await saveUserMessageRow(store, input);
     await store.savePart({
       id: partId(input.messageId, 0),

@@ -11,7 +11,13 @@ import { bareBatchWorkflow } from './workflows.js';
 export function batchThroughput(bench: BenchEnv, tasks: number, concurrency: number): Measurement {
   bench.model.setScript([{ reply: { text: 'done' } }]);
   const bare = (count: number) =>
-    timed(() => bench.client.workflow.execute(bareBatchWorkflow, { workflowId: `bare-${Date.now()}`, taskQueue: bench.taskQueue, args: [count, concurrency] }));
+    timed(() =>
+      bench.client.workflow.execute(bareBatchWorkflow, {
+        workflowId: `bare-${Date.now()}`,
+        taskQueue: bench.taskQueue,
+        args: [count, concurrency],
+      }),
+    );
   const loom = (count: number) =>
     timed(async () => {
       const { handle } = await startBatch(bench.client, bench.store, {
@@ -42,8 +48,18 @@ export function batchThroughput(bench: BenchEnv, tasks: number, concurrency: num
   };
   const label = `batch (${bench.storeName})`;
   const rows = (samples: Record<string, number[]>): Row[] => [
-    { name: `${label}: Loom, ${tasks} tasks at concurrency ${concurrency}`, unit: 'tasks/s', samples: samples.loomRate, note: 'each task a full session run' },
-    { name: `${label}: bare child workflows`, unit: 'tasks/s', samples: samples.bareRate, note: 'no-op children, same concurrency' },
+    {
+      name: `${label}: Loom, ${tasks} tasks at concurrency ${concurrency}`,
+      unit: 'tasks/s',
+      samples: samples.loomRate,
+      note: 'each task a full session run',
+    },
+    {
+      name: `${label}: bare child workflows`,
+      unit: 'tasks/s',
+      samples: samples.bareRate,
+      note: 'no-op children, same concurrency',
+    },
     { name: `${label}: Loom ÷ bare throughput`, unit: '×', samples: samples.ratio },
   ];
   return { warmUp, measure, rows };

@@ -11,9 +11,17 @@ const BUILT = join(PACKAGE_ROOT, 'dist', 'client', 'main.js');
 function timeLoom(entry: string, args: string[], bench: BenchEnv): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { env: bench.processEnv, cwd: bench.project, stdio: 'ignore' });
+    const child = spawn(process.execPath, [entry, ...args], {
+      env: bench.processEnv,
+      cwd: bench.project,
+      stdio: 'ignore',
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`loom ${args.join(' ')} exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`loom ${args.join(' ')} exited with ${code}`)),
+    );
   });
 }
 
@@ -31,7 +39,12 @@ export async function cliStartup(bench: BenchEnv, runs: number): Promise<Row[]> 
     return { help, ls, helpSources, lsSources, helpRatio: helpSources / help, lsRatio: lsSources / ls };
   });
   return [
-    { name: 'CLI start-up: `loom --help`, built', unit: 'ms', samples: samples.help, note: 'dist/ from `npm run build`' },
+    {
+      name: 'CLI start-up: `loom --help`, built',
+      unit: 'ms',
+      samples: samples.help,
+      note: 'dist/ from `npm run build`',
+    },
     { name: 'CLI start-up: `loom ls`, built', unit: 'ms', samples: samples.ls },
     { name: 'CLI start-up: `loom --help`, sources (tsx)', unit: 'ms', samples: samples.helpSources },
     { name: 'CLI start-up: `loom ls`, sources (tsx)', unit: 'ms', samples: samples.lsSources },

@@ -26,7 +26,11 @@ export async function fanOut(bench: BenchEnv, runs: number): Promise<Row[]> {
   bench.model.setScript(fanOutScript());
   const samples = await repeat(runs, async () => {
     const bare = await timed(() =>
-      bench.client.workflow.execute(fanOutWorkflow, { workflowId: `fan-out-${Date.now()}`, taskQueue: bench.taskQueue, args: [FAN_OUT] }),
+      bench.client.workflow.execute(fanOutWorkflow, {
+        workflowId: `fan-out-${Date.now()}`,
+        taskQueue: bench.taskQueue,
+        args: [FAN_OUT],
+      }),
     );
     const { sessionId, result } = await bench.startSession(`Fan out to ${FAN_OUT} subagents.`);
     const loom = await timed(result);
@@ -36,7 +40,12 @@ export async function fanOut(bench: BenchEnv, runs: number): Promise<Row[]> {
     return { loom, bare, ratio: loom / bare };
   });
   return [
-    { name: `fan-out: ${FAN_OUT} subagent tasks, all results back`, unit: 'ms', samples: samples.loom, note: 'one model response, cap raised to 50' },
+    {
+      name: `fan-out: ${FAN_OUT} subagent tasks, all results back`,
+      unit: 'ms',
+      samples: samples.loom,
+      note: 'one model response, cap raised to 50',
+    },
     { name: `fan-out: ${FAN_OUT} bare child workflows`, unit: 'ms', samples: samples.bare },
     { name: 'fan-out: Loom ÷ bare', unit: '×', samples: samples.ratio },
   ];

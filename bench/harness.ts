@@ -39,7 +39,10 @@ export interface BenchEnv {
   /** What activities and `loom` processes need: data dir, config with the scripted provider. */
   processEnv: NodeJS.ProcessEnv;
   /** Starts a session as `loom run` does, on the bench's task queue unless told another. */
-  startSession(prompt: string, options?: { taskQueue?: string }): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
+  startSession(
+    prompt: string,
+    options?: { taskQueue?: string },
+  ): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
   /** Bytes and events of workflow history over every run of a workflow id. */
   history(workflowId: string): Promise<{ bytes: number; events: number; runs: number }>;
   /**
@@ -64,7 +67,10 @@ const PROJECT_FILES: Record<string, string> = {
 
 /** About `bytes` of text in 64-character lines. */
 function fileOf(bytes: number): string {
-  return Array.from({ length: Math.ceil(bytes / 64) }, (_, i) => `line ${String(i).padStart(5, '0')} ${'x'.repeat(52)}`).join('\n');
+  return Array.from(
+    { length: Math.ceil(bytes / 64) },
+    (_, i) => `line ${String(i).padStart(5, '0')} ${'x'.repeat(52)}`,
+  ).join('\n');
 }
 
 /** What every worker of one bench run shares. */
@@ -93,7 +99,10 @@ export async function createBenchEnv(report: (line: string) => void): Promise<Be
   let connection: NativeConnection;
   try {
     model = await startScriptedModel([{ reply: { text: 'done' } }]);
-    ({ code } = await bundleWorkflowCode({ workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: quiet }));
+    ({ code } = await bundleWorkflowCode({
+      workflowsPath: join(PROJECT_ROOT, 'bench', 'workflows.ts'),
+      logger: quiet,
+    }));
     // A named server may refuse the worker's credentials: the message then says which setting.
     connection = await temporal.connectWorker();
   } catch (error) {
@@ -104,12 +113,16 @@ export async function createBenchEnv(report: (line: string) => void): Promise<Be
   }
   const shared: Shared = { temporal, connection, code, model, root, project };
   const store = new SqliteSessionStore(join(root, 'data', 'loom.db'));
-  return bindWorker(shared, { storeName: 'SQLite', store, taskQueue: temporal.taskQueue, dataDir: join(root, 'data') }, async () => {
-    await connection.close();
-    await model.close();
-    await temporal.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  return bindWorker(
+    shared,
+    { storeName: 'SQLite', store, taskQueue: temporal.taskQueue, dataDir: join(root, 'data') },
+    async () => {
+      await connection.close();
+      await model.close();
+      await temporal.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  );
 }
 
 /** A worker on `taskQueue` whose activities use `store`; `close` stops it, closes the store, then `closeShared`. */
@@ -150,7 +163,13 @@ async function bindWorker(
       activities: { ...activities, ...benchActivities },
       maxHeartbeatThrottleInterval: '1 second',
     });
-    hostWorker = await Worker.create({ connection, namespace: temporal.namespace, taskQueue: hostTaskQueue(taskQueue, hostId), activities, maxHeartbeatThrottleInterval: '1 second' });
+    hostWorker = await Worker.create({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: hostTaskQueue(taskQueue, hostId),
+      activities,
+      maxHeartbeatThrottleInterval: '1 second',
+    });
   } catch (error) {
     await store.close();
     await closeShared();
@@ -196,7 +215,11 @@ async function bindWorker(
     async withPostgres(storeUrl) {
       const dataDir = join(root, 'data-postgres');
       const postgres = await openSessionStore({ dataDir, storeUrl });
-      return bindWorker(shared, { storeName: 'PostgreSQL', store: postgres, taskQueue: `${taskQueue}-postgres`, dataDir, storeUrl }, async () => undefined);
+      return bindWorker(
+        shared,
+        { storeName: 'PostgreSQL', store: postgres, taskQueue: `${taskQueue}-postgres`, dataDir, storeUrl },
+        async () => undefined,
+      );
     },
     async close() {
       try {
@@ -211,4 +234,11 @@ async function bindWorker(
   };
 }
 
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m: string) => console.error(m) };
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (m: string) => console.error(m),
+};

@@ -10,7 +10,9 @@ function readSteps(): ScriptRule[] {
         const prompt = request.messages.find((m) => m.role === 'user')?.content ?? '';
         const [, file, steps] = /Read (\S+) in (\d+) steps/.exec(prompt) ?? [];
         const seen = request.messages.filter((m) => m.role === 'tool').length;
-        return seen < Number(steps) - 1 ? { toolCalls: [{ name: 'read', args: { filePath: file, offset: 1 + (seen % 2) } }] } : { text: 'Read it all.' };
+        return seen < Number(steps) - 1
+          ? { toolCalls: [{ name: 'read', args: { filePath: file, offset: 1 + (seen % 2) } }] }
+          : { text: 'Read it all.' };
       },
     },
   ];
@@ -36,8 +38,23 @@ export async function historyPerStep(bench: BenchEnv): Promise<Row[]> {
   const long = await session('notes/1k.txt', 500);
   return [
     { name: 'history: bytes per step, 1 KiB outputs', unit: 'B/step', samples: [small] },
-    { name: 'history: bytes per step, 20 KiB outputs', unit: 'B/step', samples: [large], note: `${(large / small).toFixed(2)}× the 1 KiB figure` },
-    { name: 'history: 500-step session, total', unit: 'KiB', samples: [long.bytes / 1024], note: `${long.events} events in ${long.runs} run(s)` },
-    { name: 'history: 500-step total ÷ (500 × per step)', unit: '×', samples: [long.bytes / (500 * small)], note: '1 = linear' },
+    {
+      name: 'history: bytes per step, 20 KiB outputs',
+      unit: 'B/step',
+      samples: [large],
+      note: `${(large / small).toFixed(2)}× the 1 KiB figure`,
+    },
+    {
+      name: 'history: 500-step session, total',
+      unit: 'KiB',
+      samples: [long.bytes / 1024],
+      note: `${long.events} events in ${long.runs} run(s)`,
+    },
+    {
+      name: 'history: 500-step total ÷ (500 × per step)',
+      unit: '×',
+      samples: [long.bytes / (500 * small)],
+      note: '1 = linear',
+    },
   ];
 }

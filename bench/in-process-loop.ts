@@ -12,12 +12,30 @@ export async function runInProcess(
   input: { sessionId: string; directory: string; agent: string; model: string; prompt: string },
 ): Promise<number> {
   // An environment per call, as each activity has its own context (and cancellation signal).
-  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => new MockActivityEnvironment().run(fn, ...args) as Promise<R>;
-  const config = await run(activities.prepareRun, { sessionId: input.sessionId, directory: input.directory, agent: input.agent, model: input.model });
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
+    new MockActivityEnvironment().run(fn, ...args) as Promise<R>;
+  const config = await run(activities.prepareRun, {
+    sessionId: input.sessionId,
+    directory: input.directory,
+    agent: input.agent,
+    model: input.model,
+  });
   if (isNotThisHost(config)) throw new Error('In-process loop: prepareRun declined to run here');
-  await run(activities.openSession, { sessionId: input.sessionId, agent: config.agent.name, model: config.model, directory: input.directory });
+  await run(activities.openSession, {
+    sessionId: input.sessionId,
+    agent: config.agent.name,
+    model: config.model,
+    directory: input.directory,
+  });
   const userMessageId = newId('msg', Date.now(), Math.random);
-  await run(activities.saveUserMessage, { sessionId: input.sessionId, messageId: userMessageId, agent: config.agent.name, model: config.model, text: input.prompt, directory: input.directory });
+  await run(activities.saveUserMessage, {
+    sessionId: input.sessionId,
+    messageId: userMessageId,
+    agent: config.agent.name,
+    model: config.model,
+    text: input.prompt,
+    directory: input.directory,
+  });
   let step = 0;
   for (;;) {
     step++;

@@ -37,21 +37,29 @@ const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const stores = (process.env.BENCH_STORES ?? STORES.join(',')).split(',').map((name) => name.trim().toLowerCase());
 
 /** A benchmark runs once on SQLite (`run`), or on each store in `BENCH_STORES`, taking turns run by run (`onEachStore`). */
-type Benchmark = { name: string } & ({ run: (bench: BenchEnv) => Promise<Row[]> } | { onEachStore: (bench: BenchEnv) => Measurement; runs: number });
+type Benchmark = { name: string } & (
+  { run: (bench: BenchEnv) => Promise<Row[]> } | { onEachStore: (bench: BenchEnv) => Measurement; runs: number }
+);
 const benchmarks: Benchmark[] = [
   { name: 'step', onEachStore: (bench) => perStep(bench), runs },
   { name: 'history', run: (bench) => historyPerStep(bench) },
   { name: 'fan-out', run: (bench) => fanOut(bench, runs) },
   { name: 'cli', run: (bench) => cliStartup(bench, runs) },
   { name: 'resume', run: (bench) => resumeLatency(bench, runs) },
-  { name: 'batch', onEachStore: (bench) => batchThroughput(bench, batchTasks, batchConcurrency), runs: Math.min(runs, 2) },
+  {
+    name: 'batch',
+    onEachStore: (bench) => batchThroughput(bench, batchTasks, batchConcurrency),
+    runs: Math.min(runs, 2),
+  },
   { name: 'memory', run: (bench) => workerMemory(bench) },
   { name: 'peer', run: (bench) => peer(bench, runs) },
   { name: 'sandbox', run: (bench) => sandboxStart(bench, runs) },
 ];
 const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {
-  console.error(`BENCH_ONLY names unknown benchmarks: ${unknown.join(', ')} (known: ${benchmarks.map(({ name }) => name).join(', ')})`);
+  console.error(
+    `BENCH_ONLY names unknown benchmarks: ${unknown.join(', ')} (known: ${benchmarks.map(({ name }) => name).join(', ')})`,
+  );
   process.exit(2);
 }
 const unknownStores = stores.filter((name) => !(STORES as readonly string[]).includes(name));
@@ -75,12 +83,17 @@ try {
   bench = await createBenchEnv((line) => console.log(line));
 } catch (error) {
   // The message names the setting at fault (TEMPORAL_ADDRESS, the API key, the namespace, …).
-  if (!(error instanceof TemporalConfigError || error instanceof TemporalRefusedError || error instanceof CliError)) throw error;
+  if (!(error instanceof TemporalConfigError || error instanceof TemporalRefusedError || error instanceof CliError))
+    throw error;
   console.error(error.message);
   process.exit(2);
 }
 const machine = describeMachine(bench.temporal.version);
-console.log(Object.entries(machine).map(([key, value]) => `${key}: ${value}`).join('\n'));
+console.log(
+  Object.entries(machine)
+    .map(([key, value]) => `${key}: ${value}`)
+    .join('\n'),
+);
 const rows: Row[] = [];
 let postgres: PostgresBench | undefined;
 let postgresNote: string | undefined;
@@ -116,5 +129,7 @@ try {
 }
 const path = join(PROJECT_ROOT, 'bench', 'results.json');
 const summaries = writeResults(path, rows, machine, { runs, batchTasks, batchConcurrency, stores }, skipped);
-console.log(`\n${table(summaries)}\n\nRuns: ${runs} after a warm-up (batch: ${Math.min(runs, 2)}). Written to ${path}.`);
+console.log(
+  `\n${table(summaries)}\n\nRuns: ${runs} after a warm-up (batch: ${Math.min(runs, 2)}). Written to ${path}.`,
+);
 if (postgresNote) console.log(postgresNote);

@@ -21,10 +21,23 @@ function delegationScript(): ScriptRule[] {
   return [
     {
       when: { lastUser: 'Find the readme through a subagent', lastRole: 'user', toolOffered: 'task' },
-      reply: { toolCalls: [{ name: 'task', args: { description: 'Find the readme', prompt: 'Find the readme file.', subagent_type: 'explore' } }] },
+      reply: {
+        toolCalls: [
+          {
+            name: 'task',
+            args: { description: 'Find the readme', prompt: 'Find the readme file.', subagent_type: 'explore' },
+          },
+        ],
+      },
     },
-    { when: { lastUser: 'Find the readme through a subagent', lastRole: 'tool', toolOffered: 'task' }, reply: { text: 'The explorer found README.md.' } },
-    { when: { lastUser: 'Find the readme file.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'glob', args: { pattern: '*.md' } }] } },
+    {
+      when: { lastUser: 'Find the readme through a subagent', lastRole: 'tool', toolOffered: 'task' },
+      reply: { text: 'The explorer found README.md.' },
+    },
+    {
+      when: { lastUser: 'Find the readme file.', lastRole: 'user' },
+      reply: { toolCalls: [{ name: 'glob', args: { pattern: '*.md' } }] },
+    },
     { when: { lastUser: 'Find the readme file.', lastRole: 'tool' }, reply: { text: 'README.md is at the top.' } },
     // Titles and anything else.
     { reply: { text: 'Readme' } },
@@ -34,19 +47,35 @@ function delegationScript(): ScriptRule[] {
 /** The `opencode` binary, installed on first use; a reason when it cannot be. */
 export function installOpenCode(env: NodeJS.ProcessEnv): { binary: string } | { reason: string } {
   const prefix = join(cacheDir(env), 'bench', `opencode-${OPENCODE_VERSION}`);
-  const platformBinary = join(prefix, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
+  const platformBinary = join(
+    prefix,
+    'node_modules',
+    `opencode-${process.platform}-${process.arch}`,
+    'bin',
+    'opencode',
+  );
   const wrapper = join(prefix, 'node_modules', '.bin', 'opencode');
   const found = () => [platformBinary, wrapper].find((path) => existsSync(path));
   if (!found()) {
     try {
       mkdirSync(prefix, { recursive: true });
-      execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `opencode-ai@${OPENCODE_VERSION}`], { stdio: 'ignore', timeout: 300_000 });
+      execFileSync(
+        'npm',
+        ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `opencode-ai@${OPENCODE_VERSION}`],
+        { stdio: 'ignore', timeout: 300_000 },
+      );
     } catch (error) {
-      return { reason: `OpenCode ${OPENCODE_VERSION} could not be installed into ${prefix} (${(error as Error).message.split('\n')[0]})` };
+      return {
+        reason: `OpenCode ${OPENCODE_VERSION} could not be installed into ${prefix} (${(error as Error).message.split('\n')[0]})`,
+      };
     }
   }
   const binary = found();
-  return binary ? { binary } : { reason: `npm installed opencode-ai ${OPENCODE_VERSION} but no opencode binary for ${process.platform}-${process.arch} is in ${prefix}` };
+  return binary
+    ? { binary }
+    : {
+        reason: `npm installed opencode-ai ${OPENCODE_VERSION} but no opencode binary for ${process.platform}-${process.arch} is in ${prefix}`,
+      };
 }
 
 interface Timed {
@@ -70,7 +99,8 @@ function timedRun(command: string, args: string[], options: { cwd: string; env: 
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = performance.now() - started;
-      if (code !== 0) return reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-2000)}`));
+      if (code !== 0)
+        return reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-2000)}`));
       const rss = /peak-rss-kb=(\d+)/.exec(output)?.[1];
       resolve({ ms, ...(rss ? { rssMiB: Number(rss) / 1024 } : {}) });
     });
@@ -103,7 +133,14 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
       autoupdate: false,
       share: 'disabled',
       model: 'scripted/test-model',
-      provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: bench.model.url, apiKey: 'bench' }, models: { 'test-model': { name: 'test' } } } },
+      provider: {
+        scripted: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Scripted',
+          options: { baseURL: bench.model.url, apiKey: 'bench' },
+          models: { 'test-model': { name: 'test' } },
+        },
+      },
     }),
   );
   const openCodeEnv: NodeJS.ProcessEnv = {
@@ -116,7 +153,8 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     PATH: `${rg ? `${dirname(rg)}:` : ''}${process.env.PATH}`,
   };
-  const openCode = (prompt: string) => timedRun(installed.binary, ['run', '-m', 'scripted/test-model', prompt], { cwd: project, env: openCodeEnv });
+  const openCode = (prompt: string) =>
+    timedRun(installed.binary, ['run', '-m', 'scripted/test-model', prompt], { cwd: project, env: openCodeEnv });
   const loom = (prompt: string, env: NodeJS.ProcessEnv = bench.processEnv) =>
     timedRun(process.execPath, [LOOM_BIN, 'run', '-m', 'scripted/test-model', prompt], { cwd: bench.project, env });
 
@@ -131,7 +169,11 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
     bench.model.requests.length = 0;
     const { ms } = await run('Find the readme through a subagent.');
     // Measured only if the child really ran: its glob went out and its answer came back.
-    if (!bench.model.requests.some((request) => request.lastUser.includes('Find the readme file.') && request.lastRole === 'tool')) {
+    if (
+      !bench.model.requests.some(
+        (request) => request.lastUser.includes('Find the readme file.') && request.lastRole === 'tool',
+      )
+    ) {
       throw new Error(`${who} did not run the explore subagent in the delegation scenario`);
     }
     return ms;
@@ -142,11 +184,17 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
     const openCodeSteps = await steps(openCode);
     const loomDelegation = await delegation(loom, 'Loom');
     const openCodeDelegation = await delegation(openCode, 'OpenCode');
-    const loomHelp = await timedRun(process.execPath, [LOOM_BIN, '--help'], { cwd: bench.project, env: bench.processEnv });
+    const loomHelp = await timedRun(process.execPath, [LOOM_BIN, '--help'], {
+      cwd: bench.project,
+      env: bench.processEnv,
+    });
     const openCodeHelp = await timedRun(installed.binary, ['--help'], { cwd: project, env: openCodeEnv });
     // Its own task queue: no worker polls it, so `loom run` starts one inside itself.
     bench.model.setScript(globSteps());
-    const alone = await loom(`Take ${SHORT_STEPS} steps.`, { ...bench.processEnv, LOOM_TASK_QUEUE: `peer-rss-${Date.now()}` });
+    const alone = await loom(`Take ${SHORT_STEPS} steps.`, {
+      ...bench.processEnv,
+      LOOM_TASK_QUEUE: `peer-rss-${Date.now()}`,
+    });
     const openCodeAlone = await openCode(`Take ${SHORT_STEPS} steps.`);
     return {
       loomStep: loomSteps.perStep,
@@ -160,16 +208,33 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
       delegationRatio: loomDelegation / openCodeDelegation,
       helpRatio: loomHelp.ms / openCodeHelp.ms,
       openCodeHelp: openCodeHelp.ms,
-      ...(alone.rssMiB && openCodeAlone.rssMiB ? { loomRss: alone.rssMiB, openCodeRss: openCodeAlone.rssMiB, rssRatio: alone.rssMiB / openCodeAlone.rssMiB } : {}),
+      ...(alone.rssMiB && openCodeAlone.rssMiB
+        ? { loomRss: alone.rssMiB, openCodeRss: openCodeAlone.rssMiB, rssRatio: alone.rssMiB / openCodeAlone.rssMiB }
+        : {}),
     };
   });
   const note = `OpenCode ${OPENCODE_VERSION}, same scripted model; one CLI process per session`;
   return [
-    { name: `peer: one agent step, Loom (t${LONG_STEPS} − t${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}`, unit: 'ms', samples: samples.loomStep, note },
+    {
+      name: `peer: one agent step, Loom (t${LONG_STEPS} − t${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}`,
+      unit: 'ms',
+      samples: samples.loomStep,
+      note,
+    },
     { name: 'peer: one agent step, OpenCode', unit: 'ms', samples: samples.openCodeStep },
     { name: 'peer: one agent step, Loom ÷ OpenCode', unit: '×', samples: samples.stepRatio },
-    { name: `peer: ${SHORT_STEPS}-step session, Loom, whole run`, unit: 'ms', samples: samples.loomRun, note: '`loom run` to exit; the bench worker runs it' },
-    { name: `peer: ${SHORT_STEPS}-step session, OpenCode, whole run`, unit: 'ms', samples: samples.openCodeRun, note: '`opencode run` to exit' },
+    {
+      name: `peer: ${SHORT_STEPS}-step session, Loom, whole run`,
+      unit: 'ms',
+      samples: samples.loomRun,
+      note: '`loom run` to exit; the bench worker runs it',
+    },
+    {
+      name: `peer: ${SHORT_STEPS}-step session, OpenCode, whole run`,
+      unit: 'ms',
+      samples: samples.openCodeRun,
+      note: '`opencode run` to exit',
+    },
     { name: `peer: ${SHORT_STEPS}-step session, Loom ÷ OpenCode`, unit: '×', samples: samples.runRatio },
     { name: 'peer: delegation to explore, Loom', unit: 'ms', samples: samples.loomDelegation },
     { name: 'peer: delegation to explore, OpenCode', unit: 'ms', samples: samples.openCodeDelegation },
@@ -178,7 +243,11 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
     { name: 'peer: `--help`, Loom ÷ OpenCode', unit: '×', samples: samples.helpRatio },
     ...(samples.loomRss
       ? [
-          { name: `peer: peak RSS of a ${SHORT_STEPS}-step run, Loom with its worker in-process`, unit: 'MiB', samples: samples.loomRss },
+          {
+            name: `peer: peak RSS of a ${SHORT_STEPS}-step run, Loom with its worker in-process`,
+            unit: 'MiB',
+            samples: samples.loomRss,
+          },
           { name: `peer: peak RSS of a ${SHORT_STEPS}-step run, OpenCode`, unit: 'MiB', samples: samples.openCodeRss },
           { name: 'peer: peak RSS, Loom ÷ OpenCode', unit: '×', samples: samples.rssRatio },
         ]

@@ -8,7 +8,10 @@ export function describeMachine(temporal: string) {
   const cpu = cpus();
   let commit: string | undefined;
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     commit = undefined; // Not a git checkout.
   }
@@ -22,7 +25,8 @@ export function describeMachine(temporal: string) {
   };
 }
 
-const format = (value: number) => (Number.isNaN(value) ? '—' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const format = (value: number) =>
+  Number.isNaN(value) ? '—' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 
 /** The results as a table: one row per measurement, median then min and max of the runs. */
 export function table(summaries: Summary[]): string {
@@ -37,7 +41,13 @@ export function table(summaries: Summary[]): string {
   return [line(header), line(widths.map((w) => '─'.repeat(w))), ...body.map(line)].join('\n');
 }
 
-export function writeResults(path: string, rows: Row[], machine: Record<string, unknown>, settings: Record<string, unknown>, skipped: string[]): Summary[] {
+export function writeResults(
+  path: string,
+  rows: Row[],
+  machine: Record<string, unknown>,
+  settings: Record<string, unknown>,
+  skipped: string[],
+): Summary[] {
   const summaries = rows.filter((row) => row.samples.length > 0).map(summarize);
   const results = { date: new Date().toISOString(), machine, settings, skipped, results: summaries };
   writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);

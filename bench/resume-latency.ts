@@ -25,7 +25,12 @@ async function saveCopy(bench: BenchEnv, { info, parts }: MessageWithParts, copy
   const id = newId('msg', Date.now(), Math.random);
   await bench.store.saveMessage({ ...info, id });
   for (const [index, part] of parts.entries()) {
-    await bench.store.savePart({ ...part, id: partId(id, index), messageID: id, ...(part.type === 'tool' ? { callID: `${part.callID}-${copy}` } : {}) });
+    await bench.store.savePart({
+      ...part,
+      id: partId(id, index),
+      messageID: id,
+      ...(part.type === 'tool' ? { callID: `${part.callID}-${copy}` } : {}),
+    });
   }
 }
 
@@ -42,7 +47,10 @@ export async function resumeLatency(bench: BenchEnv, runs: number): Promise<Row[
     const prompt = `Resume ${Date.now()}`;
     const start = performance.now();
     // The `loom` bin: the build when it is current (the `cli` benchmark makes it), else the sources.
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'loom.js'), 'resume', sessionId, prompt], { env: bench.processEnv, cwd: bench.project });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'loom.js'), 'resume', sessionId, prompt], {
+      env: bench.processEnv,
+      cwd: bench.project,
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.resume();
@@ -52,7 +60,8 @@ export async function resumeLatency(bench: BenchEnv, runs: number): Promise<Row[
     const code = await exited;
     if (code !== 0) throw new Error(`loom resume exited with ${code}: ${stderr}`);
     // The model saw the whole session: its messages as chat turns (tool results are turns of their own).
-    if (request.messages.length < messages) throw new Error(`The model saw ${request.messages.length} messages, expected ${messages} or more`);
+    if (request.messages.length < messages)
+      throw new Error(`The model saw ${request.messages.length} messages, expected ${messages} or more`);
     return elapsed;
   };
   const samples = await repeat(runs, async () => {
@@ -61,7 +70,12 @@ export async function resumeLatency(bench: BenchEnv, runs: number): Promise<Row[
     return { longMs, shortMs, ratio: longMs / shortMs };
   });
   return [
-    { name: 'resume: 500-message session, to first model request', unit: 'ms', samples: samples.longMs, note: '`loom resume` in a new process (the build when current)' },
+    {
+      name: 'resume: 500-message session, to first model request',
+      unit: 'ms',
+      samples: samples.longMs,
+      note: '`loom resume` in a new process (the build when current)',
+    },
     { name: 'resume: 4-message session, to first model request', unit: 'ms', samples: samples.shortMs },
     { name: 'resume: 500 ÷ 4 messages', unit: '×', samples: samples.ratio },
   ];

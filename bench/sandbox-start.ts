@@ -18,10 +18,19 @@ const CALLS = 20;
  */
 export async function sandboxStart(bench: BenchEnv, runs: number): Promise<Row[]> {
   const availability = await sandboxAvailability(bench.processEnv);
-  if (!availability.ok) return [{ name: 'bash: sandbox start-up', unit: 'ms', samples: [], note: `skipped: ${availability.reason}` }];
+  if (!availability.ok)
+    return [{ name: 'bash: sandbox start-up', unit: 'ms', samples: [], note: `skipped: ${availability.reason}` }];
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-sandbox-bench-'));
   const context = (config: LoomConfig): ToolContext =>
-    ({ directory: bench.project, dataDir, sessionId: 'ses_sandboxbench', env: bench.processEnv, config, abort: new AbortController().signal, update() {} }) as unknown as ToolContext;
+    ({
+      directory: bench.project,
+      dataDir,
+      sessionId: 'ses_sandboxbench',
+      env: bench.processEnv,
+      config,
+      abort: new AbortController().signal,
+      update() {},
+    }) as unknown as ToolContext;
   const unconfined = context({ sandbox: { enabled: false } });
   const confined = context({});
   const networked = context({ sandbox: { network: { allow: ['registry.npmjs.org'] } } });
@@ -38,10 +47,25 @@ export async function sandboxStart(bench: BenchEnv, runs: number): Promise<Row[]
       return { plain, sandboxed, withProxy, added: sandboxed - plain, addedWithProxy: withProxy - plain };
     });
     return [
-      { name: 'bash `true`, unconfined', unit: 'ms', samples: samples.plain, note: `per call, ${CALLS} calls a sample` },
+      {
+        name: 'bash `true`, unconfined',
+        unit: 'ms',
+        samples: samples.plain,
+        note: `per call, ${CALLS} calls a sample`,
+      },
       { name: 'bash `true`, sandboxed', unit: 'ms', samples: samples.sandboxed },
-      { name: 'bash `true`, sandboxed with a host allowed', unit: 'ms', samples: samples.withProxy, note: 'proxy and socat bridge per call' },
-      { name: 'sandbox start-up added per call', unit: 'ms', samples: samples.added, note: 'goal: under 20 ms (a sandboxed call needs no kill guard)' },
+      {
+        name: 'bash `true`, sandboxed with a host allowed',
+        unit: 'ms',
+        samples: samples.withProxy,
+        note: 'proxy and socat bridge per call',
+      },
+      {
+        name: 'sandbox start-up added per call',
+        unit: 'ms',
+        samples: samples.added,
+        note: 'goal: under 20 ms (a sandboxed call needs no kill guard)',
+      },
       { name: 'sandbox with network added per call', unit: 'ms', samples: samples.addedWithProxy },
     ];
   } finally {

@@ -20,7 +20,15 @@ export function summarize(row: Row): Summary {
   const sorted = [...row.samples].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   const median = sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  return { name: row.name, unit: row.unit, median, min: sorted[0], max: sorted.at(-1)!, samples: row.samples, note: row.note };
+  return {
+    name: row.name,
+    unit: row.unit,
+    median,
+    min: sorted[0],
+    max: sorted.at(-1)!,
+    samples: row.samples,
+    note: row.note,
+  };
 }
 
 /** Runs `warmUp` (by default `measure` itself) once, then `measure` `runs` times, collecting each run's values by name. */
@@ -58,7 +66,8 @@ export async function takeTurns(measurements: Measurement[], runs: number): Prom
     const order = measurements.map((_, index) => index);
     if (run % 2) order.reverse();
     for (const index of order) {
-      for (const [name, value] of Object.entries(await measurements[index].measure())) (samples[index][name] ??= []).push(value);
+      for (const [name, value] of Object.entries(await measurements[index].measure()))
+        (samples[index][name] ??= []).push(value);
     }
   }
   return measurements.map((measurement, index) => measurement.rows(samples[index]));

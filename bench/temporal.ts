@@ -52,7 +52,9 @@ async function ownDevServer(): Promise<BenchTemporal> {
 
 async function namedServer(target: TemporalTarget, report: (line: string) => void): Promise<BenchTemporal> {
   // As every Loom command reaches it: checked (a refusal is one line), its search attributes added or said missing.
-  const { client, connection, searchAttributes } = await connectTemporal(target, report, { dataDir: dataDir(process.env) });
+  const { client, connection, searchAttributes } = await connectTemporal(target, report, {
+    dataDir: dataDir(process.env),
+  });
   try {
     const { serverVersion } = await connection.workflowService.getSystemInfo({});
     return {

@@ -19,7 +19,8 @@ function residentMemory(pid: number): { rss: number; peak: number } {
  * through it, 20 at a time, next to its RSS when it started polling.
  */
 export async function workerMemory(bench: BenchEnv): Promise<Row[]> {
-  if (process.platform !== 'linux') return [{ name: 'memory: worker peak RSS', unit: 'MiB', samples: [], note: 'needs /proc (Linux)' }];
+  if (process.platform !== 'linux')
+    return [{ name: 'memory: worker peak RSS', unit: 'MiB', samples: [], note: 'needs /proc (Linux)' }];
   const taskQueue = `${bench.taskQueue}-memory`;
   const worker = await startWorkerProcess({ ...bench.processEnv, LOOM_TASK_QUEUE: taskQueue });
   try {
@@ -38,7 +39,12 @@ export async function workerMemory(bench: BenchEnv): Promise<Row[]> {
     const after = residentMemory(worker.pid!);
     return [
       { name: 'memory: worker RSS when it starts polling', unit: 'MiB', samples: [idle.rss] },
-      { name: `memory: worker peak RSS after ${MEMORY_SESSIONS} sessions`, unit: 'MiB', samples: [after.peak], note: `${AT_ONCE} at a time, 3 steps each; RSS now ${after.rss.toFixed(0)} MiB` },
+      {
+        name: `memory: worker peak RSS after ${MEMORY_SESSIONS} sessions`,
+        unit: 'MiB',
+        samples: [after.peak],
+        note: `${AT_ONCE} at a time, 3 steps each; RSS now ${after.rss.toFixed(0)} MiB`,
+      },
     ];
   } finally {
     await stopProcess(worker);

@@ -31,8 +31,21 @@ export interface Findings {
 }
 
 export const emptyFindings = (): Findings => ({
-  sessions: 0, parts: 0, lost: 0, duplicated: 0, toolCalls: 0, toolErrors: 0, sideEffectsExpected: 0, sideEffectsRan: 0,
-  sideEffectsDuplicated: 0, batchTasks: 0, batchDoneOnce: 0, asks: 0, asksAnswered: 0, stuck: 0, problems: [],
+  sessions: 0,
+  parts: 0,
+  lost: 0,
+  duplicated: 0,
+  toolCalls: 0,
+  toolErrors: 0,
+  sideEffectsExpected: 0,
+  sideEffectsRan: 0,
+  sideEffectsDuplicated: 0,
+  batchTasks: 0,
+  batchDoneOnce: 0,
+  asks: 0,
+  asksAnswered: 0,
+  stuck: 0,
+  problems: [],
 });
 
 const PROBLEMS_KEPT = 50;
@@ -187,14 +200,17 @@ export class Checker {
         if (part.type !== 'tool' || part.tool !== 'task') continue;
         const childTag = TAG_OF.exec(String((part.state.input as { prompt?: string })?.prompt ?? ''))?.[1];
         const state = part.state;
-        if (childTag) calls.set(childTag, state.status === 'error' ? `error: ${state.error.slice(0, 200)}` : state.status);
+        if (childTag)
+          calls.set(childTag, state.status === 'error' ? `error: ${state.error.slice(0, 200)}` : state.status);
       }
     }
     for (let k = 0; k < this.children; k++) {
       const count = seen.get(`${tag}-${k}`) ?? 0;
       if (count === 0) {
         this.findings.lost += units(stepsOf('child', `${tag}-${k}`));
-        this.problem(`${where}: child ${tag}-${k} has no session (its task call: ${calls.get(`${tag}-${k}`) ?? 'none'})`);
+        this.problem(
+          `${where}: child ${tag}-${k} has no session (its task call: ${calls.get(`${tag}-${k}`) ?? 'none'})`,
+        );
       } else if (count > 1) {
         this.findings.duplicated += count - 1;
         this.problem(`${where}: child ${tag}-${k} has ${count} sessions`);
@@ -208,15 +224,20 @@ export class Checker {
     f.batchTasks = total;
     if (outcome !== 'completed') this.problem(`batch ${batchId}: its run ended ${outcome}`);
     const batch = await this.store.getBatch(batchId);
-    if (batch?.status !== 'completed') this.problem(`batch ${batchId}: status ${batch?.status ?? 'missing'}, not completed`);
+    if (batch?.status !== 'completed')
+      this.problem(`batch ${batchId}: status ${batch?.status ?? 'missing'}, not completed`);
     const tasks = await this.store.batchTasks(batchId);
     const sessions = new Set<string>();
     for (const { task, outcome: result } of tasks) {
       const tag = TAG_OF.exec(task.prompt)?.[1] ?? `#${result.index}`;
-      const once = result.status === 'completed' && result.attempts === 1 && !!result.sessionId && !sessions.has(result.sessionId);
+      const once =
+        result.status === 'completed' && result.attempts === 1 && !!result.sessionId && !sessions.has(result.sessionId);
       if (result.sessionId) sessions.add(result.sessionId);
       if (once) f.batchDoneOnce++;
-      else this.problem(`batch task ${tag}: ${result.status} after ${result.attempts} attempt(s)${result.error ? `: ${result.error}` : ''}`);
+      else
+        this.problem(
+          `batch task ${tag}: ${result.status} after ${result.attempts} attempt(s)${result.error ? `: ${result.error}` : ''}`,
+        );
       if (result.sessionId) await this.session('batch', tag, result.sessionId);
       else f.lost += units(stepsOf('batch', tag));
     }
@@ -237,7 +258,8 @@ export class Checker {
       f.duplicated += Math.max(0, requests.length - 1);
       this.problem(`ask ${tag}: ${requests.length} permission requests, expected 1`);
     }
-    for (const request of requests) if (request.status !== 'approved') this.problem(`ask ${tag}: request ${request.id} is ${request.status}`);
+    for (const request of requests)
+      if (request.status !== 'approved') this.problem(`ask ${tag}: request ${request.id} is ${request.status}`);
   }
 
   /** The side-effect log: no token twice, and every bash call that says it ran did run. */
@@ -274,7 +296,10 @@ export class Checker {
   /** Runs still open on the task queue once everything should have finished. */
   async openRuns(client: Client, taskQueue: string) {
     const open: string[] = [];
-    for await (const run of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) open.push(run.workflowId);
+    for await (const run of client.workflow.list({
+      query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+    }))
+      open.push(run.workflowId);
     for (const id of open) this.stuck(id);
     if (open.length) this.problem(`${open.length} run(s) still open: ${open.slice(0, 10).join(', ')}`);
   }
@@ -286,5 +311,15 @@ function units(steps: Step[]): number {
 }
 
 function describe(parts: Part[]): string {
-  return parts.map((p) => (p.type === 'tool' ? `${p.tool}:${p.state.status}` : p.type === 'text' ? `text ${JSON.stringify(p.text.slice(0, 30))}` : p.type)).join(', ') || 'nothing';
+  return (
+    parts
+      .map((p) =>
+        p.type === 'tool'
+          ? `${p.tool}:${p.state.status}`
+          : p.type === 'text'
+            ? `text ${JSON.stringify(p.text.slice(0, 30))}`
+            : p.type,
+      )
+      .join(', ') || 'nothing'
+  );
 }

@@ -196,7 +196,8 @@ export async function startCluster(options: { workers: number; named?: TemporalT
     if (devServer && temporalStarted.status === 'fulfilled') cleanups.push(() => devServer.stop());
     if (pgStarted.status === 'fulfilled') cleanups.push(() => pgStarted.value.stop());
     if (modelStarted.status === 'fulfilled') cleanups.push(() => modelStarted.value.close());
-    for (const outcome of [pgStarted, modelStarted, temporalStarted]) if (outcome.status === 'rejected') throw outcome.reason;
+    for (const outcome of [pgStarted, modelStarted, temporalStarted])
+      if (outcome.status === 'rejected') throw outcome.reason;
     const postgres = (pgStarted as PromiseFulfilledResult<RestartableTestPostgres>).value;
     postgresFolder = postgres.folder;
     const model = (modelStarted as PromiseFulfilledResult<ScriptedModel>).value;

@@ -25,9 +25,21 @@ export interface FaultHooks {
   log(line: string): void;
 }
 
-export async function runFaults(cluster: Cluster, options: ChaosOptions, random: () => number, hooks: FaultHooks): Promise<FaultLog> {
+export async function runFaults(
+  cluster: Cluster,
+  options: ChaosOptions,
+  random: () => number,
+  hooks: FaultHooks,
+): Promise<FaultLog> {
   const started = Date.now();
-  const log: FaultLog = { kills: 0, temporalRestarts: 0, postgresRestarts: 0, temporalDownMs: 0, postgresDownMs: 0, durationMs: 0 };
+  const log: FaultLog = {
+    kills: 0,
+    temporalRestarts: 0,
+    postgresRestarts: 0,
+    temporalDownMs: 0,
+    postgresDownMs: 0,
+    durationMs: 0,
+  };
   // The Temporal restart comes a third of the way through the kills (or after the first one).
   const temporalAt = Math.max(1, Math.floor(options.kills / 3));
   let temporalDue = options.temporalRestart;
@@ -89,14 +101,17 @@ export async function runFaults(cluster: Cluster, options: ChaosOptions, random:
       const done = await hooks.batchDone().catch(() => undefined);
       // The batch finished before it could be hit, or never got going: say so rather than wait.
       if ((done !== undefined && done >= 1) || Date.now() - killsEndedAt > options.settleMs) {
-        hooks.log(`PostgreSQL was not restarted: the batch was ${done === undefined ? 'unreadable' : `${Math.round(done * 100)}% done`} when the kills ended`);
+        hooks.log(
+          `PostgreSQL was not restarted: the batch was ${done === undefined ? 'unreadable' : `${Math.round(done * 100)}% done`} when the kills ended`,
+        );
         postgresDue = false;
       }
       continue;
     }
     if (cluster.workers.kills < options.kills) {
       await cluster.workers.killOne(random);
-      if (cluster.workers.kills % 10 === 0 || options.kills < 20) hooks.log(`${cluster.workers.kills}/${options.kills} workers killed`);
+      if (cluster.workers.kills % 10 === 0 || options.kills < 20)
+        hooks.log(`${cluster.workers.kills}/${options.kills} workers killed`);
     }
   }
   log.kills = cluster.workers.kills;

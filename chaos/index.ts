@@ -13,7 +13,8 @@ import { runChaos } from './run.js';
 const options = optionsFromEnv(process.env);
 const started = Date.now();
 const log = (line: string) => {
-  if (options.verbose) process.stderr.write(`[chaos ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  if (options.verbose)
+    process.stderr.write(`[chaos ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 };
 // The own dev server runs detached and PostgreSQL outlives a killed parent: stop them on Ctrl-C.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

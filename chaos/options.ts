@@ -69,10 +69,12 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, base: ChaosOptions = FULL
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < min) throw new Error(`${name}=${JSON.stringify(raw)}: expected a number of at least ${min}`);
+    if (!Number.isFinite(value) || value < min)
+      throw new Error(`${name}=${JSON.stringify(raw)}: expected a number of at least ${min}`);
     return value;
   };
-  const flag = (name: string, fallback: boolean) => (env[name]?.trim() ? !['0', 'false', 'no', 'off'].includes(env[name]!.trim().toLowerCase()) : fallback);
+  const flag = (name: string, fallback: boolean) =>
+    env[name]?.trim() ? !['0', 'false', 'no', 'off'].includes(env[name]!.trim().toLowerCase()) : fallback;
   return {
     kills: number('CHAOS_KILLS', base.kills),
     killEveryMs: number('CHAOS_KILL_EVERY_MS', base.killEveryMs, 100),

@@ -16,7 +16,15 @@ export interface ChaosReport {
 }
 
 export function isClean(f: Findings): boolean {
-  return f.lost === 0 && f.duplicated === 0 && f.sideEffectsDuplicated === 0 && f.stuck === 0 && f.batchDoneOnce === f.batchTasks && f.asksAnswered === f.asks && f.problems.length === 0;
+  return (
+    f.lost === 0 &&
+    f.duplicated === 0 &&
+    f.sideEffectsDuplicated === 0 &&
+    f.stuck === 0 &&
+    f.batchDoneOnce === f.batchTasks &&
+    f.asksAnswered === f.asks &&
+    f.problems.length === 0
+  );
 }
 
 /** The table `npm run chaos` prints. */
@@ -25,8 +33,14 @@ export function formatReport(report: ChaosReport): string {
   const rows: [string, string][] = [
     ['workers SIGKILLed', String(faults.kills)],
     ['workers that exited on their own', String(report.workerCrashes)],
-    ['Temporal restarts', `${faults.temporalRestarts}${faults.temporalRestarts ? ` (down ${(faults.temporalDownMs / 1000).toFixed(1)} s)` : faults.temporalSkipped ? ' (skipped: a named server)' : ''}`],
-    ['PostgreSQL restarts', `${faults.postgresRestarts}${faults.postgresRestarts ? ` (down ${(faults.postgresDownMs / 1000).toFixed(1)} s)` : ''}`],
+    [
+      'Temporal restarts',
+      `${faults.temporalRestarts}${faults.temporalRestarts ? ` (down ${(faults.temporalDownMs / 1000).toFixed(1)} s)` : faults.temporalSkipped ? ' (skipped: a named server)' : ''}`,
+    ],
+    [
+      'PostgreSQL restarts',
+      `${faults.postgresRestarts}${faults.postgresRestarts ? ` (down ${(faults.postgresDownMs / 1000).toFixed(1)} s)` : ''}`,
+    ],
     ['model requests / 500s / hung / cut', `${model.requests} / ${model.errors500} / ${model.hangs} / ${model.drops}`],
     ['sessions checked', String(f.sessions)],
     ['parts checked', String(f.parts)],
@@ -38,13 +52,23 @@ export function formatReport(report: ChaosReport): string {
     ['batch tasks done exactly once', `${f.batchDoneOnce} / ${f.batchTasks}`],
     ['asks answered after the faults', `${f.asksAnswered} / ${f.asks}`],
     ['stuck runs', String(f.stuck)],
-    ['time: setup / faults / settle / checks', `${seconds.setup} / ${seconds.faults} / ${seconds.settle} / ${seconds.checks} s`],
+    [
+      'time: setup / faults / settle / checks',
+      `${seconds.setup} / ${seconds.faults} / ${seconds.settle} / ${seconds.checks} s`,
+    ],
     ['time: total', `${seconds.total} s`],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   const lines = rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`);
-  const verdict = report.ok ? 'PASS: nothing lost, nothing duplicated, nothing stuck' : `FAIL: ${f.problems.length} problem(s)`;
-  const crashed = report.workerCrashes && report.ok ? [`WARNING: ${report.workerCrashes} worker(s) exited on their own ${report.kept ? ` (logs under ${report.kept}/logs)` : ''}`] : [];
+  const verdict = report.ok
+    ? 'PASS: nothing lost, nothing duplicated, nothing stuck'
+    : `FAIL: ${f.problems.length} problem(s)`;
+  const crashed =
+    report.workerCrashes && report.ok
+      ? [
+          `WARNING: ${report.workerCrashes} worker(s) exited on their own ${report.kept ? ` (logs under ${report.kept}/logs)` : ''}`,
+        ]
+      : [];
   const kept = report.kept ? [`The run's folder is kept: ${report.kept}`] : [];
   return ['Loom chaos run', ...lines, verdict, ...crashed, ...f.problems.map((p) => `  - ${p}`), ...kept].join('\n');
 }

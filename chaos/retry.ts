@@ -5,7 +5,11 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * Calls `attempt` until it succeeds, across a server restart: each failure `isFinal` does not
  * claim waits a little and tries again, for up to `timeoutMs`.
  */
-export async function throughOutages<T>(what: string, attempt: () => Promise<T>, options: { timeoutMs?: number; isFinal?: (error: unknown) => boolean } = {}): Promise<T> {
+export async function throughOutages<T>(
+  what: string,
+  attempt: () => Promise<T>,
+  options: { timeoutMs?: number; isFinal?: (error: unknown) => boolean } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 180_000);
   for (let delay = 250; ; delay = Math.min(delay * 2, 3_000)) {
     try {

@@ -20,21 +20,35 @@ import { Driver, type RootRun } from './workloads.js';
  * `named`: the server the environment names (`resolveTemporalTarget`), which the run uses as it is
  * and never restarts; without it, the run starts a dev server of its own.
  */
-export async function runChaos(options: ChaosOptions, log: (line: string) => void = () => undefined, named?: TemporalTarget): Promise<ChaosReport> {
+export async function runChaos(
+  options: ChaosOptions,
+  log: (line: string) => void = () => undefined,
+  named?: TemporalTarget,
+): Promise<ChaosReport> {
   const started = Date.now();
   const seconds = (from: number) => Math.round((Date.now() - from) / 100) / 10;
   const random = seededRandom(options.seed);
   const counts: FaultCounts = { requests: 0, errors500: 0, hangs: 0, drops: 0 };
-  const starting = named ? `using Temporal at ${named.address}, namespace ${named.namespace} (${named.sources.address}); starting` : 'starting Temporal,';
+  const starting = named
+    ? `using Temporal at ${named.address}, namespace ${named.namespace} (${named.sources.address}); starting`
+    : 'starting Temporal,';
   log(`seed ${options.seed}: ${starting} PostgreSQL, the scripted model and ${options.workers} workers`);
   const cluster = await startCluster({ workers: options.workers, named });
   let store: SessionStore | undefined;
   let connection: Connection | undefined;
   let keep = false;
   try {
-    cluster.model.setScript(chaosScript(options.children, { error500: options.model500, hang: options.modelHang, random: seededRandom(options.seed + 1) }, counts));
+    cluster.model.setScript(
+      chaosScript(
+        options.children,
+        { error500: options.model500, hang: options.modelHang, random: seededRandom(options.seed + 1) },
+        counts,
+      ),
+    );
     // A named server is reached as every Loom command reaches it (its search attributes added, or runs go without).
-    const named = cluster.temporal.named ? await connectTemporal(cluster.temporal.named, log, { dataDir: cluster.env.LOOM_DATA_DIR! }) : undefined;
+    const named = cluster.temporal.named
+      ? await connectTemporal(cluster.temporal.named, log, { dataDir: cluster.env.LOOM_DATA_DIR! })
+      : undefined;
     connection = named?.connection ?? (await Connection.connect({ address: cluster.temporal.address }));
     const client = named?.client ?? new Client({ connection });
     const searchAttributes = named?.searchAttributes ?? true;
@@ -90,7 +104,8 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     for (const root of driver.roots) {
       const outcome = await root.outcome;
       if (outcome === 'stuck') checker.stuck(root.sessionId);
-      if (outcome !== 'completed') checker.problem(`${root.kind} ${root.tag} (${root.sessionId}): its run ended ${outcome}`);
+      if (outcome !== 'completed')
+        checker.problem(`${root.kind} ${root.tag} (${root.sessionId}): its run ended ${outcome}`);
       await checker.session(root.kind, root.tag, root.sessionId);
       if (root.kind === 'ask') await checker.ask(root.sessionId, root.tag, answers.get(root.sessionId));
     }
@@ -103,9 +118,11 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     checker.sideEffects(cluster.project);
     await checker.openRuns(client, cluster.taskQueue);
     const findings = checker.findings;
-    for (const failure of cluster.workers.startFailures) checker.problem(`a replacement worker did not start: ${failure.slice(0, 300)}`);
+    for (const failure of cluster.workers.startFailures)
+      checker.problem(`a replacement worker did not start: ${failure.slice(0, 300)}`);
     const crashes = cluster.workers.crashes;
-    if (crashes && options.workerCrashFails) checker.problem(`${crashes} worker(s) exited without being killed; see ${cluster.root}/logs`);
+    if (crashes && options.workerCrashFails)
+      checker.problem(`${crashes} worker(s) exited without being killed; see ${cluster.root}/logs`);
     const ok = isClean(findings);
     // A failed run keeps its folder (worker logs, the own dev server's database and log, the
     // workspace); so does a run from the command line where a worker crashed.
@@ -127,11 +144,16 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
 }
 
 /** Waits until every ask session has its permission request pending; returns request ids by session. */
-async function waitForAsks(store: PermissionRecords, asks: RootRun[], log: (line: string) => void): Promise<Map<string, string>> {
+async function waitForAsks(
+  store: PermissionRecords,
+  asks: RootRun[],
+  log: (line: string) => void,
+): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const deadline = Date.now() + 120_000;
   while (found.size < asks.length && Date.now() < deadline) {
-    for (const request of await store.permissionRequests({ status: 'pending' })) found.set(request.sessionID, request.id);
+    for (const request of await store.permissionRequests({ status: 'pending' }))
+      found.set(request.sessionID, request.id);
     if (found.size < asks.length) await sleep(300);
   }
   if (asks.length) log(`${found.size}/${asks.length} sessions wait on a permission ask`);

@@ -40,7 +40,11 @@ export function stepsOf(kind: WorkloadKind, tag: string, children = 0): Step[] {
         {
           tools: Array.from({ length: children }, (_, k) => ({
             name: 'task',
-            args: { description: `Child ${tag}-${k}`, prompt: promptOf('child', `${tag}-${k}`), subagent_type: 'general' },
+            args: {
+              description: `Child ${tag}-${k}`,
+              prompt: promptOf('child', `${tag}-${k}`),
+              subagent_type: 'general',
+            },
           })),
         },
         { text: `${tag} done` },
@@ -60,7 +64,8 @@ export function stepsOf(kind: WorkloadKind, tag: string, children = 0): Step[] {
 
 /** The side-effect tokens a workload's bash calls write. */
 export function sideEffectTokens(steps: Step[]): string[] {
-  return steps.flatMap((step) => ('tools' in step ? step.tools : []))
+  return steps
+    .flatMap((step) => ('tools' in step ? step.tools : []))
     .filter((call) => call.name === 'bash')
     .map((call) => /^echo (\S+) >>/.exec(String(call.args.command))![1]);
 }
@@ -106,7 +111,9 @@ export function chaosScript(children: number, faults: ModelFaults, counts: Fault
         const match = PROMPT.exec(request.lastUser);
         if (!match) return { text: `chaos: no workload in ${JSON.stringify(request.lastUser.slice(0, 80))}` };
         const steps = stepsOf(match[1] as WorkloadKind, match[2], children);
-        const done = request.messages.filter((m) => m?.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length).length;
+        const done = request.messages.filter(
+          (m) => m?.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length,
+        ).length;
         const step = steps[Math.min(done, steps.length - 1)];
         if ('text' in step) return { text: step.text };
         return { toolCalls: step.tools.map((call) => ({ name: call.name, args: call.args })) };

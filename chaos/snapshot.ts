@@ -11,11 +11,15 @@ import { PROJECT_ROOT } from '../worker/bundle.js';
  */
 export async function snapshotCode(into: string): Promise<string> {
   mkdirSync(into, { recursive: true });
-  for (const name of ['core', 'workflows', 'activities', 'worker', 'client', 'dev-server']) cpSync(join(PROJECT_ROOT, name), join(into, name), { recursive: true });
-  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json']) cpSync(join(PROJECT_ROOT, name), join(into, name));
+  for (const name of ['core', 'workflows', 'activities', 'worker', 'client', 'dev-server'])
+    cpSync(join(PROJECT_ROOT, name), join(into, name), { recursive: true });
+  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json'])
+    cpSync(join(PROJECT_ROOT, name), join(into, name));
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(into, 'node_modules'), 'dir');
   // Bundle the copy's workflows once here, rather than in every worker that starts at once.
-  const bundle = (await import(pathToFileURL(join(into, 'worker', 'bundle.ts')).href)) as { workflowBundlePath(): Promise<string> };
+  const bundle = (await import(pathToFileURL(join(into, 'worker', 'bundle.ts')).href)) as {
+    workflowBundlePath(): Promise<string>;
+  };
   await bundle.workflowBundlePath();
   return join(into, 'client', 'loom.js');
 }

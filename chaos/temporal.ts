@@ -45,7 +45,9 @@ export class TemporalDevServer {
   /** The server's process id, from the pid file `temporal-dev.sh` keeps (undefined when stopped). */
   pid(): number | undefined {
     try {
-      return Number(readFileSync(join(this.dataDir, 'temporal', `server-${this.port}.pid`), 'utf8').trim()) || undefined;
+      return (
+        Number(readFileSync(join(this.dataDir, 'temporal', `server-${this.port}.pid`), 'utf8').trim()) || undefined
+      );
     } catch {
       return undefined;
     }

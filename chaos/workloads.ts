@@ -45,9 +45,19 @@ export class Driver {
     const sessionId = newId('ses', Date.now(), Math.random);
     const promptId = newId('prm', Date.now(), Math.random);
     const text = promptOf(kind, tag);
-    await throughOutages(`saving the prompt of ${sessionId}`, () => this.store.savePrompt({ id: promptId, sessionID: sessionId, text, time: { created: Date.now() } }));
+    await throughOutages(`saving the prompt of ${sessionId}`, () =>
+      this.store.savePrompt({ id: promptId, sessionID: sessionId, text, time: { created: Date.now() } }),
+    );
     // The workspace is on the workers' host: its tools run on that host's task queue.
-    const input: SessionRunInput & { host?: string } = { sessionId, directory: this.directory, host: HOST_ID, agent: 'build', model: CHAOS_MODEL, promptId, modelRetry: CHAOS_MODEL_RETRY };
+    const input: SessionRunInput & { host?: string } = {
+      sessionId,
+      directory: this.directory,
+      host: HOST_ID,
+      agent: 'build',
+      model: CHAOS_MODEL,
+      promptId,
+      modelRetry: CHAOS_MODEL_RETRY,
+    };
     if (!this.searchAttributes) input.searchAttributes = false;
     await throughOutages(`starting ${sessionId}`, async () => {
       try {
@@ -76,7 +86,10 @@ export class Driver {
 
   /** Starts the batch; it runs before any fault, so a plain start will do. */
   async startBatch(tags: string[], concurrency: number) {
-    const tasks: BatchTaskInput[] = tags.map((tag) => ({ description: `Batch ${tag}`, prompt: promptOf('batch', tag) }));
+    const tasks: BatchTaskInput[] = tags.map((tag) => ({
+      description: `Batch ${tag}`,
+      prompt: promptOf('batch', tag),
+    }));
     const options: StartBatchOptions & { host?: string } = {
       tasks,
       source: 'chaos.jsonl',
@@ -98,9 +111,13 @@ export class Driver {
   /** Answers a permission request once; what went wrong, if it could not be answered. */
   async answer(requestId: string): Promise<string | undefined> {
     try {
-      await throughOutages(`answering ${requestId}`, () => replyToRequest(this.client, this.store, { requestId, reply: 'once' }), {
-        isFinal: (error) => error instanceof CliError,
-      });
+      await throughOutages(
+        `answering ${requestId}`,
+        () => replyToRequest(this.client, this.store, { requestId, reply: 'once' }),
+        {
+          isFinal: (error) => error instanceof CliError,
+        },
+      );
       return undefined;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);

@@ -62,7 +62,10 @@ export class CliContext {
     // Temporal's client takes a moment to load: commands that only read the store never pay it.
     const target = await this.target();
     const { connectTemporal } = await import('./temporal/connect.js');
-    this.temporalAccess ??= await connectTemporal(target, this.report, { env: this.env, dataDir: this.settings.dataDir });
+    this.temporalAccess ??= await connectTemporal(target, this.report, {
+      env: this.env,
+      dataDir: this.settings.dataDir,
+    });
     return this.temporalAccess;
   }
 
@@ -79,7 +82,10 @@ export class CliContext {
   }
 
   /** Runs a worker in this process unless one already polls the task queue; returns the queues it polls. */
-  async ensureWorker(force = false, options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number } = {}): Promise<string[]> {
+  async ensureWorker(
+    force = false,
+    options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number } = {},
+  ): Promise<string[]> {
     if (this.worker) return this.worker.queues;
     const { client, target } = await this.temporal();
     const { hasLiveWorker } = await import('./temporal/connect.js');

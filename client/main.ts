@@ -6,7 +6,6 @@ import { endQuietlyWhenReaderCloses, exitWhenWritten } from './process-output.js
 import type { CliContext } from './context.js';
 import { tracingWanted } from '../worker/tracing/wanted.js';
 
-
 endQuietlyWhenReaderCloses();
 
 const program = new Command('loom')
@@ -54,7 +53,10 @@ program
   .description('start a session and follow it until the agent answers')
   .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
   .option('-a, --agent <name>', 'the agent to run (default: build)')
-  .option('-m, --model <provider/model>', 'the model, e.g. anthropic/claude-sonnet-4-5 (default: the agent\'s, loom.json\'s "model", LOOM_MODEL, or the first provider key set)')
+  .option(
+    '-m, --model <provider/model>',
+    'the model, e.g. anthropic/claude-sonnet-4-5 (default: the agent\'s, loom.json\'s "model", LOOM_MODEL, or the first provider key set)',
+  )
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
@@ -66,7 +68,11 @@ provider key set (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KE
   loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"
   LOOM_MODEL=openai/gpt-4.1 loom run "what does this project do?"`,
   )
-  .action(async (words: string[], options) => execute(async (context) => (await import('./commands/run.js')).runCommand(context, await promptFrom(words), options)));
+  .action(async (words: string[], options) =>
+    execute(async (context) =>
+      (await import('./commands/run.js')).runCommand(context, await promptFrom(words), options),
+    ),
+  );
 
 program
   .command('resume')
@@ -77,7 +83,9 @@ program
   .option('-m, --model <provider/model>', 'switch model for this run')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .action(async (sessionId: string, words: string[], options) =>
-    execute(async (context) => (await import('./commands/resume.js')).resumeCommand(context, sessionId, await promptFrom(words), options)),
+    execute(async (context) =>
+      (await import('./commands/resume.js')).resumeCommand(context, sessionId, await promptFrom(words), options),
+    ),
   );
 
 program
@@ -86,14 +94,18 @@ program
   .argument('<sessionId>')
   .option('--full', 'print tool outputs in full')
   .option('--json', 'print the session, its messages and parts as JSON')
-  .action(async (sessionId: string, options) => execute(async (context) => (await import('./commands/show.js')).showCommand(context, sessionId, options)));
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/show.js')).showCommand(context, sessionId, options)),
+  );
 
 program
   .command('tree')
   .description('show a session and its subagents, with tokens and cost per session and subtree')
   .argument('<sessionId>')
   .option('--json', 'print the tree as JSON')
-  .action(async (sessionId: string, options) => execute(async (context) => (await import('./commands/tree.js')).treeCommand(context, sessionId, options)));
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/tree.js')).treeCommand(context, sessionId, options)),
+  );
 
 program
   .command('ls')
@@ -103,7 +115,9 @@ program
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('-n, --limit <count>', 'how many to list', '50')
   .option('--json', 'print the sessions as JSON')
-  .action(async (options) => execute(async (context) => (await import('./commands/ls.js')).lsCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/ls.js')).lsCommand(context, options)),
+  );
 
 program
   .command('compact')
@@ -111,19 +125,25 @@ program
   .argument('<sessionId>')
   .option('-m, --model <provider/model>', 'the model that writes the summary')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
-  .action(async (sessionId: string, options) => execute(async (context) => (await import('./commands/compact.js')).compactCommand(context, sessionId, options)));
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/compact.js')).compactCommand(context, sessionId, options)),
+  );
 
 program
   .command('cancel')
   .description("cancel a session's running run, with its tools and subagents")
   .argument('<sessionId>')
-  .action(async (sessionId: string) => execute(async (context) => (await import('./commands/cancel.js')).cancelCommand(context, sessionId)));
+  .action(async (sessionId: string) =>
+    execute(async (context) => (await import('./commands/cancel.js')).cancelCommand(context, sessionId)),
+  );
 
 program
   .command('pending')
   .description('list permission requests waiting for an answer, in every session')
   .option('--json', 'print the requests as JSON')
-  .action(async (options) => execute(async (context) => (await import('./commands/pending.js')).pendingCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/pending.js')).pendingCommand(context, options)),
+  );
 
 program
   .command('approve')
@@ -132,7 +152,9 @@ program
   .option('--always', 'allow it, and the same kind of call, for the rest of the session tree')
   .option('--reject', 'refuse it; without --message the turn stops')
   .option('--message <feedback>', 'with --reject: tell the agent why; it carries on with that')
-  .action(async (requestId: string, options) => execute(async (context) => (await import('./commands/approve.js')).approveCommand(context, requestId, options)));
+  .action(async (requestId: string, options) =>
+    execute(async (context) => (await import('./commands/approve.js')).approveCommand(context, requestId, options)),
+  );
 
 program
   .command('agents')
@@ -140,14 +162,18 @@ program
   .option('--all', 'include hidden agents')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print the agents as JSON')
-  .action(async (options) => execute(async (context) => (await import('./commands/agents.js')).agentsCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/agents.js')).agentsCommand(context, options)),
+  );
 
 program
   .command('skills')
   .description('list the skills the skill tool offers in this project, and the SKILL.md files skipped as malformed')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print {skills, skipped} as JSON')
-  .action(async (options) => execute(async (context) => (await import('./commands/skills.js')).skillsCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/skills.js')).skillsCommand(context, options)),
+  );
 
 const mcp = program.command('mcp').description("the project's MCP servers");
 
@@ -157,13 +183,17 @@ mcp
   .description('start the MCP servers as a worker here would, and list each with its state and tools')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'print {servers} as JSON')
-  .action(async (options) => execute(async (context) => (await import('./commands/mcp.js')).mcpListCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/mcp.js')).mcpListCommand(context, options)),
+  );
 
 const batch = program.command('batch').description('run many tasks as one durable batch of sessions');
 
 batch
   .command('run')
-  .description('start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?} and follow it')
+  .description(
+    'start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?} and follow it',
+  )
   .argument('<file>', 'the tasks, one JSON object per line')
   .option('-a, --agent <name>', 'the agent for tasks that name none (default: the default agent)')
   .option('-m, --model <provider/model>', 'the model for tasks that name none')
@@ -171,7 +201,9 @@ batch
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'no progress bar; print the final progress as JSON')
-  .action(async (file: string, options) => execute(async (context) => (await import('./commands/batch/run.js')).batchRunCommand(context, file, options)));
+  .action(async (file: string, options) =>
+    execute(async (context) => (await import('./commands/batch/run.js')).batchRunCommand(context, file, options)),
+  );
 
 batch
   .command('status')
@@ -179,21 +211,37 @@ batch
   .argument('<batchId>')
   .option('-w, --watch', 'follow it with a progress bar until it ends (Ctrl-C detaches)')
   .option('--json', 'print the progress as JSON')
-  .action(async (batchId: string, options) => execute(async (context) => (await import('./commands/batch/manage.js')).batchStatusCommand(context, batchId, options)));
+  .action(async (batchId: string, options) =>
+    execute(async (context) =>
+      (await import('./commands/batch/manage.js')).batchStatusCommand(context, batchId, options),
+    ),
+  );
 
 batch
   .command('results')
   .description("a batch's tasks and their outcomes (JSONL with --json)")
   .argument('<batchId>')
   .option('--json', 'one JSON object per task: index, status, sessionId, attempts, text, tokens, error')
-  .action(async (batchId: string, options) => execute(async (context) => (await import('./commands/batch/manage.js')).batchResultsCommand(context, batchId, options)));
+  .action(async (batchId: string, options) =>
+    execute(async (context) =>
+      (await import('./commands/batch/manage.js')).batchResultsCommand(context, batchId, options),
+    ),
+  );
 
 for (const action of ['pause', 'resume', 'cancel'] as const) {
   batch
     .command(action)
-    .description(action === 'cancel' ? 'cancel a batch: running tasks are cancelled, finished results kept' : `${action} starting new tasks`)
+    .description(
+      action === 'cancel'
+        ? 'cancel a batch: running tasks are cancelled, finished results kept'
+        : `${action} starting new tasks`,
+    )
     .argument('<batchId>')
-    .action(async (batchId: string) => execute(async (context) => (await import('./commands/batch/manage.js')).batchControlCommand(context, batchId, { action })));
+    .action(async (batchId: string) =>
+      execute(async (context) =>
+        (await import('./commands/batch/manage.js')).batchControlCommand(context, batchId, { action }),
+      ),
+    );
 }
 
 batch
@@ -212,32 +260,58 @@ batch
   .command('ls')
   .description('list batches, newest first')
   .option('--json', 'print the batches as JSON')
-  .action(async (options) => execute(async (context) => (await import('./commands/batch/manage.js')).batchLsCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/batch/manage.js')).batchLsCommand(context, options)),
+  );
 
 program
   .command('worker')
-  .description("run a worker until stopped: the shared task queue and this host's workspace tools (start several to scale out)")
+  .description(
+    "run a worker until stopped: the shared task queue and this host's workspace tools (start several to scale out)",
+  )
   .option('--host-id <id>', "this machine's host id (default: LOOM_HOST_ID, else the machine's name)")
-  .option('--shared-only', 'serve only the shared queue: workflows and model calls, no workspace tools (a machine without checkouts)')
+  .option(
+    '--shared-only',
+    'serve only the shared queue: workflows and model calls, no workspace tools (a machine without checkouts)',
+  )
   .option('--host-only', "serve only this host's workspace tools")
-  .option('--max-cached-workflows <n>', 'runs kept in memory between their tasks (default: LOOM_MAX_CACHED_WORKFLOWS, else sized from the heap); fewer use less memory and replay more')
-  .option('--metrics-port <[host:]port>', "serve Prometheus metrics at /metrics on this port: Temporal's and Loom's (default: LOOM_METRICS_PORT; off when unset)")
-  .action(async (options) => execute(async (context) => (await import('./commands/worker.js')).workerCommand(context, options)));
+  .option(
+    '--max-cached-workflows <n>',
+    'runs kept in memory between their tasks (default: LOOM_MAX_CACHED_WORKFLOWS, else sized from the heap); fewer use less memory and replay more',
+  )
+  .option(
+    '--metrics-port <[host:]port>',
+    "serve Prometheus metrics at /metrics on this port: Temporal's and Loom's (default: LOOM_METRICS_PORT; off when unset)",
+  )
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/worker.js')).workerCommand(context, options)),
+  );
 
 program
   .command('serve')
   .description('serve the HTTP API over the sessions (GET /doc describes it); a token is required off 127.0.0.1')
   .option('-p, --port <port>', 'the port', '4096')
-  .option('--hostname <host>', 'the address to listen on; anything but loopback needs a token (LOOM_SERVER_TOKEN, or one printed at start)', '127.0.0.1')
+  .option(
+    '--hostname <host>',
+    'the address to listen on; anything but loopback needs a token (LOOM_SERVER_TOKEN, or one printed at start)',
+    '127.0.0.1',
+  )
   .option('--worker', 'also run a worker in this process, unless one already polls the task queue')
-  .option('--cors <origins>', 'let web pages from these origins call the API (comma-separated, e.g. https://app.example.com); off by default')
-  .action(async (options) => execute(async (context) => (await import('./serve/command.js')).serveCommand(context, options)));
+  .option(
+    '--cors <origins>',
+    'let web pages from these origins call the API (comma-separated, e.g. https://app.example.com); off by default',
+  )
+  .action(async (options) =>
+    execute(async (context) => (await import('./serve/command.js')).serveCommand(context, options)),
+  );
 
 program
   .command('status')
   .description('which Temporal (and where each setting came from), its workers, the store, and the versions')
   .option('--json', 'print it as one JSON object')
-  .action(async (options) => execute(async (context) => (await import('./commands/status.js')).statusCommand(context, options)));
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/status.js')).statusCommand(context, options)),
+  );
 
 program
   .command('down')
@@ -260,7 +334,13 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
   } finally {
     await context?.close().catch(() => undefined);
     // What the command traced leaves before it exits.
-    if (tracingWanted()) await (await import('../worker/tracing/setup.js')).activeTracing()?.shutdown().catch(() => undefined);
+    if (tracingWanted())
+      await (
+        await import('../worker/tracing/setup.js')
+      )
+        .activeTracing()
+        ?.shutdown()
+        .catch(() => undefined);
   }
   return exitWhenWritten(exitCode);
 }

@@ -36,7 +36,9 @@ export function webUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`LOOM_WEB_URL must be an http:// or https:// address of \`loom serve\`, such as http://127.0.0.1:4096 (it is "${value}")`);
+    throw new ConfigError(
+      `LOOM_WEB_URL must be an http:// or https:// address of \`loom serve\`, such as http://127.0.0.1:4096 (it is "${value}")`,
+    );
   }
   return value.replace(/\/+$/, '');
 }
@@ -48,10 +50,13 @@ export function webUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
  */
 export function storeUrlFrom(env: NodeJS.ProcessEnv, cwd: string): { url: string; source: string } | undefined {
   if (env.LOOM_STORE_URL) return { url: env.LOOM_STORE_URL, source: 'LOOM_STORE_URL' };
-  const layer = configLayers(cwd, env, { markdown: false }).findLast((candidate) => candidate.config.store?.url !== undefined);
+  const layer = configLayers(cwd, env, { markdown: false }).findLast(
+    (candidate) => candidate.config.store?.url !== undefined,
+  );
   const url = layer?.config.store?.url;
   if (!layer || url === undefined) return undefined;
   // `{env:VAR}` of an unset variable leaves nothing; quietly using SQLite instead would split the sessions.
-  if (!url.trim()) throw new ConfigError(`${layer.source}: store.url is empty (if it is {env:…}, that variable is not set)`);
+  if (!url.trim())
+    throw new ConfigError(`${layer.source}: store.url is empty (if it is {env:…}, that variable is not set)`);
   return { url, source: `store.url in ${layer.source}` };
 }

@@ -7,6 +7,10 @@ export function warnOfUnknownCommand(context: CliContext, prompt: string, config
   const slash = parseSlashCommand(prompt);
   const commands = Object.keys(config.command ?? {});
   if (!slash || commands.includes(slash.name)) return;
-  const known = commands.length ? `its commands: ${commands.map((name) => `/${name}`).join(', ')}` : 'it has none (see .loom/command/ or "command" in loom.json)';
-  context.report(`warning: /${slash.name} is not a command of this project (${known}); sending the prompt to the model as it is.`);
+  const known = commands.length
+    ? `its commands: ${commands.map((name) => `/${name}`).join(', ')}`
+    : 'it has none (see .loom/command/ or "command" in loom.json)';
+  context.report(
+    `warning: /${slash.name} is not a command of this project (${known}); sending the prompt to the model as it is.`,
+  );
 }

@@ -8,7 +8,10 @@ const TaskDirectory = z
   .min(1)
   .superRefine((value, ctx) => {
     if (!isInsidePath('.', value)) {
-      ctx.addIssue({ code: 'custom', message: `must be a folder inside the batch's directory, written relative to it (not ${JSON.stringify(value)})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a folder inside the batch's directory, written relative to it (not ${JSON.stringify(value)})`,
+      });
     }
   });
 

@@ -44,9 +44,15 @@ export function busEventOf(row: FeedRow, counts?: BatchCounts): BusEvent {
     case 'part':
       return { type: 'message.part.updated', properties: { part: row.part } };
     case 'part-removed':
-      return { type: 'message.part.removed', properties: { sessionID: row.sessionID, messageID: row.messageID, partID: row.partID } };
+      return {
+        type: 'message.part.removed',
+        properties: { sessionID: row.sessionID, messageID: row.messageID, partID: row.partID },
+      };
     case 'permission':
-      return { type: row.request.status === 'pending' ? 'permission.asked' : 'permission.replied', properties: { request: row.request } };
+      return {
+        type: row.request.status === 'pending' ? 'permission.asked' : 'permission.replied',
+        properties: { request: row.request },
+      };
     case 'batch':
       return { type: 'batch.updated', properties: { batch: row.batch, counts: counts ?? NO_COUNTS } };
   }

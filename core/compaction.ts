@@ -21,7 +21,8 @@ export interface CompactionSettings {
 /** What the compaction request shows the model, as OpenCode does. */
 export const COMPACTION_REQUEST_TEXT = 'What did we do so far?';
 /** Sent after an automatic compaction when there is no user message to replay. */
-export const CONTINUE_AFTER_COMPACTION = 'Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.';
+export const CONTINUE_AFTER_COMPACTION =
+  'Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.';
 export const MEDIA_REMOVED_NOTE =
   'The previous request exceeded the model’s context, so attached media were removed from the conversation summary.';
 /** How a pruned tool output reaches the model. */
@@ -42,8 +43,11 @@ export function sinceLastCompaction(history: MessageWithParts[]): MessageWithPar
   for (let index = history.length - 1; index >= 0; index--) {
     const { info, parts } = history[index];
     if (info.role !== 'user' || !parts.some((part) => part.type === 'compaction')) continue;
-    const summary = history.slice(index + 1).find((message) => message.info.role === 'assistant' && message.info.summary);
-    if (summary && summary.info.role === 'assistant' && summary.info.finish && !summary.info.error) return history.slice(index);
+    const summary = history
+      .slice(index + 1)
+      .find((message) => message.info.role === 'assistant' && message.info.summary);
+    if (summary && summary.info.role === 'assistant' && summary.info.finish && !summary.info.error)
+      return history.slice(index);
   }
   return history;
 }

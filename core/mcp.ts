@@ -21,7 +21,9 @@ export function mcpToolName(server: string, tool: string): string {
  * How a call may be retried, from the server's hints: only a tool that says it only reads, or
  * that repeating it is harmless, is retried; any other may change the world and runs at most once.
  */
-export function mcpEffect(annotations: { readOnlyHint?: boolean; idempotentHint?: boolean } | undefined): McpToolInfo['effect'] {
+export function mcpEffect(
+  annotations: { readOnlyHint?: boolean; idempotentHint?: boolean } | undefined,
+): McpToolInfo['effect'] {
   if (annotations?.readOnlyHint === true) return 'read-only';
   if (annotations?.idempotentHint === true) return 'idempotent';
   return 'mutating';
@@ -62,6 +64,8 @@ function argumentsSchema(schema: Record<string, unknown>): z.ZodType {
 
 /** The first short string argument: `create_issue · Fix the login page`. */
 function summarizeArguments(input: Record<string, unknown>): string {
-  const text = Object.values(input ?? {}).find((value): value is string => typeof value === 'string' && value.length > 0);
+  const text = Object.values(input ?? {}).find(
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
   return text ? (text.length > 60 ? `${text.slice(0, 59)}…` : text) : '';
 }

@@ -19,7 +19,12 @@ const entry = (
   flags: { attachment?: boolean; reasoning?: boolean; input?: number } = {},
 ): CatalogueEntry => ({
   limit: { context, output, ...(flags.input ? { input: flags.input } : {}) },
-  cost: { input, output: outputCost, ...(cacheRead === undefined ? {} : { cache_read: cacheRead }), ...(cacheWrite === undefined ? {} : { cache_write: cacheWrite }) },
+  cost: {
+    input,
+    output: outputCost,
+    ...(cacheRead === undefined ? {} : { cache_read: cacheRead }),
+    ...(cacheWrite === undefined ? {} : { cache_write: cacheWrite }),
+  },
   attachment: flags.attachment ?? true,
   reasoning: flags.reasoning ?? false,
 });
@@ -72,7 +77,11 @@ const GOOGLE: Record<string, CatalogueEntry> = {
 
 const VARIANT = /^(\d{8}|\d{4}-\d{2}-\d{2}|[a-z])/;
 
-const BY_PROVIDER: Record<string, Record<string, CatalogueEntry>> = { openai: OPENAI, anthropic: ANTHROPIC, google: GOOGLE };
+const BY_PROVIDER: Record<string, Record<string, CatalogueEntry>> = {
+  openai: OPENAI,
+  anthropic: ANTHROPIC,
+  google: GOOGLE,
+};
 
 /**
  * The catalogue's entry for `provider/model`, if any. OpenRouter's ids name the maker
@@ -91,7 +100,8 @@ export function catalogueEntry(providerID: string, modelID: string): CatalogueEn
   if (!table) return undefined;
   let best: string | undefined;
   for (const name of Object.keys(table)) {
-    const matches = modelID === name || (modelID.startsWith(`${name}-`) && VARIANT.test(modelID.slice(name.length + 1)));
+    const matches =
+      modelID === name || (modelID.startsWith(`${name}-`) && VARIANT.test(modelID.slice(name.length + 1)));
     if (matches && (!best || name.length > best.length)) best = name;
   }
   return best ? table[best] : undefined;

@@ -127,4 +127,8 @@ export type ToolPart = z.infer<typeof ToolPart>;
 export type FilePart = z.infer<typeof FilePart>;
 
 /** A part before it has its ids: what a writer fills in. */
-export type PartContent = Part extends infer P ? (P extends Part ? Omit<P, 'id' | 'sessionID' | 'messageID'> : never) : never;
+export type PartContent = Part extends infer P
+  ? P extends Part
+    ? Omit<P, 'id' | 'sessionID' | 'messageID'>
+    : never
+  : never;

@@ -27,21 +27,23 @@ function describe(value: unknown): string {
  * The value passes through untouched, so key order survives. (`z.toJSONSchema` cannot describe a
  * custom schema; nothing converts the config today.)
  */
-export const PermissionConfigSchema: z.ZodType<PermissionConfig> = z.custom<PermissionConfig>().superRefine((config, ctx) => {
-  const fail = (path: string[], expected: string, value: unknown) =>
-    ctx.addIssue({ code: 'custom', path, message: `${expected}, got ${describe(value)}` });
-  if (typeof config === 'string' || !isObject(config)) {
-    if (!isAction(config)) fail([], `${ACTION_MESSAGE}, or an object of permissions`, config);
-    return;
-  }
-  for (const [permission, value] of Object.entries(config)) {
-    if (isAction(value)) continue;
-    if (!isObject(value)) {
-      fail([permission], `${ACTION_MESSAGE}, or an object of {pattern: action}`, value);
-      continue;
+export const PermissionConfigSchema: z.ZodType<PermissionConfig> = z
+  .custom<PermissionConfig>()
+  .superRefine((config, ctx) => {
+    const fail = (path: string[], expected: string, value: unknown) =>
+      ctx.addIssue({ code: 'custom', path, message: `${expected}, got ${describe(value)}` });
+    if (typeof config === 'string' || !isObject(config)) {
+      if (!isAction(config)) fail([], `${ACTION_MESSAGE}, or an object of permissions`, config);
+      return;
     }
-    for (const [pattern, action] of Object.entries(value)) {
-      if (!isAction(action)) fail([permission, pattern], ACTION_MESSAGE, action);
+    for (const [permission, value] of Object.entries(config)) {
+      if (isAction(value)) continue;
+      if (!isObject(value)) {
+        fail([permission], `${ACTION_MESSAGE}, or an object of {pattern: action}`, value);
+        continue;
+      }
+      for (const [pattern, action] of Object.entries(value)) {
+        if (!isAction(action)) fail([permission, pattern], ACTION_MESSAGE, action);
+      }
     }
-  }
-});
+  });

@@ -17,7 +17,8 @@ export type PermissionConfig = PermissionAction | Record<string, PermissionActio
 /** OpenCode's expansion: also `$HOMEfoo` → `<home>foo`, as its `startsWith("$HOME")` does. */
 function expandPattern(pattern: string, home: string | undefined): string {
   if (home === undefined) return pattern;
-  if (pattern.startsWith('$HOME') && !pattern.startsWith('$HOME/') && pattern !== '$HOME') return home + pattern.slice(5);
+  if (pattern.startsWith('$HOME') && !pattern.startsWith('$HOME/') && pattern !== '$HOME')
+    return home + pattern.slice(5);
   return expandHome(pattern, home);
 }
 

@@ -11,7 +11,11 @@ export interface ModelRetry {
   maximumIntervalMs: number;
 }
 
-export const defaultModelRetry: ModelRetry = { maximumAttempts: 8, initialIntervalMs: 2_000, maximumIntervalMs: 60_000 };
+export const defaultModelRetry: ModelRetry = {
+  maximumAttempts: 8,
+  initialIntervalMs: 2_000,
+  maximumIntervalMs: 60_000,
+};
 
 /** The input of one run of `sessionWorkflow`: ids and control data, never the transcript. */
 export interface SessionRunInput {

@@ -13,6 +13,9 @@ export const loomSearchAttributes = [AgentAttribute, RootSessionAttribute, Paren
  * A run's search attributes, as options of its start: none when `searchAttributes` is `false`, the
  * namespace lacking Loom's (the server would refuse the start).
  */
-export function withSearchAttributes(searchAttributes: boolean | undefined, pairs: SearchAttributePair[]): { typedSearchAttributes?: SearchAttributePair[] } {
+export function withSearchAttributes(
+  searchAttributes: boolean | undefined,
+  pairs: SearchAttributePair[],
+): { typedSearchAttributes?: SearchAttributePair[] } {
   return searchAttributes === false ? {} : { typedSearchAttributes: pairs };
 }

@@ -15,18 +15,85 @@ export interface CommandWord {
  * and an unlisted command is its first word. As in OpenCode, options count as words.
  */
 const ARITY: Record<string, number> = {
-  apt: 2, 'apt-get': 2, aws: 3, az: 3, bazel: 2, brew: 2, bundle: 2, 'bundle exec': 3,
-  bun: 2, 'bun run': 3, 'bun x': 3, bunx: 2, cargo: 2, 'cargo add': 3, 'cargo run': 3,
-  cmake: 2, composer: 2, deno: 2, 'deno task': 3, docker: 2, 'docker builder': 3,
-  'docker compose': 3, 'docker container': 3, 'docker image': 3, 'docker network': 3,
-  'docker volume': 3, 'docker-compose': 2, dotnet: 2, firebase: 2, flyctl: 2, gcloud: 3, gem: 2,
-  gh: 3, git: 2, 'git config': 3, 'git remote': 3, 'git stash': 3, go: 2, gradle: 2, helm: 2,
-  kubectl: 2, 'kubectl rollout': 3, mix: 2, mvn: 2, npm: 2, 'npm exec': 3, 'npm init': 3,
-  'npm run': 3, 'npm view': 3, npx: 2, nx: 2, pip: 2, pip3: 2, pipenv: 2, 'pipenv run': 3,
-  pnpm: 2, 'pnpm dlx': 3, 'pnpm exec': 3, 'pnpm run': 3, pnpx: 2, podman: 2, poetry: 2,
-  'poetry run': 3, pulumi: 2, rails: 2, rustup: 2, swift: 2, systemctl: 2, terraform: 2,
-  'terraform workspace': 3, turbo: 2, uv: 2, 'uv pip': 3, 'uv run': 3, vercel: 2, yarn: 2,
-  'yarn dlx': 3, 'yarn run': 3, 'yarn workspace': 3,
+  apt: 2,
+  'apt-get': 2,
+  aws: 3,
+  az: 3,
+  bazel: 2,
+  brew: 2,
+  bundle: 2,
+  'bundle exec': 3,
+  bun: 2,
+  'bun run': 3,
+  'bun x': 3,
+  bunx: 2,
+  cargo: 2,
+  'cargo add': 3,
+  'cargo run': 3,
+  cmake: 2,
+  composer: 2,
+  deno: 2,
+  'deno task': 3,
+  docker: 2,
+  'docker builder': 3,
+  'docker compose': 3,
+  'docker container': 3,
+  'docker image': 3,
+  'docker network': 3,
+  'docker volume': 3,
+  'docker-compose': 2,
+  dotnet: 2,
+  firebase: 2,
+  flyctl: 2,
+  gcloud: 3,
+  gem: 2,
+  gh: 3,
+  git: 2,
+  'git config': 3,
+  'git remote': 3,
+  'git stash': 3,
+  go: 2,
+  gradle: 2,
+  helm: 2,
+  kubectl: 2,
+  'kubectl rollout': 3,
+  mix: 2,
+  mvn: 2,
+  npm: 2,
+  'npm exec': 3,
+  'npm init': 3,
+  'npm run': 3,
+  'npm view': 3,
+  npx: 2,
+  nx: 2,
+  pip: 2,
+  pip3: 2,
+  pipenv: 2,
+  'pipenv run': 3,
+  pnpm: 2,
+  'pnpm dlx': 3,
+  'pnpm exec': 3,
+  'pnpm run': 3,
+  pnpx: 2,
+  podman: 2,
+  poetry: 2,
+  'poetry run': 3,
+  pulumi: 2,
+  rails: 2,
+  rustup: 2,
+  swift: 2,
+  systemctl: 2,
+  terraform: 2,
+  'terraform workspace': 3,
+  turbo: 2,
+  uv: 2,
+  'uv pip': 3,
+  'uv run': 3,
+  vercel: 2,
+  yarn: 2,
+  'yarn dlx': 3,
+  'yarn run': 3,
+  'yarn workspace': 3,
 };
 
 /** The "always" pattern for a command: its first N words + " *", N from the arity table; `''` for no command. */
@@ -34,21 +101,56 @@ export function alwaysPattern(words: CommandWord[]): string {
   if (words.length === 0) return '';
   let arity = 1;
   for (let length = words.length; length > 0; length--) {
-    const known = ARITY[words.slice(0, length).map((word) => word.value ?? word.raw).join(' ')];
+    const known =
+      ARITY[
+        words
+          .slice(0, length)
+          .map((word) => word.value ?? word.raw)
+          .join(' ')
+      ];
     if (known !== undefined) {
       arity = known;
       break;
     }
   }
   // Written as in the command, quotes kept, so the pattern matches the command's own text.
-  return `${words.slice(0, arity).map((word) => word.raw).join(' ')} *`;
+  return `${words
+    .slice(0, arity)
+    .map((word) => word.raw)
+    .join(' ')} *`;
 }
 
 /** Commands whose arguments (options left out) are paths they read, write or work in. */
 export const PATH_COMMANDS = new Set([
-  'cat', 'cd', 'chgrp', 'chmod', 'chown', 'cp', 'du', 'find', 'head', 'less', 'ln', 'ls', 'mkdir',
-  'more', 'mv', 'pushd', 'rm', 'rmdir', 'stat', 'tail', 'tee', 'touch', 'tree', 'truncate', 'unlink',
-  'install', 'rsync', 'source', '.',
+  'cat',
+  'cd',
+  'chgrp',
+  'chmod',
+  'chown',
+  'cp',
+  'du',
+  'find',
+  'head',
+  'less',
+  'ln',
+  'ls',
+  'mkdir',
+  'more',
+  'mv',
+  'pushd',
+  'rm',
+  'rmdir',
+  'stat',
+  'tail',
+  'tee',
+  'touch',
+  'tree',
+  'truncate',
+  'unlink',
+  'install',
+  'rsync',
+  'source',
+  '.',
 ]);
 
 /** Commands whose path arguments are folders; for the others, a path's folder is what is reached. */
@@ -101,7 +203,20 @@ export const FILE_EDITORS: Record<string, FileEditor> = {
   },
   perl: {
     valued: 'eE',
-    attached: { i: REST, I: REST, M: REST, m: REST, x: REST, F: REST, d: REST, D: REST, V: REST, C: /^[0-9A-Za-z]*/, l: /^[0-7]*/, '0': /^(x[0-9a-fA-F]*|[0-7]*)/ },
+    attached: {
+      i: REST,
+      I: REST,
+      M: REST,
+      m: REST,
+      x: REST,
+      F: REST,
+      d: REST,
+      D: REST,
+      V: REST,
+      C: /^[0-9A-Za-z]*/,
+      l: /^[0-7]*/,
+      '0': /^(x[0-9a-fA-F]*|[0-7]*)/,
+    },
     writes: { options: ['-i'] },
     program: ['-e', '-E'],
   },
@@ -115,13 +230,39 @@ export const FILE_EDITORS: Record<string, FileEditor> = {
   gawk: AWK,
   sort: {
     valued: 'kotTS',
-    long: ['--key', '--output', '--field-separator', '--temporary-directory', '--buffer-size', '--parallel', '--files0-from', '--random-source', '--compress-program', '--batch-size', '--sort'],
+    long: [
+      '--key',
+      '--output',
+      '--field-separator',
+      '--temporary-directory',
+      '--buffer-size',
+      '--parallel',
+      '--files0-from',
+      '--random-source',
+      '--compress-program',
+      '--batch-size',
+      '--sort',
+    ],
     writes: 'never',
     output: ['-o', '--output'],
   },
   patch: {
     valued: 'BDdFgioprVYz',
-    long: ['--prefix', '--ifdef', '--directory', '--fuzz', '--get', '--input', '--output', '--strip', '--reject-file', '--version-control', '--basename-prefix', '--suffix', '--quoting-style'],
+    long: [
+      '--prefix',
+      '--ifdef',
+      '--directory',
+      '--fuzz',
+      '--get',
+      '--input',
+      '--output',
+      '--strip',
+      '--reject-file',
+      '--version-control',
+      '--basename-prefix',
+      '--suffix',
+      '--quoting-style',
+    ],
     writes: 'always',
     output: ['-o', '--output', '-r', '--reject-file'],
     directory: ['-d', '--directory'],
@@ -135,22 +276,63 @@ export const FILE_EDITORS: Record<string, FileEditor> = {
  * (`diff.<driver>.textconv`). Set with `git -c`, `git clone --config` or `git config`.
  */
 const GIT_COMMAND_SETTINGS = [
-  'alias.*', 'core.pager', 'core.editor', 'core.sshcommand', 'core.fsmonitor', 'core.askpass', 'core.gitproxy',
-  'core.alternaterefscommand', 'sequence.editor', 'diff.external', 'diff.*.textconv', 'diff.*.command',
-  'merge.*.driver', 'filter.*.clean', 'filter.*.smudge', 'filter.*.process', 'credential.helper', 'credential.*.helper',
-  'gpg.program', 'gpg.*.program', 'gpg.ssh.defaultkeycommand', 'pager.*', 'uploadpack.packobjectshook',
-  'remote.*.uploadpack', 'remote.*.receivepack', 'interactive.difffilter', 'mergetool.*.cmd', 'mergetool.*.path',
-  'difftool.*.cmd', 'difftool.*.path', 'man.*.cmd', 'man.*.path', 'browser.*.cmd', 'browser.*.path',
-  'sendemail.sendmailcmd', 'sendemail.tocmd', 'sendemail.cccmd', 'trailer.*.command', 'trailer.*.cmd', 'submodule.*.update',
+  'alias.*',
+  'core.pager',
+  'core.editor',
+  'core.sshcommand',
+  'core.fsmonitor',
+  'core.askpass',
+  'core.gitproxy',
+  'core.alternaterefscommand',
+  'sequence.editor',
+  'diff.external',
+  'diff.*.textconv',
+  'diff.*.command',
+  'merge.*.driver',
+  'filter.*.clean',
+  'filter.*.smudge',
+  'filter.*.process',
+  'credential.helper',
+  'credential.*.helper',
+  'gpg.program',
+  'gpg.*.program',
+  'gpg.ssh.defaultkeycommand',
+  'pager.*',
+  'uploadpack.packobjectshook',
+  'remote.*.uploadpack',
+  'remote.*.receivepack',
+  'interactive.difffilter',
+  'mergetool.*.cmd',
+  'mergetool.*.path',
+  'difftool.*.cmd',
+  'difftool.*.path',
+  'man.*.cmd',
+  'man.*.path',
+  'browser.*.cmd',
+  'browser.*.path',
+  'sendemail.sendmailcmd',
+  'sendemail.tocmd',
+  'sendemail.cccmd',
+  'trailer.*.command',
+  'trailer.*.cmd',
+  'submodule.*.update',
 ];
 
 /** git settings that make it run programs the line does not show: hooks, other config files, the `ext::` transport. */
-const GIT_HIDDEN_SETTINGS = ['core.hookspath', 'include.path', 'includeif.*.path', 'init.templatedir', 'protocol.allow', 'protocol.ext.allow'];
+const GIT_HIDDEN_SETTINGS = [
+  'core.hookspath',
+  'include.path',
+  'includeif.*.path',
+  'init.templatedir',
+  'protocol.allow',
+  'protocol.ext.allow',
+];
 
 /** Whether a git setting makes git run a command (its value), run programs the line does not show, or neither. */
 export function gitSettingKind(key: string): 'command' | 'hidden' | undefined {
   const lower = key.toLowerCase();
-  const matches = (pattern: string) => new RegExp(`^${pattern.replaceAll('.', '\\.').replaceAll('*', '.+')}$`).test(lower);
+  const matches = (pattern: string) =>
+    new RegExp(`^${pattern.replaceAll('.', '\\.').replaceAll('*', '.+')}$`).test(lower);
   if (GIT_COMMAND_SETTINGS.some(matches)) return 'command';
   if (GIT_HIDDEN_SETTINGS.some(matches)) return 'hidden';
   return undefined;
@@ -171,7 +353,18 @@ export const GIT_COMMAND_OPTIONS: Record<string, { short?: string; long: string[
   'fetch-pack': { long: ['--upload-pack', '--exec'] },
   'send-pack': { long: ['--receive-pack', '--exec'] },
   difftool: { short: 'x', long: ['--extcmd'], valued: 't' },
-  'filter-branch': { long: ['--setup', '--env-filter', '--tree-filter', '--index-filter', '--parent-filter', '--msg-filter', '--commit-filter', '--tag-name-filter'] },
+  'filter-branch': {
+    long: [
+      '--setup',
+      '--env-filter',
+      '--tree-filter',
+      '--index-filter',
+      '--parent-filter',
+      '--msg-filter',
+      '--commit-filter',
+      '--tag-name-filter',
+    ],
+  },
   'send-email': { long: ['--sendmail-cmd', '--to-cmd', '--cc-cmd', '--header-cmd'] },
   daemon: { long: ['--access-hook'] },
   // Its pager, `-O<pager>` or `--open-files-in-pager=<pager>`, is only ever attached.
@@ -194,9 +387,20 @@ export const GIT_HIDDEN_OPTIONS: Record<string, string[]> = {
  * A pager of `cat` or nothing is no pager.
  */
 export const COMMAND_VARIABLES = new Set([
-  'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS',
-  'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'PAGER', 'EDITOR', 'VISUAL',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'PAGER',
+  'EDITOR',
+  'VISUAL',
 ]);
 
 /** Environment variables that hand git settings or programs the line does not show; `/dev/null` as a config file is none. */
-export const HIDDEN_VARIABLES = /^(GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/;
+export const HIDDEN_VARIABLES =
+  /^(GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/;

@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { LOG_ROTATE_BYTES, START_TIMEOUT_MS } from './config.js';
 import { printRunning, type DevServerContext } from './context.js';
 import { DevServerError } from './errors.js';
@@ -9,7 +19,12 @@ import { quiet } from './output.js';
 import type { TemporalClient } from './temporal-client.js';
 
 /** Starts the server detached (own session, output to the log file) and waits until it is healthy. */
-export async function startInBackground(context: DevServerContext, client: TemporalClient, cli: string, args: string[]): Promise<void> {
+export async function startInBackground(
+  context: DevServerContext,
+  client: TemporalClient,
+  cli: string,
+  args: string[],
+): Promise<void> {
   const { output, logFile, pidFile } = context;
   // Keep the log from growing without bound; this run's output starts after the marker line.
   if (existsSync(logFile) && statSync(logFile).size > LOG_ROTATE_BYTES) renameSync(logFile, `${logFile}.1`);
@@ -36,7 +51,11 @@ export async function startInBackground(context: DevServerContext, client: Tempo
     }
     rmSync(pidFile, { force: true });
     output.log(`last lines of ${logFile}:`);
-    output.err(lastLines(readFileSync(logFile).subarray(runStart).toString('utf8'), 30).map((line) => `${line}\n`).join(''));
+    output.err(
+      lastLines(readFileSync(logFile).subarray(runStart).toString('utf8'), 30)
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
     throw new DevServerError(`could not start the Temporal dev server on ${context.address}`);
   }
   await client.ensureSearchAttributes(output, context.dbFile);

@@ -35,12 +35,19 @@ export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined
  * The CLI found without installing anything: $TEMPORAL_CLI, `temporal` on PATH, then the one
  * installed under `installRoot`. Throws if $TEMPORAL_CLI is set but unusable.
  */
-export async function findTemporal(env: NodeJS.ProcessEnv, installRoot: string, output: Output): Promise<string | undefined> {
+export async function findTemporal(
+  env: NodeJS.ProcessEnv,
+  installRoot: string,
+  output: Output,
+): Promise<string | undefined> {
   if (env.TEMPORAL_CLI) {
     const candidate = resolve(env.TEMPORAL_CLI);
-    if (!isExecutableFile(candidate)) throw new DevServerError(`TEMPORAL_CLI=${env.TEMPORAL_CLI} is not an executable file`);
+    if (!isExecutableFile(candidate))
+      throw new DevServerError(`TEMPORAL_CLI=${env.TEMPORAL_CLI} is not an executable file`);
     if (!(await isTemporalCli(candidate, env))) {
-      throw new DevServerError(`TEMPORAL_CLI=${env.TEMPORAL_CLI} does not look like the Temporal CLI ('--version' did not print 'temporal version ...')`);
+      throw new DevServerError(
+        `TEMPORAL_CLI=${env.TEMPORAL_CLI} does not look like the Temporal CLI ('--version' did not print 'temporal version ...')`,
+      );
     }
     return candidate;
   }

@@ -19,7 +19,12 @@ export interface DevServerContext {
   pidFile: string;
 }
 
-export function devServerContext(options: Options, env: NodeJS.ProcessEnv, output: Output, installRoot: string): DevServerContext {
+export function devServerContext(
+  options: Options,
+  env: NodeJS.ProcessEnv,
+  output: Output,
+  installRoot: string,
+): DevServerContext {
   const serverDir = join(options.dataDir, 'temporal');
   return {
     options,
@@ -35,7 +40,12 @@ export function devServerContext(options: Options, env: NodeJS.ProcessEnv, outpu
 }
 
 export function installContext(context: DevServerContext): InstallContext {
-  return { installRoot: context.installRoot, env: context.env, settings: context.options.install, output: context.output };
+  return {
+    installRoot: context.installRoot,
+    env: context.env,
+    settings: context.options.install,
+    output: context.output,
+  };
 }
 
 /** The pid from this port's pid file, if it is still our Temporal server. */

@@ -12,7 +12,11 @@ export interface RunResult {
 }
 
 /** Runs a program to completion with stdin from /dev/null, keeping its output; never rejects. */
-export function runProgram(file: string, args: string[], options: { env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+export function runProgram(
+  file: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(file, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -34,7 +38,11 @@ export function runProgram(file: string, args: string[], options: { env: NodeJS.
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      const failure = timedOut ? `killed after ${options.timeoutMs! / 1000} s` : signal ? `killed by ${signal}` : `exit ${code}`;
+      const failure = timedOut
+        ? `killed after ${options.timeoutMs! / 1000} s`
+        : signal
+          ? `killed by ${signal}`
+          : `exit ${code}`;
       resolve({ ok: code === 0, missing: false, stdout, stderr, failure });
     });
   });

@@ -15,7 +15,12 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * watches it (registering missing search attributes once it is healthy) and gives its exit code.
  * It runs in its own process group so that Ctrl-C reaches it once, forwarded from here.
  */
-export function spawnInForeground(context: DevServerContext, client: TemporalClient, cli: string, args: string[]): () => Promise<number> {
+export function spawnInForeground(
+  context: DevServerContext,
+  client: TemporalClient,
+  cli: string,
+  args: string[],
+): () => Promise<number> {
   const { output, pidFile, options } = context;
   const child = spawn(cli, args, { env: context.env, detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
   const exited = new Promise<number>((resolve) => {
@@ -26,11 +31,18 @@ export function spawnInForeground(context: DevServerContext, client: TemporalCli
     child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
   });
   if (child.pid) writeFileSync(pidFile, `${child.pid}\n`);
-  output.log(`running the Temporal dev server in the foreground on ${context.address} (Web UI http://${HOST}:${options.uiPort}, database ${context.dbFile})`);
+  output.log(
+    `running the Temporal dev server in the foreground on ${context.address} (Web UI http://${HOST}:${options.uiPort}, database ${context.dbFile})`,
+  );
   return () => watch(context, client, child, exited);
 }
 
-async function watch(context: DevServerContext, client: TemporalClient, child: ChildProcess, exited: Promise<number>): Promise<number> {
+async function watch(
+  context: DevServerContext,
+  client: TemporalClient,
+  child: ChildProcess,
+  exited: Promise<number>,
+): Promise<number> {
   const { output, pidFile } = context;
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of FORWARDED) process.on(signal, forward);

@@ -37,7 +37,8 @@ export async function installWithDownload({ installRoot, env, settings, output }
 async function download(url: string, file: string): Promise<void> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(600_000) });
-    if (!response.ok || !response.body) throw new InstallFailed(`${url} answered HTTP ${response.status} ${response.statusText}`.trim());
+    if (!response.ok || !response.body)
+      throw new InstallFailed(`${url} answered HTTP ${response.status} ${response.statusText}`.trim());
     await pipeline(Readable.fromWeb(response.body as ReadableStream), createWriteStream(file));
   } catch (error) {
     if (error instanceof InstallFailed) throw error;

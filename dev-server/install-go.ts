@@ -17,13 +17,19 @@ export async function installWithGo({ installRoot, env, output }: InstallContext
     let built: string | undefined;
     for (const version of versions) {
       output.log(`building the Temporal CLI with 'go install ${MODULE}@${version}' (this can take several minutes)`);
-      const result = await runProgram('go', ['install', `${MODULE}@${version}`], { env: { ...env, GOBIN: gobin, CGO_ENABLED: '0' } });
+      const result = await runProgram('go', ['install', `${MODULE}@${version}`], {
+        env: { ...env, GOBIN: gobin, CGO_ENABLED: '0' },
+      });
       if (result.ok) {
         built = version;
         break;
       }
       output.log(`go: 'go install ...@${version}' failed (${result.failure}):`);
-      output.err(lastLines(result.stdout + result.stderr).map((line) => `${line}\n`).join(''));
+      output.err(
+        lastLines(result.stdout + result.stderr)
+          .map((line) => `${line}\n`)
+          .join(''),
+      );
     }
     if (!built) throw new InstallFailed(`'go install' failed for ${versions.join(' and ')}`);
     if (!(await isTemporalCli(join(gobin, 'temporal'), env))) throw new InstallFailed('the built binary does not work');

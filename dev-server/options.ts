@@ -1,5 +1,12 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { DEFAULT_BIN_VERSION, DEFAULT_DOWNLOAD_URL, DEFAULT_PORT, DEFAULT_UI_PORT, INSTALL_METHODS, type InstallMethod } from './config.js';
+import {
+  DEFAULT_BIN_VERSION,
+  DEFAULT_DOWNLOAD_URL,
+  DEFAULT_PORT,
+  DEFAULT_UI_PORT,
+  INSTALL_METHODS,
+  type InstallMethod,
+} from './config.js';
 import { DevServerError, UsageError } from './errors.js';
 
 export const COMMANDS = ['start', 'install', 'stop', 'status', 'dynamic-config'] as const;
@@ -58,7 +65,14 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
   if (foreground && command !== 'start') throw new UsageError("--foreground only applies to 'start'");
   // A bad method only matters to the commands that may install; `stop` and `status` still work.
   const install = installSettings(env, command === 'start' || command === 'install');
-  return { command, port: Number(port), uiPort: Number(uiPort), dataDir: defaultDataDir(dataDir, env), foreground, install };
+  return {
+    command,
+    port: Number(port),
+    uiPort: Number(uiPort),
+    dataDir: defaultDataDir(dataDir, env),
+    foreground,
+    install,
+  };
 }
 
 function isPort(value: string): boolean {
@@ -68,7 +82,10 @@ function isPort(value: string): boolean {
 function defaultDataDir(fromArgs: string, env: NodeJS.ProcessEnv): string {
   let dir = fromArgs || env.LOOM_DATA_DIR;
   if (!dir) {
-    if (!env.XDG_DATA_HOME && !env.HOME) throw new DevServerError('HOME is not set (needed for the default data dir; set LOOM_DATA_DIR or pass --data-dir)');
+    if (!env.XDG_DATA_HOME && !env.HOME)
+      throw new DevServerError(
+        'HOME is not set (needed for the default data dir; set LOOM_DATA_DIR or pass --data-dir)',
+      );
     dir = join(env.XDG_DATA_HOME || join(env.HOME!, '.local', 'share'), 'loom');
   }
   return isAbsolute(dir) ? dir : resolve(dir);
@@ -79,7 +96,9 @@ function installSettings(env: NodeJS.ProcessEnv, strict: boolean): InstallSettin
   const known = (name: string): name is InstallMethod => (INSTALL_METHODS as readonly string[]).includes(name);
   const unknown = names.find((name) => !known(name));
   if (strict && unknown !== undefined) {
-    throw new UsageError(`unknown install method '${unknown}' in LOOM_TEMPORAL_INSTALL_METHODS (known: ${INSTALL_METHODS.join(' ')})`);
+    throw new UsageError(
+      `unknown install method '${unknown}' in LOOM_TEMPORAL_INSTALL_METHODS (known: ${INSTALL_METHODS.join(' ')})`,
+    );
   }
   return {
     methods: names.filter(known),

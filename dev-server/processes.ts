@@ -18,7 +18,10 @@ export function processArgs(pid: number): string {
   } catch {
     // No /proc (macOS): ask ps.
     try {
-      return execFileSync('ps', ['-p', String(pid), '-o', 'args='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      return execFileSync('ps', ['-p', String(pid), '-o', 'args='], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     } catch {
       return '';
     }

@@ -32,7 +32,12 @@ const COMMANDS: Record<Command, (context: DevServerContext) => Promise<number>> 
  * Runs `temporal-dev.sh <argv>`: writes its report to `output` and gives the exit code (0 ok,
  * 1 error, 2 usage error, 3 not running), as the script's process would.
  */
-export async function runDevServer(argv: string[], env: NodeJS.ProcessEnv, output: Output, installRoot = INSTALL_ROOT): Promise<number> {
+export async function runDevServer(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  output: Output,
+  installRoot = INSTALL_ROOT,
+): Promise<number> {
   try {
     const options = parseOptions(argv, env);
     if (options === 'help') {
@@ -46,7 +51,9 @@ export async function runDevServer(argv: string[], env: NodeJS.ProcessEnv, outpu
       output.err(usage(installRoot));
       return 2;
     }
-    output.log(`error: ${error instanceof DevServerError ? error.message : String((error as Error)?.message ?? error)}`);
+    output.log(
+      `error: ${error instanceof DevServerError ? error.message : String((error as Error)?.message ?? error)}`,
+    );
     return 1;
   }
 }

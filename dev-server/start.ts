@@ -25,20 +25,24 @@ export async function start(context: DevServerContext): Promise<number> {
   }
   // Concurrent starts on the same port and data dir take turns. A foreground server outlives the
   // lock: what is left to do is to watch it.
-  const started = await withLock(join(context.serverDir, `server-${context.options.port}.lock`), context.output, async () => {
-    const running = await runningServer(context, client);
-    if (running) return reuse(context, client, running.pid);
-    if (await isListening(`${HOST}:${context.options.uiPort}`)) {
-      throw new DevServerError(
-        `Web UI port ${context.options.uiPort} on ${HOST} is already in use; choose another port with --ui-port or LOOM_TEMPORAL_UI_PORT`,
-      );
-    }
-    checkDatabaseNotShared(context);
-    const args = serverArgs(context);
-    if (context.options.foreground) return spawnInForeground(context, client, cli, args);
-    await startInBackground(context, client, cli, args);
-    return 0;
-  });
+  const started = await withLock(
+    join(context.serverDir, `server-${context.options.port}.lock`),
+    context.output,
+    async () => {
+      const running = await runningServer(context, client);
+      if (running) return reuse(context, client, running.pid);
+      if (await isListening(`${HOST}:${context.options.uiPort}`)) {
+        throw new DevServerError(
+          `Web UI port ${context.options.uiPort} on ${HOST} is already in use; choose another port with --ui-port or LOOM_TEMPORAL_UI_PORT`,
+        );
+      }
+      checkDatabaseNotShared(context);
+      const args = serverArgs(context);
+      if (context.options.foreground) return spawnInForeground(context, client, cli, args);
+      await startInBackground(context, client, cli, args);
+      return 0;
+    },
+  );
   return typeof started === 'number' ? started : started();
 }
 
@@ -54,7 +58,9 @@ async function runningServer(context: DevServerContext, client: TemporalClient):
   // Give a server that is just starting a moment before calling it foreign.
   for (let tries = 0; tries < 5 && !(await client.healthy()); tries++) await sleep(500);
   if (await client.healthy()) return {};
-  throw new DevServerError(`port ${options.port} on ${HOST} is in use by something that is not a Temporal server; choose another port with --port or LOOM_TEMPORAL_PORT`);
+  throw new DevServerError(
+    `port ${options.port} on ${HOST} is in use by something that is not a Temporal server; choose another port with --port or LOOM_TEMPORAL_PORT`,
+  );
 }
 
 async function reuse(context: DevServerContext, client: TemporalClient, pid: number | undefined): Promise<number> {
@@ -77,7 +83,9 @@ function checkDatabaseNotShared({ serverDir, pidFile, dbFile }: DevServerContext
     if (!other || join(serverDir, name) === pidFile) continue;
     const pid = readPid(join(serverDir, name));
     if (isTemporalServerPid(pid) && processArgs(pid!).includes(dbFile)) {
-      throw new DevServerError(`${dbFile} is already used by the server on port ${other[1]} (pid ${pid}); stop it or use another --data-dir`);
+      throw new DevServerError(
+        `${dbFile} is already used by the server on port ${other[1]} (pid ${pid}); stop it or use another --data-dir`,
+      );
     }
   }
 }

@@ -19,7 +19,9 @@ export async function status(context: DevServerContext): Promise<number> {
     output.log(`error: ${error.message}`);
   }
   // Without the CLI there is no health check: a live pid is trusted.
-  const running = cli ? await (await TemporalClient.open(cli, context.address, context.env)).healthy() : pid !== undefined;
+  const running = cli
+    ? await (await TemporalClient.open(cli, context.address, context.env)).healthy()
+    : pid !== undefined;
   output.out(`Temporal dev server: ${running ? 'running' : 'not running'}`);
   output.out(`Address:             ${context.address}`);
   output.out(`PID:                 ${pid ?? '(unknown)'}`);

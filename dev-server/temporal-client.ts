@@ -27,7 +27,10 @@ export class TemporalClient {
   }
 
   run(args: string[]): Promise<RunResult> {
-    return runProgram(this.cli, [...args, '--address', this.address, '--namespace', 'default', ...this.flags], { env: this.env, timeoutMs: CLIENT_TIMEOUT_MS });
+    return runProgram(this.cli, [...args, '--address', this.address, '--namespace', 'default', ...this.flags], {
+      env: this.env,
+      timeoutMs: CLIENT_TIMEOUT_MS,
+    });
   }
 
   async healthy(): Promise<boolean> {
@@ -44,10 +47,15 @@ export class TemporalClient {
       if (existing === undefined) {
         output.log(`registering search attribute ${name} (${type})`);
         const result = await this.run(['operator', 'search-attribute', 'create', '--name', name, '--type', type]);
-        if (!result.ok) throw new DevServerError(`could not create search attribute ${name} (${type}) on ${this.address}: ${combined(result)}`);
+        if (!result.ok)
+          throw new DevServerError(
+            `could not create search attribute ${name} (${type}) on ${this.address}: ${combined(result)}`,
+          );
         created = true;
       } else if (existing !== type) {
-        throw new DevServerError(`search attribute ${name} exists with type ${existing} but Loom needs ${type}; use a fresh --data-dir (or delete ${dbFile})`);
+        throw new DevServerError(
+          `search attribute ${name} exists with type ${existing} but Loom needs ${type}; use a fresh --data-dir (or delete ${dbFile})`,
+        );
       }
     }
     if (!created) return;
@@ -59,7 +67,8 @@ export class TemporalClient {
   /** Name → type, from `operator search-attribute list`'s table. */
   private async listSearchAttributes(): Promise<Map<string, string>> {
     const result = await this.run(['operator', 'search-attribute', 'list']);
-    if (!result.ok) throw new DevServerError(`could not list search attributes on ${this.address}: ${combined(result)}`);
+    if (!result.ok)
+      throw new DevServerError(`could not list search attributes on ${this.address}: ${combined(result)}`);
     const rows = result.stdout.split('\n').map((line) => line.trim().split(/\s+/));
     return new Map(rows.filter((row) => row.length >= 2).map(([name, type]) => [name, type] as [string, string]));
   }

@@ -24,7 +24,12 @@ const STEPS = 15;
 const log = (line: string) => console.log(line);
 /** The agents' settings for the eval: the step limit, and the temperature when one is asked for. */
 const agentSettings = (temperature?: number) =>
-  Object.fromEntries(['build', 'general', 'explore'].map((name) => [name, { steps: STEPS, ...(temperature === undefined ? {} : { temperature }) }]));
+  Object.fromEntries(
+    ['build', 'general', 'explore'].map((name) => [
+      name,
+      { steps: STEPS, ...(temperature === undefined ? {} : { temperature }) },
+    ]),
+  );
 
 async function main(): Promise<void> {
   let options: EvalOptions;
@@ -39,12 +44,15 @@ async function main(): Promise<void> {
   // Agents' bash calls run in the sandbox, as they would for a user: bubblewrap is installed if missing.
   installSandboxTools();
   const root = mkdtempSync(join(tmpdir(), 'loom-eval-'));
-  log(`Loom eval: ${tasks.length} tasks × ${options.repeat} on ${options.models.join(', ')}${options.openCode ? ', with OpenCode' : ''} · folders in ${root}`);
+  log(
+    `Loom eval: ${tasks.length} tasks × ${options.repeat} on ${options.models.join(', ')}${options.openCode ? ', with OpenCode' : ''} · folders in ${root}`,
+  );
   const temporal = await startBenchTemporal(log);
   const results: RunResult[] = [];
   try {
     // Folders are numbered, not named for the model: a small model copies pieces of paths it sees.
-    for (const [index, modelKey] of options.models.entries()) results.push(...(await evalModel(modelKey, options, join(root, String(index + 1)), temporal.processEnv)));
+    for (const [index, modelKey] of options.models.entries())
+      results.push(...(await evalModel(modelKey, options, join(root, String(index + 1)), temporal.processEnv)));
   } finally {
     await temporal.close();
   }
@@ -55,7 +63,12 @@ async function main(): Promise<void> {
   if (options.json) writeFileSync(options.json, JSON.stringify(results, null, 2));
 }
 
-async function evalModel(modelKey: string, options: EvalOptions, folder: string, temporalEnv: NodeJS.ProcessEnv): Promise<RunResult[]> {
+async function evalModel(
+  modelKey: string,
+  options: EvalOptions,
+  folder: string,
+  temporalEnv: NodeJS.ProcessEnv,
+): Promise<RunResult[]> {
   const tasks = selectTasks(options.tasks);
   const local = Object.hasOwn(LOCAL_MODELS, modelKey) ? LOCAL_MODELS[modelKey] : undefined;
   let server: RunningModel | undefined;
@@ -67,7 +80,10 @@ async function evalModel(modelKey: string, options: EvalOptions, folder: string,
     server = await startLlamaServer(binary, weights, local.name);
   }
   const model = local ? `local/${local.name}` : modelKey;
-  const served = local && server ? { modelID: local.name, baseURL: server.baseURL, ...(options.prompt ? { prompt: options.prompt } : {}) } : undefined;
+  const served =
+    local && server
+      ? { modelID: local.name, baseURL: server.baseURL, ...(options.prompt ? { prompt: options.prompt } : {}) }
+      : undefined;
   const results: RunResult[] = [];
   try {
     const loomFolder = join(folder, 'loom');
@@ -76,8 +92,14 @@ async function evalModel(modelKey: string, options: EvalOptions, folder: string,
     results.push(
       ...(await runLoomEval({
         model,
-        ...(served?.prompt || options.temperature !== undefined ? { label: labelOf(model, served?.prompt, options.temperature) } : {}),
-        config: { ...(served ? { provider: loomProvider(served) } : {}), permission: { ...NOBODY_TO_ASK, unsandboxed: 'deny' }, agent: agentSettings(options.temperature) },
+        ...(served?.prompt || options.temperature !== undefined
+          ? { label: labelOf(model, served?.prompt, options.temperature) }
+          : {}),
+        config: {
+          ...(served ? { provider: loomProvider(served) } : {}),
+          permission: { ...NOBODY_TO_ASK, unsandboxed: 'deny' },
+          agent: agentSettings(options.temperature),
+        },
         batchFolder: loomFolder,
         dataFolder: join(folder, 'loom-data'),
         runs,
@@ -95,13 +117,22 @@ async function evalModel(modelKey: string, options: EvalOptions, folder: string,
 
 /** A column's name when the eval changed what the model is given: `local/m (full prompt, temperature 0.2)`. */
 function labelOf(model: string, prompt: string | undefined, temperature: number | undefined): string {
-  const changes = [prompt && `${prompt} prompt`, temperature !== undefined && `temperature ${temperature}`].filter(Boolean);
+  const changes = [prompt && `${prompt} prompt`, temperature !== undefined && `temperature ${temperature}`].filter(
+    Boolean,
+  );
   return `${model} (${changes.join(', ')})`;
 }
 
 /** The local llama-server as a provider of Loom's or OpenCode's configuration (OpenCode needs the package named). */
 function localProvider(served: LocalServed, extra: Record<string, unknown> = {}) {
-  return { local: { ...extra, name: 'llama.cpp', options: { baseURL: served.baseURL, apiKey: 'eval' }, models: { [served.modelID]: { name: served.modelID, limit: { context: LOCAL_CONTEXT, output: 2_048 } } } } };
+  return {
+    local: {
+      ...extra,
+      name: 'llama.cpp',
+      options: { baseURL: served.baseURL, apiKey: 'eval' },
+      models: { [served.modelID]: { name: served.modelID, limit: { context: LOCAL_CONTEXT, output: 2_048 } } },
+    },
+  };
 }
 
 /** Loom's provider: OpenCode's, with the prompt variant the eval asked for. */
@@ -118,7 +149,12 @@ interface LocalServed {
   prompt?: 'full' | 'small';
 }
 
-async function openCodeSide(model: string, served: LocalServed | undefined, options: EvalOptions, folder: string): Promise<RunResult[]> {
+async function openCodeSide(
+  model: string,
+  served: LocalServed | undefined,
+  options: EvalOptions,
+  folder: string,
+): Promise<RunResult[]> {
   if (!served) {
     log('OpenCode runs on the local models only: skipped for a configured provider.');
     return [];

@@ -55,18 +55,29 @@ export function parseEvalOptions(argv: string[]): EvalOptions {
     try {
       parseModelId(model);
     } catch {
-      throw new Error(`--model ${model}: name a local model (${Object.keys(LOCAL_MODELS).join(', ')}) or a provider/model`);
+      throw new Error(
+        `--model ${model}: name a local model (${Object.keys(LOCAL_MODELS).join(', ')}) or a provider/model`,
+      );
     }
   }
-  if (values.prompt !== undefined && values.prompt !== 'full' && values.prompt !== 'small') throw new Error(`--prompt must be full or small, not "${values.prompt}"`);
+  if (values.prompt !== undefined && values.prompt !== 'full' && values.prompt !== 'small')
+    throw new Error(`--prompt must be full or small, not "${values.prompt}"`);
   const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
-  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw new Error(`--temperature must be a number from 0 to 2, not "${values.temperature}"`);
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2))
+    throw new Error(`--temperature must be a number from 0 to 2, not "${values.temperature}"`);
   return {
     models,
     ...(temperature === undefined ? {} : { temperature }),
     ...(values.prompt ? { prompt: values.prompt } : {}),
     // Named tasks are checked here, so an unknown one is a usage error, not a crash.
-    tasks: selectTasks(values.tasks ? values.tasks.split(',').map((id) => id.trim()).filter(Boolean) : []).map((task) => task.id),
+    tasks: selectTasks(
+      values.tasks
+        ? values.tasks
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean)
+        : [],
+    ).map((task) => task.id),
     repeat: positive('--repeat', values.repeat ?? '1'),
     openCode: values.opencode ?? false,
     taskTimeoutMs: positive('--timeout-minutes', values['timeout-minutes'] ?? '10') * 60_000,
@@ -76,6 +87,7 @@ export function parseEvalOptions(argv: string[]): EvalOptions {
 
 function positive(flag: string, value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new Error(`${flag} must be a whole number of at least 1, not "${value}"`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new Error(`${flag} must be a whole number of at least 1, not "${value}"`);
   return number;
 }

@@ -26,13 +26,26 @@ export function evalTable(results: RunResult[], markdown = false): string {
   const cell = (runs: RunResult[]) => {
     if (runs.length === 0) return ['—', '—', '—'];
     const mean = (pick: (run: RunResult) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
-    return [`${runs.filter((run) => run.passed).length}/${runs.length}`, seconds(mean((run) => run.seconds)), `${Math.round(mean((run) => run.tokens.input))}/${Math.round(mean((run) => run.tokens.output))}`];
+    return [
+      `${runs.filter((run) => run.passed).length}/${runs.length}`,
+      seconds(mean((run) => run.seconds)),
+      `${Math.round(mean((run) => run.tokens.input))}/${Math.round(mean((run) => run.tokens.output))}`,
+    ];
   };
-  const body = tasks.map((task) => [task, ...columns.flatMap((column) => cell(results.filter((result) => result.task === task && columnOf(result) === column)))]);
+  const body = tasks.map((task) => [
+    task,
+    ...columns.flatMap((column) =>
+      cell(results.filter((result) => result.task === task && columnOf(result) === column)),
+    ),
+  ]);
   const totals = columns.flatMap((column) => {
     const runs = results.filter((result) => columnOf(result) === column);
     const passed = runs.filter((run) => run.passed).length;
-    return [`${passed}/${runs.length} (${Math.round((100 * passed) / Math.max(1, runs.length))}%)`, seconds(runs.reduce((sum, run) => sum + run.seconds, 0)), ''];
+    return [
+      `${passed}/${runs.length} (${Math.round((100 * passed) / Math.max(1, runs.length))}%)`,
+      seconds(runs.reduce((sum, run) => sum + run.seconds, 0)),
+      '',
+    ];
   });
   body.push(['all', ...totals]);
   if (!markdown) return tableOf(header, body);
@@ -45,7 +58,9 @@ export function failures(results: RunResult[]): string[] {
   return results
     .filter((result) => !result.passed)
     .map((result) => {
-      const why = [result.status, result.error, result.checkOutput?.split('\n').slice(-2).join(' ⏎ ')].filter(Boolean).join(' · ');
+      const why = [result.status, result.error, result.checkOutput?.split('\n').slice(-2).join(' ⏎ ')]
+        .filter(Boolean)
+        .join(' · ');
       const answer = result.answer.replace(/\s+/g, ' ').slice(0, 160);
       return `${columnOf(result)} ${result.task} #${result.attempt}: ${why}\n    tools: ${result.tools.join(', ') || 'none'} · answer: ${answer || '(none)'}`;
     });

@@ -49,14 +49,32 @@ export async function runLoomEval(options: LoomEvalOptions): Promise<RunResult[]
     NO_COLOR: '1',
   };
   const tasksFile = join(options.dataFolder, 'tasks.jsonl');
-  const lines = options.runs.map((run): BatchTaskInput => ({ description: `${run.task.id} #${run.attempt}`, prompt: run.task.prompt, directory: run.folder }));
+  const lines = options.runs.map((run): BatchTaskInput => ({
+    description: `${run.task.id} #${run.attempt}`,
+    prompt: run.task.prompt,
+    directory: run.folder,
+  }));
   writeFileSync(tasksFile, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
 
   const worker = await startWorkerProcess(env, { cwd: options.batchFolder });
   const store = new SqliteSessionStore(storeFile(options.dataFolder));
   const timedOut = new Set<string>();
   try {
-    const args = [LOOM_BIN, 'batch', 'run', tasksFile, '--json', '--agent', 'build', '--model', options.model, '--concurrency', '1', '--retries', '0'];
+    const args = [
+      LOOM_BIN,
+      'batch',
+      'run',
+      tasksFile,
+      '--json',
+      '--agent',
+      'build',
+      '--model',
+      options.model,
+      '--concurrency',
+      '1',
+      '--retries',
+      '0',
+    ];
     const batch = spawn(process.execPath, args, { cwd: options.batchFolder, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -79,7 +97,12 @@ export async function runLoomEval(options: LoomEvalOptions): Promise<RunResult[]
 }
 
 /** Cancels the session of a task that has run past the time limit (`loom cancel`, as a person would). */
-async function cancelOverdue(store: BatchRecords & SessionRecords, env: NodeJS.ProcessEnv, options: LoomEvalOptions, timedOut: Set<string>): Promise<void> {
+async function cancelOverdue(
+  store: BatchRecords & SessionRecords,
+  env: NodeJS.ProcessEnv,
+  options: LoomEvalOptions,
+  timedOut: Set<string>,
+): Promise<void> {
   const [batch] = await store.listBatches(1);
   if (!batch) return;
   for (const { outcome } of await store.batchTasks(batch.id)) {
@@ -92,7 +115,12 @@ async function cancelOverdue(store: BatchRecords & SessionRecords, env: NodeJS.P
   }
 }
 
-async function judge(store: BatchRecords & MessageRecords & SessionRecords, batchId: string, options: LoomEvalOptions, timedOut: Set<string>): Promise<RunResult[]> {
+async function judge(
+  store: BatchRecords & MessageRecords & SessionRecords,
+  batchId: string,
+  options: LoomEvalOptions,
+  timedOut: Set<string>,
+): Promise<RunResult[]> {
   const tasks = await store.batchTasks(batchId);
   const results: RunResult[] = [];
   for (const [index, run] of options.runs.entries()) {
@@ -113,7 +141,10 @@ async function judge(store: BatchRecords & MessageRecords & SessionRecords, batc
       status,
       seconds: session ? (session.time.updated - session.time.created) / 1000 : 0,
       // Prompt tokens whether or not the server had them cached: what the model read.
-      tokens: { input: (outcome.tokens?.input ?? 0) + (outcome.tokens?.cache.read ?? 0), output: outcome.tokens?.output ?? 0 },
+      tokens: {
+        input: (outcome.tokens?.input ?? 0) + (outcome.tokens?.cache.read ?? 0),
+        output: outcome.tokens?.output ?? 0,
+      },
       tools,
       answer,
       ...(outcome.error ? { error: outcome.error } : {}),

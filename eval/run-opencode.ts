@@ -45,9 +45,17 @@ export async function runOpenCodeEval(options: OpenCodeEvalOptions): Promise<Run
   for (const run of options.runs) {
     const folder = join(options.batchFolder, run.folder);
     const started = Date.now();
-    const { events, code, timedOut } = await openCodeRun(options.binary, ['run', '--format', 'json', '-m', options.model, run.task.prompt], folder, env, options.taskTimeoutMs);
+    const { events, code, timedOut } = await openCodeRun(
+      options.binary,
+      ['run', '--format', 'json', '-m', options.model, run.task.prompt],
+      folder,
+      env,
+      options.taskTimeoutMs,
+    );
     const texts = events.filter((event) => event.type === 'text' && event.part?.text).map((event) => event.part!.text!);
-    const tools = events.filter((event) => event.type === 'tool_use' && event.part?.tool).map((event) => event.part!.tool!);
+    const tools = events
+      .filter((event) => event.type === 'tool_use' && event.part?.tool)
+      .map((event) => event.part!.tool!);
     const steps = events.filter((event) => event.type === 'step_finish');
     const error = events.find((event) => event.type === 'error')?.error;
     const answer = texts.at(-1) ?? '';
@@ -63,7 +71,10 @@ export async function runOpenCodeEval(options: OpenCodeEvalOptions): Promise<Run
       seconds: (Date.now() - started) / 1000,
       tokens: {
         // Prompt tokens whether or not the server had them cached, as for Loom.
-        input: steps.reduce((sum, step) => sum + (step.part?.tokens?.input ?? 0) + (step.part?.tokens?.cache?.read ?? 0), 0),
+        input: steps.reduce(
+          (sum, step) => sum + (step.part?.tokens?.input ?? 0) + (step.part?.tokens?.cache?.read ?? 0),
+          0,
+        ),
         output: steps.reduce((sum, step) => sum + (step.part?.tokens?.output ?? 0), 0),
       },
       tools,
@@ -76,7 +87,13 @@ export async function runOpenCodeEval(options: OpenCodeEvalOptions): Promise<Run
   return results;
 }
 
-function openCodeRun(binary: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ events: OpenCodeEvent[]; code: number | null; timedOut: boolean }> {
+function openCodeRun(
+  binary: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ events: OpenCodeEvent[]; code: number | null; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     // OpenCode takes its project from PWD when it is set: it must be the task's folder, not the eval's.
     const child = spawn(binary, args, { cwd, env: { ...env, PWD: cwd }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -13,7 +13,8 @@ export interface EvalTask {
 }
 
 /** The answer names every word (case does not matter). */
-const answerNames = (...words: string[]) => words.map((word) => `printf '%s' "$ANSWER" | grep -qiw -- '${word}'`).join(' && ');
+const answerNames = (...words: string[]) =>
+  words.map((word) => `printf '%s' "$ANSWER" | grep -qiw -- '${word}'`).join(' && ');
 /** The calculator's tests pass, and the test file is as it was (the code was fixed, not the test). */
 const TESTS_PASS_UNCHANGED = 'python3 -m unittest -q test_calc && git diff --quiet -- test_calc.py';
 
@@ -108,7 +109,8 @@ else:
   {
     id: 'delegate-explore',
     kind: 'delegate',
-    prompt: 'Use the task tool with the explore agent to find which file defines the function shout. Then tell me that file.',
+    prompt:
+      'Use the task tool with the explore agent to find which file defines the function shout. Then tell me that file.',
     check: `${answerNames('greet.py')} && printf '%s' "$TOOLS" | grep -qx task`,
   },
 ];
@@ -117,6 +119,9 @@ else:
 export function selectTasks(ids: string[]): EvalTask[] {
   if (ids.length === 0) return EVAL_TASKS;
   const unknown = ids.filter((id) => !EVAL_TASKS.some((task) => task.id === id));
-  if (unknown.length > 0) throw new Error(`Unknown eval task ${unknown.join(', ')}: the tasks are ${EVAL_TASKS.map((task) => task.id).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `Unknown eval task ${unknown.join(', ')}: the tasks are ${EVAL_TASKS.map((task) => task.id).join(', ')}`,
+    );
   return EVAL_TASKS.filter((task) => ids.includes(task.id));
 }

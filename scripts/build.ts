@@ -8,10 +8,16 @@ import { PACKAGE_ROOT } from '../activities/package-root.js';
 const dist = join(PACKAGE_ROOT, 'dist');
 const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 cpSync(join(PACKAGE_ROOT, 'client', 'serve', 'web'), join(dist, 'client', 'serve', 'web'), { recursive: true });
 // Bundled from the compiled workflows, by the compiled bundler: the code that will load it.
-const { bundleWorkflows, BUILT_BUNDLE_NAMES } = (await import(join(dist, 'worker', 'bundle.js'))) as typeof import('../worker/bundle.js');
+const { bundleWorkflows, BUILT_BUNDLE_NAMES } = (await import(
+  join(dist, 'worker', 'bundle.js')
+)) as typeof import('../worker/bundle.js');
 writeFileSync(join(dist, BUILT_BUNDLE_NAMES.traced), await bundleWorkflows('traced'));
 // Last: its time says when the build was made (bin/entry.js compares the sources with it).
 writeFileSync(join(dist, BUILT_BUNDLE_NAMES.plain), await bundleWorkflows('plain'));

@@ -13,19 +13,29 @@ const work = mkdtempSync(join(tmpdir(), 'loom-package-'));
 const step = (what: string) => process.stderr.write(`\n== ${what}\n`);
 try {
   step('npm pack (builds dist/)');
-  execFileSync('npm', ['pack', '--pack-destination', work], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
+  execFileSync('npm', ['pack', '--pack-destination', work], {
+    cwd: PACKAGE_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const tarball = join(
+    work,
+    readdirSync(work).find((name) => name.endsWith('.tgz'))!,
+  );
 
   step(`npm install -g ${tarball}`);
   const prefix = join(work, 'prefix');
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const loom = join(prefix, 'bin', 'loom');
 
   const project = join(work, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), '# Packaged\n');
   const temporal = await startTemporalServer();
-  const model = await startScriptedModel([{ when: { lastUser: 'Say hello' }, reply: { text: 'Hello from the installed package.' } }]);
+  const model = await startScriptedModel([
+    { when: { lastUser: 'Say hello' }, reply: { text: 'Hello from the installed package.' } },
+  ]);
   const env = {
     ...process.env,
     PATH: `${join(prefix, 'bin')}:${process.env.PATH}`,
@@ -33,7 +43,10 @@ try {
     LOOM_DATA_DIR: join(work, 'data'),
     LOOM_CONFIG_DIR: join(work, 'config'),
     LOOM_TASK_QUEUE: 'package-check',
-    LOOM_CONFIG_CONTENT: JSON.stringify({ auto_title: false, provider: { scripted: { options: { baseURL: model.url, apiKey: 'test' } } } }),
+    LOOM_CONFIG_CONTENT: JSON.stringify({
+      auto_title: false,
+      provider: { scripted: { options: { baseURL: model.url, apiKey: 'test' } } },
+    }),
   };
   // Not spawnSync: the scripted model answers from this process, which must stay free to.
   const runLoom = async (args: string[]): Promise<string> => {
@@ -51,7 +64,10 @@ try {
   try {
     step('the installed loom');
     await runLoom(['--help']);
-    const answer = JSON.parse(await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say hello'])) as { text: string; sessionId: string };
+    const answer = JSON.parse(await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say hello'])) as {
+      text: string;
+      sessionId: string;
+    };
     if (answer.text !== 'Hello from the installed package.') throw new Error(`unexpected answer: ${answer.text}`);
     await runLoom(['show', answer.sessionId]);
     await runLoom(['ls']);

@@ -18,7 +18,10 @@ export function aptInstall(packageName: string, why: string): void {
   // Wait for another apt (a second test file installing at the same time) instead of failing on its lock.
   const lockWait = ['-o', 'DPkg::Lock::Timeout=600'];
   const environment = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', ...lockWait], ['install', '-y', ...lockWait, packageName]]) {
+  for (const args of [
+    ['update', ...lockWait],
+    ['install', '-y', ...lockWait, packageName],
+  ]) {
     const run = spawnSync('apt-get', ['-q', ...args], { env: environment, encoding: 'utf8', timeout: 15 * 60_000 });
     if (run.status !== 0) {
       throw new Error(

@@ -5,7 +5,11 @@ import type { LoomTestEnv } from './loom-env.js';
 import { SCRIPTED_MODEL } from './loom-env.js';
 
 /** Starts a batch on the test env's task queue, as `loom batch run` would. */
-export function runBatch(env: LoomTestEnv, tasks: BatchTaskInput[], options: { concurrency?: number; retries?: number; agent?: string; modelRetry?: ModelRetry } = {}) {
+export function runBatch(
+  env: LoomTestEnv,
+  tasks: BatchTaskInput[],
+  options: { concurrency?: number; retries?: number; agent?: string; modelRetry?: ModelRetry } = {},
+) {
   return startBatch(env.client, env.store, {
     tasks,
     source: 'tasks.jsonl',

@@ -12,20 +12,28 @@ const NAMES = ['chromium', 'chromium-browser'];
  */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   if (env.CHROMIUM_PATH) {
-    if (!isExecutable(env.CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file.`);
+    if (!isExecutable(env.CHROMIUM_PATH))
+      throw new Error(`CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file.`);
     return env.CHROMIUM_PATH;
   }
   const found = onPath(env);
   if (found) return found;
   aptInstall('chromium', 'No Chromium found (set CHROMIUM_PATH, or put chromium on PATH)');
   const installed = onPath(env);
-  if (!installed) throw new Error(`apt-get installed the chromium package, but none of ${NAMES.join(', ')} is on PATH (${env.PATH}).`);
+  if (!installed)
+    throw new Error(
+      `apt-get installed the chromium package, but none of ${NAMES.join(', ')} is on PATH (${env.PATH}).`,
+    );
   return installed;
 }
 
 /** Headless Chromium driven by playwright-core; without the sandbox as root, where Chromium refuses it. */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: findChromium(), headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  return chromium.launch({
+    executablePath: findChromium(),
+    headless: true,
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+  });
 }
 
 function onPath(env: NodeJS.ProcessEnv): string | undefined {

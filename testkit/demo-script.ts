@@ -19,7 +19,10 @@ export const demoScript: ScriptRule[] = [
     name: 'summarise',
     when: { lastUser: 'What is this project', lastRole: 'tool' },
     reply: (request) => {
-      const tests = toolOutputs(request)[1]?.split('\n').filter((line) => line.endsWith('.test.ts')) ?? [];
+      const tests =
+        toolOutputs(request)[1]
+          ?.split('\n')
+          .filter((line) => line.endsWith('.test.ts')) ?? [];
       const folders = [...new Set(tests.map((path) => path.split('/test/')[1]?.split('/')[0]).filter(Boolean))];
       return {
         text:
@@ -33,7 +36,10 @@ export const demoScript: ScriptRule[] = [
   {
     name: 'find the loop',
     when: { lastUser: 'loop', lastRole: 'user' },
-    reply: { text: 'Let me search for it.', toolCalls: [{ name: 'grep', args: { pattern: 'export async function session\\w+\\(', include: '*.ts' } }] },
+    reply: {
+      text: 'Let me search for it.',
+      toolCalls: [{ name: 'grep', args: { pattern: 'export async function session\\w+\\(', include: '*.ts' } }],
+    },
   },
   {
     name: 'point at the loop',

@@ -17,7 +17,11 @@ const env = {
 // Async, not spawnSync: the scripted model answers from this very process.
 const loom = (args: string[], capture = false) =>
   new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [LOOM_BIN, ...args], { env, cwd: PROJECT_ROOT, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [LOOM_BIN, ...args], {
+      env,
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+    });
     let stdout = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.on('error', reject);
@@ -35,6 +39,8 @@ await loom(['resume', session.id, 'Where is the session loop?']);
 
 say(`$ loom show ${session.id}`);
 await loom(['show', session.id]);
-const ui = process.env.TEMPORAL_ADDRESS ? 'your Temporal server\'s UI' : `http://localhost:${process.env.LOOM_TEMPORAL_UI_PORT || 8233}`;
+const ui = process.env.TEMPORAL_ADDRESS
+  ? "your Temporal server's UI"
+  : `http://localhost:${process.env.LOOM_TEMPORAL_UI_PORT || 8233}`;
 say(`Both runs are in the Temporal UI (${ui}). \`loom down\` stops the embedded server.`);
 await model.close();

@@ -12,7 +12,11 @@ const failAfterMarkedResults: WorkflowOutboundCallsInterceptor = {
     if (typeof result === 'object' && result !== null && FAIL_TASK_MARK in result) {
       // Rejected where no workflow code can catch it: the SDK fails the whole task, and the call
       // never returns in this attempt.
-      void Promise.reject(new Error(`Test: the workflow task fails on purpose after local activity ${input.activityType} wrote to the store`));
+      void Promise.reject(
+        new Error(
+          `Test: the workflow task fails on purpose after local activity ${input.activityType} wrote to the store`,
+        ),
+      );
       return new Promise(() => undefined);
     }
     return result;

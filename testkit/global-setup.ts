@@ -14,7 +14,11 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   installSandboxTools();
   const binary = await installTemporal();
-  const [env] = await Promise.all([startTemporalServer({ binary }), workflowBundlePath('plain'), workflowBundlePath('traced')]);
+  const [env] = await Promise.all([
+    startTemporalServer({ binary }),
+    workflowBundlePath('plain'),
+    workflowBundlePath('traced'),
+  ]);
   project.provide('temporalAddress', env.address);
   project.provide('temporalBinary', binary);
   return async () => {

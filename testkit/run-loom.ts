@@ -18,8 +18,15 @@ export interface LoomOptions {
 }
 
 /** Starts the `loom` CLI in its own process, as a user would. */
-export function spawnLoom(args: string[], options: LoomOptions): { child: ChildProcessWithoutNullStreams; result: Promise<LoomResult> } {
-  const child = spawn(process.execPath, [options.entry ?? LOOM_BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnLoom(
+  args: string[],
+  options: LoomOptions,
+): { child: ChildProcessWithoutNullStreams; result: Promise<LoomResult> } {
+  const child = spawn(process.execPath, [options.entry ?? LOOM_BIN, ...args], {
+    env: options.env,
+    cwd: options.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const result = new Promise<LoomResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -40,6 +47,8 @@ export function parseJson<T = any>(result: LoomResult): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch {
-    throw new Error(`loom did not print JSON (exit ${result.code}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    throw new Error(
+      `loom did not print JSON (exit ${result.code}):\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
   }
 }

@@ -140,12 +140,21 @@ function streamEvents(answer: Answer): string[] {
     const json = pieces(c.arguments, size).map((p) => ({ type: 'input_json_delta', partial_json: p }));
     blocks.push([{ type: 'tool_use', id: c.id, name: c.name, input: {} }, json]);
   }
-  const message = { ...messageBody(answer), content: [], stop_reason: null, usage: { ...inputUsage, output_tokens: 1 } };
+  const message = {
+    ...messageBody(answer),
+    content: [],
+    stop_reason: null,
+    usage: { ...inputUsage, output_tokens: 1 },
+  };
   return [
     sseFrame({ type: 'message_start', message }, 'message_start'),
     ...blocks.flatMap(([start, deltas], index) => blockEvents(index, start, deltas)),
     sseFrame(
-      { type: 'message_delta', delta: { stop_reason: stopReason(answer), stop_sequence: null }, usage: { output_tokens } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason(answer), stop_sequence: null },
+        usage: { output_tokens },
+      },
       'message_delta',
     ),
     sseFrame({ type: 'message_stop' }, 'message_stop'),

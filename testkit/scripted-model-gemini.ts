@@ -32,7 +32,11 @@ const partsOf = (content: any): any[] => (Array.isArray(content?.parts) ? conten
 
 /** The spoken text of a content: its text parts, thoughts left out. */
 const plainText = (content: any) =>
-  stringsOf(partsOf(content).filter((p) => p?.thought !== true).map((p) => p?.text)).join('');
+  stringsOf(
+    partsOf(content)
+      .filter((p) => p?.thought !== true)
+      .map((p) => p?.text),
+  ).join('');
 
 /** A function's result as text: its `content` or `output` when they are text, else the JSON. */
 function functionResponseText(part: any): string {

@@ -55,9 +55,7 @@ export interface WireProtocol {
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content
-    .map((p) => (p && typeof p === 'object' && typeof p.text === 'string' ? p.text : ''))
-    .join('');
+  return content.map((p) => (p && typeof p === 'object' && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
 export function stringsOf(values: unknown[]): string[] {
@@ -87,7 +85,11 @@ export function matches(m: Matcher | undefined, r: RecordedRequest, messageText:
 }
 
 /** Why nothing answered, in a form that reads well in a failing test. */
-export function describeNoMatch(r: RecordedRequest, ruleNames: string[], messageText: (message: any) => string): string {
+export function describeNoMatch(
+  r: RecordedRequest,
+  ruleNames: string[],
+  messageText: (message: any) => string,
+): string {
   const content = messageText(r.messages[r.messages.length - 1]).replace(/\s+/g, ' ');
   const snippet = content.length > 200 ? `${content.slice(0, 200)}…` : content;
   return (
@@ -204,7 +206,11 @@ const responseId = (answer: Answer) => `chatcmpl-scripted${answer.n}`;
 /** The non-streaming `chat.completion` body. */
 function completionBody(answer: Answer): object {
   const { reply, calls } = answer;
-  const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  const toolCalls = calls.map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: c.arguments },
+  }));
   return {
     id: responseId(answer),
     object: 'chat.completion',

@@ -97,12 +97,21 @@ export async function startScriptedModel(
     res.end(JSON.stringify(body));
   };
 
-  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest, protocol: WireProtocol) => {
+  const answer = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    r: RecordedRequest,
+    protocol: WireProtocol,
+  ) => {
     const usable = (e: (typeof script)[number]) => e.rule.times === undefined || e.used < e.rule.times;
     const entry = script.find((e) => usable(e) && matches(e.rule.when, r, protocol.messageText));
     if (!entry) {
       record(r);
-      const message = describeNoMatch(r, script.filter(usable).map((e) => e.name), protocol.messageText);
+      const message = describeNoMatch(
+        r,
+        script.filter(usable).map((e) => e.name),
+        protocol.messageText,
+      );
       return sendJson(res, 400, protocol.errorBody(400, message));
     }
     entry.used++;

@@ -12,7 +12,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: LoomTestEnv, options: Partial<Pick<ServeDeps, 'store' | 'token' | 'webUrl' | 'corsOrigins'>> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: LoomTestEnv,
+  options: Partial<Pick<ServeDeps, 'store' | 'token' | 'webUrl' | 'corsOrigins'>> = {},
+): Promise<TestServer> {
   const app = createServeApp({
     store: env.store,
     client: () => Promise.resolve(env.client),
@@ -27,7 +30,9 @@ export async function startTestServer(env: LoomTestEnv, options: Partial<Pick<Se
   });
   const port = await freePort();
   let server: ServerType | undefined;
-  await new Promise<void>((resolve) => (server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())));
+  await new Promise<void>(
+    (resolve) => (server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())),
+  );
   return {
     base: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => (server ? server.close(() => resolve()) : resolve())),

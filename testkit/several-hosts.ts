@@ -71,7 +71,12 @@ export async function startSeveralHosts(options: {
     machines.set(host, {
       host,
       workspace,
-      env: { ...common, LOOM_HOST_ID: host, LOOM_DATA_DIR: join(root, host, 'data'), LOOM_CONFIG_DIR: join(root, host, 'config') },
+      env: {
+        ...common,
+        LOOM_HOST_ID: host,
+        LOOM_DATA_DIR: join(root, host, 'data'),
+        LOOM_CONFIG_DIR: join(root, host, 'config'),
+      },
     });
   }
   const machine = (host: string) => {

@@ -22,7 +22,8 @@ export interface EventClient {
 export async function connectEvents(url: string, headers: Record<string, string> = {}): Promise<EventClient> {
   const abort = new AbortController();
   const response = await fetch(url, { headers, signal: abort.signal });
-  if (response.status !== 200 || !response.body) throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200 || !response.body)
+    throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
   const events: ReceivedEvent[] = [];
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   const ended = (async () => {
@@ -35,8 +36,13 @@ export async function connectEvents(url: string, headers: Record<string, string>
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)] as const);
-        const data = fields.filter(([name]) => name === 'data').map(([, value]) => value).join('\n');
+        const fields = block
+          .split('\n')
+          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)] as const);
+        const data = fields
+          .filter(([name]) => name === 'data')
+          .map(([, value]) => value)
+          .join('\n');
         const id = fields.find(([name]) => name === 'id')?.[1];
         if (data) events.push({ ...(id === undefined ? {} : { id }), event: JSON.parse(data) as ServerEvent });
       }

@@ -20,7 +20,13 @@ const message = (id: string, sessionID: string): Message => ({
   model: 'openai/gpt-4o',
   time: { created: 1 },
 });
-const part = (id: string, messageID: string, text: string, sessionID: string): TextPart => ({ id, sessionID, messageID, type: 'text', text });
+const part = (id: string, messageID: string, text: string, sessionID: string): TextPart => ({
+  id,
+  sessionID,
+  messageID,
+  type: 'text',
+  text,
+});
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How long `wait` takes to resolve. */
@@ -107,7 +113,9 @@ export function describeChangeFeedContract(name: string, openStore: () => Promis
       const { cursor } = await store.changes('ses_a', 0);
       const aborted = new AbortController();
       aborted.abort();
-      expect(await timed(store.waitForChange('ses_a', cursor, { timeoutMs: TIMEOUT_MS, signal: aborted.signal }))).toBeLessThan(PROMPT_MS);
+      expect(
+        await timed(store.waitForChange('ses_a', cursor, { timeoutMs: TIMEOUT_MS, signal: aborted.signal })),
+      ).toBeLessThan(PROMPT_MS);
 
       const later = new AbortController();
       const waiting = watched(store.waitForChange('ses_a', cursor, { timeoutMs: TIMEOUT_MS, signal: later.signal }));

@@ -25,7 +25,11 @@ function label(entry: FeedEntry): string {
 }
 
 /** Reads the whole feed after `since`, page by page. */
-async function readAll(store: SessionStore, since: number, limit?: number): Promise<{ cursor: number; entries: FeedEntry[]; pages: number }> {
+async function readAll(
+  store: SessionStore,
+  since: number,
+  limit?: number,
+): Promise<{ cursor: number; entries: FeedEntry[]; pages: number }> {
   const entries: FeedEntry[] = [];
   let cursor = since;
   for (let pages = 1; ; pages++) {
@@ -51,7 +55,14 @@ export function describeFeedContract(name: string, openStore: () => Promise<Sess
       await worker.saveSession(session('ses_b', 2));
       const first = await server.feed(start);
       expect(first.more).toBe(false);
-      expect(first.entries.map(label)).toEqual(['session:ses_a', 'message:msg_1', 'part:prt_1', 'permission:per_1:pending', 'batch:bat_1', 'session:ses_b']);
+      expect(first.entries.map(label)).toEqual([
+        'session:ses_a',
+        'message:msg_1',
+        'part:prt_1',
+        'permission:per_1:pending',
+        'batch:bat_1',
+        'session:ses_b',
+      ]);
       const revs = first.entries.map((entry) => entry.rev);
       expect([...revs].sort((a, b) => a - b)).toEqual(revs);
       expect(new Set(revs).size).toBe(revs.length);
@@ -64,7 +75,12 @@ export function describeFeedContract(name: string, openStore: () => Promise<Sess
       await worker.saveBatchOutcomes('bat_1', [{ index: 0, status: 'completed', attempts: 1, text: 'done' }]);
       await worker.deleteParts('msg_1');
       const second = await server.feed(first.cursor);
-      expect(second.entries.map(label)).toEqual(['session:ses_a', 'permission:per_1:approved', 'batch:bat_1', 'part-removed:prt_1']);
+      expect(second.entries.map(label)).toEqual([
+        'session:ses_a',
+        'permission:per_1:approved',
+        'batch:bat_1',
+        'part-removed:prt_1',
+      ]);
       const removed = second.entries.at(-1);
       expect(removed).toMatchObject({ kind: 'part-removed', partID: 'prt_1', messageID: 'msg_1', sessionID: 'ses_a' });
       expect(second.entries[0]).toMatchObject({ kind: 'session', session: { id: 'ses_a', status: 'busy' } });
@@ -79,7 +95,11 @@ export function describeFeedContract(name: string, openStore: () => Promise<Sess
       await store.saveBatch(batch('bat_1', 1));
       const all = await readAll(store, start, 4);
       expect(all.pages).toBe(3);
-      expect(all.entries.map(label)).toEqual(['session:ses_a', ...Array.from({ length: 9 }, (_, i) => `part:prt_${i}`), 'batch:bat_1']);
+      expect(all.entries.map(label)).toEqual([
+        'session:ses_a',
+        ...Array.from({ length: 9 }, (_, i) => `part:prt_${i}`),
+        'batch:bat_1',
+      ]);
       expect(all.cursor).toBe((await store.feed(0)).cursor);
     });
 

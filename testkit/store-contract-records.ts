@@ -24,11 +24,17 @@ export function describeRecordsContract(name: string, openStore: () => Promise<S
   describe(`${name} steps, usage and compaction`, () => {
     it('sums the tokens and cost of assistant messages, and finds the last finished step', async () => {
       const store = await openStore();
-      expect(await store.usage('ses_a')).toEqual({ tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0 });
+      expect(await store.usage('ses_a')).toEqual({
+        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+        cost: 0,
+      });
       await store.saveMessage(assistant('msg_1', { finish: 'tool-calls' }));
       await store.saveMessage(assistant('msg_2', { finish: 'stop', summary: true }));
       await store.saveMessage(assistant('msg_3'));
-      expect(await store.usage('ses_a')).toEqual({ tokens: { input: 30, output: 6, reasoning: 3, cache: { read: 9, write: 0 } }, cost: 1.5 });
+      expect(await store.usage('ses_a')).toEqual({
+        tokens: { input: 30, output: 6, reasoning: 3, cache: { read: 9, write: 0 } },
+        cost: 1.5,
+      });
       expect((await store.lastFinishedStep('ses_a'))?.id).toBe('msg_1');
       expect(await store.lastFinishedStep('ses_b')).toBeUndefined();
     });
@@ -40,7 +46,9 @@ export function describeRecordsContract(name: string, openStore: () => Promise<S
       await store.saveMessage(assistant('msg_2', { finish: 'stop', summary: true }));
       await store.savePart({ id: 'prt_3', sessionID: 'ses_a', messageID: 'msg_3', type: 'compaction', auto: false });
       expect(await store.compactionStart('ses_a')).toBe('msg_1');
-      await store.saveMessage(assistant('msg_4', { finish: 'error', summary: true, error: { name: 'APIError', message: 'boom' } }));
+      await store.saveMessage(
+        assistant('msg_4', { finish: 'error', summary: true, error: { name: 'APIError', message: 'boom' } }),
+      );
       expect(await store.compactionStart('ses_a')).toBe('msg_1');
       await store.saveMessage(assistant('msg_4', { finish: 'stop', summary: true }));
       expect(await store.compactionStart('ses_a')).toBe('msg_3');
@@ -59,17 +67,30 @@ export function describeRecordsContract(name: string, openStore: () => Promise<S
       await store.saveBatch(batch('bat_2', 2));
       expect((await store.listBatches()).map((b) => b.id)).toEqual(['bat_2', 'bat_1']);
       expect(await store.getBatch('bat_1')).toEqual(batch('bat_1', 1));
-      expect(await store.batchTask('bat_1', 1)).toEqual({ task: tasks[1], outcome: { index: 1, status: 'pending', attempts: 0, sessionId: 'ses_old' } });
+      expect(await store.batchTask('bat_1', 1)).toEqual({
+        task: tasks[1],
+        outcome: { index: 1, status: 'pending', attempts: 0, sessionId: 'ses_old' },
+      });
       expect(await store.batchTask('bat_1', 9)).toBeUndefined();
 
       await store.saveBatchOutcomes('bat_1', [
         { index: 0, status: 'completed', attempts: 1, sessionId: 'ses_t0', text: 'done' },
         { index: 2, status: 'failed', attempts: 2, error: 'no' },
       ]);
-      expect(await store.batchCounts('bat_1')).toEqual({ pending: 1, running: 0, completed: 1, failed: 1, cancelled: 0 });
+      expect(await store.batchCounts('bat_1')).toEqual({
+        pending: 1,
+        running: 0,
+        completed: 1,
+        failed: 1,
+        cancelled: 0,
+      });
       const page = await store.batchTasks('bat_1', { from: 1, limit: 1 });
       expect(page.map((t) => t.task.description)).toEqual(['two']);
-      expect((await store.batchTasks('bat_1')).map((t) => t.outcome.status)).toEqual(['completed', 'pending', 'failed']);
+      expect((await store.batchTasks('bat_1')).map((t) => t.outcome.status)).toEqual([
+        'completed',
+        'pending',
+        'failed',
+      ]);
     });
 
     it('stores nothing of a batch whose tasks are invalid', async () => {
@@ -105,17 +126,34 @@ export function describeRecordsContract(name: string, openStore: () => Promise<S
   describe(`${name} live counts`, () => {
     it('counts waiting requests, busy subagents and the tasks of running batches only', async () => {
       const store = await openStore();
-      expect(await store.liveCounts()).toEqual({ permissionsWaiting: 0, subagentsRunning: 0, batchTasks: { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 } });
+      expect(await store.liveCounts()).toEqual({
+        permissionsWaiting: 0,
+        subagentsRunning: 0,
+        batchTasks: { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 },
+      });
       await store.saveSession({ ...session('ses_root', 1), status: 'busy' });
       await store.saveSession({ ...session('ses_child', 2, 'ses_root'), status: 'busy' });
       await store.saveSession({ ...session('ses_done', 3, 'ses_root'), status: 'idle' });
       await store.savePermissionRequest(request('per_1', 'pending'));
-      await store.savePermissionRequest({ ...request('per_2', 'approved'), reply: { reply: 'once' }, time: { created: 1, replied: 2 } });
-      await store.createBatch(batch('bat_run', 1), [{ description: 'a', prompt: 'a' }, { description: 'b', prompt: 'b' }]);
+      await store.savePermissionRequest({
+        ...request('per_2', 'approved'),
+        reply: { reply: 'once' },
+        time: { created: 1, replied: 2 },
+      });
+      await store.createBatch(batch('bat_run', 1), [
+        { description: 'a', prompt: 'a' },
+        { description: 'b', prompt: 'b' },
+      ]);
       await store.saveBatchOutcomes('bat_run', [{ index: 0, status: 'running', attempts: 1, sessionId: 'ses_t0' }]);
       await store.createBatch({ ...batch('bat_over', 2), status: 'completed' }, [{ description: 'c', prompt: 'c' }]);
-      await store.saveBatchOutcomes('bat_over', [{ index: 0, status: 'completed', attempts: 1, sessionId: 'ses_t1', text: 'done' }]);
-      expect(await store.liveCounts()).toEqual({ permissionsWaiting: 1, subagentsRunning: 1, batchTasks: { pending: 1, running: 1, completed: 0, failed: 0, cancelled: 0 } });
+      await store.saveBatchOutcomes('bat_over', [
+        { index: 0, status: 'completed', attempts: 1, sessionId: 'ses_t1', text: 'done' },
+      ]);
+      expect(await store.liveCounts()).toEqual({
+        permissionsWaiting: 1,
+        subagentsRunning: 1,
+        batchTasks: { pending: 1, running: 1, completed: 0, failed: 0, cancelled: 0 },
+      });
     });
   });
 
@@ -125,10 +163,16 @@ export function describeRecordsContract(name: string, openStore: () => Promise<S
       await store.savePermissionRequest(request('per_2', 'pending'));
       await store.savePermissionRequest(request('per_1', 'pending'));
       await store.savePermissionRequest(request('per_3', 'pending', 'ses_other'));
-      await store.savePermissionRequest({ ...request('per_1', 'approved'), reply: { reply: 'once' }, time: { created: 1, replied: 2 } });
+      await store.savePermissionRequest({
+        ...request('per_1', 'approved'),
+        reply: { reply: 'once' },
+        time: { created: 1, replied: 2 },
+      });
       expect((await store.permissionRequests()).map((r) => r.id)).toEqual(['per_1', 'per_2', 'per_3']);
       expect((await store.permissionRequests({ status: 'pending' })).map((r) => r.id)).toEqual(['per_2', 'per_3']);
-      expect((await store.permissionRequests({ status: 'pending', rootID: 'ses_root' })).map((r) => r.id)).toEqual(['per_2']);
+      expect((await store.permissionRequests({ status: 'pending', rootID: 'ses_root' })).map((r) => r.id)).toEqual([
+        'per_2',
+      ]);
       expect((await store.getPermissionRequest('per_1'))?.status).toBe('approved');
 
       await store.addApprovedRules('ses_root', [{ permission: 'bash', pattern: 'npm *', action: 'allow' }]);

@@ -4,8 +4,10 @@ import type { SessionStore } from '../activities/store/store.js';
 
 const snapshot: WorkspaceSnapshot = {
   files: {
-    '/project/loom.json': '{ "model": "local/qwen", "provider": { "local": { "options": { "apiKey": "{env:LOCAL_KEY}" } } } }',
-    '/project/.loom/agent/review/security.md': '---\nmode: subagent\n---\nYou look for injection bugs: "quotes", \\backslashes\\, ünïcode.',
+    '/project/loom.json':
+      '{ "model": "local/qwen", "provider": { "local": { "options": { "apiKey": "{env:LOCAL_KEY}" } } } }',
+    '/project/.loom/agent/review/security.md':
+      '---\nmode: subagent\n---\nYou look for injection bugs: "quotes", \\backslashes\\, ünïcode.',
   },
   folders: { '/project/.loom/agent': ['review'], '/project/.loom/agent/review': ['security.md'] },
   git: true,

@@ -47,17 +47,32 @@ export function describeStoreContract(name: string, open: OpenStore): void {
 
     it("lists only one project folder's sessions with directory, the limit counting those", async () => {
       const store = await openStore();
-      const inFolder = (id: string, updated: number, directory: string, parentID?: string) => ({ ...session(id, updated, parentID), directory });
+      const inFolder = (id: string, updated: number, directory: string, parentID?: string) => ({
+        ...session(id, updated, parentID),
+        directory,
+      });
       await store.saveSession(inFolder('ses_here_old', 1, '/work/here'));
       await store.saveSession(inFolder('ses_there', 2, '/work/there'));
       await store.saveSession(inFolder('ses_here_child', 3, '/work/here', 'ses_here_old'));
       await store.saveSession(inFolder('ses_here_new', 4, '/work/here'));
       await store.saveSession(inFolder('ses_there_newer', 5, '/work/there'));
       await store.saveSession(inFolder('ses_prefix', 6, '/work/here2'));
-      expect((await store.listSessions({ directory: '/work/here' })).map((s) => s.id)).toEqual(['ses_here_new', 'ses_here_child', 'ses_here_old']);
-      expect((await store.listSessions({ directory: '/work/here', roots: true })).map((s) => s.id)).toEqual(['ses_here_new', 'ses_here_old']);
-      expect((await store.listSessions({ directory: '/work/here', roots: true, limit: 2 })).map((s) => s.id)).toEqual(['ses_here_new', 'ses_here_old']);
-      expect((await store.listSessions({ directory: '/work/there', limit: 1 })).map((s) => s.id)).toEqual(['ses_there_newer']);
+      expect((await store.listSessions({ directory: '/work/here' })).map((s) => s.id)).toEqual([
+        'ses_here_new',
+        'ses_here_child',
+        'ses_here_old',
+      ]);
+      expect((await store.listSessions({ directory: '/work/here', roots: true })).map((s) => s.id)).toEqual([
+        'ses_here_new',
+        'ses_here_old',
+      ]);
+      expect((await store.listSessions({ directory: '/work/here', roots: true, limit: 2 })).map((s) => s.id)).toEqual([
+        'ses_here_new',
+        'ses_here_old',
+      ]);
+      expect((await store.listSessions({ directory: '/work/there', limit: 1 })).map((s) => s.id)).toEqual([
+        'ses_there_newer',
+      ]);
       expect(await store.listSessions({ directory: '/work/nowhere' })).toEqual([]);
       expect(await store.listSessions({ roots: true })).toHaveLength(5);
     });
@@ -128,7 +143,10 @@ export function describeStoreContract(name: string, open: OpenStore): void {
     it('updates a part in place and returns the new version', async () => {
       const store = await openStore();
       await store.savePart(textPart('prt_1', 'msg_1', 'hello'));
-      const updated = await store.updatePart('prt_1', (part) => ({ ...part, text: `${(part as TextPart).text} world` }));
+      const updated = await store.updatePart('prt_1', (part) => ({
+        ...part,
+        text: `${(part as TextPart).text} world`,
+      }));
       expect(updated).toEqual(textPart('prt_1', 'msg_1', 'hello world'));
       expect(await store.getPart('prt_1')).toEqual(updated);
     });
@@ -240,7 +258,8 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       await a.saveMessage(userMessage('msg_1'));
       const written = (store: SessionStore, prefix: string) =>
         (async () => {
-          for (let i = 0; i < 40; i++) await store.savePart(textPart(`prt_${prefix}${String(i).padStart(3, '0')}`, 'msg_1', `${prefix}${i}`));
+          for (let i = 0; i < 40; i++)
+            await store.savePart(textPart(`prt_${prefix}${String(i).padStart(3, '0')}`, 'msg_1', `${prefix}${i}`));
         })();
       const seen = new Map<string, string>();
       let cursor = 0;
@@ -262,7 +281,12 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       for (const part of last.parts) seen.set(part.id, (part as TextPart).text);
       expect(seen.size).toBe(80);
       expect((await follower.parts('msg_1')).length).toBe(80);
-      expect(await follower.changes('ses_a', last.cursor)).toEqual({ cursor: last.cursor, messages: [], parts: [], removedParts: [] });
+      expect(await follower.changes('ses_a', last.cursor)).toEqual({
+        cursor: last.cursor,
+        messages: [],
+        parts: [],
+        removedParts: [],
+      });
     });
 
     it('loses no update when two stores update one part at the same time', async () => {
@@ -270,7 +294,9 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       await a.savePart(textPart('prt_1', 'msg_1', ''));
       const appends = (store: SessionStore, letter: string) =>
         Promise.all(
-          Array.from({ length: 20 }, () => store.updatePart('prt_1', (part) => ({ ...part, text: (part as TextPart).text + letter }) as TextPart)),
+          Array.from({ length: 20 }, () =>
+            store.updatePart('prt_1', (part) => ({ ...part, text: (part as TextPart).text + letter }) as TextPart),
+          ),
         );
       await Promise.all([appends(a, 'a'), appends(b, 'b')]);
       const text = ((await b.getPart('prt_1')) as TextPart).text;

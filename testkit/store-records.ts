@@ -43,7 +43,11 @@ export function batch(id: string, created: number): BatchRecord {
   };
 }
 
-export function request(id: string, status: PermissionRequestRecord['status'], rootID = 'ses_root'): PermissionRequestRecord {
+export function request(
+  id: string,
+  status: PermissionRequestRecord['status'],
+  rootID = 'ses_root',
+): PermissionRequestRecord {
   return {
     id,
     sessionID: 'ses_a',

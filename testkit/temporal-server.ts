@@ -16,8 +16,13 @@ export async function installTemporal(): Promise<string> {
  * An in-memory dev server with Loom's search attributes and the tuning `temporal-dev.sh start`
  * applies, plus any `KEY=VALUE` dynamic config a test needs (say, an early continue-as-new).
  */
-export async function startTemporalServer(options: { binary?: string; dynamicConfig?: string[] } = {}): Promise<TestWorkflowEnvironment> {
-  const extraArgs = [...DYNAMIC_CONFIG_FLAGS, ...(options.dynamicConfig ?? []).flatMap((entry) => ['--dynamic-config-value', entry])];
+export async function startTemporalServer(
+  options: { binary?: string; dynamicConfig?: string[] } = {},
+): Promise<TestWorkflowEnvironment> {
+  const extraArgs = [
+    ...DYNAMIC_CONFIG_FLAGS,
+    ...(options.dynamicConfig ?? []).flatMap((entry) => ['--dynamic-config-value', entry]),
+  ];
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: options.binary ?? (await installTemporal()) },

@@ -11,7 +11,8 @@ export type TestStoreKind = 'sqlite' | 'postgres';
 /** `LOOM_TEST_STORE=postgres` runs the workflow and e2e tests on PostgreSQL; SQLite otherwise. */
 export function testStoreKind(): TestStoreKind {
   const kind = process.env.LOOM_TEST_STORE || 'sqlite';
-  if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`LOOM_TEST_STORE must be "sqlite" or "postgres" (it is "${kind}")`);
+  if (kind !== 'sqlite' && kind !== 'postgres')
+    throw new Error(`LOOM_TEST_STORE must be "sqlite" or "postgres" (it is "${kind}")`);
   return kind;
 }
 

@@ -15,8 +15,15 @@ export interface WorkerProcessOptions {
 export type WorkerProcess = ChildProcess & { output(): string };
 
 /** `loom worker` in its own process, resolved once it polls. */
-export async function startWorkerProcess(env: NodeJS.ProcessEnv, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [LOOM_BIN, 'worker', ...(options.args ?? [])], { env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startWorkerProcess(
+  env: NodeJS.ProcessEnv,
+  options: WorkerProcessOptions = {},
+): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [LOOM_BIN, 'worker', ...(options.args ?? [])], {
+    env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // Never read otherwise: a full pipe would block the worker.
   child.stdout!.resume();
   let output = '';

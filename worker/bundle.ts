@@ -10,7 +10,12 @@ export const PROJECT_ROOT = PACKAGE_ROOT;
 const CODE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COMPILED = import.meta.url.endsWith('.js');
 const WORKFLOWS_ENTRY = join(CODE_ROOT, 'workflows', COMPILED ? 'index.js' : 'index.ts');
-const TRACING_INTERCEPTORS = join(CODE_ROOT, 'worker', 'tracing', COMPILED ? 'workflow-interceptors.js' : 'workflow-interceptors.ts');
+const TRACING_INTERCEPTORS = join(
+  CODE_ROOT,
+  'worker',
+  'tracing',
+  COMPILED ? 'workflow-interceptors.js' : 'workflow-interceptors.ts',
+);
 
 /**
  * Which bundle: the workflows alone, or with the tracing interceptors (a worker that sends traces,
@@ -19,14 +24,20 @@ const TRACING_INTERCEPTORS = join(CODE_ROOT, 'worker', 'tracing', COMPILED ? 'wo
 export type BundleKind = 'plain' | 'traced';
 
 /** The bundles `npm run build` makes, beside the build's own code. */
-export const BUILT_BUNDLE_NAMES: Record<BundleKind, string> = { plain: 'workflow-bundle.js', traced: 'workflow-bundle-traced.js' };
+export const BUILT_BUNDLE_NAMES: Record<BundleKind, string> = {
+  plain: 'workflow-bundle.js',
+  traced: 'workflow-bundle-traced.js',
+};
 
 /**
  * The workflow bundle. The build ships them (`npm run build`); from the sources each is built
  * once per version of the workflow code and cached on disk: bundling takes seconds, and every
  * `loom run` with an in-process worker would pay it again.
  */
-export async function workflowBundlePath(kind: BundleKind = 'plain', cacheDir = join(PROJECT_ROOT, 'node_modules', '.cache', 'loom')): Promise<string> {
+export async function workflowBundlePath(
+  kind: BundleKind = 'plain',
+  cacheDir = join(PROJECT_ROOT, 'node_modules', '.cache', 'loom'),
+): Promise<string> {
   const built = join(CODE_ROOT, BUILT_BUNDLE_NAMES[kind]);
   if (COMPILED && existsSync(built)) return built;
   const file = join(cacheDir, `workflows-${kind === 'traced' ? 'traced-' : ''}${sourceHash()}.js`);
@@ -52,7 +63,11 @@ export async function bundleWorkflows(kind: BundleKind = 'plain'): Promise<strin
 /** A hash of everything that goes into the bundles: workflow, core and tracing sources and the lockfile. */
 function sourceHash(): string {
   const hash = createHash('sha256');
-  const files = [...listFiles(join(CODE_ROOT, 'workflows')), ...listFiles(join(CODE_ROOT, 'core')), ...listFiles(join(CODE_ROOT, 'worker', 'tracing'))];
+  const files = [
+    ...listFiles(join(CODE_ROOT, 'workflows')),
+    ...listFiles(join(CODE_ROOT, 'core')),
+    ...listFiles(join(CODE_ROOT, 'worker', 'tracing')),
+  ];
   files.push(join(PROJECT_ROOT, 'package-lock.json'));
   for (const file of files.sort()) {
     hash.update(file.slice(file.startsWith(CODE_ROOT) ? CODE_ROOT.length : PROJECT_ROOT.length));

@@ -45,7 +45,12 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
   const hostId = options.hostId ?? localHostId(env);
   const serve = options.serve ?? 'both';
   const servesHost = serve !== 'shared';
-  const activities = createActivities({ store: options.store, env, dataDir: dataDir(env), hostId: servesHost ? hostId : undefined });
+  const activities = createActivities({
+    store: options.store,
+    env,
+    dataDir: dataDir(env),
+    hostId: servesHost ? hostId : undefined,
+  });
   const tracing = tracingWanted(env) ? (await import('./tracing/setup.js')).startTracing(env) : undefined;
   const traced = tracing ? (await import('./tracing/worker-options.js')).tracedWorkerOptions(tracing) : {};
   const common = {
@@ -112,9 +117,14 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
  * use less memory; a run that fell out of the cache is replayed from its history at its next task.
  * Unset: the SDK's default, from the heap's size.
  */
-export function maxCachedWorkflowsFrom(env: NodeJS.ProcessEnv, source = 'LOOM_MAX_CACHED_WORKFLOWS', value = env.LOOM_MAX_CACHED_WORKFLOWS): number | undefined {
+export function maxCachedWorkflowsFrom(
+  env: NodeJS.ProcessEnv,
+  source = 'LOOM_MAX_CACHED_WORKFLOWS',
+  value = env.LOOM_MAX_CACHED_WORKFLOWS,
+): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const count = Number(value);
-  if (!Number.isInteger(count) || count < 0) throw new Error(`${source} must be a whole number of runs, 0 or more (it is "${value}")`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new Error(`${source} must be a whole number of runs, 0 or more (it is "${value}")`);
   return count;
 }

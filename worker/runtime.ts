@@ -1,4 +1,10 @@
-import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  Runtime,
+  makeTelemetryFilterString,
+  type LogLevel,
+  type RuntimeOptions,
+} from '@temporalio/worker';
 import { COST_BUCKETS, METRIC } from '../core/metric-names.js';
 import { MetricsPortError, type MetricsAddress } from './metrics/metrics-address.js';
 
@@ -27,8 +33,12 @@ export function installQuietRuntime(defaultLevel: LogLevel = 'WARN', options: { 
     Runtime.install(runtimeOptions(level, options.metrics));
   } catch (error) {
     installed = false;
-    const reason = /Address already in use/i.test((error as Error).message) ? 'the port is in use (another worker on this machine?)' : (error as Error).message;
-    throw new MetricsPortError(`Cannot serve metrics on ${options.metrics!.bindAddress} (${options.metrics!.source}): ${reason}`);
+    const reason = /Address already in use/i.test((error as Error).message)
+      ? 'the port is in use (another worker on this machine?)'
+      : (error as Error).message;
+    throw new MetricsPortError(
+      `Cannot serve metrics on ${options.metrics!.bindAddress} (${options.metrics!.source}): ${reason}`,
+    );
   }
 }
 
@@ -46,7 +56,15 @@ function runtimeOptions(level: LogLevel, metrics: MetricsAddress | undefined): R
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} },
       ...(metrics
-        ? { metrics: { prometheus: { bindAddress: metrics.bindAddress, countersTotalSuffix: true, histogramBucketOverrides: { [METRIC.cost]: COST_BUCKETS } } } }
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: metrics.bindAddress,
+                countersTotalSuffix: true,
+                histogramBucketOverrides: { [METRIC.cost]: COST_BUCKETS },
+              },
+            },
+          }
         : {}),
     },
   };

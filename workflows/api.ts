@@ -18,9 +18,10 @@ export const progressQuery = defineQuery<RunProgress>('progress');
  * A person's answer to a permission request of this run. Rejected by its validator when the run
  * has no such request waiting (unknown, or answered already).
  */
-export const permissionReplyUpdate = defineUpdate<{ requestId: string; status: 'approved' | 'rejected' }, [PermissionReply]>(
-  'permissionReply',
-);
+export const permissionReplyUpdate = defineUpdate<
+  { requestId: string; status: 'approved' | 'rejected' },
+  [PermissionReply]
+>('permissionReply');
 
 /** A subagent's run tells its parent's run every request waiting in its own subtree (none: empty). */
 export interface WaitingReport {
@@ -37,7 +38,8 @@ export const waitingSignal = defineSignal<[WaitingReport]>('waitingRequests');
 export { SESSION_WORKFLOW_TYPE };
 
 /** Controls of a running batch: pause, resume, cancel, or a new concurrency limit. */
-export type BatchControl = { action: 'pause' } | { action: 'resume' } | { action: 'cancel' } | { action: 'concurrency'; value: number };
+export type BatchControl =
+  { action: 'pause' } | { action: 'resume' } | { action: 'cancel' } | { action: 'concurrency'; value: number };
 
 export const batchControlUpdate = defineUpdate<BatchProgress, [BatchControl]>('batchControl');
 

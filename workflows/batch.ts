@@ -99,7 +99,9 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
   });
   const show = () => {
     const p = progress();
-    setCurrentDetails(`**${p.status}** · ${p.done} done · ${p.failed} failed · ${p.running} running · ${p.pending} waiting of ${p.total} (concurrency ${p.concurrency})`);
+    setCurrentDetails(
+      `**${p.status}** · ${p.done} done · ${p.failed} failed · ${p.running} running · ${p.pending} waiting of ${p.total} (concurrency ${p.concurrency})`,
+    );
   };
   setHandler(batchProgressQuery, () => progress());
   // The handler only changes state: anything it awaited would interleave its commands with the
@@ -128,7 +130,12 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
   );
 
   const waiting = () => state.retryQueue.length + (input.total - state.nextIndex);
-  const canStart = () => !state.paused && !state.cancelRequested && state.running.size < state.concurrency && waiting() > 0 && !state.claiming;
+  const canStart = () =>
+    !state.paused &&
+    !state.cancelRequested &&
+    state.running.size < state.concurrency &&
+    waiting() > 0 &&
+    !state.claiming;
   const flush = async () => {
     if (state.unwritten.length === 0) return;
     const outcomes = state.unwritten.splice(0);
@@ -144,7 +151,10 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     const key = (task: { index: number; attempt: number }) => `${task.index}:${task.attempt}`;
     const taken = new Set(claimed.map(key));
     const retries = picks.filter((pick) => pick.attempt > 1);
-    state.retryQueue = [...retries.filter((pick) => !taken.has(key(pick))), ...state.retryQueue.filter((pick) => !taken.has(key(pick)))];
+    state.retryQueue = [
+      ...retries.filter((pick) => !taken.has(key(pick))),
+      ...state.retryQueue.filter((pick) => !taken.has(key(pick))),
+    ];
     const firsts = claimed.filter((task) => task.attempt === 1).map((task) => task.index + 1);
     state.nextIndex = Math.max(firstIndex, ...firsts);
   };
@@ -172,37 +182,66 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       };
       void scope
         .run(async () => {
-          const handle = await startChild<(input: SessionRunInput) => Promise<SessionRunResult>>(SESSION_WORKFLOW_TYPE, {
-            workflowId: task.sessionId,
-            args: [child],
-            cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-            staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
-            ...(input.webUrl ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() } : {}),
-            ...withSearchAttributes(input.searchAttributes, [
-              ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
-              { key: RootSessionAttribute, value: task.sessionId },
-            ]),
-          });
+          const handle = await startChild<(input: SessionRunInput) => Promise<SessionRunResult>>(
+            SESSION_WORKFLOW_TYPE,
+            {
+              workflowId: task.sessionId,
+              args: [child],
+              cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+              parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+              staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
+              ...(input.webUrl
+                ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() }
+                : {}),
+              ...withSearchAttributes(input.searchAttributes, [
+                ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
+                { key: RootSessionAttribute, value: task.sessionId },
+              ]),
+            },
+          );
           return handle.result();
         })
         .then(
           (result) => {
             state.done++;
             state.tokens = addTokens(state.tokens, result.tokens);
-            state.unwritten.push({ index: task.index, status: 'completed', sessionId: task.sessionId, attempts: task.attempt, tokens: result.tokens });
+            state.unwritten.push({
+              index: task.index,
+              status: 'completed',
+              sessionId: task.sessionId,
+              attempts: task.attempt,
+              tokens: result.tokens,
+            });
           },
           (error: unknown) => {
             const message = failureMessage(error);
             if (state.cancelRequested && isCancellation(error)) {
               state.cancelled++;
-              state.unwritten.push({ index: task.index, status: 'cancelled', sessionId: task.sessionId, attempts: task.attempt, error: message });
+              state.unwritten.push({
+                index: task.index,
+                status: 'cancelled',
+                sessionId: task.sessionId,
+                attempts: task.attempt,
+                error: message,
+              });
             } else if (task.attempt <= input.retries && !state.cancelRequested) {
               state.retryQueue.push({ index: task.index, attempt: task.attempt + 1 });
-              state.unwritten.push({ index: task.index, status: 'pending', sessionId: task.sessionId, attempts: task.attempt, error: message });
+              state.unwritten.push({
+                index: task.index,
+                status: 'pending',
+                sessionId: task.sessionId,
+                attempts: task.attempt,
+                error: message,
+              });
             } else {
               state.failed++;
-              state.unwritten.push({ index: task.index, status: 'failed', sessionId: task.sessionId, attempts: task.attempt, error: message });
+              state.unwritten.push({
+                index: task.index,
+                status: 'failed',
+                sessionId: task.sessionId,
+                attempts: task.attempt,
+                error: message,
+              });
             }
           },
         )
@@ -238,7 +277,8 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     // Stop starting tasks a little before Temporal's suggestion, so the running ones can finish
     // and the run still ends under its thresholds.
     const info = workflowInfo();
-    draining ||= info.continueAsNewSuggested || info.historyLength > DRAIN_AT_EVENTS || info.historySize > DRAIN_AT_BYTES;
+    draining ||=
+      info.continueAsNewSuggested || info.historyLength > DRAIN_AT_EVENTS || info.historySize > DRAIN_AT_BYTES;
     if (draining && state.running.size === 0) {
       await flush();
       await condition(allHandlersFinished);
@@ -251,7 +291,12 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     await condition(() => state.running.size === 0);
     const unstarted = state.retryQueue.map((task) => task.index);
     state.cancelled += waiting();
-    await store.cancelBatchTasks({ batchId: input.batchId, indexes: unstarted, from: state.nextIndex, total: input.total });
+    await store.cancelBatchTasks({
+      batchId: input.batchId,
+      indexes: unstarted,
+      from: state.nextIndex,
+      total: input.total,
+    });
     state.retryQueue = [];
     state.nextIndex = input.total;
   }
@@ -260,7 +305,9 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
   await store.setBatchStatus({ batchId: input.batchId, status: final, concurrency: state.concurrency });
   await condition(allHandlersFinished);
   const result = progress(final);
-  setCurrentDetails(`**${final}** · ${result.done} done · ${result.failed} failed · ${result.cancelled} cancelled of ${result.total}`);
+  setCurrentDetails(
+    `**${final}** · ${result.done} done · ${result.failed} failed · ${result.cancelled} cancelled of ${result.total}`,
+  );
   return result;
 
   function carriedState(s: typeof state): BatchCarried {

@@ -71,17 +71,29 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
   }
 
   if (state.queued.length === 0 && !input.carried && !input.compact) {
-    throw ApplicationFailure.create({ type: 'NoPrompt', message: `Run of ${input.sessionId} started without a prompt`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'NoPrompt',
+      message: `Run of ${input.sessionId} started without a prompt`,
+      nonRetryable: true,
+    });
   }
 
   let titling: Promise<void> = Promise.resolve();
   try {
     if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0]));
-    state.gate = new PermissionGate(state.config, { id: input.sessionId, agent: state.config.agent.name }, state.waiting);
+    state.gate = new PermissionGate(
+      state.config,
+      { id: input.sessionId, agent: state.config.agent.name },
+      state.waiting,
+    );
     const slots = new Slots(state.config.maxConcurrentSubagents);
     const settings = state.config.compaction;
     // A session whose last step filled the model's context is compacted before it goes on.
-    const full = !input.carried && state.config.lastStepTokens && settings && isOverflow(state.config.lastStepTokens, state.config.limit, settings);
+    const full =
+      !input.carried &&
+      state.config.lastStepTokens &&
+      settings &&
+      isOverflow(state.config.lastStepTokens, state.config.limit, settings);
     if (full || input.compact) await compact(input, state, { auto: false, overflow: false });
     while (!input.compact) {
       await takePrompts(input, state);
@@ -113,7 +125,14 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     await titling;
     await condition(allHandlersFinished);
     const text = input.quietResult ? '' : preview(state.text);
-    return { sessionId: input.sessionId, status: 'completed', text, finish: state.finish, tokens: state.tokens, steps: state.step };
+    return {
+      sessionId: input.sessionId,
+      status: 'completed',
+      text,
+      finish: state.finish,
+      tokens: state.tokens,
+      steps: state.step,
+    };
   } catch (error) {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(async () => {
@@ -132,7 +151,12 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     }
     const failure = describeFailure(error);
     if (!failure) throw error;
-    await store.finishRun({ sessionId: input.sessionId, status: 'failed', messageId: state.assistantMessageId, error: failure });
+    await store.finishRun({
+      sessionId: input.sessionId,
+      status: 'failed',
+      messageId: state.assistantMessageId,
+      error: failure,
+    });
     await reportToParent(input, 'error');
     await state.waiting.end();
     throw ApplicationFailure.create({ type: failure.name, message: failure.message, nonRetryable: true });

@@ -11,7 +11,11 @@ export interface WorkflowSpan {
 }
 
 export interface WorkflowTracer {
-  inSpan<T>(name: string, attributes: Record<string, string | number | boolean>, fn: (span: WorkflowSpan) => Promise<T>): Promise<T>;
+  inSpan<T>(
+    name: string,
+    attributes: Record<string, string | number | boolean>,
+    fn: (span: WorkflowSpan) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** Where the interceptors put the tracer, on each workflow's global object. */
@@ -19,7 +23,11 @@ export const WORKFLOW_TRACER_KEY = '__loomWorkflowTracer';
 
 const NO_SPAN: WorkflowSpan = { setAttribute: () => undefined, fail: () => undefined };
 
-export function inWorkflowSpan<T>(name: string, attributes: Record<string, string | number | boolean>, fn: (span: WorkflowSpan) => Promise<T>): Promise<T> {
+export function inWorkflowSpan<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  fn: (span: WorkflowSpan) => Promise<T>,
+): Promise<T> {
   const tracer = (globalThis as { [WORKFLOW_TRACER_KEY]?: WorkflowTracer })[WORKFLOW_TRACER_KEY];
   return tracer ? tracer.inSpan(name, attributes, fn) : fn(NO_SPAN);
 }

@@ -49,7 +49,10 @@ export const diskFiles: ConfigFiles = {
  * Reads through `inner` and remembers every file read and folder listed. A traversal that only
  * lists folders it found and reads files it found then sees the same through `snapshotFiles`.
  */
-export function recordingFiles(inner: ConfigFiles = diskFiles): { files: ConfigFiles; snapshot(): ConfigFilesSnapshot } {
+export function recordingFiles(inner: ConfigFiles = diskFiles): {
+  files: ConfigFiles;
+  snapshot(): ConfigFilesSnapshot;
+} {
   const files = new Map<string, string>();
   const folders = new Map<string, string[]>();
   return {

@@ -25,7 +25,11 @@ const CONFIG_FOLDERS = ['.opencode', '.loom'];
  * `project` reads layer 2 (the disk unless given: a workspace snapshot on a worker without the
  * workspace); layer 1 is always this worker's own disk and layer 3 its own environment.
  */
-export function loadConfig(directory: string, env: NodeJS.ProcessEnv = process.env, project: ConfigFiles = diskFiles): LoomConfig {
+export function loadConfig(
+  directory: string,
+  env: NodeJS.ProcessEnv = process.env,
+  project: ConfigFiles = diskFiles,
+): LoomConfig {
   return configLayers(directory, env, { project }).reduce((merged, layer) => mergeConfig(merged, layer.config), {});
 }
 
@@ -52,7 +56,11 @@ export function configLayers(
     layers.push(...jsonFiles(project, folder, env));
     for (const name of CONFIG_FOLDERS) layers.push(...configFolder(project, join(folder, name), env, markdown));
   }
-  if (env.LOOM_CONFIG_CONTENT) layers.push({ source: 'LOOM_CONFIG_CONTENT', config: parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env) });
+  if (env.LOOM_CONFIG_CONTENT)
+    layers.push({
+      source: 'LOOM_CONFIG_CONTENT',
+      config: parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env),
+    });
   return layers;
 }
 

@@ -39,7 +39,13 @@ export function markdownConfigs(folder: string, env: NodeJS.ProcessEnv, files: C
  * An agent or command file: YAML frontmatter with the keys of its JSON form, and a body that is
  * the agent's `prompt` or the command's `template`. A frontmatter `name` renames an agent.
  */
-export function readMarkdownConfig(file: string, kind: Kind, fileName: string, env: NodeJS.ProcessEnv, files: ConfigFiles = diskFiles): LoomConfig {
+export function readMarkdownConfig(
+  file: string,
+  kind: Kind,
+  fileName: string,
+  env: NodeJS.ProcessEnv,
+  files: ConfigFiles = diskFiles,
+): LoomConfig {
   const { data, body } = parseMarkdown(files.read(file), file, env);
   const bodyKey = kind === 'command' ? 'template' : 'prompt';
   const fields = isPlainObject(data) && body ? { ...data, [bodyKey]: body } : data;

@@ -20,5 +20,7 @@ export function projectEntries(directory: string): string[] {
     .filter((entry) => !SKIPPED.has(entry.name) && !entry.name.startsWith('.'))
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
     .sort();
-  return names.length > MAX_ENTRIES ? [...names.slice(0, MAX_ENTRIES), `… and ${names.length - MAX_ENTRIES} more`] : names;
+  return names.length > MAX_ENTRIES
+    ? [...names.slice(0, MAX_ENTRIES), `… and ${names.length - MAX_ENTRIES} more`]
+    : names;
 }

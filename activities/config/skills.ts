@@ -50,9 +50,14 @@ export interface SkillDiscovery {
  * A malformed file is skipped, not fatal (as OpenCode does): one broken skill should not stop every
  * run of the project. Its error is returned in `problems` for the caller to report.
  */
-export function discoverSkills(directory: string, env: NodeJS.ProcessEnv, files: ConfigFiles = diskFiles): SkillDiscovery {
+export function discoverSkills(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  files: ConfigFiles = diskFiles,
+): SkillDiscovery {
   const roots = GLOBAL_FOLDERS.map((parts) => join(configDir(env), ...parts));
-  for (const folder of foldersDown(resolve(directory))) roots.push(...PROJECT_FOLDERS.map((parts) => join(folder, ...parts)));
+  for (const folder of foldersDown(resolve(directory)))
+    roots.push(...PROJECT_FOLDERS.map((parts) => join(folder, ...parts)));
   const byName = new Map<string, SkillInfo>();
   const problems: ConfigError[] = [];
   for (const file of roots.flatMap((root) => skillFiles(files, root, 1))) {
@@ -61,7 +66,11 @@ export function discoverSkills(directory: string, env: NodeJS.ProcessEnv, files:
       byName.delete(skill.name);
       byName.set(skill.name, skill);
     } catch (error) {
-      problems.push(error instanceof ConfigError ? error : new ConfigError(`${file}: ${error instanceof Error ? error.message : String(error)}`));
+      problems.push(
+        error instanceof ConfigError
+          ? error
+          : new ConfigError(`${file}: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -69,11 +78,17 @@ export function discoverSkills(directory: string, env: NodeJS.ProcessEnv, files:
 }
 
 /** A skill file's frontmatter, checked, and its body (the markdown after the frontmatter). */
-export function readSkill(file: string, env: NodeJS.ProcessEnv, files: ConfigFiles = diskFiles): { info: SkillInfo; body: string } {
+export function readSkill(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  files: ConfigFiles = diskFiles,
+): { info: SkillInfo; body: string } {
   const { data, body } = parseMarkdown(files.read(file), file, env);
   const parsed = SkillFrontmatter.safeParse(data);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.length ? issue.path.join('.') : '(frontmatter)'}: ${issue.message}`);
+    const lines = parsed.error.issues.map(
+      (issue) => `  ${issue.path.length ? issue.path.join('.') : '(frontmatter)'}: ${issue.message}`,
+    );
     throw new ConfigError(`${file}: invalid skill frontmatter\n${lines.join('\n')}`);
   }
   return { info: { name: parsed.data.name, description: parsed.data.description, location: file }, body };

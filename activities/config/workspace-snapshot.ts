@@ -85,7 +85,10 @@ async function readSnapshot(store: WorkspaceSnapshots, id: string): Promise<Work
   const cached = cache.get(id);
   if (cached) return cached;
   const snapshot = await store.workspaceSnapshot(id);
-  if (!snapshot) throw new ConfigError(`Workspace configuration ${id} is not in the session store (it is written when a run starts on the workspace's host)`);
+  if (!snapshot)
+    throw new ConfigError(
+      `Workspace configuration ${id} is not in the session store (it is written when a run starts on the workspace's host)`,
+    );
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(id, snapshot);
   return snapshot;

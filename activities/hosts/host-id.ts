@@ -7,6 +7,9 @@ import { checkHostId } from '../../core/workspace.js';
  */
 export function localHostId(env: NodeJS.ProcessEnv = process.env): string {
   if (env.LOOM_HOST_ID) return checkHostId(env.LOOM_HOST_ID, 'LOOM_HOST_ID');
-  const name = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100);
+  const name = hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 100);
   return name || 'localhost';
 }

@@ -27,7 +27,8 @@ export async function livePollers(
   const response = await service.describeTaskQueue({
     namespace,
     taskQueue: { name: taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: kind === 'workflow' ? enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : enums.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    taskQueueType:
+      kind === 'workflow' ? enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : enums.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
   const now = Date.now();
   return (response.pollers ?? [])
@@ -57,6 +58,10 @@ function isDeadLocalWorker(poller: LivePoller): boolean {
 }
 
 /** Whether a task queue's activities have a live worker: whether a host's workspace is served. */
-export async function activityQueueServed(service: WorkflowService, namespace: string, taskQueue: string): Promise<boolean> {
+export async function activityQueueServed(
+  service: WorkflowService,
+  namespace: string,
+  taskQueue: string,
+): Promise<boolean> {
   return (await livePollers(service, namespace, taskQueue, 'activity')).length > 0;
 }

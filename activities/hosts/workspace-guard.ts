@@ -23,13 +23,17 @@ export type Guarded<T> = {
  * local activities first (no round trip when its worker is the workspace's host) and sends them to
  * the host's task queue when declined.
  */
-export function guardWorkspaceActivities<T extends Record<string, unknown>>(activities: T, hostId: string | undefined): Guarded<T> {
+export function guardWorkspaceActivities<T extends Record<string, unknown>>(
+  activities: T,
+  hostId: string | undefined,
+): Guarded<T> {
   const guarded: Record<string, unknown> = { ...activities };
   for (const name of WORKSPACE_ACTIVITIES) {
     const activity = activities[name] as ((input: HostRequirement) => Promise<unknown>) | undefined;
     if (!activity) continue;
     guarded[name] = async (input: HostRequirement) => {
-      if (input.requireHost !== undefined && input.requireHost !== hostId) return { notThisHost: true, servedHost: hostId ?? '' } satisfies NotThisHost;
+      if (input.requireHost !== undefined && input.requireHost !== hostId)
+        return { notThisHost: true, servedHost: hostId ?? '' } satisfies NotThisHost;
       return activity(input);
     };
   }

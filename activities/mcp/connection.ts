@@ -42,30 +42,61 @@ export class McpConnection {
   ) {}
 
   /** Starts (or reaches) the server and completes MCP's handshake within `timeoutMs`. */
-  static async open(name: string, server: McpServerConfig, place: ServerPlace, timeoutMs: number): Promise<McpConnection> {
+  static async open(
+    name: string,
+    server: McpServerConfig,
+    place: ServerPlace,
+    timeoutMs: number,
+  ): Promise<McpConnection> {
     if (server.type === 'local') return McpConnection.openLocal(name, server, place, timeoutMs);
     try {
-      return await McpConnection.start(name, new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }), timeoutMs);
+      return await McpConnection.start(
+        name,
+        new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+        timeoutMs,
+      );
     } catch (streamable) {
       // Servers written before streamable HTTP speak SSE on the same URL; OpenCode tries both too.
       try {
-        return await McpConnection.start(name, new SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }), timeoutMs);
+        return await McpConnection.start(
+          name,
+          new SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+          timeoutMs,
+        );
       } catch {
         throw streamable;
       }
     }
   }
 
-  private static async openLocal(name: string, server: Extract<McpServerConfig, { type: 'local' }>, place: ServerPlace, timeoutMs: number): Promise<McpConnection> {
+  private static async openLocal(
+    name: string,
+    server: Extract<McpServerConfig, { type: 'local' }>,
+    place: ServerPlace,
+    timeoutMs: number,
+  ): Promise<McpConnection> {
     // Like bash: the worker's environment without credentials; a server that needs a key gets it in `environment`.
     const env = { ...toolEnvironment(place.env, place.config), ...server.environment } as Record<string, string>;
     const cwd = resolve(place.directory, server.cwd ?? '.');
     const what = `The MCP server "${name}"`;
     const config = mergeSandboxConfig(place.config.sandbox, server.sandbox);
-    const { sandbox, warning } = await confine(config, { workspace: place.directory, dataDir: place.dataDir ?? dataDir(place.env), cwd, env: place.env, sessionId: `mcp-${name}`, what });
+    const { sandbox, warning } = await confine(config, {
+      workspace: place.directory,
+      dataDir: place.dataDir ?? dataDir(place.env),
+      cwd,
+      env: place.env,
+      sessionId: `mcp-${name}`,
+      what,
+    });
     if (warning) warnOnceInWorkerLog(warning);
     const [command, ...args] = sandboxed(server.command, sandbox);
-    const transport = new StdioClientTransport({ command, args, env: sandbox ? { ...env, ...sandbox.env } : env, cwd, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      env: sandbox ? { ...env, ...sandbox.env } : env,
+      cwd,
+      stderr: 'pipe',
+    });
     const connection = new McpConnection(name, transport);
     connection.sandbox = sandbox;
     transport.stderr?.on('data', (chunk: Buffer) => {
@@ -77,7 +108,9 @@ export class McpConnection {
       // The process may print its last words a moment after the pipe broke.
       await new Promise((done) => setTimeout(done, 50));
       const refusal = sandbox ? explainRefusal(connection.stderr, true, sandbox.policy, sandbox.refused()) : undefined;
-      const stderr = refusal ? `${connection.stderr}\n${refusal.replace(ESCAPE_HINT, SERVER_HINT(name))}` : connection.stderr;
+      const stderr = refusal
+        ? `${connection.stderr}\n${refusal.replace(ESCAPE_HINT, SERVER_HINT(name))}`
+        : connection.stderr;
       throw Object.assign(error instanceof Error ? error : new Error(String(error)), { stderr });
     }
     connection.pid = transport.pid ?? undefined;

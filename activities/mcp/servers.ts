@@ -71,7 +71,10 @@ export async function mcpConnection(name: string, server: McpServerConfig, place
       return connection;
     },
     (error: unknown) => {
-      const failure = new McpServerError(`MCP server "${name}" failed to start: ${describe(error, server)}`, (error as { stderr?: string }).stderr ?? '');
+      const failure = new McpServerError(
+        `MCP server "${name}" failed to start: ${describe(error, server)}`,
+        (error as { stderr?: string }).stderr ?? '',
+      );
       Object.assign(current, { opening: undefined, failure: { error: failure, at: Date.now() } });
       throw failure;
     },
@@ -83,19 +86,28 @@ export async function mcpConnection(name: string, server: McpServerConfig, place
  * Every server of a project with its tools: started where needed, each within its `timeout`. A
  * server that fails is reported as failed, never thrown: the run goes on without its tools.
  */
-export async function mcpServerStates(servers: Record<string, McpServerConfig>, place: ServerPlace, maxWaitMs?: number): Promise<McpServerState[]> {
+export async function mcpServerStates(
+  servers: Record<string, McpServerConfig>,
+  place: ServerPlace,
+  maxWaitMs?: number,
+): Promise<McpServerState[]> {
   const taken = new Set<string>();
   const states = await Promise.all(
     Object.entries(servers).map(async ([name, server]): Promise<McpServerState> => {
       const state = { name, type: server.type, tools: [] };
       if (server.enabled === false) return { ...state, status: 'disabled' };
       try {
-        const listing = mcpConnection(name, server, place).then((connection) => connection.listTools(server.timeout ?? DEFAULT_MCP_TIMEOUT_MS));
+        const listing = mcpConnection(name, server, place).then((connection) =>
+          connection.listTools(server.timeout ?? DEFAULT_MCP_TIMEOUT_MS),
+        );
         const tools = await (maxWaitMs === undefined ? listing : withinWait(listing, maxWaitMs, name));
         return { ...state, status: 'connected', tools: tools.map((tool) => toolInfo(name, tool)) };
       } catch (error) {
         const stderr = error instanceof McpServerError ? error.stderr : '';
-        const message = error instanceof McpServerError ? error.message : `MCP server "${name}" did not list its tools: ${describe(error, server)}`;
+        const message =
+          error instanceof McpServerError
+            ? error.message
+            : `MCP server "${name}" did not list its tools: ${describe(error, server)}`;
         return { ...state, status: 'failed', error: message, ...(stderr ? { stderr } : {}) };
       }
     }),
@@ -125,7 +137,15 @@ export async function mcpServerStates(servers: Record<string, McpServerConfig>, 
 async function withinWait<T>(work: Promise<T>, waitMs: number, name: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new McpServerError(`MCP server "${name}" is still starting after ${waitMs / 1000} s (runs that start later get its tools)`)), waitMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new McpServerError(
+            `MCP server "${name}" is still starting after ${waitMs / 1000} s (runs that start later get its tools)`,
+          ),
+        ),
+      waitMs,
+    );
   });
   work.catch(() => undefined);
   try {

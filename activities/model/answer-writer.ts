@@ -24,14 +24,24 @@ export class AnswerWriter {
   ) {}
 
   text(streamId: string, delta: string, metadata?: SharedV3ProviderMetadata): void {
-    const part = this.openPart(`text:${streamId}`, (id) => ({ ...id, type: 'text', text: '', time: { start: Date.now() } })) as TextPart;
+    const part = this.openPart(`text:${streamId}`, (id) => ({
+      ...id,
+      type: 'text',
+      text: '',
+      time: { start: Date.now() },
+    })) as TextPart;
     part.text += delta;
     addMetadata(part, metadata);
     this.touch(part);
   }
 
   reasoning(streamId: string, delta: string, metadata?: SharedV3ProviderMetadata): void {
-    const part = this.openPart(`reasoning:${streamId}`, (id) => ({ ...id, type: 'reasoning', text: '', time: { start: Date.now() } })) as ReasoningPart;
+    const part = this.openPart(`reasoning:${streamId}`, (id) => ({
+      ...id,
+      type: 'reasoning',
+      text: '',
+      time: { start: Date.now() },
+    })) as ReasoningPart;
     part.text += delta;
     addMetadata(part, metadata);
     this.touch(part);
@@ -39,7 +49,13 @@ export class AnswerWriter {
 
   /** Loom's own words in the answer (not the model's), shown to people and not sent back to the model. */
   note(text: string): void {
-    const part = this.openPart('note', (id) => ({ ...id, type: 'text', text, synthetic: true, time: { start: Date.now(), end: Date.now() } }));
+    const part = this.openPart('note', (id) => ({
+      ...id,
+      type: 'text',
+      text,
+      synthetic: true,
+      time: { start: Date.now(), end: Date.now() },
+    }));
     this.touch(part, true);
   }
 
@@ -74,7 +90,10 @@ export class AnswerWriter {
    * left, and each call becomes a tool part marked `repaired`. A text part left empty becomes the
    * first call, so no empty part is stored.
    */
-  textToToolCalls(remaining: string, calls: { tool: string; input: Record<string, unknown>; raw: string }[]): ToolPart[] {
+  textToToolCalls(
+    remaining: string,
+    calls: { tool: string; input: Record<string, unknown>; raw: string }[],
+  ): ToolPart[] {
     const texts = this.parts.filter((part): part is TextPart => part.type === 'text');
     for (const part of texts) {
       part.text = part === texts[0] ? remaining : '';
@@ -83,8 +102,18 @@ export class AnswerWriter {
     return calls.map((call, index) => {
       const reuse = index === 0 && remaining === '' && texts[0] ? this.parts.indexOf(texts[0]) : undefined;
       const callId = `repaired_${this.ids.messageID}_${index}`;
-      const ids = { id: reuse === undefined ? partId(this.ids.messageID, this.parts.length) : texts[0].id, ...this.ids };
-      const part: ToolPart = { ...ids, type: 'tool', callID: callId, tool: call.tool, state: { status: 'pending', input: call.input, raw: call.raw }, repaired: true };
+      const ids = {
+        id: reuse === undefined ? partId(this.ids.messageID, this.parts.length) : texts[0].id,
+        ...this.ids,
+      };
+      const part: ToolPart = {
+        ...ids,
+        type: 'tool',
+        callID: callId,
+        tool: call.tool,
+        state: { status: 'pending', input: call.input, raw: call.raw },
+        repaired: true,
+      };
       if (reuse === undefined) this.parts.push(part);
       else this.parts[reuse] = part;
       this.touch(part, true);
@@ -94,7 +123,10 @@ export class AnswerWriter {
 
   /** Whether the answer holds anything: text or reasoning that is not blank, or a tool call. */
   hasContent(): boolean {
-    return this.parts.some((part) => part.type === 'tool' || ((part.type === 'text' || part.type === 'reasoning') && part.text.trim() !== ''));
+    return this.parts.some(
+      (part) =>
+        part.type === 'tool' || ((part.type === 'text' || part.type === 'reasoning') && part.text.trim() !== ''),
+    );
   }
 
   textOf(): string {

@@ -62,16 +62,32 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       // Only what the model will see: from the last compaction on.
       const history = (await transcripts.history(input.sessionId)).filter((m) => m.info.id !== input.messageId);
       const metadataOf = model.protocol === 'anthropic' || model.protocol === 'google' ? model.providerID : undefined;
-      const { agent, agents, system, messages } = buildModelRequest(input, config, dataDir, history, { git, entries, variant }, { metadataOf });
+      const { agent, agents, system, messages } = buildModelRequest(
+        input,
+        config,
+        dataDir,
+        history,
+        { git, entries, variant },
+        { metadataOf },
+      );
       agentRules = agent.permission;
-      const params = await chatParams(input, agent.name, { temperature: agent.temperature, topP: agent.topP, options: { ...model.options, ...agent.options } });
+      const params = await chatParams(input, agent.name, {
+        temperature: agent.temperature,
+        topP: agent.topP,
+        options: { ...model.options, ...agent.options },
+      });
       return {
         model,
         system,
         messages,
         tools:
           variant === 'small'
-            ? smallModelTools(offered, find, (template) => describeTaskTool(agents, agent.permission, template), entries)
+            ? smallModelTools(
+                offered,
+                find,
+                (template) => describeTaskTool(agents, agent.permission, template),
+                entries,
+              )
             : functionTools(offered, find, (spec) => {
                 if (spec.name === 'task') return describeTaskTool(agents, agent.permission);
                 if (spec.name === 'skill') return describeSkillTool(skills ?? [], agent.permission);
@@ -81,12 +97,19 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         topP: params.topP,
         topK: params.topK,
         maxOutputTokens: outputLimit(info.limit?.output, variant),
-        providerOptions: Object.keys(params.options).length > 0 ? { [model.optionsKey]: params.options as never } : undefined,
-        acceptsToolCall: (name, args) => checkToolCall({ partId: '', callId: '', tool: name, input: args }, offered, find).ok,
+        providerOptions:
+          Object.keys(params.options).length > 0 ? { [model.optionsKey]: params.options as never } : undefined,
+        acceptsToolCall: (name, args) =>
+          checkToolCall({ partId: '', callId: '', tool: name, input: args }, offered, find).ok,
         costOf: (tokens) => costOf(tokens, info.cost),
       };
     });
-    const calls = await planToolCalls(store, answer.toolCalls, { offered, agentRules, directory: input.directory, find });
+    const calls = await planToolCalls(store, answer.toolCalls, {
+      offered,
+      agentRules,
+      directory: input.directory,
+      find,
+    });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
   }
 
@@ -97,13 +120,21 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
    * with no configured limit gets 4,096).
    */
   function outputLimit(modelLimit: number | undefined, variant: PromptVariant): number {
-    return Math.min(modelLimit || (variant === 'small' ? SMALL_MODEL_OUTPUT_TOKENS : MAX_OUTPUT_TOKENS), MAX_OUTPUT_TOKENS);
+    return Math.min(
+      modelLimit || (variant === 'small' ? SMALL_MODEL_OUTPUT_TOKENS : MAX_OUTPUT_TOKENS),
+      MAX_OUTPUT_TOKENS,
+    );
   }
 
   /** The agent's sampling parameters as `chat.params` plugins leave them; a failing plugin fails the call for good. */
   async function chatParams(input: ModelStepInput, agent: string, params: ChatParams): Promise<ChatParams> {
     const providerID = input.model.slice(0, input.model.indexOf('/'));
-    const hookInput = { sessionID: input.sessionId, agent, model: { id: input.model.slice(providerID.length + 1), providerID }, provider: { id: providerID } };
+    const hookInput = {
+      sessionID: input.sessionId,
+      agent,
+      model: { id: input.model.slice(providerID.length + 1), providerID },
+      provider: { id: providerID },
+    };
     try {
       return await pluginChatParams(input.directory, env, hookInput, params);
     } catch (error) {

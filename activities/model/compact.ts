@@ -66,7 +66,9 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
     let material = sinceLastCompaction(history).filter((m) => m.info.id !== input.parentMessageId);
     let replay: MessageWithParts | undefined;
     if (input.overflow) {
-      const index = material.findLastIndex((m) => m.info.role === 'user' && !m.parts.some((p) => p.type === 'compaction'));
+      const index = material.findLastIndex(
+        (m) => m.info.role === 'user' && !m.parts.some((p) => p.type === 'compaction'),
+      );
       if (index > 0) {
         replay = material[index];
         material = material.slice(0, index);
@@ -95,7 +97,13 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
         async () => {
           const resolved = await resolveModel(model, config, env);
           const { cost } = modelInfo(config, model);
-          return { model: resolved, system: agent.prompt ?? '', messages, temperature: agent.temperature, costOf: (tokens) => costOf(tokens, cost) };
+          return {
+            model: resolved,
+            system: agent.prompt ?? '',
+            messages,
+            temperature: agent.temperature,
+            costOf: (tokens) => costOf(tokens, cost),
+          };
         },
       );
     } catch (error) {
@@ -103,11 +111,17 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
         const message = replay
           ? 'Conversation history too large to compact - exceeds model context limit'
           : 'Session too large to compact - context exceeds model limit even after stripping media';
-        throw ApplicationFailure.create({ type: ModelFailure.contextOverflow, message: `${message} (${error.message})`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: ModelFailure.contextOverflow,
+          message: `${message} (${error.message})`,
+          nonRetryable: true,
+        });
       }
       throw error;
     }
-    const text = replay?.parts.flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : [])).join('\n');
+    const text = replay?.parts
+      .flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : []))
+      .join('\n');
     if (!text) return {};
     const replayPromptId = derivedId('prm', input.messageId);
     await storePrompt(store, replayPromptId, text, input.sessionId);

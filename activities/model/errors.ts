@@ -62,16 +62,28 @@ function classifyApiError(error: APICallError, model: string): ApplicationFailur
   if (status === 413 || OVERFLOW.test(`${error.message} ${error.responseBody ?? ''}`)) {
     return failure(ModelFailure.contextOverflow, `Context overflow for ${detail}`, false, status);
   }
-  if (status === 401 || status === 403) return failure(ModelFailure.auth, `Not authorized for ${detail}`, false, status);
-  if (status === 404) return failure(ModelFailure.notFound, `Not found: ${detail} (check the model id, and the provider's options.baseURL)`, false, status);
-  if (status === 429 && /insufficient_quota|exceeded your current quota/i.test(`${error.message} ${error.responseBody ?? ''}`)) {
+  if (status === 401 || status === 403)
+    return failure(ModelFailure.auth, `Not authorized for ${detail}`, false, status);
+  if (status === 404)
+    return failure(
+      ModelFailure.notFound,
+      `Not found: ${detail} (check the model id, and the provider's options.baseURL)`,
+      false,
+      status,
+    );
+  if (
+    status === 429 &&
+    /insufficient_quota|exceeded your current quota/i.test(`${error.message} ${error.responseBody ?? ''}`)
+  ) {
     return failure(ModelFailure.quota, `Quota exhausted for ${detail}`, false, status);
   }
   if (status === 429) {
     return failure(ModelFailure.rateLimited, `Rate limited by ${detail}`, true, status, retryAfterMs(error));
   }
-  if (status >= 500) return failure(ModelFailure.server, `Server error from ${detail}`, true, status, retryAfterMs(error));
-  if (status === 408 || status === 409) return failure(ModelFailure.server, `Transient error from ${detail}`, true, status);
+  if (status >= 500)
+    return failure(ModelFailure.server, `Server error from ${detail}`, true, status, retryAfterMs(error));
+  if (status === 408 || status === 409)
+    return failure(ModelFailure.server, `Transient error from ${detail}`, true, status);
   return failure(ModelFailure.badRequest, `Request rejected by ${detail}`, false, status);
 }
 
@@ -103,7 +115,11 @@ export function setupProblem(error: unknown): SetupProblem | undefined {
  * A session that has never reached its model does not wait out a long outage: after a few
  * attempts, a set-up problem fails the run, saying what to check.
  */
-export function neverReachedFailure(classified: ApplicationFailure, sessionId: string, attempt: number): ApplicationFailure {
+export function neverReachedFailure(
+  classified: ApplicationFailure,
+  sessionId: string,
+  attempt: number,
+): ApplicationFailure {
   return failure(
     ModelFailure.unreachable,
     `${classified.message}. Gave up after ${attempt} attempts: session ${sessionId} has never reached this model, so this looks like set-up rather than an outage; fix it, then resume the session.`,
@@ -112,7 +128,11 @@ export function neverReachedFailure(classified: ApplicationFailure, sessionId: s
 }
 
 function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let current = error, depth = 0; current && depth < 10; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = error, depth = 0;
+    current && depth < 10;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (current instanceof type) return current;
   }
   return undefined;
@@ -144,7 +164,12 @@ function retryAfterMs(error: APICallError): number | undefined {
 }
 
 /** An answer with nothing in it, `attempts` times in a row: the provider is not going to say more. */
-export function emptyAnswerFailure(model: string, attempts: number, finish: string, what = 'answer'): ApplicationFailure {
+export function emptyAnswerFailure(
+  model: string,
+  attempts: number,
+  finish: string,
+  what = 'answer',
+): ApplicationFailure {
   return failure(
     ModelFailure.emptyResponse,
     `${model} returned an empty ${what} ${attempts} times in a row (no text, reasoning or tool call; last finish reason: ${finish})`,
@@ -156,8 +181,16 @@ export function emptyAnswerFailure(model: string, attempts: number, finish: stri
  * A silent stream's failure says whether it is retried, so the CLI's retry notice and the error
  * stored after the last attempt both read right.
  */
-export function noteRetry(classified: ApplicationFailure, attempt: number, maximumAttempts: number | undefined): ApplicationFailure {
+export function noteRetry(
+  classified: ApplicationFailure,
+  attempt: number,
+  maximumAttempts: number | undefined,
+): ApplicationFailure {
   if (classified.type !== ModelFailure.streamIdle || classified.nonRetryable) return classified;
   const last = maximumAttempts !== undefined && maximumAttempts > 0 && attempt >= maximumAttempts;
-  return failure(ModelFailure.streamIdle, `${classified.message}; ${last ? `gave up after ${attempt} attempts` : 'retrying'}`, true);
+  return failure(
+    ModelFailure.streamIdle,
+    `${classified.message}; ${last ? `gave up after ${attempt} attempts` : 'retrying'}`,
+    true,
+  );
 }

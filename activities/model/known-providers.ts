@@ -14,15 +14,29 @@ export interface KnownProvider {
 }
 
 export const KNOWN_PROVIDERS: Record<string, KnownProvider> = {
-  openai: { npm: '@ai-sdk/openai', keyEnv: ['OPENAI_API_KEY'], baseURLEnv: 'OPENAI_BASE_URL', defaultModel: 'openai/gpt-4.1' },
-  anthropic: { npm: '@ai-sdk/anthropic', keyEnv: ['ANTHROPIC_API_KEY'], baseURLEnv: 'ANTHROPIC_BASE_URL', defaultModel: 'anthropic/claude-sonnet-4-5' },
+  openai: {
+    npm: '@ai-sdk/openai',
+    keyEnv: ['OPENAI_API_KEY'],
+    baseURLEnv: 'OPENAI_BASE_URL',
+    defaultModel: 'openai/gpt-4.1',
+  },
+  anthropic: {
+    npm: '@ai-sdk/anthropic',
+    keyEnv: ['ANTHROPIC_API_KEY'],
+    baseURLEnv: 'ANTHROPIC_BASE_URL',
+    defaultModel: 'anthropic/claude-sonnet-4-5',
+  },
   google: {
     npm: '@ai-sdk/google',
     keyEnv: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
     baseURLEnv: 'GOOGLE_GENERATIVE_AI_BASE_URL',
     defaultModel: 'google/gemini-2.5-pro',
   },
-  openrouter: { npm: '@openrouter/ai-sdk-provider', keyEnv: ['OPENROUTER_API_KEY'], defaultModel: 'openrouter/anthropic/claude-sonnet-4.5' },
+  openrouter: {
+    npm: '@openrouter/ai-sdk-provider',
+    keyEnv: ['OPENROUTER_API_KEY'],
+    defaultModel: 'openrouter/anthropic/claude-sonnet-4.5',
+  },
 };
 
 /** The variables whose key picks a default model, in the order they are tried. */

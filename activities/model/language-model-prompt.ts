@@ -38,7 +38,8 @@ function convertMessage(message: ModelMessage): LanguageModelV3Message {
     case 'system':
       return { role: 'system', content: message.content, providerOptions };
     case 'user': {
-      if (typeof message.content === 'string') return { role: 'user', content: [{ type: 'text', text: message.content }], providerOptions };
+      if (typeof message.content === 'string')
+        return { role: 'user', content: [{ type: 'text', text: message.content }], providerOptions };
       const content: Extract<LanguageModelV3Message, { role: 'user' }>['content'] = [];
       for (const part of message.content) {
         if (part.type === 'text') {
@@ -52,7 +53,8 @@ function convertMessage(message: ModelMessage): LanguageModelV3Message {
       return { role: 'user', content, providerOptions };
     }
     case 'assistant': {
-      if (typeof message.content === 'string') return { role: 'assistant', content: [{ type: 'text', text: message.content }], providerOptions };
+      if (typeof message.content === 'string')
+        return { role: 'assistant', content: [{ type: 'text', text: message.content }], providerOptions };
       const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
       for (const part of message.content) {
         if (part.type === 'tool-approval-request') continue;
@@ -68,7 +70,14 @@ function convertMessage(message: ModelMessage): LanguageModelV3Message {
             content.push(filePart(part));
             break;
           case 'tool-call':
-            content.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, providerExecuted: part.providerExecuted, providerOptions: options });
+            content.push({
+              type: 'tool-call',
+              toolCallId: part.toolCallId,
+              toolName: part.toolName,
+              input: part.input,
+              providerExecuted: part.providerExecuted,
+              providerOptions: options,
+            });
             break;
           case 'tool-result':
             content.push(toolResult(part));
@@ -89,12 +98,24 @@ function convertMessage(message: ModelMessage): LanguageModelV3Message {
 }
 
 function toolResult(part: ToolResultPart): LanguageModelV3ToolResultPart {
-  return { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output as LanguageModelV3ToolResultPart['output'], providerOptions: part.providerOptions };
+  return {
+    type: 'tool-result',
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    output: part.output as LanguageModelV3ToolResultPart['output'],
+    providerOptions: part.providerOptions,
+  };
 }
 
 function filePart(part: FilePart): LanguageModelV3FilePart {
   const { data, mediaType } = fileData(part.data);
-  return { type: 'file', data, filename: part.filename, mediaType: mediaType ?? part.mediaType, providerOptions: part.providerOptions };
+  return {
+    type: 'file',
+    data,
+    filename: part.filename,
+    mediaType: mediaType ?? part.mediaType,
+    providerOptions: part.providerOptions,
+  };
 }
 
 /** A data URL becomes its base64 content and media type; another URL stays a URL; bytes stay bytes. */

@@ -43,14 +43,20 @@ export function buildModelRequest(
   }
   if (reminders.length > 0) appendToLastUserMessage(messages, reminders.join('\n\n'));
   if (input.lastStep) messages.push({ role: 'user', content: [{ type: 'text', text: MAX_STEPS_REMINDER }] });
-  return { agent, agents, system: systemPrompt(agent, input.directory, new Date(), context.git, context.variant, context.entries), messages };
+  return {
+    agent,
+    agents,
+    system: systemPrompt(agent, input.directory, new Date(), context.git, context.variant, context.entries),
+    messages,
+  };
 }
 
 function appendToLastUserMessage(messages: ModelMessage[], text: string): void {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message.role !== 'user') continue;
-    const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+    const content =
+      typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
     messages[index] = { ...message, content: [...content, { type: 'text', text }] };
     return;
   }

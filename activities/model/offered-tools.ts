@@ -9,7 +9,11 @@ import { sampleFile, SMALL_MODEL_TOOLS } from '../../core/tools/small-model.js';
  * The tools offered to the model, as the provider takes them: no `execute`, since the model's
  * calls go back to the workflow, which runs them. Names the finder does not know are left out.
  */
-export function functionTools(names: string[], find: FindTool, describe: (spec: ToolSpec) => string): LanguageModelV3FunctionTool[] {
+export function functionTools(
+  names: string[],
+  find: FindTool,
+  describe: (spec: ToolSpec) => string,
+): LanguageModelV3FunctionTool[] {
   const tools: LanguageModelV3FunctionTool[] = [];
   for (const name of names) {
     const spec = find(name);
@@ -23,19 +27,30 @@ export function functionTools(names: string[], find: FindTool, describe: (spec: 
  * parameters named for it (`describeTask` fills in the `task` tool's agents; `entries`, what the
  * project holds, give the examples a real file); MCP tools as they are.
  */
-export function smallModelTools(names: string[], find: FindTool, describeTask: (template: string) => string, entries?: string[]): LanguageModelV3FunctionTool[] {
+export function smallModelTools(
+  names: string[],
+  find: FindTool,
+  describeTask: (template: string) => string,
+  entries?: string[],
+): LanguageModelV3FunctionTool[] {
   const file = sampleFile(entries);
   const tools: LanguageModelV3FunctionTool[] = [];
   for (const name of names) {
     const spec = find(name);
     if (!spec) continue;
-    const small = Object.hasOwn(SMALL_MODEL_TOOLS, name) && findTool(name) === spec ? SMALL_MODEL_TOOLS[name] : undefined;
+    const small =
+      Object.hasOwn(SMALL_MODEL_TOOLS, name) && findTool(name) === spec ? SMALL_MODEL_TOOLS[name] : undefined;
     if (!small) {
       tools.push({ type: 'function', name, description: spec.description, inputSchema: inputSchemaOf(spec) });
       continue;
     }
     const description = name === 'task' ? describeTask(small.description(file)) : small.description(file);
-    tools.push({ type: 'function', name, description, inputSchema: onlyParameters(inputSchemaOf(spec), small.parameters) });
+    tools.push({
+      type: 'function',
+      name,
+      description,
+      inputSchema: onlyParameters(inputSchemaOf(spec), small.parameters),
+    });
   }
   return tools;
 }
@@ -64,6 +79,10 @@ const inputSchemas = new Map<ToolSpec, JSONSchema7>();
 function inputSchemaOf(spec: ToolSpec): JSONSchema7 {
   if (spec.inputSchema) return spec.inputSchema as JSONSchema7;
   let schema = inputSchemas.get(spec);
-  if (!schema) inputSchemas.set(spec, (schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' }) as JSONSchema7));
+  if (!schema)
+    inputSchemas.set(
+      spec,
+      (schema = z.toJSONSchema(spec.parameters, { target: 'draft-7', io: 'input' }) as JSONSchema7),
+    );
   return schema;
 }

@@ -17,9 +17,14 @@ export async function planToolCalls(
   context: { offered: readonly string[]; agentRules: Ruleset; directory: string; find?: FindTool },
 ): Promise<PlannedToolCall[]> {
   const plans: PlannedToolCall[] = [];
-  const checkContext = { directory: context.directory, readRules: context.agentRules.filter((rule) => wildcardMatch('read', rule.permission)) };
+  const checkContext = {
+    directory: context.directory,
+    readRules: context.agentRules.filter((rule) => wildcardMatch('read', rule.permission)),
+  };
   for (const call of calls) {
-    const check = refuseOversized(await checkedWhereItLeads(planToolCall(call, { ...context, digest: digestOf }), checkContext));
+    const check = refuseOversized(
+      await checkedWhereItLeads(planToolCall(call, { ...context, digest: digestOf }), checkContext),
+    );
     if (!check.ok) await failToolPart(store, call.partId, check.error);
     plans.push(check.plan);
   }

@@ -15,12 +15,14 @@ export function withCacheBreakpoints(prompt: LanguageModelV3Prompt, model: Resol
   if (!mark) return prompt;
   const system = prompt.filter((message) => message.role === 'system').slice(0, 2);
   const latest = prompt.filter((message) => message.role !== 'system').slice(-2);
-  for (const message of [...system, ...latest]) message.providerOptions = mergeByProvider(message.providerOptions, mark);
+  for (const message of [...system, ...latest])
+    message.providerOptions = mergeByProvider(message.providerOptions, mark);
   return prompt;
 }
 
 function cacheMark(model: ResolvedModel): SharedV3ProviderOptions | undefined {
   if (model.protocol === 'anthropic') return { anthropic: { cacheControl: EPHEMERAL } };
-  if (model.protocol === 'openai-compatible' && /claude|anthropic/i.test(model.modelID)) return { openaiCompatible: { cache_control: EPHEMERAL } };
+  if (model.protocol === 'openai-compatible' && /claude|anthropic/i.test(model.modelID))
+    return { openaiCompatible: { cache_control: EPHEMERAL } };
   return undefined;
 }

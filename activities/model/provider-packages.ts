@@ -75,7 +75,12 @@ export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
     optionsKey: () => 'anthropic',
     async create(settings) {
       const { createAnthropic } = await import('@ai-sdk/anthropic');
-      return createAnthropic({ baseURL: settings.baseURL, apiKey: settings.apiKey, headers: settings.headers, fetch: settings.fetch })(settings.modelID);
+      return createAnthropic({
+        baseURL: settings.baseURL,
+        apiKey: settings.apiKey,
+        headers: settings.headers,
+        fetch: settings.fetch,
+      })(settings.modelID);
     },
   },
   '@ai-sdk/google': {
@@ -83,7 +88,12 @@ export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
     optionsKey: () => 'google',
     async create(settings) {
       const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
-      return createGoogleGenerativeAI({ baseURL: settings.baseURL, apiKey: settings.apiKey, headers: settings.headers, fetch: settings.fetch })(settings.modelID);
+      return createGoogleGenerativeAI({
+        baseURL: settings.baseURL,
+        apiKey: settings.apiKey,
+        headers: settings.headers,
+        fetch: settings.fetch,
+      })(settings.modelID);
     },
   },
 };

@@ -35,9 +35,22 @@ export interface ResolvedModel {
  * provider's variables (`env`). Every request is watched: an answer that stops arriving is aborted
  * (see `watchedFetch`).
  */
-export async function resolveModel(model: string, config: LoomConfig, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel> {
+export async function resolveModel(
+  model: string,
+  config: LoomConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedModel> {
   const { pkg, settings, ...resolved } = providerFor(model, config, env);
-  return { ...resolved, model: await pkg.create({ ...settings, fetch: watchedFetch(model, streamLimits(resolved.providerID, config.provider?.[resolved.providerID]?.options ?? {}, env)) }) };
+  return {
+    ...resolved,
+    model: await pkg.create({
+      ...settings,
+      fetch: watchedFetch(
+        model,
+        streamLimits(resolved.providerID, config.provider?.[resolved.providerID]?.options ?? {}, env),
+      ),
+    }),
+  };
 }
 
 /**
@@ -58,7 +71,9 @@ export function providerFor(model: string, config: LoomConfig, env: NodeJS.Proce
   const npm = configured?.npm ?? known?.npm ?? '@ai-sdk/openai-compatible';
   const pkg = providerPackage(npm);
   if (!pkg) {
-    throw new ProviderError(`provider.${providerID}.npm is "${npm}", which Loom does not support. Supported packages: ${Object.keys(PROVIDER_PACKAGES).join(', ')}.`);
+    throw new ProviderError(
+      `provider.${providerID}.npm is "${npm}", which Loom does not support. Supported packages: ${Object.keys(PROVIDER_PACKAGES).join(', ')}.`,
+    );
   }
   const options = configured?.options ?? {};
   const movedTo = options.baseURL ?? (known?.baseURLEnv ? env[known.baseURLEnv] : undefined);
@@ -66,13 +81,17 @@ export function providerFor(model: string, config: LoomConfig, env: NodeJS.Proce
   const keyVariables = configured?.env ?? known?.keyEnv ?? [];
   const apiKey = options.apiKey ?? firstSet(env, keyVariables);
   if (pkg.protocol === 'openai-compatible' && !baseURL) {
-    throw new ProviderError(`No base URL for provider "${providerID}": set provider.${providerID}.options.baseURL (and apiKey if the server needs one) in loom.json.`);
+    throw new ProviderError(
+      `No base URL for provider "${providerID}": set provider.${providerID}.options.baseURL (and apiKey if the server needs one) in loom.json.`,
+    );
   }
   // A local OpenAI-compatible server often needs no key; a hosted API always does.
-  const keyless = (pkg.protocol === 'openai-compatible' && !known) || (pkg.protocol === 'openai' && movedTo !== undefined);
+  const keyless =
+    (pkg.protocol === 'openai-compatible' && !known) || (pkg.protocol === 'openai' && movedTo !== undefined);
   if (!apiKey && !keyless) throw new MissingKeyError(missingKey(providerID, keyVariables));
   if (apiKey !== undefined) checkHeaderValue(apiKey, `The API key of provider "${providerID}"`);
-  for (const [name, value] of Object.entries(options.headers ?? {})) checkHeaderValue(value, `provider.${providerID}.options.headers.${name}`);
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    checkHeaderValue(value, `provider.${providerID}.options.headers.${name}`);
   const modelConfig = configured?.models?.[modelID];
   return {
     pkg,
@@ -82,7 +101,8 @@ export function providerFor(model: string, config: LoomConfig, env: NodeJS.Proce
     protocol: pkg.protocol,
     optionsKey: pkg.optionsKey(providerID),
     options: modelConfig?.options ?? {},
-    toolCallRepair: modelConfig?.tool_call_repair ?? options.tool_call_repair ?? (pkg.protocol === 'openai-compatible' && !known),
+    toolCallRepair:
+      modelConfig?.tool_call_repair ?? options.tool_call_repair ?? (pkg.protocol === 'openai-compatible' && !known),
   };
 }
 
@@ -93,7 +113,8 @@ function firstSet(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
 
 function missingKey(providerID: string, variables: string[]): string {
   const where = `provider.${providerID}.options.apiKey in loom.json`;
-  if (variables.length === 0) return `No API key for provider "${providerID}": set ${where} (or list the variables it comes from in provider.${providerID}.env).`;
+  if (variables.length === 0)
+    return `No API key for provider "${providerID}": set ${where} (or list the variables it comes from in provider.${providerID}.env).`;
   return `No API key for provider "${providerID}": set ${variables.join(' or ')}, or ${where}.`;
 }
 

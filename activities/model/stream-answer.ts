@@ -1,7 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { countModelCall } from '../telemetry/metrics.js';
 import { inModelCallSpan } from '../telemetry/spans.js';
-import { InvalidResponseDataError, type LanguageModelV3FunctionTool, type LanguageModelV3Prompt, type LanguageModelV3StreamPart, type LanguageModelV3Usage, type SharedV3ProviderOptions } from '@ai-sdk/provider';
+import {
+  InvalidResponseDataError,
+  type LanguageModelV3FunctionTool,
+  type LanguageModelV3Prompt,
+  type LanguageModelV3StreamPart,
+  type LanguageModelV3Usage,
+  type SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
 import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
@@ -49,10 +56,16 @@ export interface StreamedAnswer {
 /** Asked once of a model that answered nothing after its tool calls. */
 const NUDGE: LanguageModelV3Prompt[number] = {
   role: 'user',
-  content: [{ type: 'text', text: 'You answered nothing after the tool calls above. Reply with one line: what you did, and whether the task is done.' }],
+  content: [
+    {
+      type: 'text',
+      text: 'You answered nothing after the tool calls above. Reply with one line: what you did, and whether the task is done.',
+    },
+  ],
 };
 /** What the answer says when the nudge got nothing either: the turn ends, done, with this visible. */
-export const NO_FINAL_ANSWER = '(The model gave no final answer after its tool calls; the turn ended here. Check the tool results above.)';
+export const NO_FINAL_ANSWER =
+  '(The model gave no final answer after its tool calls; the turn ended here. Check the tool results above.)';
 
 /** Requests per attempt of the activity before an empty answer fails it (OpenCode's proposed fix asks twice more). */
 export const EMPTY_ANSWER_REQUESTS = 3;
@@ -77,12 +90,19 @@ export async function streamIntoMessage(
   message: AssistantMessage,
   prepare: () => Promise<ModelRequest>,
 ): Promise<StreamedAnswer> {
-  const answer = await inModelCallSpan({ sessionId: message.sessionID, model: message.model, agent: message.agent, step: message.step }, () => streamAnswer(store, message, prepare));
+  const answer = await inModelCallSpan(
+    { sessionId: message.sessionID, model: message.model, agent: message.agent, step: message.step },
+    () => streamAnswer(store, message, prepare),
+  );
   countModelCall({ model: message.model, agent: message.agent, tokens: answer.tokens, cost: answer.cost ?? 0 });
   return answer;
 }
 
-async function streamAnswer(store: MessageRecords & PartRecords, message: AssistantMessage, prepare: () => Promise<ModelRequest>): Promise<StreamedAnswer> {
+async function streamAnswer(
+  store: MessageRecords & PartRecords,
+  message: AssistantMessage,
+  prepare: () => Promise<ModelRequest>,
+): Promise<StreamedAnswer> {
   const context = Context.current();
   const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
@@ -119,7 +139,12 @@ async function streamAnswer(store: MessageRecords & PartRecords, message: Assist
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
     const { attempt, retryPolicy } = context.info;
     const classified = classifyModelError(error, message.model);
-    if (attempt >= SETUP_ATTEMPTS && !classified.nonRetryable && setupProblem(error) && !(await store.lastFinishedStep(message.sessionID))) {
+    if (
+      attempt >= SETUP_ATTEMPTS &&
+      !classified.nonRetryable &&
+      setupProblem(error) &&
+      !(await store.lastFinishedStep(message.sessionID))
+    ) {
       throw neverReachedFailure(classified, message.sessionID, attempt);
     }
     throw noteRetry(classified, attempt, retryPolicy?.maximumAttempts);
@@ -133,7 +158,12 @@ async function streamAnswer(store: MessageRecords & PartRecords, message: Assist
  * `toLanguageModelPrompt` for why not through it): its answer streamed through `writer`; what
  * arrived is written even if it breaks off.
  */
-async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, writer: AnswerWriter, abortSignal: AbortSignal): Promise<StreamedAnswer> {
+async function streamOnce(
+  request: ModelRequest,
+  prompt: LanguageModelV3Prompt,
+  writer: AnswerWriter,
+  abortSignal: AbortSignal,
+): Promise<StreamedAnswer> {
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     const tools = request.tools?.length ? request.tools : undefined;
@@ -189,7 +219,13 @@ async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, 
         case 'tool-call': {
           output = true;
           const input = await toolInput(part.input);
-          const call = writer.toolCall(part.toolCallId, part.toolName, input, typeof input === 'string' ? input : JSON.stringify(input), part.providerMetadata);
+          const call = writer.toolCall(
+            part.toolCallId,
+            part.toolName,
+            input,
+            typeof input === 'string' ? input : JSON.stringify(input),
+            part.providerMetadata,
+          );
           toolCalls.push({ partId: call.id, callId: part.toolCallId, tool: part.toolName, input });
           break;
         }
@@ -207,7 +243,10 @@ async function streamOnce(request: ModelRequest, prompt: LanguageModelV3Prompt, 
           throw part.error;
       }
     }
-    if (finish === undefined && !output) throw new NoOutputGeneratedError({ message: 'No output generated. The model stream ended without a finish chunk.' });
+    if (finish === undefined && !output)
+      throw new NoOutputGeneratedError({
+        message: 'No output generated. The model stream ended without a finish chunk.',
+      });
     if (toolCalls.length === 0 && request.model.toolCallRepair && request.acceptsToolCall) {
       const repaired = repairCalls(writer, request.acceptsToolCall);
       if (repaired.length > 0) {
@@ -229,7 +268,10 @@ function isEndWithoutFinish(error: unknown): boolean {
 }
 
 /** Tool calls the model wrote in its text, made real calls (see tool-call-repair.ts). */
-function repairCalls(writer: AnswerWriter, accepts: (name: string, input: Record<string, unknown>) => boolean): ToolCall[] {
+function repairCalls(
+  writer: AnswerWriter,
+  accepts: (name: string, input: Record<string, unknown>) => boolean,
+): ToolCall[] {
   const { calls, text } = repairTextToolCalls(writer.textOf(), accepts);
   // Wrappers with no call inside are an empty answer, asked for again as one.
   if (calls.length === 0 && isEmptyCallMarkup(text)) writer.textToToolCalls('', []);
@@ -238,7 +280,12 @@ function repairCalls(writer: AnswerWriter, accepts: (name: string, input: Record
     text,
     calls.map((call) => ({ tool: call.toolName, input: call.input, raw: JSON.stringify(call.input) })),
   );
-  return parts.map((part, index) => ({ partId: part.id, callId: part.callID, tool: part.tool, input: calls[index].input }));
+  return parts.map((part, index) => ({
+    partId: part.id,
+    callId: part.callID,
+    tool: part.tool,
+    input: calls[index].input,
+  }));
 }
 
 /** A call's arguments as the AI SDK reads them: none is `{}`, JSON is parsed (safely), anything else stays the raw text. */

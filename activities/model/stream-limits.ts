@@ -38,14 +38,30 @@ export const FIRST_BYTE_ENV = 'LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS';
  * config, else the environment's default for every provider, else Loom's default. `false` in the
  * config, or 0 in the environment, turns a limit off.
  */
-export function streamLimits(providerID: string, options: ProviderConfig['options'], env: NodeJS.ProcessEnv): StreamLimits {
+export function streamLimits(
+  providerID: string,
+  options: ProviderConfig['options'],
+  env: NodeJS.ProcessEnv,
+): StreamLimits {
   return {
-    firstByte: limit(options?.firstChunkTimeout, `provider.${providerID}.options.firstChunkTimeout`, env, FIRST_BYTE_ENV, DEFAULT_FIRST_BYTE_MS),
+    firstByte: limit(
+      options?.firstChunkTimeout,
+      `provider.${providerID}.options.firstChunkTimeout`,
+      env,
+      FIRST_BYTE_ENV,
+      DEFAULT_FIRST_BYTE_MS,
+    ),
     idle: limit(options?.chunkTimeout, `provider.${providerID}.options.chunkTimeout`, env, IDLE_ENV, DEFAULT_IDLE_MS),
   };
 }
 
-function limit(configured: number | false | undefined, key: string, env: NodeJS.ProcessEnv, variable: string, fallback: number): SilenceLimit {
+function limit(
+  configured: number | false | undefined,
+  key: string,
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  fallback: number,
+): SilenceLimit {
   if (configured !== undefined) return { ms: configured === false ? undefined : configured, source: key };
   const raw = env[variable]?.trim();
   if (raw) {

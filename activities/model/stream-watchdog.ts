@@ -11,7 +11,8 @@ export class ModelStreamIdleError extends Error {
     /** Bytes of the answer received before the silence; 0: it never started. */
     readonly bytes: number,
   ) {
-    const when = bytes === 0 ? 'after the request, before the first byte of its answer' : `mid-answer, after ${bytes} bytes`;
+    const when =
+      bytes === 0 ? 'after the request, before the first byte of its answer' : `mid-answer, after ${bytes} bytes`;
     super(`${model} sent nothing for ${seconds(limit.ms)} ${when} (${url}; limit: ${limit.source})`);
   }
 }

@@ -13,7 +13,14 @@ const DEFAULT_PROMPT = `You are Loom, an agent that helps with software engineer
  * small model gets the short form of a built-in agent's prompt and what the project folder held
  * when the run started (`entries`), so it need not guess names.
  */
-export function systemPrompt(agent: AgentInfo, directory: string, now = new Date(), git?: boolean, variant: PromptVariant = 'full', entries?: string[]): string {
+export function systemPrompt(
+  agent: AgentInfo,
+  directory: string,
+  now = new Date(),
+  git?: boolean,
+  variant: PromptVariant = 'full',
+  entries?: string[],
+): string {
   const prompt = agent.prompt ?? DEFAULT_PROMPT;
   if (variant === 'small') {
     // Not the folder's path: small models copy pieces of it into the paths they write.

@@ -13,7 +13,12 @@ const TITLE_SOURCE_LIMIT = 20_000;
 
 /** One line, thinking removed, at most 100 characters. */
 export function cleanTitle(text: string): string {
-  const line = text.replace(/<think>[\s\S]*?<\/think>/g, '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  const line =
+    text
+      .replace(/<think>[\s\S]*?<\/think>/g, '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? '';
   const bare = line.replace(/^["'“]+|["'”]+$/g, '').trim();
   return bare.length > TITLE_LIMIT ? `${bare.slice(0, TITLE_LIMIT - 3)}...` : bare;
 }
@@ -34,7 +39,9 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
     text?: string;
     prompt?: string;
   }): Promise<string | undefined> {
-    const prompt = input.promptId ? await readPrompt(store, input.promptId, input.sessionId) : (input.text ?? input.prompt ?? '');
+    const prompt = input.promptId
+      ? await readPrompt(store, input.promptId, input.sessionId)
+      : (input.text ?? input.prompt ?? '');
     const { config } = await workspaceConfig(store, env, input);
     const agent = findAgent(projectAgents(config, dataDir), 'title');
     const model = agent.model ?? config.small_model ?? input.model;
@@ -43,7 +50,9 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
         model: (await resolveModel(model, config, env)).model,
         system: agent.prompt,
         // The start of a long prompt says enough to name the conversation.
-        messages: [{ role: 'user', content: `Generate a title for this conversation:\n${prompt.slice(0, TITLE_SOURCE_LIMIT)}` }],
+        messages: [
+          { role: 'user', content: `Generate a title for this conversation:\n${prompt.slice(0, TITLE_SOURCE_LIMIT)}` },
+        ],
         temperature: agent.temperature,
         maxRetries: 0,
         abortSignal: Context.current().cancellationSignal,

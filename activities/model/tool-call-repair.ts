@@ -26,7 +26,13 @@ interface Found {
 /** Keys of a call object that are not its arguments, when the arguments stand beside the name. */
 const CALL_KEYS = new Set(['name', 'tool', 'function', 'type', 'id']);
 /** What models write around their calls that means nothing once the calls are taken out. */
-const LEFTOVERS = [/<tool_response>[\s\S]*?<\/tool_response>/g, /<task_metadata>[\s\S]*?<\/task_metadata>/g, /<\/?(?:tools|tool_call|tool_response)>/g, /```[a-zA-Z]*\s*```/g, /^\s*```\s*$/gm];
+const LEFTOVERS = [
+  /<tool_response>[\s\S]*?<\/tool_response>/g,
+  /<task_metadata>[\s\S]*?<\/task_metadata>/g,
+  /<\/?(?:tools|tool_call|tool_response)>/g,
+  /```[a-zA-Z]*\s*```/g,
+  /^\s*```\s*$/gm,
+];
 
 /** The calls written in `text`, in order, and the text left once they are taken out. */
 export function repairTextToolCalls(text: string, accepts: AcceptsToolCall): { calls: RepairedCall[]; text: string } {
@@ -34,7 +40,9 @@ export function repairTextToolCalls(text: string, accepts: AcceptsToolCall): { c
   const found = [
     ...jsonCalls(text).map(withoutNulls).filter(acceptable),
     // Markup is text: `<session_id>12345</session_id>` may be the string the tool wants, not a number.
-    ...markupCalls(text).flatMap(({ textInput, ...call }) => [call, { ...call, input: textInput }].map(withoutNulls).find(acceptable) ?? []),
+    ...markupCalls(text).flatMap(
+      ({ textInput, ...call }) => [call, { ...call, input: textInput }].map(withoutNulls).find(acceptable) ?? [],
+    ),
   ].sort((a, b) => a.start - b.start);
   const calls: RepairedCall[] = [];
   const seen = new Set<string>();
@@ -51,9 +59,7 @@ export function repairTextToolCalls(text: string, accepts: AcceptsToolCall): { c
 
 /** The calls in the JSON values of a text: a call, a list of calls, or `{tool_calls: […]}`. */
 function jsonCalls(text: string): Found[] {
-  return embeddedJson(text).flatMap(({ start, end, value }) =>
-    callsIn(value).map((call) => ({ ...call, start, end })),
-  );
+  return embeddedJson(text).flatMap(({ start, end, value }) => callsIn(value).map((call) => ({ ...call, start, end })));
 }
 
 function callsIn(value: unknown): { toolName: string; input: Record<string, unknown> }[] {
@@ -72,10 +78,11 @@ function callsIn(value: unknown): { toolName: string; input: Record<string, unkn
 function asCall(value: Record<string, unknown>): { toolName: string; input: Record<string, unknown> } | undefined {
   const fn = value.function;
   if (isRecord(fn)) return asCall(fn);
-  const name = typeof fn === 'string' ? fn : value.name ?? value.tool;
+  const name = typeof fn === 'string' ? fn : (value.name ?? value.tool);
   if (typeof name !== 'string' || name === '') return undefined;
   const args = value.arguments ?? value.parameters ?? value.args ?? value.input;
-  if (args === undefined) return { toolName: name, input: Object.fromEntries(Object.entries(value).filter(([key]) => !CALL_KEYS.has(key))) };
+  if (args === undefined)
+    return { toolName: name, input: Object.fromEntries(Object.entries(value).filter(([key]) => !CALL_KEYS.has(key))) };
   const input = typeof args === 'string' ? parseJson(args) : args;
   return isRecord(input) ? { toolName: name, input } : undefined;
 }

@@ -33,10 +33,15 @@ export function toModelMessages(history: MessageWithParts[], options: Transcript
       const content: UserContent = [];
       for (const part of parts) {
         if (part.type === 'text') content.push({ type: 'text', text: part.text });
-        if (part.type === 'subtask') content.push({ type: 'text', text: 'The following tool was executed by the user' });
+        if (part.type === 'subtask')
+          content.push({ type: 'text', text: 'The following tool was executed by the user' });
         if (part.type === 'compaction') content.push({ type: 'text', text: COMPACTION_REQUEST_TEXT });
         if (part.type === 'file') {
-          content.push(options.stripMedia ? { type: 'text', text: marker(part) } : { type: 'file', data: part.url, mediaType: part.mime, filename: part.filename });
+          content.push(
+            options.stripMedia
+              ? { type: 'text', text: marker(part) }
+              : { type: 'file', data: part.url, mediaType: part.mime, filename: part.filename },
+          );
         }
       }
       if (content.length > 0) messages.push({ role: 'user', content });
@@ -47,24 +52,38 @@ export function toModelMessages(history: MessageWithParts[], options: Transcript
     const files: FilePart[] = [];
     const sendsMetadata = options.metadataOf !== undefined && info.model.startsWith(`${options.metadataOf}/`);
     // Stored as the provider sent it, so it is JSON.
-    const providerOptions = (part: { metadata?: Record<string, unknown> }) => (sendsMetadata && part.metadata ? { providerOptions: part.metadata as ProviderOptions } : {});
+    const providerOptions = (part: { metadata?: Record<string, unknown> }) =>
+      sendsMetadata && part.metadata ? { providerOptions: part.metadata as ProviderOptions } : {};
     for (const part of parts) {
       // Loom's notes in an answer (`synthetic`) are for people, not words the model said.
-      if (part.type === 'text' && part.text && !part.synthetic) content.push({ type: 'text', text: part.text, ...providerOptions(part) });
+      if (part.type === 'text' && part.text && !part.synthetic)
+        content.push({ type: 'text', text: part.text, ...providerOptions(part) });
       // Redacted thinking has no text, only the provider's encrypted data.
-      if (part.type === 'reasoning' && (part.text || (sendsMetadata && part.metadata))) content.push({ type: 'reasoning', text: part.text, ...providerOptions(part) });
+      if (part.type === 'reasoning' && (part.text || (sendsMetadata && part.metadata)))
+        content.push({ type: 'reasoning', text: part.text, ...providerOptions(part) });
       if (part.type === 'tool') {
-        content.push({ type: 'tool-call', toolCallId: part.callID, toolName: part.tool, input: part.state.input ?? {}, ...providerOptions(part) });
+        content.push({
+          type: 'tool-call',
+          toolCallId: part.callID,
+          toolName: part.tool,
+          input: part.state.input ?? {},
+          ...providerOptions(part),
+        });
         results.push(toolResult(part, options));
         if (part.state.status === 'completed' && !isCleared(part) && !options.stripMedia) {
-          for (const file of part.state.attachments ?? []) files.push({ type: 'file', data: file.url, mediaType: file.mime, filename: file.filename });
+          for (const file of part.state.attachments ?? [])
+            files.push({ type: 'file', data: file.url, mediaType: file.mime, filename: file.filename });
         }
       }
     }
     if (content.length === 0) continue;
     messages.push({ role: 'assistant', content });
     if (results.length > 0) messages.push({ role: 'tool', content: results });
-    if (files.length > 0) messages.push({ role: 'user', content: [{ type: 'text', text: 'Files attached by the tool calls above:' }, ...files] });
+    if (files.length > 0)
+      messages.push({
+        role: 'user',
+        content: [{ type: 'text', text: 'Files attached by the tool calls above:' }, ...files],
+      });
   }
   return messages;
 }
@@ -75,7 +94,10 @@ function toolResult(part: ToolPart, options: TranscriptOptions): ToolResultPart 
     case 'completed': {
       if (isCleared(part)) return { ...base, output: { type: 'text', value: CLEARED_TOOL_OUTPUT } };
       const limit = options.toolOutputLimit;
-      const output = limit && part.state.output.length > limit ? `${part.state.output.slice(0, limit)}\n[… cut for the summary]` : part.state.output;
+      const output =
+        limit && part.state.output.length > limit
+          ? `${part.state.output.slice(0, limit)}\n[… cut for the summary]`
+          : part.state.output;
       return { ...base, output: { type: 'text', value: output } };
     }
     case 'error':

@@ -30,7 +30,15 @@ export async function bashPermissions(
   const line = input.command;
   const analysis = await analyseLine(line);
   const unparsed: PermissionRequest[] = analysis.unsupported.length
-    ? [{ permission: 'bash', patterns: [line], always: [], explicit: true, reason: `Loom cannot check this command line part by part: ${analysis.unsupported.join('; ')}.` }]
+    ? [
+        {
+          permission: 'bash',
+          patterns: [line],
+          always: [],
+          explicit: true,
+          reason: `Loom cannot check this command line part by part: ${analysis.unsupported.join('; ')}.`,
+        },
+      ]
     : [];
   const cwd = resolvePath(context.directory, input.workdir ?? '.');
   const project = realPathOf(context.directory);
@@ -95,5 +103,7 @@ function staticPath(word: ShellWord, cwd: string): string | undefined {
 
 /** Paths a `read` rule singles out to ask or deny (`/srv/secrets/*`), besides the defaults. */
 function guardedByRules(rules: Ruleset | undefined): string[] {
-  return (rules ?? []).filter((rule) => wildcardMatch('read', rule.permission) && rule.action !== 'allow' && !/^\*+$/.test(rule.pattern)).map((rule) => rule.pattern);
+  return (rules ?? [])
+    .filter((rule) => wildcardMatch('read', rule.permission) && rule.action !== 'allow' && !/^\*+$/.test(rule.pattern))
+    .map((rule) => rule.pattern);
 }

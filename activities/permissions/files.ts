@@ -11,7 +11,12 @@ import { realPathOf } from './real-path.js';
  * a link inside the project to a file or folder outside it asks as the outside path would, and
  * rules on paths (`*.env`) match the link's target too.
  */
-export function filePermissions(tool: string, input: Record<string, unknown>, planned: PermissionRequest[], context: CheckContext): PermissionRequest[] {
+export function filePermissions(
+  tool: string,
+  input: Record<string, unknown>,
+  planned: PermissionRequest[],
+  context: CheckContext,
+): PermissionRequest[] {
   const named = typeof input.filePath === 'string' ? input.filePath : typeof input.path === 'string' ? input.path : '.';
   const lexical = resolvePath(context.directory, named);
   const real = realPathOf(lexical);
@@ -19,7 +24,10 @@ export function filePermissions(tool: string, input: Record<string, unknown>, pl
   const realContext = { directory: project };
   // `read` of a folder lists it: the folder is what it reaches, not its parent (which "always" would open).
   if (tool === 'read' && isFolder(real)) {
-    return mergeRequests(planned.filter((request) => request.permission !== 'external_directory'), fileAccess('read', real, realContext, { isFolder: true }));
+    return mergeRequests(
+      planned.filter((request) => request.permission !== 'external_directory'),
+      fileAccess('read', real, realContext, { isFolder: true }),
+    );
   }
   if (real === lexical && project === context.directory) return planned;
   const forReal = (() => {

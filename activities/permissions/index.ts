@@ -9,10 +9,18 @@ import type { CheckContext } from './check-context.js';
  * any containment check and shell lines are parsed, so a call is checked for what it would really
  * touch. `planned` holds what the tool's spec names from the input alone (core), which is kept.
  */
-export async function permissionsOf(tool: string, input: Record<string, unknown>, planned: PermissionRequest[], context: CheckContext): Promise<PermissionRequest[]> {
+export async function permissionsOf(
+  tool: string,
+  input: Record<string, unknown>,
+  planned: PermissionRequest[],
+  context: CheckContext,
+): Promise<PermissionRequest[]> {
   switch (tool) {
     case 'bash':
-      return [...(await bashPermissions(input as { command: string; workdir?: string }, planned, context)), ...unsandboxed(input)];
+      return [
+        ...(await bashPermissions(input as { command: string; workdir?: string }, planned, context)),
+        ...unsandboxed(input),
+      ];
     case 'read':
     case 'write':
     case 'edit':
@@ -34,5 +42,12 @@ export async function permissionsOf(tool: string, input: Record<string, unknown>
 function unsandboxed(input: Record<string, unknown>): PermissionRequest[] {
   if (input.sandbox !== false || typeof input.command !== 'string') return [];
   const line = input.command.trim();
-  return [{ permission: 'unsandboxed', patterns: [line], always: [line], reason: 'the command asks to run outside the sandbox' }];
+  return [
+    {
+      permission: 'unsandboxed',
+      patterns: [line],
+      always: [line],
+      reason: 'the command asks to run outside the sandbox',
+    },
+  ];
 }

@@ -12,5 +12,8 @@ export function mergeRequests(...lists: PermissionRequest[][]): PermissionReques
     }
   }
   // A folder outside the project is asked about before what is done there, as the specs order it.
-  return [...merged.filter((r) => r.permission === 'external_directory'), ...merged.filter((r) => r.permission !== 'external_directory')];
+  return [
+    ...merged.filter((r) => r.permission === 'external_directory'),
+    ...merged.filter((r) => r.permission !== 'external_directory'),
+  ];
 }

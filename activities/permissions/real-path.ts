@@ -21,7 +21,8 @@ export function realPathOf(path: string, links = 0): string {
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return path;
       // A dangling link leads where its target will be created.
       const target = linkTarget(current);
-      if (target !== undefined && links < MAX_LINKS) return realPathOf(join(resolve(dirname(current), target), ...missing.reverse()), links + 1);
+      if (target !== undefined && links < MAX_LINKS)
+        return realPathOf(join(resolve(dirname(current), target), ...missing.reverse()), links + 1);
       const parent = dirname(current);
       if (parent === current) return path;
       missing.push(basename(current));

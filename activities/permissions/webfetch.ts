@@ -6,7 +6,10 @@ import { localAddressOf } from './local-network.js';
  * rule says: a prompt-injected page must not make the agent probe local services. Only a rule (or
  * an "always" reply) naming the URL lets it through.
  */
-export async function webfetchPermissions(input: { url?: unknown }, planned: PermissionRequest[]): Promise<PermissionRequest[]> {
+export async function webfetchPermissions(
+  input: { url?: unknown },
+  planned: PermissionRequest[],
+): Promise<PermissionRequest[]> {
   const url = String(input.url ?? '');
   if (!(await localAddressOf(url))) return planned;
   return [...planned, { permission: 'webfetch', patterns: [url], always: [url], explicit: true }];

@@ -8,7 +8,12 @@ import type { ChatParams, ChatParamsInput } from './types.js';
  * leave them. Plugins are files of the workspace: a worker without the project directory (a
  * model-only worker on another machine) skips the hook and the call goes out with `params`.
  */
-export async function pluginChatParams(directory: string, env: NodeJS.ProcessEnv, input: ChatParamsInput, params: ChatParams): Promise<ChatParams> {
+export async function pluginChatParams(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  input: ChatParamsInput,
+  params: ChatParams,
+): Promise<ChatParams> {
   if (!existsSync(directory)) return params;
   const plugins = await loadPlugins(directory, env);
   if (!plugins.list.some((plugin) => plugin.hooks['chat.params'])) return params;

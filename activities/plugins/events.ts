@@ -110,7 +110,10 @@ class Follower {
     if (!workspace || (workspace.host && workspace.host !== this.options.hostId)) return;
     const found = await this.eventHooks(workspace.directory);
     if (!found || found.plugins.length === 0) return;
-    const event: BusEvent = busEventOf(entry, entry.kind === 'batch' ? await this.options.store.batchCounts(entry.batch.id) : undefined);
+    const event: BusEvent = busEventOf(
+      entry,
+      entry.kind === 'batch' ? await this.options.store.batchCounts(entry.batch.id) : undefined,
+    );
     for (const plugin of found.plugins) this.enqueue(plugin, event, found.timeoutMs);
   }
 
@@ -119,7 +122,10 @@ class Follower {
     let queue = this.queues.get(plugin);
     if (!queue) this.queues.set(plugin, (queue = { tail: Promise.resolve(), length: 0 }));
     if (queue.length >= QUEUE_LIMIT) {
-      this.warnOnce(`full:${plugin.name}`, `Plugin ${plugin.name}: hook "event" falls behind by ${QUEUE_LIMIT} events; newer ones are dropped until it catches up`);
+      this.warnOnce(
+        `full:${plugin.name}`,
+        `Plugin ${plugin.name}: hook "event" falls behind by ${QUEUE_LIMIT} events; newer ones are dropped until it catches up`,
+      );
       return;
     }
     const current = queue;
@@ -129,7 +135,12 @@ class Follower {
         if (this.signal.aborted) return;
         await callHook(plugin, 'event', timeoutMs, { event });
       })
-      .catch((error: unknown) => this.warnOnce(`hook:${plugin.name}`, `${messageOf(error)} (event ${event.type}; later failures of this plugin are not logged)`))
+      .catch((error: unknown) =>
+        this.warnOnce(
+          `hook:${plugin.name}`,
+          `${messageOf(error)} (event ${event.type}; later failures of this plugin are not logged)`,
+        ),
+      )
       .finally(() => current.length--);
   }
 
@@ -176,7 +187,11 @@ class Follower {
     if (existsSync(directory)) {
       try {
         const plugins = await loadPlugins(directory, this.options.env);
-        found = { at: Date.now(), plugins: plugins.list.filter((plugin) => plugin.hooks.event), timeoutMs: plugins.timeoutMs };
+        found = {
+          at: Date.now(),
+          plugins: plugins.list.filter((plugin) => plugin.hooks.event),
+          timeoutMs: plugins.timeoutMs,
+        };
       } catch (error) {
         this.warnOnce(`load:${directory}:${messageOf(error)}`, `${messageOf(error)} (its "event" hooks get no events)`);
       }

@@ -3,13 +3,25 @@ import { findTool } from '../../core/tools/index.js';
 import type { ToolOutput } from '../tools/tool-handler.js';
 import { messageOf } from './load.js';
 import { withTimeout } from './timeout.js';
-import { PluginError, type HookName, type Hooks, type LoadedPlugin, type Plugins, type ToolCallInput } from './types.js';
+import {
+  PluginError,
+  type HookName,
+  type Hooks,
+  type LoadedPlugin,
+  type Plugins,
+  type ToolCallInput,
+} from './types.js';
 
 /**
  * Calls one plugin's hook within the plugins' timeout. A hook that throws fails with its message
  * prefixed by the plugin's name; one that hangs fails naming the plugin and the hook.
  */
-export async function callHook<K extends HookName>(plugin: LoadedPlugin, name: K, timeoutMs: number, ...args: Parameters<NonNullable<Hooks[K]>>): Promise<void> {
+export async function callHook<K extends HookName>(
+  plugin: LoadedPlugin,
+  name: K,
+  timeoutMs: number,
+  ...args: Parameters<NonNullable<Hooks[K]>>
+): Promise<void> {
   const hook = plugin.hooks[name] as ((...args: unknown[]) => unknown) | undefined;
   if (!hook) return;
   await withTimeout(
@@ -21,7 +33,11 @@ export async function callHook<K extends HookName>(plugin: LoadedPlugin, name: K
 }
 
 /** Runs `name` of every plugin in load order, each seeing what the ones before left in `output`. */
-export async function runHook<K extends HookName>(plugins: Plugins, name: K, ...args: Parameters<NonNullable<Hooks[K]>>): Promise<void> {
+export async function runHook<K extends HookName>(
+  plugins: Plugins,
+  name: K,
+  ...args: Parameters<NonNullable<Hooks[K]>>
+): Promise<void> {
   for (const plugin of plugins.list) await callHook(plugin, name, plugins.timeoutMs, ...args);
 }
 
@@ -30,7 +46,11 @@ export async function runHook<K extends HookName>(plugins: Plugins, name: K, ...
  * again against the tool's parameters (and get their defaults); a plugin that throws blocks the
  * call with its message.
  */
-export async function beforeToolCall(plugins: Plugins, input: ToolCallInput, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function beforeToolCall(
+  plugins: Plugins,
+  input: ToolCallInput,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   let current = args;
   for (const plugin of plugins.list) {
     if (!plugin.hooks['tool.execute.before']) continue;
@@ -40,8 +60,12 @@ export async function beforeToolCall(plugins: Plugins, input: ToolCallInput, arg
     const spec = findTool(input.tool);
     const parsed = spec?.parameters.safeParse(output.args);
     if (parsed && !parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
-      throw new PluginError(`Plugin ${plugin.name}: changed the arguments of ${input.tool} into invalid ones: ${problems}`);
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`)
+        .join('; ');
+      throw new PluginError(
+        `Plugin ${plugin.name}: changed the arguments of ${input.tool} into invalid ones: ${problems}`,
+      );
     }
     current = (parsed?.data ?? output.args) as Record<string, unknown>;
   }
@@ -49,7 +73,11 @@ export async function beforeToolCall(plugins: Plugins, input: ToolCallInput, arg
 }
 
 /** `tool.execute.after`: the result as the plugins leave it (title, output, metadata). */
-export async function afterToolCall(plugins: Plugins, input: ToolCallInput & { args: Record<string, unknown> }, result: ToolOutput): Promise<ToolOutput> {
+export async function afterToolCall(
+  plugins: Plugins,
+  input: ToolCallInput & { args: Record<string, unknown> },
+  result: ToolOutput,
+): Promise<ToolOutput> {
   if (!plugins.list.some((plugin) => plugin.hooks['tool.execute.after'])) return result;
   const output = { title: result.title, output: result.output, metadata: { ...result.metadata } };
   await runHook(plugins, 'tool.execute.after', input, output);

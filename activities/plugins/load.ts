@@ -57,7 +57,10 @@ export async function loadPlugins(directory: string, env: NodeJS.ProcessEnv): Pr
 }
 
 /** The modules `loadPlugins` would load, and the configuration (JSON layers) that named them. */
-export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { modules: PluginModule[]; config: LoomConfig; skipped: string[] } {
+export function discoverPlugins(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+): { modules: PluginModule[]; config: LoomConfig; skipped: string[] } {
   const root = resolve(directory);
   let layers: ConfigLayer[] = [];
   try {
@@ -91,14 +94,18 @@ export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { mo
       }
     }
   }
-  const folders = [configDir(env), ...ancestors(root).flatMap((folder) => CONFIG_FOLDERS.map((name) => join(folder, name)))];
+  const folders = [
+    configDir(env),
+    ...ancestors(root).flatMap((folder) => CONFIG_FOLDERS.map((name) => join(folder, name))),
+  ];
   for (const folder of folders) {
     for (const name of PLUGIN_FOLDERS) {
       const pluginDir = join(folder, name);
       if (!diskFiles.isDirectory(pluginDir)) continue;
       for (const entry of diskFiles.list(pluginDir).sort()) {
         const file = join(pluginDir, entry);
-        if (EXTENSIONS.has(extname(entry)) && !entry.endsWith('.d.ts') && diskFiles.isFile(file)) add(file, labelOf(file, root));
+        if (EXTENSIONS.has(extname(entry)) && !entry.endsWith('.d.ts') && diskFiles.isFile(file))
+          add(file, labelOf(file, root));
       }
     }
   }
@@ -106,7 +113,13 @@ export function discoverPlugins(directory: string, env: NodeJS.ProcessEnv): { mo
 }
 
 async function initialise(directory: string, modules: PluginModule[], timeoutMs: number): Promise<Plugins> {
-  const input: PluginInput = { directory, worktree: directory, project: { id: directory }, $: undefined, client: undefined };
+  const input: PluginInput = {
+    directory,
+    worktree: directory,
+    project: { id: directory },
+    $: undefined,
+    client: undefined,
+  };
   const list: LoadedPlugin[] = [];
   for (const module of modules) {
     let exports: Record<string, unknown>;
@@ -119,7 +132,8 @@ async function initialise(directory: string, modules: PluginModule[], timeoutMs:
     const initialised = new Set<unknown>();
     for (const [exportName, value] of Object.entries(exports)) {
       const name = exportName === 'default' ? module.label : `${module.label} (export ${exportName})`;
-      if (typeof value !== 'function') throw new PluginError(`${name}: expected a plugin function (input) => Promise<Hooks>, got ${typeof value}`);
+      if (typeof value !== 'function')
+        throw new PluginError(`${name}: expected a plugin function (input) => Promise<Hooks>, got ${typeof value}`);
       if (initialised.has(value)) continue;
       initialised.add(value);
       const hooks = await withTimeout(
@@ -172,7 +186,9 @@ async function importModule(module: PluginModule): Promise<Record<string, unknow
   const url = pathToFileURL(module.file).href;
   const versioned = module.package ? url : `${url}?loom-mtime=${module.mtimeMs}`;
   const loaded = (
-    extname(module.file) === '.ts' ? await (await import('tsx/esm/api')).tsImport(versioned, import.meta.url) : await import(versioned)
+    extname(module.file) === '.ts'
+      ? await (await import('tsx/esm/api')).tsImport(versioned, import.meta.url)
+      : await import(versioned)
   ) as Record<string, unknown>;
   const inner = loaded.default as Record<string, unknown> | undefined;
   if (inner !== null && typeof inner === 'object' && inner.__esModule === true) {
@@ -184,10 +200,12 @@ async function importModule(module: PluginModule): Promise<Record<string, unknow
 /** A plugin's hooks, each known one checked to be a function; keys Loom does not know are ignored. */
 function checkHooks(value: unknown, name: string): Hooks {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object') throw new PluginError(`${name}: expected the initialiser to return an object of hooks, got ${typeof value}`);
+  if (typeof value !== 'object')
+    throw new PluginError(`${name}: expected the initialiser to return an object of hooks, got ${typeof value}`);
   for (const [key, hook] of Object.entries(value)) {
     if (NOT_HOOKS.has(key) || !(HOOK_NAMES as readonly string[]).includes(key)) continue;
-    if (typeof hook !== 'function') throw new PluginError(`${name}: hook "${key}" is not a function (got ${typeof hook})`);
+    if (typeof hook !== 'function')
+      throw new PluginError(`${name}: hook "${key}" is not a function (got ${typeof hook})`);
   }
   return value as Hooks;
 }

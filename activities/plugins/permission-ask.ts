@@ -27,10 +27,16 @@ const STATUSES: readonly PermissionStatus[] = ['ask', 'allow', 'deny'];
  * does not decide anything: a person is asked, as without plugins, and the worker log says why
  * (failing open to a person keeps the rules' own `ask`; no plugin failure lets a call through).
  */
-export async function pluginPermissionVerdict(directory: string, env: NodeJS.ProcessEnv, record: PermissionRequestRecord): Promise<PluginVerdict | undefined> {
+export async function pluginPermissionVerdict(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  record: PermissionRequestRecord,
+): Promise<PluginVerdict | undefined> {
   if (!existsSync(directory)) return undefined;
   const fallBack = (reason: string) => {
-    warnInWorkerLog(`${reason}; asking a person about permission request ${record.id} (${record.title}) of session ${record.sessionID} instead`);
+    warnInWorkerLog(
+      `${reason}; asking a person about permission request ${record.id} (${record.title}) of session ${record.sessionID} instead`,
+    );
     return undefined;
   };
   let plugins: Plugins;
@@ -54,7 +60,9 @@ export async function pluginPermissionVerdict(directory: string, env: NodeJS.Pro
       return fallBack(messageOf(error));
     }
     if (!STATUSES.includes(output.status)) {
-      return fallBack(`Plugin ${plugin.name}: hook "permission.ask" set status ${JSON.stringify(output.status)} (expected "ask", "allow" or "deny")`);
+      return fallBack(
+        `Plugin ${plugin.name}: hook "permission.ask" set status ${JSON.stringify(output.status)} (expected "ask", "allow" or "deny")`,
+      );
     }
     if (output.status !== before) decidedBy = plugin.name;
   }

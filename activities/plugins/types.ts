@@ -39,7 +39,14 @@ export interface Hooks {
 }
 
 export type HookName = keyof Hooks;
-export const HOOK_NAMES: readonly HookName[] = ['tool.execute.before', 'tool.execute.after', 'shell.env', 'chat.params', 'permission.ask', 'event'];
+export const HOOK_NAMES: readonly HookName[] = [
+  'tool.execute.before',
+  'tool.execute.after',
+  'shell.env',
+  'chat.params',
+  'permission.ask',
+  'event',
+];
 
 export type PermissionStatus = 'ask' | 'deny' | 'allow';
 

@@ -24,7 +24,12 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Promi
 
 async function probe(bwrap: string): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
-    return { ok: false, reason: `Loom's sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform})`, remedy: 'run the workspace\'s worker on Linux, or set "sandbox": {"enabled": false} in loom.json to run commands unconfined without this warning' };
+    return {
+      ok: false,
+      reason: `Loom's sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform})`,
+      remedy:
+        'run the workspace\'s worker on Linux, or set "sandbox": {"enabled": false} in loom.json to run commands unconfined without this warning',
+    };
   }
   try {
     await run(bwrap, PROBE, { timeout: 10_000 });
@@ -32,10 +37,18 @@ async function probe(bwrap: string): Promise<SandboxAvailability> {
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };
     if (failure.code === 'ENOENT') {
-      return { ok: false, reason: `bubblewrap (${bwrap}) is not installed`, remedy: `install it (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or ${UNCONFINED}` };
+      return {
+        ok: false,
+        reason: `bubblewrap (${bwrap}) is not installed`,
+        remedy: `install it (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or ${UNCONFINED}`,
+      };
     }
     const said = (failure.stderr ?? failure.message).trim().split('\n').at(-1) ?? '';
-    return { ok: false, reason: `bubblewrap cannot create a sandbox here: ${said}`, remedy: `${NAMESPACES}, or ${UNCONFINED}` };
+    return {
+      ok: false,
+      reason: `bubblewrap cannot create a sandbox here: ${said}`,
+      remedy: `${NAMESPACES}, or ${UNCONFINED}`,
+    };
   }
 }
 

@@ -32,20 +32,30 @@ export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
       args: mounts.hiddenFolders.has(path) ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path],
     })),
   ];
-  if (mounts.proxySocket) list.push({ path: PROXY_SOCKET_INSIDE, args: ['--ro-bind', mounts.proxySocket, PROXY_SOCKET_INSIDE] });
+  if (mounts.proxySocket)
+    list.push({ path: PROXY_SOCKET_INSIDE, args: ['--ro-bind', mounts.proxySocket, PROXY_SOCKET_INSIDE] });
   list.sort((a, b) => depth(a.path) - depth(b.path));
   // Read-only last: a writable folder bound inside a hidden one needs its mount point made first.
-  const readOnly = policy.hidden.filter((path) => mounts.hiddenFolders.has(path)).flatMap((path) => ['--remount-ro', path]);
+  const readOnly = policy.hidden
+    .filter((path) => mounts.hiddenFolders.has(path))
+    .flatMap((path) => ['--remount-ro', path]);
   return [
     '--die-with-parent',
     '--unshare-all',
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     ...list.flatMap((mount) => mount.args),
     ...readOnly,
-    '--setenv', 'TMPDIR', '/tmp',
-    '--chdir', cwd,
+    '--setenv',
+    'TMPDIR',
+    '/tmp',
+    '--chdir',
+    cwd,
   ];
 }
 

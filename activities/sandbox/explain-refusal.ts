@@ -2,10 +2,21 @@ import type { RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 
 /** `touch: cannot touch '/x': Read-only file system`, `EROFS: read-only file system, open '/x'`, Python's `[Errno 30] … : '/x'`. */
-const READ_ONLY = [/['"‘]?(\/[^\s'"’:]+)['"’]?:? Read-only file system/i, /read-only file system(?:, \w+)? ['"](\/[^'"]+)['"]/i, /Read-only file system: ['"](\/[^'"]+)['"]/];
-const NAME_NOT_RESOLVED = [/Could not resolve (?:host|proxy): ([^\s;]+)/i, /getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s;]+)/, /Failed to resolve ['"]?([^\s'"]+)/i, /unable to resolve host(?: address)? ['"]?([^\s'"]+)/i];
-const NO_NETWORK = /Temporary failure in name resolution|Name or service not known|Network is unreachable|ENETUNREACH|No address associated with hostname/i;
-const LOOPBACK_REFUSED = /(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)[:\s][^\n]*?(?:Connection refused|ECONNREFUSED|Couldn't connect)|(?:Connection refused|ECONNREFUSED|Failed to connect to)[^\n]*?(?:127\.\d+\.\d+\.\d+|localhost|::1)/i;
+const READ_ONLY = [
+  /['"‘]?(\/[^\s'"’:]+)['"’]?:? Read-only file system/i,
+  /read-only file system(?:, \w+)? ['"](\/[^'"]+)['"]/i,
+  /Read-only file system: ['"](\/[^'"]+)['"]/,
+];
+const NAME_NOT_RESOLVED = [
+  /Could not resolve (?:host|proxy): ([^\s;]+)/i,
+  /getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s;]+)/,
+  /Failed to resolve ['"]?([^\s'"]+)/i,
+  /unable to resolve host(?: address)? ['"]?([^\s'"]+)/i,
+];
+const NO_NETWORK =
+  /Temporary failure in name resolution|Name or service not known|Network is unreachable|ENETUNREACH|No address associated with hostname/i;
+const LOOPBACK_REFUSED =
+  /(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)[:\s][^\n]*?(?:Connection refused|ECONNREFUSED|Couldn't connect)|(?:Connection refused|ECONNREFUSED|Failed to connect to)[^\n]*?(?:127\.\d+\.\d+\.\d+|localhost|::1)/i;
 
 export const ESCAPE_HINT =
   'If the command needs this, call bash again with the same command and "sandbox": false; a person will be asked to approve running it outside the sandbox.';
@@ -16,9 +27,15 @@ export const ESCAPE_HINT =
  * the command's output for the errors programs print; the proxy's refusals are known exactly.
  * Undefined when nothing points at the sandbox.
  */
-export function explainRefusal(output: string, failed: boolean, policy: SandboxPolicy, refused: RefusedConnection[]): string | undefined {
+export function explainRefusal(
+  output: string,
+  failed: boolean,
+  policy: SandboxPolicy,
+  refused: RefusedConnection[],
+): string | undefined {
   const reasons: string[] = [];
-  for (const connection of uniqueHosts(refused)) reasons.push(`the sandbox's proxy refused ${connection.host}:${connection.port} (${connection.reason})`);
+  for (const connection of uniqueHosts(refused))
+    reasons.push(`the sandbox's proxy refused ${connection.host}:${connection.port} (${connection.reason})`);
   if (failed) {
     const readOnly = firstMatch(output, READ_ONLY);
     if (readOnly !== undefined || /Read-only file system|EROFS/i.test(output)) {
@@ -26,13 +43,19 @@ export function explainRefusal(output: string, failed: boolean, policy: SandboxP
       reasons.push(`${readOnly ? `${readOnly} is` : 'the path is'} read-only in the sandbox (writable: ${writable})`);
     }
     const hidden = policy.hidden.filter((path) => output.includes(path));
-    if (hidden.length > 0) reasons.push(`${hidden.join(', ')} ${hidden.length > 1 ? 'are' : 'is'} hidden by the sandbox (unreadable)`);
+    if (hidden.length > 0)
+      reasons.push(`${hidden.join(', ')} ${hidden.length > 1 ? 'are' : 'is'} hidden by the sandbox (unreadable)`);
     const host = firstMatch(output, NAME_NOT_RESOLVED);
     if (refused.length === 0 && (host !== undefined || NO_NETWORK.test(output))) {
       const allowed = policy.allowedHosts.length ? `only ${policy.allowedHosts.join(', ')} through its proxy` : 'none';
-      reasons.push(`${host ? `${host} cannot be reached: ` : ''}the sandbox has no network (hosts allowed: ${allowed})`);
+      reasons.push(
+        `${host ? `${host} cannot be reached: ` : ''}the sandbox has no network (hosts allowed: ${allowed})`,
+      );
     }
-    if (LOOPBACK_REFUSED.test(output)) reasons.push("the sandbox has its own loopback: services listening on the worker's localhost cannot be reached from it");
+    if (LOOPBACK_REFUSED.test(output))
+      reasons.push(
+        "the sandbox has its own loopback: services listening on the worker's localhost cannot be reached from it",
+      );
   }
   if (reasons.length === 0) return undefined;
   return `Loom's sandbox refused something this command tried: ${reasons.join('; ')}. ${ESCAPE_HINT}`;

@@ -5,7 +5,13 @@ import { delimiter, join } from 'node:path';
 export async function findProgram(name: string, path = process.env.PATH ?? ''): Promise<string | undefined> {
   for (const folder of path.split(delimiter).filter(Boolean)) {
     const candidate = join(folder, name);
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }

@@ -5,7 +5,10 @@ import { permissionsOf } from '../permissions/index.js';
  * (`external_directory`): its sandbox makes them writable, or the approval would mean nothing.
  * Folders only known when the line runs (`$HOME/x`) are not among them.
  */
-export async function grantedFolders(input: { command: string; workdir?: string }, directory: string): Promise<string[]> {
+export async function grantedFolders(
+  input: { command: string; workdir?: string },
+  directory: string,
+): Promise<string[]> {
   const requests = await permissionsOf('bash', input, [], { directory });
   return requests
     .filter((request) => request.permission === 'external_directory')

@@ -38,7 +38,11 @@ export function noteWorkspace(directory: string): void {
  * services' sockets), `.env` files in the workspace's ancestors and the home folder, and the other
  * workspaces this worker has served.
  */
-export async function defaultHiddenPaths(workspace: string, loomData: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function defaultHiddenPaths(
+  workspace: string,
+  loomData: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
   const home = env.HOME || homedir();
   const others = [...workspaces].filter((other) => !related(other, workspace));
   return [

@@ -8,7 +8,11 @@ interface AllowEntry {
 
 /** The form hosts are compared in: lower case, no IPv6 brackets or trailing dot, IPv6 shortest. */
 export function normalizeHost(host: string): string {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (isIP(bare) !== 6) return bare;
   try {
     return new URL(`http://[${bare}]/`).hostname.slice(1, -1);

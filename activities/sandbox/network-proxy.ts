@@ -1,6 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { rm } from 'node:fs/promises';
-import { createServer, request, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  STATUS_CODES,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { connect, isIP, type Socket } from 'node:net';
 import { isLocalAddress } from '../permissions/local-network.js';
 import { describeAllowList, hostAllowed, hostListedExactly, normalizeHost } from './network-allow.js';
@@ -28,7 +35,16 @@ const CONNECT_TIMEOUT_MS = 30_000;
  * Transfer-Encoding stays: Node de-chunks what it reads and re-chunks what it writes when the header
  * is set, so passing it on keeps a chunked body framed (a chunked GET would otherwise lose it).
  */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 type Admission = { addresses: string[] } | { status: 403 | 502; reason: string };
 
@@ -49,7 +65,8 @@ export async function startFilteringProxy(socketPath: string, allow: readonly st
       refused.push({ host, port, reason });
       return { status, reason };
     };
-    if (!hostAllowed(host, port, allow)) return refuse(403, `the host is not in sandbox.network.allow (${describeAllowList(allow)})`);
+    if (!hostAllowed(host, port, allow))
+      return refuse(403, `the host is not in sandbox.network.allow (${describeAllowList(allow)})`);
     let addresses: string[];
     try {
       addresses = await resolve(host);
@@ -72,7 +89,8 @@ export async function startFilteringProxy(socketPath: string, allow: readonly st
     if (!authority) return answerRaw(client, 400, `Loom's sandbox proxy takes CONNECT host:port; got "${target}".`);
     const { host, port } = authority;
     const admission = await admit(host, port);
-    if ('reason' in admission) return answerRaw(client, admission.status, explain(admission.status, host, port, admission.reason));
+    if ('reason' in admission)
+      return answerRaw(client, admission.status, explain(admission.status, host, port, admission.reason));
     let upstream: Socket;
     try {
       upstream = await connectToFirst(admission.addresses, port, track);
@@ -89,11 +107,17 @@ export async function startFilteringProxy(socketPath: string, allow: readonly st
 
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
     const url = parseAbsoluteUrl(req.url ?? '');
-    if (!url) return answer(res, 400, `Loom's sandbox proxy takes requests in absolute form (GET http://host/path) and HTTPS as CONNECT; got "${req.url}".`);
+    if (!url)
+      return answer(
+        res,
+        400,
+        `Loom's sandbox proxy takes requests in absolute form (GET http://host/path) and HTTPS as CONNECT; got "${req.url}".`,
+      );
     const host = normalizeHost(url.hostname);
     const port = Number(url.port || 80);
     const admission = await admit(host, port);
-    if ('reason' in admission) return answer(res, admission.status, explain(admission.status, host, port, admission.reason));
+    if ('reason' in admission)
+      return answer(res, admission.status, explain(admission.status, host, port, admission.reason));
     let upstream: Socket;
     try {
       upstream = await connectToFirst(admission.addresses, port, track);
@@ -111,7 +135,11 @@ export async function startFilteringProxy(socketPath: string, allow: readonly st
         res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, withoutHopByHop(incoming.headers));
       } catch (error) {
         incoming.destroy();
-        return answer(res, 502, explain(502, host, port, `its response could not be passed on (${(error as Error).message})`));
+        return answer(
+          res,
+          502,
+          explain(502, host, port, `its response could not be passed on (${(error as Error).message})`),
+        );
       }
       incoming.pipe(res);
       incoming.on('close', () => {
@@ -229,7 +257,9 @@ function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
     .split(',')
     .map((name) => name.trim().toLowerCase());
   return Object.fromEntries(
-    Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name) && !name.startsWith('proxy-') && !named.includes(name)),
+    Object.entries(headers).filter(
+      ([name]) => !HOP_BY_HOP.has(name) && !name.startsWith('proxy-') && !named.includes(name),
+    ),
   );
 }
 
@@ -240,13 +270,22 @@ function explain(status: 403 | 502, host: string, port: number, reason: string):
 
 function answer(res: ServerResponse, status: number, body: string): void {
   if (res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
   res.end(body);
 }
 
 /** An answer to CONNECT, written on the raw socket Node hands over for it. */
 function answerRaw(client: Socket, status: number, body: string): void {
   if (client.destroyed) return;
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Content-Type: text/plain; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
   client.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => client.destroy());
 }

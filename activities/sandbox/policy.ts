@@ -27,10 +27,18 @@ export async function sandboxPolicy(
   place: { workspace: string; dataDir: string; env: NodeJS.ProcessEnv; granted?: string[] },
 ): Promise<SandboxPolicy> {
   const home = place.env.HOME || homedir();
-  const fromConfig = (path: string) => (path === '~' || path.startsWith('~/') ? home + path.slice(1) : isAbsolute(path) ? path : resolve(place.workspace, path));
+  const fromConfig = (path: string) =>
+    path === '~' || path.startsWith('~/')
+      ? home + path.slice(1)
+      : isAbsolute(path)
+        ? path
+        : resolve(place.workspace, path);
   const workspace = (await existing(place.workspace)) ?? place.workspace;
   const writable = await existingAll([...(config.write ?? []).map(fromConfig), ...(place.granted ?? [])]);
-  const hidden = await existingAll([...(await defaultHiddenPaths(workspace, place.dataDir, place.env)), ...(config.deny ?? []).map(fromConfig)]);
+  const hidden = await existingAll([
+    ...(await defaultHiddenPaths(workspace, place.dataDir, place.env)),
+    ...(config.deny ?? []).map(fromConfig),
+  ]);
   return {
     workspace,
     writable: writable.filter((path) => path !== workspace),

@@ -28,28 +28,48 @@ const WARNED_RUNS_KEPT = 10_000;
  */
 export async function confine(
   config: SandboxConfig,
-  place: { workspace: string; dataDir: string; cwd: string; env: NodeJS.ProcessEnv; sessionId: string; runKey?: string; granted?: string[]; what: string },
+  place: {
+    workspace: string;
+    dataDir: string;
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    sessionId: string;
+    runKey?: string;
+    granted?: string[];
+    what: string;
+  },
 ): Promise<Confinement> {
   if (config.enabled === false) return {};
   const availability = await sandboxAvailability(place.env);
   if (!availability.ok) {
     const problem = `Loom's sandbox cannot start on this worker: ${availability.reason}`;
-    if (unavailableMode(config) === 'refuse') throw new SandboxUnavailableError(`${place.what} is refused: ${problem}. To fix it, ${availability.remedy}.`);
+    if (unavailableMode(config) === 'refuse')
+      throw new SandboxUnavailableError(`${place.what} is refused: ${problem}. To fix it, ${availability.remedy}.`);
     const key = place.runKey ?? place.sessionId;
     if (warnedRuns.has(key)) return {};
     if (warnedRuns.size >= WARNED_RUNS_KEPT) warnedRuns.clear();
     warnedRuns.add(key);
     return { warning: `Warning: ${place.what} ran unconfined (sandbox.unavailable is "unconfined"). ${problem}.` };
   }
-  const policy = await sandboxPolicy(config, { workspace: place.workspace, dataDir: place.dataDir, env: place.env, granted: place.granted });
-  return { sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd, sessionId: place.sessionId }) };
+  const policy = await sandboxPolicy(config, {
+    workspace: place.workspace,
+    dataDir: place.dataDir,
+    env: place.env,
+    granted: place.granted,
+  });
+  return {
+    sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd, sessionId: place.sessionId }),
+  };
 }
 
 /**
  * What happens when the sandbox cannot start: as configured, else refused on Linux (where one
  * package fixes it) and unconfined elsewhere (Loom has no sandbox for other systems yet).
  */
-export function unavailableMode(config: SandboxConfig, platform: NodeJS.Platform = process.platform): 'refuse' | 'unconfined' {
+export function unavailableMode(
+  config: SandboxConfig,
+  platform: NodeJS.Platform = process.platform,
+): 'refuse' | 'unconfined' {
   return config.unavailable ?? (platform === 'linux' ? 'refuse' : 'unconfined');
 }
 

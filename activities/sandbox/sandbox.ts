@@ -30,25 +30,47 @@ export interface Sandbox {
  * folder, kept between calls of the session. With hosts allowed, a filtering proxy listens on a
  * socket bound into the sandbox, where socat bridges `127.0.0.1:3128` to it.
  */
-export async function openSandbox(policy: SandboxPolicy, options: { bwrap: string; cwd: string; sessionId: string }): Promise<Sandbox> {
+export async function openSandbox(
+  policy: SandboxPolicy,
+  options: { bwrap: string; cwd: string; sessionId: string },
+): Promise<Sandbox> {
   const root = join(tmpdir(), 'loom-sandbox');
   const tmp = join(root, options.sessionId.replace(/[^A-Za-z0-9_-]/g, '_'));
   await mkdir(tmp, { recursive: true, mode: 0o700 });
   const hiddenFolders = new Set<string>();
-  await Promise.all(policy.hidden.map(async (path) => ((await stat(path).catch(() => undefined))?.isDirectory() ? hiddenFolders.add(path) : undefined)));
+  await Promise.all(
+    policy.hidden.map(async (path) =>
+      (await stat(path).catch(() => undefined))?.isDirectory() ? hiddenFolders.add(path) : undefined,
+    ),
+  );
 
   let proxy: FilteringProxy | undefined;
   let preamble = '';
   let env: Record<string, string> = {};
   if (policy.allowedHosts.length > 0) {
     const socat = await findProgram('socat');
-    if (!socat) throw new Error('sandbox.network.allow needs socat inside the sandbox to reach the proxy, and it is not installed (Debian, Ubuntu: apt-get install socat).');
+    if (!socat)
+      throw new Error(
+        'sandbox.network.allow needs socat inside the sandbox to reach the proxy, and it is not installed (Debian, Ubuntu: apt-get install socat).',
+      );
     proxy = await startFilteringProxy(join(root, `proxy-${randomBytes(6).toString('hex')}.sock`), policy.allowedHosts);
     preamble = bridge(socat);
     const url = `http://127.0.0.1:${PROXY_PORT}`;
-    env = { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
+    env = {
+      HTTP_PROXY: url,
+      HTTPS_PROXY: url,
+      http_proxy: url,
+      https_proxy: url,
+      ALL_PROXY: url,
+      all_proxy: url,
+      NO_PROXY: '',
+      no_proxy: '',
+    };
   }
-  const args = bwrapArguments({ policy, tmp, hiddenFolders, ...(proxy ? { proxySocket: proxy.socketPath } : {}) }, options.cwd);
+  const args = bwrapArguments(
+    { policy, tmp, hiddenFolders, ...(proxy ? { proxySocket: proxy.socketPath } : {}) },
+    options.cwd,
+  );
   return {
     policy,
     launcher: [options.bwrap, ...args, '--'],

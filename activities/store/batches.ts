@@ -54,18 +54,29 @@ export function batchRecords(rows: BatchRows): BatchRecords {
   return {
     async createBatch(batch, tasks) {
       const valid = BatchRecord.parse(batch);
-      const pending = tasks.map((task, index) => ({ task: BatchTaskInput.parse(task), outcome: pendingOutcome(index, task) }));
+      const pending = tasks.map((task, index) => ({
+        task: BatchTaskInput.parse(task),
+        outcome: pendingOutcome(index, task),
+      }));
       await rows.create(valid, pending);
     },
     saveBatch: async (batch) => rows.upsert(BatchRecord.parse(batch)),
     getBatch: async (id) => rows.get(id),
     listBatches: async (limit = 50) => rows.list(limit),
     batchTask: async (batchId, index) => rows.task(batchId, index),
-    saveBatchOutcomes: async (batchId, outcomes) => rows.saveOutcomes(batchId, outcomes.map((outcome) => BatchTaskOutcome.parse(outcome))),
+    saveBatchOutcomes: async (batchId, outcomes) =>
+      rows.saveOutcomes(
+        batchId,
+        outcomes.map((outcome) => BatchTaskOutcome.parse(outcome)),
+      ),
     batchCounts: async (batchId) => byStatus(await rows.counts(batchId)),
     async liveCounts() {
       const live = await rows.live();
-      return { permissionsWaiting: live.permissionsWaiting, subagentsRunning: live.subagentsRunning, batchTasks: byStatus(live.tasksOfRunning) };
+      return {
+        permissionsWaiting: live.permissionsWaiting,
+        subagentsRunning: live.subagentsRunning,
+        batchTasks: byStatus(live.tasksOfRunning),
+      };
     },
     batchTasks: async (batchId, page = {}) => rows.tasks(batchId, page.from ?? 0, page.limit),
   };

@@ -47,7 +47,8 @@ export class ChangeWaiters {
 
   /** Wakes every waiter of a session and every waiter of the whole store (only those, when undefined). */
   wakeSession(sessionID: string | undefined): void {
-    for (const waiter of [...this.waiting]) if (waiter.sessionID === undefined || waiter.sessionID === sessionID) waiter.wake();
+    for (const waiter of [...this.waiting])
+      if (waiter.sessionID === undefined || waiter.sessionID === sessionID) waiter.wake();
   }
 
   wakeAll(): void {

@@ -65,7 +65,8 @@ export abstract class ComposedStore implements SessionStore {
   getSession = (id: string) => this.sessions.getSession(id);
   listSessions = (options?: ListSessionsOptions) => this.sessions.listSessions(options);
   children = (parentID: string) => this.sessions.children(parentID);
-  setSessionStatus = (id: string, status: SessionStatus, now: number) => this.sessions.setSessionStatus(id, status, now);
+  setSessionStatus = (id: string, status: SessionStatus, now: number) =>
+    this.sessions.setSessionStatus(id, status, now);
 
   saveMessage = (message: Message) => this.messageRecords.saveMessage(message);
   getMessage = (id: string) => this.messageRecords.getMessage(id);
@@ -81,11 +82,13 @@ export abstract class ComposedStore implements SessionStore {
   deleteParts = (messageID: string) => this.partRecords.deleteParts(messageID);
 
   changes = (sessionID: string, since: number) => this.changeFeed.changes(sessionID, since);
-  waitForChange = (sessionID: string, since: number, options: WaitOptions) => this.changeFeed.waitForChange(sessionID, since, options);
+  waitForChange = (sessionID: string, since: number, options: WaitOptions) =>
+    this.changeFeed.waitForChange(sessionID, since, options);
   feed = (since: number, limit?: number) => this.changeFeed.feed(since, limit);
   waitForFeed = (since: number, options: WaitOptions) => this.changeFeed.waitForFeed(since, options);
 
-  recordFileRead = (sessionID: string, path: string, mtimeMs: number) => this.fileReads.recordFileRead(sessionID, path, mtimeMs);
+  recordFileRead = (sessionID: string, path: string, mtimeMs: number) =>
+    this.fileReads.recordFileRead(sessionID, path, mtimeMs);
   fileReadMtime = (sessionID: string, path: string) => this.fileReads.fileReadMtime(sessionID, path);
 
   createBatch = (batch: BatchRecord, tasks: BatchTaskInput[]) => this.batches.createBatch(batch, tasks);
@@ -93,7 +96,8 @@ export abstract class ComposedStore implements SessionStore {
   getBatch = (id: string) => this.batches.getBatch(id);
   listBatches = (limit?: number) => this.batches.listBatches(limit);
   batchTask = (batchId: string, index: number) => this.batches.batchTask(batchId, index);
-  saveBatchOutcomes = (batchId: string, outcomes: BatchTaskOutcome[]) => this.batches.saveBatchOutcomes(batchId, outcomes);
+  saveBatchOutcomes = (batchId: string, outcomes: BatchTaskOutcome[]) =>
+    this.batches.saveBatchOutcomes(batchId, outcomes);
   batchCounts = (batchId: string) => this.batches.batchCounts(batchId);
   liveCounts = () => this.batches.liveCounts();
   batchTasks = (batchId: string, page?: { from?: number; limit?: number }) => this.batches.batchTasks(batchId, page);
@@ -106,10 +110,12 @@ export abstract class ComposedStore implements SessionStore {
 
   savePermissionRequest = (request: PermissionRequestRecord) => this.permissions.savePermissionRequest(request);
   getPermissionRequest = (id: string) => this.permissions.getPermissionRequest(id);
-  permissionRequests = (filter?: { status?: PermissionRequestRecord['status']; rootID?: string }) => this.permissions.permissionRequests(filter);
+  permissionRequests = (filter?: { status?: PermissionRequestRecord['status']; rootID?: string }) =>
+    this.permissions.permissionRequests(filter);
   approvedRules = (rootID: string) => this.permissions.approvedRules(rootID);
   addApprovedRules = (rootID: string, rules: PermissionRule[]) => this.permissions.addApprovedRules(rootID, rules);
 
-  saveWorkspaceSnapshot = (id: string, snapshot: WorkspaceSnapshot) => this.snapshots.saveWorkspaceSnapshot(id, snapshot);
+  saveWorkspaceSnapshot = (id: string, snapshot: WorkspaceSnapshot) =>
+    this.snapshots.saveWorkspaceSnapshot(id, snapshot);
   workspaceSnapshot = (id: string) => this.snapshots.workspaceSnapshot(id);
 }

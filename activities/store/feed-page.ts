@@ -45,8 +45,18 @@ function entriesOf(tables: FeedTables): FeedEntry[] {
     ...tables.session.map(({ rev, data }): FeedEntry => ({ rev, kind: 'session', session: Session.parse(data) })),
     ...tables.message.map(({ rev, data }): FeedEntry => ({ rev, kind: 'message', message: Message.parse(data) })),
     ...tables.part.map(({ rev, data }): FeedEntry => ({ rev, kind: 'part', part: Part.parse(data) })),
-    ...tables.permission.map(({ rev, data }): FeedEntry => ({ rev, kind: 'permission', request: PermissionRequestRecord.parse(data) })),
+    ...tables.permission.map(({ rev, data }): FeedEntry => ({
+      rev,
+      kind: 'permission',
+      request: PermissionRequestRecord.parse(data),
+    })),
     ...tables.batch.map(({ rev, data }): FeedEntry => ({ rev, kind: 'batch', batch: BatchRecord.parse(data) })),
-    ...tables.removed.map((row): FeedEntry => ({ rev: row.rev, kind: 'part-removed', partID: row.id, messageID: row.message_id, sessionID: row.session_id })),
+    ...tables.removed.map((row): FeedEntry => ({
+      rev: row.rev,
+      kind: 'part-removed',
+      partID: row.id,
+      messageID: row.message_id,
+      sessionID: row.session_id,
+    })),
   ];
 }

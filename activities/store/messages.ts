@@ -63,7 +63,12 @@ export function messageRecords(rows: MessageRows): MessageRecords {
     async usage(sessionID) {
       const sums = await rows.usage(sessionID);
       return {
-        tokens: { input: sums.input, output: sums.output, reasoning: sums.reasoning, cache: { read: sums.cacheRead, write: sums.cacheWrite } },
+        tokens: {
+          input: sums.input,
+          output: sums.output,
+          reasoning: sums.reasoning,
+          cache: { read: sums.cacheRead, write: sums.cacheWrite },
+        },
         cost: sums.cost,
       };
     },

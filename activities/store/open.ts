@@ -18,7 +18,9 @@ export async function openSessionStore(settings: StoreSettings): Promise<Session
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(settings.storeUrl)?.[1];
   if (scheme !== 'postgres' && scheme !== 'postgresql') {
     // Only the scheme is shown: the rest of the URL may hold a password.
-    throw new Error(`${source} must start with postgres:// or postgresql:// (it starts with "${scheme ?? settings.storeUrl.slice(0, 10)}…")`);
+    throw new Error(
+      `${source} must start with postgres:// or postgresql:// (it starts with "${scheme ?? settings.storeUrl.slice(0, 10)}…")`,
+    );
   }
   // Loaded only for PostgreSQL: a CLI command on SQLite starts without the driver.
   const { PostgresSessionStore } = await import('./postgres/store.js');

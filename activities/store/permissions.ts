@@ -34,7 +34,12 @@ export function permissionRecords(rows: PermissionRows): PermissionRecords {
     savePermissionRequest: async (request) => rows.upsert(PermissionRequestRecord.parse(request)),
     getPermissionRequest: async (id) => rows.get(id),
     permissionRequests: async (filter = {}) => rows.list(filter),
-    approvedRules: async (rootID) => (await rows.grants(rootID)).map((grant) => ({ ...grant, action: 'allow' as const })),
-    addApprovedRules: async (rootID, rules) => rows.grant(rootID, rules.map(({ permission, pattern }) => ({ permission, pattern }))),
+    approvedRules: async (rootID) =>
+      (await rows.grants(rootID)).map((grant) => ({ ...grant, action: 'allow' as const })),
+    addApprovedRules: async (rootID, rules) =>
+      rows.grant(
+        rootID,
+        rules.map(({ permission, pattern }) => ({ permission, pattern })),
+      ),
   };
 }

@@ -20,7 +20,14 @@ export function promptRecords(rows: PromptRows): PromptRecords {
     savePrompt: async (prompt) => rows.upsert(prompt),
     async getPrompt(id) {
       const row = await rows.get(id);
-      return row && { id: row.id, ...(row.session_id ? { sessionID: row.session_id } : {}), text: row.text, time: { created: Number(row.time_created) } };
+      return (
+        row && {
+          id: row.id,
+          ...(row.session_id ? { sessionID: row.session_id } : {}),
+          text: row.text,
+          time: { created: Number(row.time_created) },
+        }
+      );
     },
   };
 }

@@ -15,7 +15,8 @@ import type { WorkspaceSnapshots } from './workspace-snapshots.js';
  * the same rows. Code that needs one concern can take its narrow interface instead.
  */
 export interface SessionStore
-  extends SessionRecords,
+  extends
+    SessionRecords,
     MessageRecords,
     PartRecords,
     ChangeFeed,

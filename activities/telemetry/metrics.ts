@@ -11,11 +11,30 @@ export function countModelCall(call: { model: string; agent: string; tokens: Tok
   if (!meter) return;
   const slash = call.model.indexOf('/');
   const labels = { provider: call.model.slice(0, slash), model: call.model.slice(slash + 1) };
-  meter.createCounter(METRIC.steps, 'steps', 'Model calls answered (agent steps), by provider, model and agent').add(1, { ...labels, agent: call.agent });
-  const tokens = meter.createCounter(METRIC.tokens, 'tokens', 'Tokens of answered model calls, by provider, model and kind');
-  const kinds = { input: call.tokens.input, output: call.tokens.output, reasoning: call.tokens.reasoning, cache_read: call.tokens.cache.read, cache_write: call.tokens.cache.write };
+  meter
+    .createCounter(METRIC.steps, 'steps', 'Model calls answered (agent steps), by provider, model and agent')
+    .add(1, { ...labels, agent: call.agent });
+  const tokens = meter.createCounter(
+    METRIC.tokens,
+    'tokens',
+    'Tokens of answered model calls, by provider, model and kind',
+  );
+  const kinds = {
+    input: call.tokens.input,
+    output: call.tokens.output,
+    reasoning: call.tokens.reasoning,
+    cache_read: call.tokens.cache.read,
+    cache_write: call.tokens.cache.write,
+  };
   for (const [kind, count] of Object.entries(kinds)) if (count > 0) tokens.add(count, { ...labels, kind });
-  meter.createHistogram(METRIC.cost, 'float', 'usd', 'Price of each model call in dollars (the sum is the spend), by provider and model').record(call.cost, labels);
+  meter
+    .createHistogram(
+      METRIC.cost,
+      'float',
+      'usd',
+      'Price of each model call in dollars (the sum is the spend), by provider and model',
+    )
+    .record(call.cost, labels);
 }
 
 /** A tool call that ended: `completed`, `error` or `cancelled`. */

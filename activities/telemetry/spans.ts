@@ -15,7 +15,10 @@ export interface ModelCallFacts {
   step?: number;
 }
 
-export function inModelCallSpan<T extends { finish: string; tokens: Tokens; cost?: number }>(facts: ModelCallFacts, call: () => Promise<T>): Promise<T> {
+export function inModelCallSpan<T extends { finish: string; tokens: Tokens; cost?: number }>(
+  facts: ModelCallFacts,
+  call: () => Promise<T>,
+): Promise<T> {
   const slash = facts.model.indexOf('/');
   const provider = facts.model.slice(0, slash);
   const model = facts.model.slice(slash + 1);

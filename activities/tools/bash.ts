@@ -42,7 +42,9 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     });
   } catch (error) {
     await sandbox?.close();
-    throw new ToolError(`Could not start bash in ${workdir}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolError(
+      `Could not start bash in ${workdir}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 
   let stoppedBy: 'timeout' | 'abort' | undefined;
@@ -78,7 +80,11 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     };
   }
   const failed = exit.signal !== null || exit.code !== 0;
-  const note = exit.signal ? `Killed by signal ${exit.signal}` : exit.code !== 0 ? `Exit code: ${exit.code}` : undefined;
+  const note = exit.signal
+    ? `Killed by signal ${exit.signal}`
+    : exit.code !== 0
+      ? `Exit code: ${exit.code}`
+      : undefined;
   const refusal = sandbox ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused()) : undefined;
   return {
     title: description,
@@ -88,7 +94,11 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
 };
 
 /** The sandbox for this call: the project's settings with the agent's over them. */
-async function confined(input: { command: string; workdir?: string }, workdir: string, context: ToolContext): Promise<Confinement> {
+async function confined(
+  input: { command: string; workdir?: string },
+  workdir: string,
+  context: ToolContext,
+): Promise<Confinement> {
   try {
     return await confine(agentSandbox(context.config, context.agent), {
       workspace: context.directory,
@@ -102,7 +112,9 @@ async function confined(input: { command: string; workdir?: string }, workdir: s
     });
   } catch (error) {
     if (error instanceof SandboxUnavailableError) throw new ToolError(error.message);
-    throw new ToolError(`Could not prepare the sandbox for bash: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolError(
+      `Could not prepare the sandbox for bash: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

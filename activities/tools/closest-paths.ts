@@ -32,7 +32,8 @@ async function closestPaths(project: string, missing: string, kind: 'file' | 'fo
         if (entry.isDirectory() !== (kind === 'folder')) continue;
         const name = entry.name.toLowerCase();
         if (name === wanted) exact.push(path);
-        else if (stem(name).length >= 3 && (stem(name).includes(stem(wanted)) || stem(wanted).includes(stem(name)))) similar.push(path);
+        else if (stem(name).length >= 3 && (stem(name).includes(stem(wanted)) || stem(wanted).includes(stem(name))))
+          similar.push(path);
       }
     }
     level = next;
@@ -44,7 +45,12 @@ async function closestPaths(project: string, missing: string, kind: 'file' | 'fo
  * `<what>`, then what the model should try instead: the paths that look like the missing one, or
  * when none does, what the nearest existing folder above it (in the project) holds.
  */
-export async function explainMissing(what: string, project: string, missing: string, kind: 'file' | 'folder'): Promise<string> {
+export async function explainMissing(
+  what: string,
+  project: string,
+  missing: string,
+  kind: 'file' | 'folder',
+): Promise<string> {
   const paths = await closestPaths(project, missing, kind);
   if (paths.length > 0) return `${what}\n\nDid you mean one of these?\n${paths.join('\n')}`;
   let folder = dirname(missing);

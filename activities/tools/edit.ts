@@ -22,21 +22,26 @@ export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (inp
   const stale = await staleRead(context, path);
   // A small model rarely comes back from a refusal: its edit of a file it has not read goes ahead
   // when oldString matches the file once, exactly or nearly (never with replaceAll).
-  const unreadAllowed = stale?.unread === true && !input.replaceAll && promptVariant(context.config, context.model) === 'small';
+  const unreadAllowed =
+    stale?.unread === true && !input.replaceAll && promptVariant(context.config, context.model) === 'small';
   // A refusal carries the file as it is now, which counts as reading it: the next call can be the edit.
-  const withFile = async (why: string) => `${why} The edit was not made. Here is the file as it is now; call edit again with oldString copied from it.\n\n${(await read({ filePath: path }, context)).output}`;
+  const withFile = async (why: string) =>
+    `${why} The edit was not made. Here is the file as it is now; call edit again with oldString copied from it.\n\n${(await read({ filePath: path }, context)).output}`;
   if (stale && !unreadAllowed) throw new ToolError(await withFile(stale.message));
 
   let before = '';
   let after: string;
   if (input.oldString === '') {
     if (existing && existing.size > 0) {
-      throw new ToolError(`${path} already exists and is not empty: an empty oldString only creates new files. Use write to replace it.`);
+      throw new ToolError(
+        `${path} already exists and is not empty: an empty oldString only creates new files. Use write to replace it.`,
+      );
     }
     after = input.newString;
     await mkdir(dirname(path), { recursive: true });
   } else {
-    if (!existing) throw new ToolError(await explainMissing(`File not found: ${path}`, context.directory, path, 'file'));
+    if (!existing)
+      throw new ToolError(await explainMissing(`File not found: ${path}`, context.directory, path, 'file'));
     before = await readFile(path, 'utf8');
     try {
       after = replaceText(before, input.oldString, input.newString, input.replaceAll ?? false, path);

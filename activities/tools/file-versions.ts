@@ -19,13 +19,19 @@ export async function assertReadVersion(context: Context, path: string): Promise
 }
 
 /** Why the session's picture of an existing file is stale (never read, or changed since), or undefined. */
-export async function staleRead(context: Context, path: string): Promise<{ unread: boolean; message: string } | undefined> {
+export async function staleRead(
+  context: Context,
+  path: string,
+): Promise<{ unread: boolean; message: string } | undefined> {
   const current = await stat(path).catch(() => undefined);
   if (!current) return undefined;
   const read = await context.store.fileReadMtime(context.sessionId, path);
   if (read === undefined) return { unread: true, message: `You must read ${path} before changing it.` };
   if (current.mtimeMs !== read) {
-    return { unread: false, message: `${path} has changed on disk since you last read it (modified ${iso(current.mtimeMs)}, you read the version of ${iso(read)}).` };
+    return {
+      unread: false,
+      message: `${path} has changed on disk since you last read it (modified ${iso(current.mtimeMs)}, you read the version of ${iso(read)}).`,
+    };
   }
   return undefined;
 }

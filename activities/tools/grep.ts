@@ -24,10 +24,20 @@ export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (inp
   const matches = await newestFilesFirst(shown);
   const title = input.pattern;
   const note = withheld.length
-    ? `\n\nLeft out the lines of ${withheld.length} file(s) that the read rules protect (${withheld.slice(0, 5).map((path) => relative(context.directory, path) || path).join(', ')}): use the read tool on such a file, and the user will be asked.`
+    ? `\n\nLeft out the lines of ${withheld.length} file(s) that the read rules protect (${withheld
+        .slice(0, 5)
+        .map((path) => relative(context.directory, path) || path)
+        .join(', ')}): use the read tool on such a file, and the user will be asked.`
     : '';
-  if (matches.length === 0) return { title, output: `No files found${note}`, metadata: { matches: 0, truncated: false, withheld: withheld.length } };
-  const lines: string[] = [`Found ${matches.length} matches${matches.length > LIMIT ? ` (showing the first ${LIMIT})` : ''}`];
+  if (matches.length === 0)
+    return {
+      title,
+      output: `No files found${note}`,
+      metadata: { matches: 0, truncated: false, withheld: withheld.length },
+    };
+  const lines: string[] = [
+    `Found ${matches.length} matches${matches.length > LIMIT ? ` (showing the first ${LIMIT})` : ''}`,
+  ];
   let current = '';
   for (const match of matches.slice(0, LIMIT)) {
     if (match.path !== current) {
@@ -39,7 +49,12 @@ export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (inp
   return {
     title,
     output: lines.join('\n') + note,
-    metadata: { matches: matches.length, truncated: matches.length > LIMIT, root: relative(context.directory, root) || '.', withheld: withheld.length },
+    metadata: {
+      matches: matches.length,
+      truncated: matches.length > LIMIT,
+      root: relative(context.directory, root) || '.',
+      withheld: withheld.length,
+    },
   };
 };
 
@@ -47,14 +62,19 @@ export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (inp
  * The matches in files the read rules allow. A search must not show what reading the file would
  * have asked for (`.env`): those files' lines are withheld, named, and left to the read tool.
  */
-function readable(matches: ContentMatch[], context: Pick<ToolContext, 'readRules' | 'directory'>): { shown: ContentMatch[]; withheld: string[] } {
+function readable(
+  matches: ContentMatch[],
+  context: Pick<ToolContext, 'readRules' | 'directory'>,
+): { shown: ContentMatch[]; withheld: string[] } {
   if (!context.readRules) return { shown: matches, withheld: [] };
   const verdicts = new Map<string, boolean>();
   const allowed = (path: string) => {
     let verdict = verdicts.get(path);
     if (verdict === undefined) {
       const absolute = resolve(context.directory, path);
-      verdict = [absolute, realPathOf(absolute)].every((candidate) => evaluate('read', candidate, context.readRules!).action === 'allow');
+      verdict = [absolute, realPathOf(absolute)].every(
+        (candidate) => evaluate('read', candidate, context.readRules!).action === 'allow',
+      );
       verdicts.set(path, verdict);
     }
     return verdict;

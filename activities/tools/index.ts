@@ -12,4 +12,17 @@ import { webfetch } from './webfetch.js';
 import { write } from './write.js';
 
 /** Handlers by tool name; each tool's spec is in `core/tools/`. */
-export const toolHandlers: Record<string, ToolHandler<never>> = { read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, skill, task_status: taskStatus };
+export const toolHandlers: Record<string, ToolHandler<never>> = {
+  read,
+  write,
+  edit,
+  list,
+  glob,
+  grep,
+  bash,
+  webfetch,
+  todowrite,
+  todoread,
+  skill,
+  task_status: taskStatus,
+};

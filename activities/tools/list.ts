@@ -16,12 +16,15 @@ export const list: ToolHandler<z.infer<typeof listSpec.parameters>> = async (inp
   if (!info) throw new ToolError(await explainMissing(`No such folder: ${root}`, context.directory, root, 'folder'));
   if (!info.isDirectory()) throw new ToolError(`${root} is a file, not a folder: read it with the read tool.`);
   const backend = await searchBackend(toolEnvironment(context.env, context.config));
-  const files = await newestFirst(await backend.listFiles(root, { ignore: input.ignore, project: context.directory, signal: context.abort }));
+  const files = await newestFirst(
+    await backend.listFiles(root, { ignore: input.ignore, project: context.directory, signal: context.abort }),
+  );
   const shown = files
     .slice(0, LIMIT)
     .map((file) => relative(root, file.path))
     .sort();
-  const cut = files.length > LIMIT ? `\n\n(Showing ${LIMIT} of ${files.length} files. Use a more specific path or glob.)` : '';
+  const cut =
+    files.length > LIMIT ? `\n\n(Showing ${LIMIT} of ${files.length} files. Use a more specific path or glob.)` : '';
   return {
     title: relative(context.directory, root) || '.',
     output: `${root}/\n${renderTree(shown)}${cut}`,

@@ -13,9 +13,17 @@ const CALL_TIMEOUT_MS = 10 * 60_000;
 export function mcpToolHandler(target: { server: string; tool: string }): ToolHandler {
   return async (input, context) => {
     const server = context.config.mcp?.[target.server];
-    if (!server) throw new ToolError(`MCP server "${target.server}" is not configured in this project any more (the "mcp" key of its config).`);
-    if (server.enabled === false) throw new ToolError(`MCP server "${target.server}" is disabled in this project's config.`);
-    const connection = await mcpConnection(target.server, server, { directory: context.directory, env: context.env, config: context.config });
+    if (!server)
+      throw new ToolError(
+        `MCP server "${target.server}" is not configured in this project any more (the "mcp" key of its config).`,
+      );
+    if (server.enabled === false)
+      throw new ToolError(`MCP server "${target.server}" is disabled in this project's config.`);
+    const connection = await mcpConnection(target.server, server, {
+      directory: context.directory,
+      env: context.env,
+      config: context.config,
+    });
     let result: CallToolResult;
     try {
       result = (await connection.client.callTool({ name: target.tool, arguments: input }, undefined, {
@@ -28,11 +36,16 @@ export function mcpToolHandler(target: { server: string; tool: string }): ToolHa
       })) as CallToolResult;
     } catch (error) {
       if (!connection.closed || context.abort.aborted) throw error;
-      const stderr = connection.stderr ? `\nIts last stderr lines:\n${connection.stderr.split('\n').slice(-5).join('\n')}` : '';
-      throw new ToolError(`MCP server "${target.server}" stopped during the call; it is started again for the next one.${stderr}`);
+      const stderr = connection.stderr
+        ? `\nIts last stderr lines:\n${connection.stderr.split('\n').slice(-5).join('\n')}`
+        : '';
+      throw new ToolError(
+        `MCP server "${target.server}" stopped during the call; it is started again for the next one.${stderr}`,
+      );
     }
     const output = outputOf(result);
-    if (result.isError) throw new ToolError(output.output || `${target.tool} failed on MCP server "${target.server}" without a message`);
+    if (result.isError)
+      throw new ToolError(output.output || `${target.tool} failed on MCP server "${target.server}" without a message`);
     return { ...output, title: target.tool };
   };
 }
@@ -42,9 +55,16 @@ function outputOf(result: CallToolResult): Omit<ToolOutput, 'title'> {
   const attachments: Attachment[] = [];
   for (const item of result.content ?? []) {
     if (item.type === 'text') texts.push(item.text);
-    else if (item.type === 'image') attachments.push({ mime: item.mimeType, url: `data:${item.mimeType};base64,${item.data}` });
-    else if (item.type === 'resource') texts.push('text' in item.resource ? String(item.resource.text) : `[resource ${item.resource.uri} (${item.resource.mimeType ?? 'binary'})]`);
-    else if (item.type === 'resource_link') texts.push(`[resource ${item.uri}${item.description ? `: ${item.description}` : ''}]`);
+    else if (item.type === 'image')
+      attachments.push({ mime: item.mimeType, url: `data:${item.mimeType};base64,${item.data}` });
+    else if (item.type === 'resource')
+      texts.push(
+        'text' in item.resource
+          ? String(item.resource.text)
+          : `[resource ${item.resource.uri} (${item.resource.mimeType ?? 'binary'})]`,
+      );
+    else if (item.type === 'resource_link')
+      texts.push(`[resource ${item.uri}${item.description ? `: ${item.description}` : ''}]`);
     else texts.push(`[${item.type} content is not shown]`);
   }
   if (texts.length === 0 && result.structuredContent) texts.push(JSON.stringify(result.structuredContent, null, 2));

@@ -52,7 +52,14 @@ export async function startProcessGroup(
   command: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; onOutput(text: string): void; sandbox?: Launch },
 ): Promise<ProcessGroup> {
-  const [program, ...args] = [...(options.sandbox?.launcher ?? []), 'bash', '-c', (options.sandbox?.preamble ?? '') + MERGED_OUTPUT, 'loom-bash', command];
+  const [program, ...args] = [
+    ...(options.sandbox?.launcher ?? []),
+    'bash',
+    '-c',
+    (options.sandbox?.preamble ?? '') + MERGED_OUTPUT,
+    'loom-bash',
+    command,
+  ];
   const child = spawn(program, args, {
     cwd: options.cwd,
     env: options.sandbox ? { ...options.env, ...options.sandbox.env } : options.env,
@@ -96,7 +103,7 @@ function startGuard(pid: number) {
 /** Stops a process group: SIGTERM, and SIGKILL after `graceMs` if any of it is still there. */
 export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;
-  for (const deadline = Date.now() + graceMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + graceMs; Date.now() < deadline;) {
     await sleep(POLL_MS);
     // An orphan that died stays in the group as a zombie until PID 1 reaps it, and some PID 1s
     // (containers without an init) never do; then the group looks alive until the deadline.

@@ -18,7 +18,10 @@ export function resolveInProject(
   const real = realPathOf(absolute);
   const inside = (folder: string) => isInside(folder, absolute) && isInside(realPathOf(folder), real);
   if (!inside(context.directory) && !inside(toolOutputDir(context.dataDir))) {
-    throw new ExternalDirectoryError(real === absolute ? absolute : `${absolute} (a link to ${real})`, context.directory);
+    throw new ExternalDirectoryError(
+      real === absolute ? absolute : `${absolute} (a link to ${real})`,
+      context.directory,
+    );
   }
   return absolute;
 }

@@ -21,7 +21,9 @@ export const ATTACHMENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
 };
 const BINARY_EXTENSIONS = new Set(
-  '.zip .tar .gz .tgz .bz2 .xz .7z .rar .jar .war .class .exe .dll .so .dylib .o .a .bin .dat .wasm .pyc .pyo .db .sqlite .png .jpg .jpeg .gif .bmp .ico .webp .pdf .mp3 .mp4 .mov .avi .woff .woff2 .ttf .otf'.split(' '),
+  '.zip .tar .gz .tgz .bz2 .xz .7z .rar .jar .war .class .exe .dll .so .dylib .o .a .bin .dat .wasm .pyc .pyo .db .sqlite .png .jpg .jpeg .gif .bmp .ico .webp .pdf .mp3 .mp4 .mov .avi .woff .woff2 .ttf .otf'.split(
+    ' ',
+  ),
 );
 
 export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (input, context) => {
@@ -32,7 +34,11 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
   if (info.isDirectory()) {
     const entries = await readdir(path, { withFileTypes: true });
     const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
-    return { title, output: `${path} is a directory with ${names.length} entries:\n${names.join('\n')}`, metadata: { directory: true } };
+    return {
+      title,
+      output: `${path} is a directory with ${names.length} entries:\n${names.join('\n')}`,
+      metadata: { directory: true },
+    };
   }
   const mime = ATTACHMENT_TYPES[extname(path).toLowerCase()];
   if (mime) return attachment(path, title, mime, info.size, context);
@@ -52,7 +58,8 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
   let last = offset - 1;
   for (let index = offset - 1; index < Math.min(lines.length, offset - 1 + limit); index++) {
     let line = lines[index];
-    if (line.length > READ_MAX_LINE_LENGTH) line = `${line.slice(0, READ_MAX_LINE_LENGTH)}... (line truncated to ${READ_MAX_LINE_LENGTH} chars)`;
+    if (line.length > READ_MAX_LINE_LENGTH)
+      line = `${line.slice(0, READ_MAX_LINE_LENGTH)}... (line truncated to ${READ_MAX_LINE_LENGTH} chars)`;
     const entry = `${String(index + 1).padStart(6)}\t${line}`;
     bytes += Buffer.byteLength(entry) + 1;
     if (bytes > MAX_BYTES) break;
@@ -71,7 +78,13 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
 };
 
 /** An image or PDF, handed to the model as a file when it accepts files. */
-async function attachment(path: string, title: string, mime: string, size: number, context: ToolContext): Promise<ToolOutput> {
+async function attachment(
+  path: string,
+  title: string,
+  mime: string,
+  size: number,
+  context: ToolContext,
+): Promise<ToolOutput> {
   // As configured, else as the catalogue says.
   if (!modelInfo(context.config, context.model).attachment) {
     const { providerID, modelID } = parseModelId(context.model);
@@ -80,7 +93,8 @@ async function attachment(path: string, title: string, mime: string, size: numbe
         `If it does, set provider.${providerID}.models.${modelID}.attachment to true in loom.json.`,
     );
   }
-  if (size > MAX_ATTACHMENT_BYTES) throw new ToolError(`${path} is too large to show (${size} bytes; the limit is ${MAX_ATTACHMENT_BYTES}).`);
+  if (size > MAX_ATTACHMENT_BYTES)
+    throw new ToolError(`${path} is too large to show (${size} bytes; the limit is ${MAX_ATTACHMENT_BYTES}).`);
   const data = await readFile(path);
   return {
     title,
@@ -116,5 +130,3 @@ async function isBinary(path: string): Promise<boolean> {
     await handle.close();
   }
 }
-
-

@@ -6,7 +6,13 @@ import { ToolError } from './tool-handler.js';
  * indentation slightly wrong); otherwise the same without the line numbers of read's output,
  * which small models copy. Zero or several matches (without `replaceAll`) are refused.
  */
-export function replaceText(content: string, oldString: string, newString: string, replaceAll: boolean, path: string): string {
+export function replaceText(
+  content: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+  path: string,
+): string {
   let matches = matchesOf(content, oldString);
   // Lines copied from read's output with their numbers (`     6\treturn a - b`): the numbers are not the file's.
   const unnumbered = matches.length === 0 ? withoutLineNumbers(oldString) : undefined;
@@ -42,7 +48,8 @@ function matchesOf(content: string, oldString: string): Match[] {
 function withoutLineNumbers(text: string): string | undefined {
   const lines = text.split('\n');
   const numbered = /^\s*\d+(?:\t| {1,2}(?=\S| ))/;
-  if (!lines.some((line) => numbered.test(line)) || !lines.every((line) => line.trim() === '' || numbered.test(line))) return undefined;
+  if (!lines.some((line) => numbered.test(line)) || !lines.every((line) => line.trim() === '' || numbered.test(line)))
+    return undefined;
   return lines.map((line) => line.replace(numbered, '')).join('\n');
 }
 

@@ -33,7 +33,9 @@ async function locate(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   if (setting && ['off', '0', 'false'].includes(setting.toLowerCase())) return undefined;
   if (setting) {
     if (!(await runs(setting, env))) {
-      throw new Error(`LOOM_RIPGREP is set to "${setting}", which is not a ripgrep binary that runs. Point it at rg, or set it to "off" for the built-in search.`);
+      throw new Error(
+        `LOOM_RIPGREP is set to "${setting}", which is not a ripgrep binary that runs. Point it at rg, or set it to "off" for the built-in search.`,
+      );
     }
     return setting;
   }

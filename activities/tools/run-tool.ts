@@ -41,7 +41,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     const context = Context.current();
     const start = Date.now();
     noteWorkspace(input.directory);
-    let toolInput = input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));
+    let toolInput =
+      input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));
     await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
     const description = describeToolCall(input.tool, toolInput);
     await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running', description });
@@ -69,7 +70,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         callId: input.callId,
         model: input.model,
         // Plugins' `shell.env` variables are set like `shell_env` ones: after secrets are hidden.
-        config: Object.keys(pluginEnv).length > 0 ? { ...config, shell_env: { ...config.shell_env, ...pluginEnv } } : config,
+        config:
+          Object.keys(pluginEnv).length > 0 ? { ...config, shell_env: { ...config.shell_env, ...pluginEnv } } : config,
         store,
         env,
         externalAllowed: input.externalAllowed,
@@ -85,23 +87,42 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
       const cut =
         result.metadata?.truncated !== undefined
           ? { output: result.output, truncated: Boolean(result.metadata.truncated) }
-          : await truncateOutput(result.output, { dir: toolOutputDir(dataDir), name: input.partId, canDelegate: input.canDelegate });
+          : await truncateOutput(result.output, {
+              dir: toolOutputDir(dataDir),
+              name: input.partId,
+              canDelegate: input.canDelegate,
+            });
       await setToolState(store, input.partId, {
         status: 'completed',
         input: toolInput,
         output: cut.output,
         title: result.title,
-        metadata: { ...result.metadata, truncated: cut.truncated, ...(cut.outputPath ? { outputPath: cut.outputPath } : {}) },
+        metadata: {
+          ...result.metadata,
+          truncated: cut.truncated,
+          ...(cut.outputPath ? { outputPath: cut.outputPath } : {}),
+        },
         time: { start, end: Date.now() },
         ...(result.attachments?.length ? { attachments: result.attachments } : {}),
       });
-      await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'completed', title: result.title, description });
+      await reportStep(store, input.sessionId, {
+        id: input.partId,
+        tool: input.tool,
+        status: 'completed',
+        title: result.title,
+        description,
+      });
       return { status: 'completed', title: result.title, preview: cut.output.slice(0, TOOL_PREVIEW_LIMIT) };
     } catch (error) {
       await progress.stop();
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
       const message = error instanceof Error ? error.message : String(error);
-      await setToolState(store, input.partId, { status: 'error', input: toolInput, error: message, time: { start, end: Date.now() } });
+      await setToolState(store, input.partId, {
+        status: 'error',
+        input: toolInput,
+        error: message,
+        time: { start, end: Date.now() },
+      });
       await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'error', description });
       return { status: 'error', title: input.tool, preview: message.slice(0, TOOL_PREVIEW_LIMIT) };
     } finally {

@@ -16,8 +16,12 @@ export const skill: ToolHandler<z.infer<typeof skillSpec.parameters>> = async (i
   const { skills, problems } = discoverSkills(context.directory, context.env);
   const found = skills.find((candidate) => candidate.name === input.name);
   if (!found) {
-    const skipped = problems.length ? `\nSkipped skill files (fix them to use them):\n${problems.map((problem) => problem.message).join('\n')}` : '';
-    throw new ToolError(`Unknown skill "${input.name}". Available skills: ${skills.map((candidate) => candidate.name).join(', ') || 'none'}${skipped}`);
+    const skipped = problems.length
+      ? `\nSkipped skill files (fix them to use them):\n${problems.map((problem) => problem.message).join('\n')}`
+      : '';
+    throw new ToolError(
+      `Unknown skill "${input.name}". Available skills: ${skills.map((candidate) => candidate.name).join(', ') || 'none'}${skipped}`,
+    );
   }
   const { body } = readSkill(found.location, context.env);
   const base = dirname(found.location);
@@ -47,7 +51,9 @@ function sampleFiles(base: string): string[] {
     const folder = queue.shift()!;
     let entries;
     try {
-      entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
     } catch {
       continue;
     }

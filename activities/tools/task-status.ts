@@ -26,16 +26,22 @@ export const taskStatus: ToolHandler<z.infer<typeof taskStatusSpec.parameters>> 
   const id = input.session_id;
   let session = await store.getSession(id);
   if (!session) throw new ToolError(`No session ${id}. Pass the session_id from a task result's <task_metadata>.`);
-  if (id === context.sessionId) throw new ToolError(`Session ${id} is this session itself: task_status reports on subagents.`);
+  if (id === context.sessionId)
+    throw new ToolError(`Session ${id} is this session itself: task_status reports on subagents.`);
   if ((await rootSessionOf(store, id)) !== (await rootSessionOf(store, context.sessionId))) {
-    throw new ToolError(`Session ${id} is not part of this session's tree: task_status reports only on its own subagents.`);
+    throw new ToolError(
+      `Session ${id} is not part of this session's tree: task_status reports only on its own subagents.`,
+    );
   }
   if (input.wait && session.status === 'busy') {
     const deadline = Date.now() + (input.timeout_ms ?? TASK_STATUS_DEFAULT_WAIT_MS);
     let cursor = (await store.changes(id, Number.MAX_SAFE_INTEGER)).cursor;
     context.update({ title: `waiting for ${id}` });
     while (session.status === 'busy' && Date.now() < deadline && !context.abort.aborted) {
-      await store.waitForChange(id, cursor, { timeoutMs: Math.min(LOOK_AGAIN_MS, deadline - Date.now()), signal: context.abort });
+      await store.waitForChange(id, cursor, {
+        timeoutMs: Math.min(LOOK_AGAIN_MS, deadline - Date.now()),
+        signal: context.abort,
+      });
       cursor = (await store.changes(id, cursor)).cursor;
       session = (await store.getSession(id)) ?? session;
     }
@@ -43,7 +49,13 @@ export const taskStatus: ToolHandler<z.infer<typeof taskStatusSpec.parameters>> 
   const state = STATE[session.status];
   const outcome = state === 'running' ? undefined : await lastOutcome(store, id);
   const answer = outcome ? outcome.answer || outcome.error : '';
-  const lines = [`status: ${state}`, ...(state === 'running' ? ['The subagent is still working: call task_status again later, or with wait: true.'] : []), ...(answer ? ['', answer] : [])];
+  const lines = [
+    `status: ${state}`,
+    ...(state === 'running'
+      ? ['The subagent is still working: call task_status again later, or with wait: true.']
+      : []),
+    ...(answer ? ['', answer] : []),
+  ];
   return {
     title: `${session.title} · ${state}`,
     output: `${lines.join('\n')}\n\n${taskEnvelope(id)}`,

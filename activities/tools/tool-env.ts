@@ -59,7 +59,8 @@ export function toolEnvironment(env: NodeJS.ProcessEnv, config: LoomConfig): Nod
   const result: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (rules.inherit.has(name) || !(looksSecret(name) || secrets.some((secret) => value.includes(secret)))) result[name] = value;
+    if (rules.inherit.has(name) || !(looksSecret(name) || secrets.some((secret) => value.includes(secret))))
+      result[name] = value;
   }
   for (const name of rules.unset) delete result[name];
   return Object.assign(result, rules.set);

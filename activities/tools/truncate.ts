@@ -21,7 +21,8 @@ export async function truncateOutput(
   options: { dir: string; name: string; canDelegate: boolean },
 ): Promise<Truncated> {
   const lines = output.split('\n');
-  if (lines.length <= MAX_OUTPUT_LINES && Buffer.byteLength(output) <= MAX_OUTPUT_BYTES) return { output, truncated: false };
+  if (lines.length <= MAX_OUTPUT_LINES && Buffer.byteLength(output) <= MAX_OUTPUT_BYTES)
+    return { output, truncated: false };
 
   const kept: string[] = [];
   let bytes = 0;

@@ -34,10 +34,16 @@ export const webfetch: ToolHandler<z.infer<typeof webfetchSpec.parameters>> = as
   const signal = AbortSignal.any([context.abort, timeout]);
 
   try {
-    const response = await fetchFollowing(url, { signal, headers: { 'User-Agent': USER_AGENT, Accept: ACCEPT[format] } }, Boolean(context.localNetworkAllowed));
+    const response = await fetchFollowing(
+      url,
+      { signal, headers: { 'User-Agent': USER_AGENT, Accept: ACCEPT[format] } },
+      Boolean(context.localNetworkAllowed),
+    );
     if (!response.ok) {
       await response.body?.cancel();
-      throw new ToolError(`Request failed with status ${response.status} ${response.statusText}`.trimEnd() + `: ${url}`);
+      throw new ToolError(
+        `Request failed with status ${response.status} ${response.statusText}`.trimEnd() + `: ${url}`,
+      );
     }
     if (Number(response.headers.get('content-length') ?? 0) > WEBFETCH_MAX_BYTES) {
       await response.body?.cancel();
@@ -56,7 +62,8 @@ export const webfetch: ToolHandler<z.infer<typeof webfetchSpec.parameters>> = as
     if (!mime && text.includes('\u0000')) throw new ToolError(`Binary content is not supported: ${url}`);
 
     const isHtml = HTML_TYPES.has(mime);
-    const output = !isHtml || format === 'html' ? text : format === 'markdown' ? htmlToMarkdown(text) : htmlToText(text);
+    const output =
+      !isHtml || format === 'html' ? text : format === 'markdown' ? htmlToMarkdown(text) : htmlToText(text);
     return {
       title: `${url} (${contentType || 'unknown content type'})`,
       output,

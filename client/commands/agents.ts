@@ -7,7 +7,10 @@ import { plural } from '../render/quantities.js';
 import { agentRows, loadProjectAgents, summarizePermissions } from '../services/project-agents.js';
 
 /** `loom agents`: the project's agents with mode, model, description and what they may do. */
-export async function agentsCommand(context: CliContext, options: { json?: boolean; dir?: string; all?: boolean }): Promise<number> {
+export async function agentsCommand(
+  context: CliContext,
+  options: { json?: boolean; dir?: string; all?: boolean },
+): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
   const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
   if (options.json) {
@@ -20,7 +23,12 @@ export async function agentsCommand(context: CliContext, options: { json?: boole
 }
 
 function describeAgent(agent: AgentInfo, isDefault: boolean): string {
-  const facts = [agent.mode, agent.model ?? 'session model', agent.steps ? plural(agent.steps, 'step') : undefined, isDefault ? 'default' : undefined];
+  const facts = [
+    agent.mode,
+    agent.model ?? 'session model',
+    agent.steps ? plural(agent.steps, 'step') : undefined,
+    isDefault ? 'default' : undefined,
+  ];
   return [
     `${pc.bold(agent.name)}  ${pc.dim(facts.filter(Boolean).join(' · '))}`,
     ...(agent.description ? [`  ${agent.description}`] : []),

@@ -19,15 +19,23 @@ export interface ApproveOptions {
  */
 export async function approveCommand(context: CliContext, requestId: string, options: ApproveOptions): Promise<number> {
   if (options.always && options.reject) throw new CliError('Choose one of --always and --reject.', 2);
-  if (options.message !== undefined && !options.reject) throw new CliError('--message goes with --reject: it is the feedback the agent sees.', 2);
+  if (options.message !== undefined && !options.reject)
+    throw new CliError('--message goes with --reject: it is the feedback the agent sees.', 2);
   const reply = options.reject ? 'reject' : options.always ? 'always' : 'once';
   const { client } = await context.temporal();
   const pending = await context.store.getPermissionRequest(requestId);
   const rootId = pending?.rootID ?? pending?.sessionID;
-  const workerHere = pending?.status === 'pending' && (await startWorkerIfNone(context, `the run of session ${pending.sessionID} waits for this reply`));
+  const workerHere =
+    pending?.status === 'pending' &&
+    (await startWorkerIfNone(context, `the run of session ${pending.sessionID} waits for this reply`));
   const cursor = workerHere && rootId ? await currentCursor(context.store, rootId) : 0;
   const request = await replyToRequest(client, context.store, { requestId, reply, message: options.message });
-  const verb = reply === 'reject' ? 'Rejected' : reply === 'always' ? `Allowed always (${request.permission} ${request.always.join(', ')})` : 'Allowed once';
+  const verb =
+    reply === 'reject'
+      ? 'Rejected'
+      : reply === 'always'
+        ? `Allowed always (${request.permission} ${request.always.join(', ')})`
+        : 'Allowed once';
   context.report(`${verb}: ${request.title} in session ${request.sessionID}.`);
   if (!workerHere || !rootId) return 0;
   const outcome = await watchRun(context, client.workflow.getHandle(rootId), rootId, cursor, { quiet: false, rootId });

@@ -25,10 +25,13 @@ export async function cancelCommand(context: CliContext, sessionId: string): Pro
     return 0;
   }
   const closed = await Promise.race([
-    client.workflow.getHandle(sessionId).result().then(
-      () => true,
-      () => true,
-    ),
+    client.workflow
+      .getHandle(sessionId)
+      .result()
+      .then(
+        () => true,
+        () => true,
+      ),
     new Promise<false>((resolve) => setTimeout(resolve, CANCEL_WAIT_MS, false).unref()),
   ]);
   context.report(

@@ -10,7 +10,11 @@ import { currentCursor } from '../follow/session-changes.js';
 import { printOutcome } from './outcome.js';
 
 /** `loom compact <sessionId>`: summarises an idle session; from then on its model sees the summary. */
-export async function compactCommand(context: CliContext, sessionId: string, options: { model?: string; json?: boolean }): Promise<number> {
+export async function compactCommand(
+  context: CliContext,
+  sessionId: string,
+  options: { model?: string; json?: boolean },
+): Promise<number> {
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const cursor = await currentCursor(context.store, sessionId);
@@ -21,15 +25,29 @@ export async function compactCommand(context: CliContext, sessionId: string, opt
     handle = await client.workflow.start(sessionWorkflow, {
       workflowId: session.id,
       taskQueue: context.settings.taskQueue,
-      args: [{ sessionId: session.id, directory: session.directory, agent: session.agent, model: checkModelFlag(options.model), compact: true, modelRetry: modelRetryFromEnv(context.env) }],
+      args: [
+        {
+          sessionId: session.id,
+          directory: session.directory,
+          agent: session.agent,
+          model: checkModelFlag(options.model),
+          compact: true,
+          modelRetry: modelRetryFromEnv(context.env),
+        },
+      ],
       staticSummary: `compaction · ${session.title}`,
     });
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`Session ${sessionId} is busy; compact it once its run has finished.`);
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      throw new CliError(`Session ${sessionId} is busy; compact it once its run has finished.`);
     throw error;
   }
   const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });
-  return printOutcome(context, { ...outcome, tokens: await summaryTokens(context.store, sessionId, cursor) }, Boolean(options.json));
+  return printOutcome(
+    context,
+    { ...outcome, tokens: await summaryTokens(context.store, sessionId, cursor) },
+    Boolean(options.json),
+  );
 }
 
 /**
@@ -38,5 +56,8 @@ export async function compactCommand(context: CliContext, sessionId: string, opt
  */
 async function summaryTokens(store: ChangeFeed, sessionId: string, cursor: number): Promise<Tokens> {
   const { messages } = await store.changes(sessionId, cursor);
-  return messages.reduce((sum, message) => (message.role === 'assistant' ? addTokens(sum, message.tokens) : sum), zeroTokens());
+  return messages.reduce(
+    (sum, message) => (message.role === 'assistant' ? addTokens(sum, message.tokens) : sum),
+    zeroTokens(),
+  );
 }

@@ -62,6 +62,7 @@ async function nothingHere(context: CliContext, directory: string | undefined, r
 function limitFlag(value: string | undefined): number {
   if (value === undefined) return 50;
   const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, not "${value}".`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new CliError(`--limit must be a whole number of at least 1, not "${value}".`);
   return limit;
 }

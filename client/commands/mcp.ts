@@ -5,7 +5,11 @@ import { closeMcpServers, mcpServerStates, type McpServerState } from '../../act
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 
-const MARK: Record<McpServerState['status'], string> = { connected: pc.green('✓'), failed: pc.red('✗'), disabled: pc.dim('○') };
+const MARK: Record<McpServerState['status'], string> = {
+  connected: pc.green('✓'),
+  failed: pc.red('✗'),
+  disabled: pc.dim('○'),
+};
 
 /**
  * `loom mcp ls`: the project's MCP servers, started here as a worker on this machine would start
@@ -37,12 +41,22 @@ export async function mcpListCommand(context: CliContext, options: { json?: bool
 }
 
 function describe(state: McpServerState): string {
-  const count = state.status === 'connected' ? ` · ${state.tools.length} ${state.tools.length === 1 ? 'tool' : 'tools'}` : '';
+  const count =
+    state.status === 'connected' ? ` · ${state.tools.length} ${state.tools.length === 1 ? 'tool' : 'tools'}` : '';
   const lines = [`${MARK[state.status]} ${pc.bold(state.name)}  ${pc.dim(`${state.type} · ${state.status}${count}`)}`];
-  for (const tool of state.tools) lines.push(`    ${tool.name}  ${pc.dim(firstLine(tool.description))}${tool.effect === 'mutating' ? '' : pc.dim(` (${tool.effect})`)}`);
+  for (const tool of state.tools)
+    lines.push(
+      `    ${tool.name}  ${pc.dim(firstLine(tool.description))}${tool.effect === 'mutating' ? '' : pc.dim(` (${tool.effect})`)}`,
+    );
   if (state.skipped) lines.push(`    ${pc.yellow(`not offered: ${state.skipped.join(', ')}`)}`);
   if (state.error) lines.push(`    ${pc.red(state.error)}`);
-  if (state.stderr) lines.push(...state.stderr.split('\n').slice(-10).map((line) => `    ${pc.dim(`stderr: ${line}`)}`));
+  if (state.stderr)
+    lines.push(
+      ...state.stderr
+        .split('\n')
+        .slice(-10)
+        .map((line) => `    ${pc.dim(`stderr: ${line}`)}`),
+    );
   return `${lines.join('\n')}\n\n`;
 }
 

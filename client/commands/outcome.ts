@@ -12,12 +12,21 @@ export function printOutcome(context: CliContext, outcome: RunOutcome, json: boo
     return exitCode;
   }
   const total = outcome.tokens.input + outcome.tokens.output + outcome.tokens.cache.read;
-  const facts = [outcome.sessionId, outcome.status, outcome.steps ? plural(outcome.steps, 'step') : undefined, plural(total, 'token')];
+  const facts = [
+    outcome.sessionId,
+    outcome.status,
+    outcome.steps ? plural(outcome.steps, 'step') : undefined,
+    plural(total, 'token'),
+  ];
   const line = facts.filter(Boolean).join(' · ');
   if (outcome.status === 'completed') context.report(pc.dim(`\n● ${line}`));
-  else if (outcome.status === 'failed') context.report(pc.red(`\n✗ ${line}${outcome.errorShown ? '' : `\n  ${outcome.error?.name}: ${outcome.error?.message}`}`));
+  else if (outcome.status === 'failed')
+    context.report(
+      pc.red(`\n✗ ${line}${outcome.errorShown ? '' : `\n  ${outcome.error?.name}: ${outcome.error?.message}`}`),
+    );
   else if (outcome.status === 'cancelled') context.report(pc.yellow(`\n■ ${line}`));
   // A run left because the server went away was explained when it happened.
-  else if (!outcome.error) context.report(`\nLeft ${outcome.sessionId} running. \`loom show ${outcome.sessionId}\` shows its progress.`);
+  else if (!outcome.error)
+    context.report(`\nLeft ${outcome.sessionId} running. \`loom show ${outcome.sessionId}\` shows its progress.`);
   return exitCode;
 }

@@ -1,7 +1,13 @@
 import { cancellingRun, promptFate } from '../services/cancelled-prompts.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
+import {
+  checkModelFlag,
+  checkProviderHere,
+  chooseModel,
+  modelRetryFromEnv,
+  reportMissingKey,
+} from '../services/model-choice.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
 import { currentCursor } from '../follow/session-changes.js';
@@ -27,7 +33,8 @@ export async function resumeCommand(
   const agent = options.agent ? chooseAgent(options.agent, project) : undefined;
   const agentModel = agent ? project.agents.find((candidate) => candidate.name === agent)?.model : undefined;
   // A session whose first run never started has no model yet: it is chosen here, as for `loom run`.
-  const pinned = model ?? (session.model ? undefined : chooseModel(undefined, agent ?? session.agent, project, context.env));
+  const pinned =
+    model ?? (session.model ? undefined : chooseModel(undefined, agent ?? session.agent, project, context.env));
   // The model this run will use, as the run decides it (see prepareRun): checked here, where the user typed.
   const missingKey = checkProviderHere(pinned ?? agentModel ?? session.model, project.config, context.env);
   const maxPromptBytes = promptLimit(session.directory, context.env);
@@ -40,7 +47,16 @@ export async function resumeCommand(
   reportMissingKey(context, missingKey);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   const rootId = await rootOf(context.store, session);
-  const sending = { prompt, agent, model: pinned, host: context.hostId, taskQueue: context.settings.taskQueue, modelRetry: modelRetryFromEnv(context.env), webUrl: context.settings.webUrl, searchAttributes };
+  const sending = {
+    prompt,
+    agent,
+    model: pinned,
+    host: context.hostId,
+    taskQueue: context.settings.taskQueue,
+    modelRetry: modelRetryFromEnv(context.env),
+    webUrl: context.settings.webUrl,
+    searchAttributes,
+  };
 
   // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to
   // close and starts the next one. A cancel that lands just after the check is caught below.
@@ -48,7 +64,11 @@ export async function resumeCommand(
     const closing = await cancellingRun(client, sessionId);
     if (closing) {
       context.report(`Session ${sessionId} is being cancelled; your prompt will start its next run.`);
-      const ended = await watchRun(context, client.workflow.getHandle(sessionId, closing), sessionId, cursor, { quiet: true, rootId, runId: closing });
+      const ended = await watchRun(context, client.workflow.getHandle(sessionId, closing), sessionId, cursor, {
+        quiet: true,
+        rootId,
+        runId: closing,
+      });
       if (ended.status === 'detached' || ended.cancelledHere) {
         context.report(`Your prompt was not sent to ${sessionId}. \`loom resume ${sessionId} "…"\` sends it again.`);
         return printOutcome(context, ended, json);
@@ -61,7 +81,9 @@ export async function resumeCommand(
     if (outcome.status === 'cancelled' && !outcome.cancelledHere) {
       const fate = await promptFate(client, context.store, { sessionId, runId: sent.runId, promptId, since: cursor });
       if (fate === 'dropped') {
-        context.report(`Session ${sessionId} was cancelled before it took your prompt; your prompt starts its next run.`);
+        context.report(
+          `Session ${sessionId} was cancelled before it took your prompt; your prompt starts its next run.`,
+        );
         cursor = await currentCursor(context.store, sessionId);
         continue;
       }

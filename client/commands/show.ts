@@ -7,14 +7,20 @@ import { renderSession } from '../render/session-view.js';
 import { sessionTree, totalTokens } from '../services/session-tree.js';
 
 /** `loom show <sessionId>`: every message and part of a session, from the store. */
-export async function showCommand(context: CliContext, sessionId: string, options: { json?: boolean; full?: boolean }): Promise<number> {
+export async function showCommand(
+  context: CliContext,
+  sessionId: string,
+  options: { json?: boolean; full?: boolean },
+): Promise<number> {
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const messages = await context.store.messages(sessionId);
   const tree = await sessionTree(context.store, session);
   const usage = { own: tree.own, tree: tree.tree };
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ session, messages, children: tree.children.map((child) => child.session.id), usage })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ session, messages, children: tree.children.map((child) => child.session.id), usage })}\n`,
+    );
     return 0;
   }
   const waiting = hostWaitNote(session, await hostsWithoutWorkers(context, [session]));

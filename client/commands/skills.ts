@@ -16,10 +16,13 @@ export async function skillsCommand(context: CliContext, options: { json?: boole
     return problems.length ? 1 : 0;
   }
   if (skills.length === 0 && problems.length === 0) {
-    context.report(`No skills for ${directory}: add <name>/SKILL.md under .loom/skills/ (or .opencode/skill/, .claude/skills/).`);
+    context.report(
+      `No skills for ${directory}: add <name>/SKILL.md under .loom/skills/ (or .opencode/skill/, .claude/skills/).`,
+    );
     return 0;
   }
-  for (const skill of skills) process.stdout.write(`${pc.bold(skill.name)}  ${pc.dim(skill.location)}\n  ${skill.description}\n\n`);
+  for (const skill of skills)
+    process.stdout.write(`${pc.bold(skill.name)}  ${pc.dim(skill.location)}\n  ${skill.description}\n\n`);
   for (const problem of problems) context.report(`Skipped: ${problem.message}`);
   return problems.length ? 1 : 0;
 }

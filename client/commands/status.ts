@@ -21,12 +21,18 @@ interface StoreStatus {
  */
 export async function statusCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
   const target = await context.target();
-  const temporal = await temporalStatus(target, { env: context.env, taskQueue: context.settings.taskQueue, hostId: context.hostId });
+  const temporal = await temporalStatus(target, {
+    env: context.env,
+    taskQueue: context.settings.taskQueue,
+    hostId: context.hostId,
+  });
   const store = storeStatus(context);
   const sandbox = await sandboxAvailability(context.env);
   if (options.json) {
     const traces = tracesOf(context.env);
-    process.stdout.write(`${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, taskQueue: context.settings.taskQueue })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, taskQueue: context.settings.taskQueue })}\n`,
+    );
   } else {
     const lines = [
       ...temporalLines(temporal, target),
@@ -37,7 +43,11 @@ export async function statusCommand(context: CliContext, options: { json?: boole
     ];
     // The profile's line names its file once; the settings it holds say only which key.
     const profile = temporal.profile;
-    const shown = profile ? lines.map((line, i) => (line.includes('profile       ') || i === 0 ? line : line.replaceAll(` of ${profile.file}`, ''))) : lines;
+    const shown = profile
+      ? lines.map((line, i) =>
+          line.includes('profile       ') || i === 0 ? line : line.replaceAll(` of ${profile.file}`, ''),
+        )
+      : lines;
     process.stdout.write(`${shown.join('\n')}\n`);
   }
   return temporal.state === 'refused' ? 1 : 0;
@@ -45,14 +55,20 @@ export async function statusCommand(context: CliContext, options: { json?: boole
 
 function temporalLines(status: TemporalStatus, target: Parameters<typeof missingAttributesNotice>[0]): string[] {
   const { sources } = status;
-  const lines = [`${label('Temporal')}${status.address} (${sources.address})`, `${label('namespace')}${status.namespace} (${sources.namespace})`];
+  const lines = [
+    `${label('Temporal')}${status.address} (${sources.address})`,
+    `${label('namespace')}${status.namespace} (${sources.namespace})`,
+  ];
   if (status.profile) lines.push(`${label('profile')}"${status.profile.name}" of ${status.profile.file}`);
   const tlsFacts = [
     sources.serverCa ? `server CA ${sources.serverCa}` : status.tls ? "the system's CAs" : undefined,
     sources.serverName ? `server name (${sources.serverName})` : undefined,
   ].filter(Boolean);
-  lines.push(`${label('TLS')}${status.tls ? 'on' : 'off'}${sources.tls ? ` (${sources.tls})` : ''}${tlsFacts.length ? ` · ${tlsFacts.join(' · ')}` : ''}`);
-  const authSource = status.auth === 'api key' ? sources.apiKey : status.auth === 'client certificate' ? sources.clientCert : undefined;
+  lines.push(
+    `${label('TLS')}${status.tls ? 'on' : 'off'}${sources.tls ? ` (${sources.tls})` : ''}${tlsFacts.length ? ` · ${tlsFacts.join(' · ')}` : ''}`,
+  );
+  const authSource =
+    status.auth === 'api key' ? sources.apiKey : status.auth === 'client certificate' ? sources.clientCert : undefined;
   lines.push(`${label('auth')}${status.auth}${authSource ? ` (${authSource})` : ''}`);
   if (sources.metadata) lines.push(`${label('headers')}${sources.metadata.join(', ')}`);
   if (status.ui) lines.push(`${label('UI')}${status.ui}/namespaces/${encodeURIComponent(status.namespace)}/workflows`);
@@ -66,33 +82,47 @@ function temporalLines(status: TemporalStatus, target: Parameters<typeof missing
   }
   lines.push(`${label('server')}${status.serverVersion ? `Temporal ${status.serverVersion}` : 'answers'}`);
   const attributes = status.searchAttributes;
-  if (attributes?.state === 'missing') lines.push(`${label('search attrs')}${pc.yellow('missing')}\n${indent(missingAttributesNotice(target, attributes))}`);
+  if (attributes?.state === 'missing')
+    lines.push(
+      `${label('search attrs')}${pc.yellow('missing')}\n${indent(missingAttributesNotice(target, attributes))}`,
+    );
   else if (attributes) lines.push(`${label('search attrs')}present`);
-  for (const queue of status.workers ?? []) lines.push(`${label(queue.kind === 'workflow' ? 'workers' : '')}${workerLine(queue)}`);
+  for (const queue of status.workers ?? [])
+    lines.push(`${label(queue.kind === 'workflow' ? 'workers' : '')}${workerLine(queue)}`);
   return lines;
 }
 
 /** Where traces go: the OTLP endpoint, the variable that names it and the service name; undefined when off. */
 function tracesOf(env: NodeJS.ProcessEnv): { endpoint: string; source: string; service: string } | undefined {
   if (!tracingWanted(env)) return undefined;
-  const source = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const source = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    : 'OTEL_EXPORTER_OTLP_ENDPOINT';
   return { endpoint: env[source]!, source, service: env.OTEL_SERVICE_NAME || 'loom' };
 }
 
 function tracesLine(env: NodeJS.ProcessEnv): string {
   const traces = tracesOf(env);
-  return traces ? `OTLP ${traces.endpoint} (${traces.source}), service ${traces.service}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)';
+  return traces
+    ? `OTLP ${traces.endpoint} (${traces.source}), service ${traces.service}`
+    : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)';
 }
 
 function workerLine(queue: QueueWorkers): string {
   const what = `"${queue.taskQueue}" ${queue.kind === 'workflow' ? 'runs' : 'activities'}`;
-  if (queue.pollers.length === 0) return `${what}: none${queue.kind === 'workflow' ? ' (`loom worker` starts one; `loom run` runs one in the command)' : ''}`;
+  if (queue.pollers.length === 0)
+    return `${what}: none${queue.kind === 'workflow' ? ' (`loom worker` starts one; `loom run` runs one in the command)' : ''}`;
   return `${what}: ${queue.pollers.map((poller) => (poller.machine ? `${poller.machine} pid ${poller.pid}` : poller.identity)).join(', ')}`;
 }
 
 function storeStatus(context: CliContext): StoreStatus {
   const { storeUrl, storeUrlSource, dataDir } = context.settings;
-  if (!storeUrl) return { kind: 'SQLite', location: storeFile(dataDir), source: context.env.LOOM_DATA_DIR ? 'LOOM_DATA_DIR' : 'the default data folder' };
+  if (!storeUrl)
+    return {
+      kind: 'SQLite',
+      location: storeFile(dataDir),
+      source: context.env.LOOM_DATA_DIR ? 'LOOM_DATA_DIR' : 'the default data folder',
+    };
   return { kind: 'PostgreSQL', location: withoutPassword(storeUrl), source: storeUrlSource ?? 'LOOM_STORE_URL' };
 }
 

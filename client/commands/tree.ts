@@ -8,7 +8,11 @@ import { plural } from '../render/quantities.js';
 import { sessionTree, totalTokens, type SessionNode } from '../services/session-tree.js';
 
 /** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */
-export async function treeCommand(context: CliContext, sessionId: string, options: { json?: boolean }): Promise<number> {
+export async function treeCommand(
+  context: CliContext,
+  sessionId: string,
+  options: { json?: boolean },
+): Promise<number> {
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const root = await sessionTree(context.store, session);
@@ -44,13 +48,24 @@ function render(node: SessionNode, unserved: Set<string>, indent: string, last: 
   const { session } = node;
   const own = totalTokens(node.own.tokens);
   const tree = totalTokens(node.tree.tokens);
-  const usage = node.children.length ? `${plural(own, 'token')} (tree ${tree.toLocaleString('en-US')})` : plural(own, 'token');
-  const cost = !node.tree.cost ? '' : node.children.length ? ` · ${formatCost(node.own.cost)} (tree ${formatCost(node.tree.cost)})` : ` · ${formatCost(node.own.cost)}`;
+  const usage = node.children.length
+    ? `${plural(own, 'token')} (tree ${tree.toLocaleString('en-US')})`
+    : plural(own, 'token');
+  const cost = !node.tree.cost
+    ? ''
+    : node.children.length
+      ? ` · ${formatCost(node.own.cost)} (tree ${formatCost(node.tree.cost)})`
+      : ` · ${formatCost(node.own.cost)}`;
   const branch = root ? '' : last ? '└─ ' : '├─ ';
   const waiting = hostWaitNote(session, unserved);
   const line =
     `${indent}${branch}${pc.bold(session.agent)} ${session.title} ${pc.dim(`· ${session.status} · ${usage}${cost} · ${session.id}`)}` +
     (waiting ? ` ${pc.yellow(waiting)}` : '');
   const childIndent = root ? '' : `${indent}${last ? '   ' : '│  '}`;
-  return [line, ...node.children.flatMap((child, index) => render(child, unserved, childIndent, index === node.children.length - 1, false))];
+  return [
+    line,
+    ...node.children.flatMap((child, index) =>
+      render(child, unserved, childIndent, index === node.children.length - 1, false),
+    ),
+  ];
 }

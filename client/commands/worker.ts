@@ -26,7 +26,8 @@ export interface WorkerOptions {
  * scale out.
  */
 export async function workerCommand(context: CliContext, options: WorkerOptions = {}): Promise<number> {
-  if (options.sharedOnly && options.hostOnly) throw new CliError('--shared-only and --host-only exclude each other: leave both out to serve both queues.');
+  if (options.sharedOnly && options.hostOnly)
+    throw new CliError('--shared-only and --host-only exclude each other: leave both out to serve both queues.');
   const serve: ServedQueues = options.sharedOnly ? 'shared' : options.hostOnly ? 'host' : 'both';
   const hostId = options.hostId ? hostIdFlag(options.hostId) : context.hostId;
   const maxCachedWorkflows = cachedWorkflowsFlag(options.maxCachedWorkflows, context.env);
@@ -41,9 +42,9 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
   const { namespace } = target;
   const { taskQueue } = context.settings;
   if (serve !== 'shared') {
-    const others = (await livePollers(client.workflowService, namespace, hostTaskQueue(taskQueue, hostId), 'activity')).filter(
-      (poller) => poller.machine !== undefined && poller.machine !== hostname(),
-    );
+    const others = (
+      await livePollers(client.workflowService, namespace, hostTaskQueue(taskQueue, hostId), 'activity')
+    ).filter((poller) => poller.machine !== undefined && poller.machine !== hostname());
     if (others.length > 0) {
       context.report(
         `Warning: host id "${hostId}" is already served by a worker on ${[...new Set(others.map((poller) => poller.machine))].join(', ')}. ` +
@@ -52,17 +53,26 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
     }
   }
   const queues = await context.ensureWorker(true, { hostId, serve, maxCachedWorkflows });
-  const described = queues.map((queue) => (queue === taskQueue ? `"${queue}" (shared)` : `"${queue}" (workspace tools of host ${hostId})`));
+  const described = queues.map((queue) =>
+    queue === taskQueue ? `"${queue}" (shared)` : `"${queue}" (workspace tools of host ${hostId})`,
+  );
   const stopGauges = metrics ? reportLiveCounts(context.store) : undefined;
-  if (metrics) context.report(`Prometheus metrics at http://${metrics.bindAddress.replace(/^0\.0\.0\.0:/, `${hostname()}:`)}/metrics (${metrics.source}).`);
-  context.report(`Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace}). Ctrl-C stops it.`);
+  if (metrics)
+    context.report(
+      `Prometheus metrics at http://${metrics.bindAddress.replace(/^0\.0\.0\.0:/, `${hostname()}:`)}/metrics (${metrics.source}).`,
+    );
+  context.report(
+    `Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace}). Ctrl-C stops it.`,
+  );
   // An outage is something a durable worker waits out: said once, in one line, not once per poll.
   let down = false;
   const stopWatching = watchServer(access, {
     lost: () => {
       down = true;
       setServerDown(true);
-      context.report(`${pc.yellow('Warning:')} ${serverUnreachableMessage(target)} The worker waits for it and carries on when it is back.`);
+      context.report(
+        `${pc.yellow('Warning:')} ${serverUnreachableMessage(target)} The worker waits for it and carries on when it is back.`,
+      );
     },
     back: () => {
       down = false;
@@ -105,7 +115,9 @@ function installRuntime(metrics: MetricsAddress | undefined): void {
 
 function cachedWorkflowsFlag(value: string | undefined, env: NodeJS.ProcessEnv): number | undefined {
   try {
-    return value === undefined ? maxCachedWorkflowsFrom(env) : maxCachedWorkflowsFrom(env, '--max-cached-workflows', value);
+    return value === undefined
+      ? maxCachedWorkflowsFrom(env)
+      : maxCachedWorkflowsFrom(env, '--max-cached-workflows', value);
   } catch (error) {
     throw new CliError((error as Error).message);
   }

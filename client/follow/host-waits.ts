@@ -7,7 +7,9 @@ import type { CliContext } from '../context.js';
  * Empty when Temporal cannot be asked (nothing is running, so nothing waits).
  */
 export async function hostsWithoutWorkers(context: CliContext, sessions: Session[]): Promise<Set<string>> {
-  const hosts = new Set(sessions.flatMap((session) => (session.status === 'busy' && session.host ? [session.host] : [])));
+  const hosts = new Set(
+    sessions.flatMap((session) => (session.status === 'busy' && session.host ? [session.host] : [])),
+  );
   const unserved = new Set<string>();
   if (hosts.size === 0) return unserved;
   const temporal = await context.temporalIfRunning();
@@ -19,7 +21,8 @@ export async function hostsWithoutWorkers(context: CliContext, sessions: Session
   await Promise.all(
     [...hosts].map(async (host) => {
       try {
-        if (!(await activityQueueServed(temporal.client.workflowService, namespace, hostTaskQueue(taskQueue, host)))) unserved.add(host);
+        if (!(await activityQueueServed(temporal.client.workflowService, namespace, hostTaskQueue(taskQueue, host))))
+          unserved.add(host);
       } catch {
         // Unknown: say nothing rather than something wrong.
       }

@@ -34,7 +34,8 @@ export function reconnectLimit(env: NodeJS.ProcessEnv): number {
   const raw = env[RECONNECT_ENV]?.trim();
   if (!raw) return DEFAULT_RECONNECT_MS;
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0) throw new CliError(`${RECONNECT_ENV}=${JSON.stringify(raw)}: expected whole milliseconds.`);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new CliError(`${RECONNECT_ENV}=${JSON.stringify(raw)}: expected whole milliseconds.`);
   return ms;
 }
 
@@ -60,7 +61,11 @@ export class RunFollower {
     private readonly target: { temporal: TemporalTarget; workflowId: string; runId?: string },
     private readonly options: { limitMs: number; report: (line: string) => void },
   ) {
-    this.connection = Connection.lazy({ ...connectionOptions(target.temporal), interceptors: [], channelArgs: CHANNEL_ARGS });
+    this.connection = Connection.lazy({
+      ...connectionOptions(target.temporal),
+      interceptors: [],
+      channelArgs: CHANNEL_ARGS,
+    });
     this.client = new Client({ connection: this.connection, namespace: target.temporal.namespace });
   }
 
@@ -110,13 +115,17 @@ export class RunFollower {
         if (this.down) {
           this.down = false;
           this.backAt = Date.now();
-          this.options.report(`Reconnected to the Temporal server at ${this.target.temporal.address} after ${formatDuration(this.backAt - this.lostAt!)}.`);
+          this.options.report(
+            `Reconnected to the Temporal server at ${this.target.temporal.address} after ${formatDuration(this.backAt - this.lostAt!)}.`,
+          );
         }
         return true;
       }
       if (!this.down) {
         this.down = true;
-        this.options.report(`Lost the Temporal server at ${this.target.temporal.address} (${reason}); reconnecting for up to ${formatDuration(this.options.limitMs)} …`);
+        this.options.report(
+          `Lost the Temporal server at ${this.target.temporal.address} (${reason}); reconnecting for up to ${formatDuration(this.options.limitMs)} …`,
+        );
       }
       if (Date.now() - this.lostAt! >= this.options.limitMs) return false;
       await this.pause(Math.min(wait, Math.max(this.lostAt! + this.options.limitMs - Date.now(), 0)));
@@ -131,7 +140,9 @@ export class RunFollower {
   /** Whether the server answers a cheap call within `timeoutMs`; any answer, even an error, counts. */
   private async answers(timeoutMs: number): Promise<boolean> {
     try {
-      await this.connection.withDeadline(Date.now() + timeoutMs, () => this.connection.workflowService.getSystemInfo({}));
+      await this.connection.withDeadline(Date.now() + timeoutMs, () =>
+        this.connection.workflowService.getSystemInfo({}),
+      );
       return true;
     } catch (error) {
       return !isTransportError(error);

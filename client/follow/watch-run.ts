@@ -57,7 +57,9 @@ export async function watchRun(
   const detached = new Promise<RunOutcome>((resolve) => (detach = resolve));
   let cancelledHere = false;
   const outcome = Promise.race([
-    follower.result().then(async (followed) => ({ ...(await settle(followed)), ...(cancelledHere ? { cancelledHere } : {}) })),
+    follower
+      .result()
+      .then(async (followed) => ({ ...(await settle(followed)), ...(cancelledHere ? { cancelledHere } : {}) })),
     detached,
   ]);
 
@@ -67,13 +69,15 @@ export async function watchRun(
     if (interrupts === 1) {
       cancelledHere = true;
       context.report(`\nCancelling ${sessionId} … (Ctrl-C again to leave it running)`);
-      handle.cancel().catch((error: Error) =>
-        context.report(
-          isTransportError(error)
-            ? `Could not cancel ${sessionId}: the Temporal server at ${address} is unreachable. \`loom cancel ${sessionId}\` cancels it once the server is back.`
-            : `Could not cancel ${sessionId}: ${error.message}`,
-        ),
-      );
+      handle
+        .cancel()
+        .catch((error: Error) =>
+          context.report(
+            isTransportError(error)
+              ? `Could not cancel ${sessionId}: the Temporal server at ${address} is unreachable. \`loom cancel ${sessionId}\` cancels it once the server is back.`
+              : `Could not cancel ${sessionId}: ${error.message}`,
+          ),
+        );
     } else {
       detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
     }
@@ -83,7 +87,13 @@ export async function watchRun(
   process.on('SIGTERM', onTerminate);
   const interactive = !options.quiet && (Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1');
   // Permission requests are read from the store, so this check carries on while Temporal is away.
-  const prompter = new PermissionPrompter(client, context.store, options.rootId ?? sessionId, interactive, context.report);
+  const prompter = new PermissionPrompter(
+    client,
+    context.store,
+    options.rootId ?? sessionId,
+    interactive,
+    context.report,
+  );
   let checking = false;
   const permissions = setInterval(() => {
     if (checking) return;
@@ -146,7 +156,13 @@ async function failed(context: CliContext, sessionId: string, cursor: number, er
     return { sessionId, status: 'failed', text: '', tokens, error: { name: 'Terminated', message: cause.message } };
   }
   const name = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : ((cause as Error)?.name ?? 'Error');
-  return { sessionId, status: 'failed', text: '', tokens, error: { name, message: (cause as Error)?.message ?? String(cause) } };
+  return {
+    sessionId,
+    status: 'failed',
+    text: '',
+    tokens,
+    error: { name, message: (cause as Error)?.message ?? String(cause) },
+  };
 }
 
 /**
@@ -167,7 +183,13 @@ async function unreachable(
     `Stopped following ${sessionId}: the Temporal server at ${address} has been unreachable for ${formatDuration(lost.lostForMs)} (${lost.reason}). ` +
     `Session ${sessionId} may still be going: \`loom show ${sessionId}\` shows its progress once the server is back.${worker}`;
   context.report(message);
-  return { sessionId, status: 'detached', text: '', tokens: await tokensSince(context, sessionId, cursor), error: { name: 'TemporalUnreachable', message } };
+  return {
+    sessionId,
+    status: 'detached',
+    text: '',
+    tokens: await tokensSince(context, sessionId, cursor),
+    error: { name: 'TemporalUnreachable', message },
+  };
 }
 
 async function tokensSince(context: CliContext, sessionId: string, cursor: number): Promise<Tokens> {
@@ -179,7 +201,12 @@ async function tokensSince(context: CliContext, sessionId: string, cursor: numbe
  * Looks in on the run: reports activities being retried (a model endpoint failing, say), and when
  * a workflow task waits with nobody taking it, there is no worker, so one starts here.
  */
-async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAttempts: Set<string>, serverBackAt: number): Promise<void> {
+async function checkOnRun(
+  context: CliContext,
+  handle: SessionHandle,
+  reportedAttempts: Set<string>,
+  serverBackAt: number,
+): Promise<void> {
   try {
     const { raw } = await handle.describe();
     for (const activity of raw.pendingActivities ?? []) {
@@ -188,7 +215,9 @@ async function checkOnRun(context: CliContext, handle: SessionHandle, reportedAt
       if (attempt < 2 || !activity.lastFailure || reportedAttempts.has(key)) continue;
       reportedAttempts.add(key);
       const limit = activity.maximumAttempts ? `/${activity.maximumAttempts}` : '';
-      context.report(`↻ ${activity.activityType?.name} attempt ${attempt}${limit} after: ${activity.lastFailure.message}`);
+      context.report(
+        `↻ ${activity.activityType?.name} attempt ${attempt}${limit} after: ${activity.lastFailure.message}`,
+      );
     }
     await reportHostWait(context, handle, reportedAttempts).catch(() => undefined);
     const task = raw.pendingWorkflowTask;

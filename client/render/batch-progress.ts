@@ -17,7 +17,11 @@ export function batchSpan(batch: Pick<BatchRecord, 'status' | 'time'>): BatchSpa
  * Finished tasks (done or failed: a cancelled task was stopped, not worked through) per second of
  * the batch's span. The one rate `loom batch run`'s bar and summary and `loom batch status` show.
  */
-export function tasksPerSecond(progress: Pick<BatchProgress, 'done' | 'failed'>, span: BatchSpan, now = Date.now()): number {
+export function tasksPerSecond(
+  progress: Pick<BatchProgress, 'done' | 'failed'>,
+  span: BatchSpan,
+  now = Date.now(),
+): number {
   const seconds = ((span.ended ?? now) - span.started) / 1000;
   return seconds > 0 ? (progress.done + progress.failed) / seconds : 0;
 }
@@ -40,7 +44,8 @@ export class BatchProgressView {
   ) {
     if (process.stderr.isTTY) {
       this.bar = new SingleBar({
-        format: '{bar} {percentage}% | {value}/{total} done · {failed} failed · {running} running | {rate} | ETA {eta_formatted}',
+        format:
+          '{bar} {percentage}% | {value}/{total} done · {failed} failed · {running} running | {rate} | ETA {eta_formatted}',
         hideCursor: true,
         stream: process.stderr,
         etaBuffer: 50,
@@ -58,7 +63,9 @@ export class BatchProgressView {
     }
     if (Date.now() - this.lastLine < 5_000) return;
     this.lastLine = Date.now();
-    process.stderr.write(`${finished}/${this.total} done · ${progress.failed} failed · ${progress.running} running · ${rate}\n`);
+    process.stderr.write(
+      `${finished}/${this.total} done · ${progress.failed} failed · ${progress.running} running · ${rate}\n`,
+    );
   }
 
   stop(): void {

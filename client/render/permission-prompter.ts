@@ -37,19 +37,28 @@ export class PermissionPrompter {
   private async ask(request: PermissionRequestRecord): Promise<void> {
     const current = await this.store.getPermissionRequest(request.id);
     if (current?.status !== 'pending') return;
-    const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+    const prompt = createInterface({
+      input: process.stdin,
+      output: process.stderr,
+      terminal: Boolean(process.stdin.isTTY),
+    });
     prompt.on('SIGINT', () => process.emit('SIGINT'));
     try {
       this.report(`\n${describeRequest(request)}`);
-      const answer = (await prompt.question('  Allow? [o]nce, [a]lways, [r]eject, reject with [f]eedback: ')).trim().toLowerCase();
-      const reply: PermissionReply =
-        answer.startsWith('a')
-          ? { requestId: request.id, reply: 'always' }
-          : answer.startsWith('f')
-            ? { requestId: request.id, reply: 'reject', message: (await prompt.question('  Feedback for the agent: ')).trim() }
-            : answer.startsWith('r')
-              ? { requestId: request.id, reply: 'reject' }
-              : { requestId: request.id, reply: 'once' };
+      const answer = (await prompt.question('  Allow? [o]nce, [a]lways, [r]eject, reject with [f]eedback: '))
+        .trim()
+        .toLowerCase();
+      const reply: PermissionReply = answer.startsWith('a')
+        ? { requestId: request.id, reply: 'always' }
+        : answer.startsWith('f')
+          ? {
+              requestId: request.id,
+              reply: 'reject',
+              message: (await prompt.question('  Feedback for the agent: ')).trim(),
+            }
+          : answer.startsWith('r')
+            ? { requestId: request.id, reply: 'reject' }
+            : { requestId: request.id, reply: 'once' };
       await replyToRequest(this.client, this.store, reply);
       this.report(`  → ${reply.reply}${reply.message ? `: ${reply.message}` : ''}`);
     } catch (error) {

@@ -52,20 +52,26 @@ export class RunPrinter {
     if (part.type === 'reasoning') this.printReasoning(part.id, part.text);
     if (part.type !== 'tool') return;
     const { state } = part;
-    if (part.tool === 'task' && (state.status === 'running' || state.status === 'completed' || state.status === 'error')) {
+    if (
+      part.tool === 'task' &&
+      (state.status === 'running' || state.status === 'completed' || state.status === 'error')
+    ) {
       this.printSubagentSteps(part.id, state.metadata);
     }
     if (state.status === 'completed' && this.once(part.id)) {
       this.statusLine(`${pc.green('✓')} ${describeToolCall(part.tool, state.input)}`);
     }
     if (state.status === 'error' && this.once(part.id)) {
-      this.statusLine(`${pc.red('✗')} ${describeToolCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`);
+      this.statusLine(
+        `${pc.red('✗')} ${describeToolCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`,
+      );
     }
   }
 
   /** A subagent's tool calls, as its parent's task part lists them: one line each once done, as `loom show` prints them. */
   private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined): void {
-    if (metadata?.sessionId && this.once(`task:${partId}`)) this.statusLine(pc.dim(`→ subagent session ${String(metadata.sessionId)}`));
+    if (metadata?.sessionId && this.once(`task:${partId}`))
+      this.statusLine(pc.dim(`→ subagent session ${String(metadata.sessionId)}`));
     for (const step of subagentSteps(metadata)) {
       if ((step.status !== 'completed' && step.status !== 'error') || !this.once(`step:${step.id}`)) continue;
       this.statusLine(subagentCallLine(step));

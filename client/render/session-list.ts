@@ -23,8 +23,11 @@ export function renderSessionList(sessions: Session[], options: SessionListOptio
     ...(home === undefined ? [] : [shortenHome(session.directory, home)]),
   ]);
   const headings = ['ID', 'STATUS', 'AGENT', 'UPDATED', ...(home === undefined ? [] : ['DIRECTORY'])];
-  const widths = headings.map((heading, column) => Math.max(...[heading, ...rows.map((row) => row[column])].map((cell) => cell.length)));
-  const line = (cells: string[], title: string) => [...cells.map((cell, column) => cell.padEnd(widths[column])), title].join('  ');
+  const widths = headings.map((heading, column) =>
+    Math.max(...[heading, ...rows.map((row) => row[column])].map((cell) => cell.length)),
+  );
+  const line = (cells: string[], title: string) =>
+    [...cells.map((cell, column) => cell.padEnd(widths[column])), title].join('  ');
   const lines = options.header ? [pc.dim(line(headings, 'TITLE'))] : [];
   sessions.forEach((session, index) => {
     const cells = rows[index].map((cell, column) => colour(headings[column], cell.padEnd(widths[column]), session));
@@ -35,7 +38,8 @@ export function renderSessionList(sessions: Session[], options: SessionListOptio
 }
 
 function colour(heading: string, cell: string, session: Session): string {
-  if (heading === 'STATUS') return session.status === 'busy' ? pc.yellow(cell) : session.status === 'failed' ? pc.red(cell) : cell;
+  if (heading === 'STATUS')
+    return session.status === 'busy' ? pc.yellow(cell) : session.status === 'failed' ? pc.red(cell) : cell;
   if (heading === 'UPDATED' || heading === 'DIRECTORY') return pc.dim(cell);
   return cell;
 }

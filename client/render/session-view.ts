@@ -15,11 +15,17 @@ export interface SessionViewOptions {
 }
 
 /** A session as text: a header, then every message with every part. */
-export function renderSession(session: Session, messages: MessageWithParts[], options: SessionViewOptions = {}): string {
+export function renderSession(
+  session: Session,
+  messages: MessageWithParts[],
+  options: SessionViewOptions = {},
+): string {
   const lines = [
     `${pc.bold(session.title)}`,
     pc.dim(`${session.id} · ${session.agent} · ${session.model} · ${session.status}`),
-    pc.dim(`${session.host ? `${session.host}:` : ''}${session.directory} · created ${time(session.time.created)} · updated ${time(session.time.updated)}`),
+    pc.dim(
+      `${session.host ? `${session.host}:` : ''}${session.directory} · created ${time(session.time.created)} · updated ${time(session.time.updated)}`,
+    ),
   ];
   if (session.parentID) lines.push(pc.dim(`child of ${session.parentID}`));
   if (session.error) {
@@ -32,7 +38,9 @@ export function renderSession(session: Session, messages: MessageWithParts[], op
       lines.push(pc.cyan(`── user · ${time(info.time.created)}`));
     } else {
       const tokens = info.tokens.input + info.tokens.output + info.tokens.cache.read;
-      const facts = [info.summary ? 'summary' : `step ${info.step}`, info.finish, plural(tokens, 'token')].filter(Boolean).join(' · ');
+      const facts = [info.summary ? 'summary' : `step ${info.step}`, info.finish, plural(tokens, 'token')]
+        .filter(Boolean)
+        .join(' · ');
       lines.push(pc.magenta(`── ${info.agent} · ${facts}`));
       if (info.error) lines.push(pc.red(`  ✗ ${info.error.name}: ${info.error.message}`));
     }
@@ -53,7 +61,8 @@ function renderPart(part: Part, options: SessionViewOptions): string[] {
       const label = `${callMark(state.status)} ${describeToolCall(part.tool, state.input)}`;
       const childId = taskSessionId(part);
       const child = childId ? pc.dim(` → ${childId}`) : '';
-      const steps = part.tool === 'task' && 'metadata' in state ? subagentSteps(state.metadata).map(subagentCallLine) : [];
+      const steps =
+        part.tool === 'task' && 'metadata' in state ? subagentSteps(state.metadata).map(subagentCallLine) : [];
       if (state.status === 'completed') {
         const cleared = isCleared(part) ? pc.dim(' (output cleared for the model)') : '';
         return [`${label}${child}${cleared}`, ...steps, ...indent(preview(state.output, full))];
@@ -75,7 +84,10 @@ function renderPart(part: Part, options: SessionViewOptions): string[] {
 function preview(text: string, full: boolean): string[] {
   const lines = text.split('\n');
   if (full || lines.length <= OUTPUT_PREVIEW_LINES) return lines;
-  return [...lines.slice(0, OUTPUT_PREVIEW_LINES), pc.dim(`… ${plural(lines.length - OUTPUT_PREVIEW_LINES, 'more line')} (--full shows all)`)];
+  return [
+    ...lines.slice(0, OUTPUT_PREVIEW_LINES),
+    pc.dim(`… ${plural(lines.length - OUTPUT_PREVIEW_LINES, 'more line')} (--full shows all)`),
+  ];
 }
 
 function indent(lines: string[]): string[] {

@@ -17,7 +17,11 @@ export type ServeApp = OpenAPIHono;
 export function createServeApp(deps: ServeDeps): ServeApp {
   const app = new OpenAPIHono({ defaultHook: invalidInput });
   // Before the token check: a browser's preflight request carries no credentials.
-  if (deps.corsOrigins?.length) app.use('*', cors({ origin: deps.corsOrigins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], maxAge: 600 }));
+  if (deps.corsOrigins?.length)
+    app.use(
+      '*',
+      cors({ origin: deps.corsOrigins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], maxAge: 600 }),
+    );
   if (deps.token) app.use('*', requireToken(deps.token));
   app.onError(errorResponse);
   app.notFound((c) => c.json({ error: `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.` }, 404));
@@ -28,10 +32,15 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   registerPermissionRoutes(app, deps);
   registerBatchRoutes(app, deps);
   registerWebRoutes(app, deps);
-  if (deps.token) app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  if (deps.token)
+    app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc('/doc', {
     openapi: '3.0.0',
-    info: { title: 'Loom server', version: LOOM_VERSION, description: 'Durable OpenCode-style agent sessions on Temporal.' },
+    info: {
+      title: 'Loom server',
+      version: LOOM_VERSION,
+      description: 'Durable OpenCode-style agent sessions on Temporal.',
+    },
     ...(deps.token ? { security: [{ bearer: [] }] } : {}),
   });
   return app;

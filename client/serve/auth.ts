@@ -6,7 +6,10 @@ import { isLoopback } from '../../core/loopback.js';
  * The token the server demands: `LOOM_SERVER_TOKEN` when set; else, when it listens beyond this
  * machine, a fresh one (printed at start); else none, since only local processes can connect.
  */
-export function serverToken(hostname: string, env: NodeJS.ProcessEnv): { token: string | undefined; generated: boolean } {
+export function serverToken(
+  hostname: string,
+  env: NodeJS.ProcessEnv,
+): { token: string | undefined; generated: boolean } {
   if (env.LOOM_SERVER_TOKEN) return { token: env.LOOM_SERVER_TOKEN, generated: false };
   if (isLoopback(hostname)) return { token: undefined, generated: false };
   return { token: randomBytes(24).toString('base64url'), generated: true };
@@ -32,7 +35,14 @@ export function requireToken(token: string): MiddlewareHandler {
     // Comparing digests keeps the comparison constant-time whatever the length given.
     if (!match || !timingSafeEqual(digest(match[1].trim()), expected)) {
       c.header('WWW-Authenticate', 'Bearer realm="loom"');
-      return c.json({ error: match ? 'Wrong token in the Authorization header.' : 'Missing Authorization: Bearer <token> header (the token is LOOM_SERVER_TOKEN, or the one `loom serve` printed).' }, 401);
+      return c.json(
+        {
+          error: match
+            ? 'Wrong token in the Authorization header.'
+            : 'Missing Authorization: Bearer <token> header (the token is LOOM_SERVER_TOKEN, or the one `loom serve` printed).',
+        },
+        401,
+      );
     }
     await next();
   };

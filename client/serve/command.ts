@@ -18,7 +18,8 @@ export interface ServeOptions {
 /** `loom serve`: the HTTP API over the store and Temporal, until SIGINT or SIGTERM. */
 export async function serveCommand(context: CliContext, options: ServeOptions): Promise<number> {
   const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
   const { token, generated } = serverToken(options.hostname, context.env);
   const target = await context.target();
   if (options.worker) await context.ensureWorker();
@@ -47,14 +48,22 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   const app = createServeApp(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port, hostname: options.hostname }, () => resolve(started));
-    started.once('error', (error) => reject(new CliError(`Cannot listen on ${options.hostname}:${port}: ${error.message}`)));
+    started.once('error', (error) =>
+      reject(new CliError(`Cannot listen on ${options.hostname}:${port}: ${error.message}`)),
+    );
   });
   const address = server.address();
-  const shown = typeof address === 'object' && address ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : `${options.hostname}:${port}`;
+  const shown =
+    typeof address === 'object' && address
+      ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+      : `${options.hostname}:${port}`;
   const listening = typeof address === 'object' && address ? address.port : port;
   deps.webUrl ??= `http://${isWildcard(options.hostname) ? `${hostname()}:${listening}` : shown}`;
-  context.report(`Loom server listening on http://${shown} · GET /doc describes the API${context.hasInProcessWorker ? ' · with a worker' : ''}`);
-  if (generated) context.report(`Token (send it as "Authorization: Bearer <token>"; set LOOM_SERVER_TOKEN to choose one): ${token}`);
+  context.report(
+    `Loom server listening on http://${shown} · GET /doc describes the API${context.hasInProcessWorker ? ' · with a worker' : ''}`,
+  );
+  if (generated)
+    context.report(`Token (send it as "Authorization: Bearer <token>"; set LOOM_SERVER_TOKEN to choose one): ${token}`);
   else if (token) context.report('Every request needs "Authorization: Bearer $LOOM_SERVER_TOKEN".');
   else if (!isLoopback(options.hostname)) context.report('Warning: no token, and listening beyond this machine.');
 
@@ -75,7 +84,10 @@ function isWildcard(host: string): boolean {
 /** `--cors`: origins (scheme, host and port, nothing else) that browsers may let call the API. */
 function corsOrigins(option: string | undefined): string[] | undefined {
   if (option === undefined) return undefined;
-  const origins = option.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = option
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -84,7 +96,10 @@ function corsOrigins(option: string | undefined): string[] | undefined {
       parsed = undefined;
     }
     if (origin !== '*' && (!parsed || parsed.origin !== origin)) {
-      throw new CliError(`--cors takes origins such as https://app.example.com (no path, no trailing slash); "${origin}" is not one.`, 2);
+      throw new CliError(
+        `--cors takes origins such as https://app.example.com (no path, no trailing slash); "${origin}" is not one.`,
+        2,
+      );
     }
   }
   return origins;

@@ -18,14 +18,20 @@ export class HttpError extends Error {
 export const ErrorBody = z
   .object({
     error: z.string(),
-    issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() })).optional(),
+    issues: z
+      .array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() }))
+      .optional(),
   })
   .openapi('Error');
 
-export const unknownSession = (id: string) => new HttpError(404, `Unknown session "${id}". GET /session lists sessions.`);
+export const unknownSession = (id: string) =>
+  new HttpError(404, `Unknown session "${id}". GET /session lists sessions.`);
 
 /** An invalid body or query: 400 with every zod issue, so a client can fix them all at once. */
-export function invalidInput(result: { success: boolean; error?: z.ZodError; target?: string }, c: Context): Response | undefined {
+export function invalidInput(
+  result: { success: boolean; error?: z.ZodError; target?: string },
+  c: Context,
+): Response | undefined {
   if (result.success || !result.error) return undefined;
   const issues = result.error.issues.map((issue) => ({
     path: issue.path.map((key) => (typeof key === 'number' ? key : String(key))),
@@ -33,7 +39,13 @@ export function invalidInput(result: { success: boolean; error?: z.ZodError; tar
     code: issue.code,
   }));
   const where = result.target ? ` (${result.target})` : '';
-  return c.json({ error: `Invalid request${where}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`, issues }, 400);
+  return c.json(
+    {
+      error: `Invalid request${where}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
+      issues,
+    },
+    400,
+  );
 }
 
 /**

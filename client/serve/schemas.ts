@@ -7,7 +7,10 @@ import {
   TaskStatus,
 } from '../../core/batch.js';
 import { MessageWithParts as CoreMessageWithParts, Tokens } from '../../core/message.js';
-import { PermissionReplyKind, PermissionRequestRecord as CorePermissionRequestRecord } from '../../core/permission-request.js';
+import {
+  PermissionReplyKind,
+  PermissionRequestRecord as CorePermissionRequestRecord,
+} from '../../core/permission-request.js';
 import { Session as CoreSession } from '../../core/session.js';
 
 // The core schemas are the one source of the shapes; here they only get component names. `.meta`,
@@ -15,7 +18,9 @@ import { Session as CoreSession } from '../../core/session.js';
 export const Session = CoreSession.meta({ id: 'Session' });
 export const MessageWithParts = CoreMessageWithParts.meta({ id: 'MessageWithParts' });
 
-export const SessionIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'ses_…' }) });
+export const SessionIdParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'ses_…' }),
+});
 
 export const Usage = z.object({ tokens: Tokens, cost: z.number() }).openapi('Usage');
 
@@ -43,7 +48,10 @@ export const StartBody = z
     prompt: z.string().min(1),
     agent: z.string().optional(),
     model: z.string().optional().openapi({ example: 'openai/gpt-4.1' }),
-    directory: z.string().optional().openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
+    directory: z
+      .string()
+      .optional()
+      .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
     title: z.string().optional(),
   })
   .openapi('StartSession');
@@ -55,16 +63,23 @@ export const PromptBody = z
 export const Started = z.object({ id: z.string() }).openapi('Started');
 
 /** A JSON response of a route. */
-export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
 
 // Permissions and batches.
 
 export const PermissionRequest = CorePermissionRequestRecord.meta({ id: 'PermissionRequest' });
 
 const replyFields = {
-  message: z.string().optional().openapi({ description: 'with `reject` only: feedback the model sees, and the turn goes on' }),
+  message: z
+    .string()
+    .optional()
+    .openapi({ description: 'with `reject` only: feedback the model sees, and the turn goes on' }),
 };
-const messageOnlyWithReject = (body: { message?: string }, reply: string) => body.message === undefined || reply === 'reject';
+const messageOnlyWithReject = (body: { message?: string }, reply: string) =>
+  body.message === undefined || reply === 'reject';
 const messageIssue = { message: 'message goes with reject: it is the feedback the agent sees', path: ['message'] };
 
 export const PermissionReplyBody = z
@@ -107,8 +122,13 @@ export const StartBatchBody = z
     model: z.string().optional().openapi({ example: 'openai/gpt-4.1' }),
     concurrency: z.number().int().min(1).optional().openapi({ description: 'tasks running at once (default 8)' }),
     retries: z.number().int().min(0).optional().openapi({ description: 'attempts after a failed one (default 1)' }),
-    directory: z.string().optional().openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
+    directory: z
+      .string()
+      .optional()
+      .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
   })
   .openapi('StartBatch');
 
-export const BatchIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'bat_…' }) });
+export const BatchIdParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'bat_…' }),
+});

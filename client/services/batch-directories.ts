@@ -17,10 +17,15 @@ export function checkTaskDirectories(directory: string, tasks: BatchTaskInput[])
     if (task.directory === undefined) continue;
     root ??= realFolder(directory);
     const problem = folderProblem(root, resolve(directory, task.directory));
-    if (problem) problems.push(`task ${index + 1} (${JSON.stringify(task.description)}): directory ${JSON.stringify(task.directory)} ${problem}`);
+    if (problem)
+      problems.push(
+        `task ${index + 1} (${JSON.stringify(task.description)}): directory ${JSON.stringify(task.directory)} ${problem}`,
+      );
   }
   if (problems.length) {
-    throw new CliError(`${plural(problems.length, 'task names a bad directory', 'tasks name bad directories')} (each must be a folder inside ${directory}):\n${problems.slice(0, 20).join('\n')}`);
+    throw new CliError(
+      `${plural(problems.length, 'task names a bad directory', 'tasks name bad directories')} (each must be a folder inside ${directory}):\n${problems.slice(0, 20).join('\n')}`,
+    );
   }
 }
 
@@ -39,7 +44,11 @@ function folderProblem(root: string, folder: string): string | undefined {
     real = realpathSync(folder);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be read (${(error as Error).message})`;
+    return code === 'ENOENT'
+      ? 'does not exist'
+      : code === 'ENOTDIR'
+        ? 'is not a folder'
+        : `cannot be read (${(error as Error).message})`;
   }
   if (!statSync(real).isDirectory()) return 'is not a folder';
   return isInsidePath(root, real) ? undefined : `leads outside the batch's directory, to ${real}`;

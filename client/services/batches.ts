@@ -44,10 +44,15 @@ export function readBatchFile(path: string, maxPromptBytes: number): { tasks: Ba
     const tooLarge = parsed.success ? promptSizeProblem(parsed.data.prompt, maxPromptBytes) : undefined;
     if (tooLarge) problems.push(`${path}:${index + 1}: ${tooLarge}`);
     else if (parsed.success) tasks.push(parsed.data);
-    else problems.push(`${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'task'}: ${issue.message}`).join('; ')}`);
+    else
+      problems.push(
+        `${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'task'}: ${issue.message}`).join('; ')}`,
+      );
   });
-  if (problems.length) throw new CliError(`${plural(problems.length, 'bad line')} in ${path}:\n${problems.slice(0, 20).join('\n')}`);
-  if (tasks.length === 0) throw new CliError(`${path} has no tasks: write one JSON object per line, {"description": …, "prompt": …}.`);
+  if (problems.length)
+    throw new CliError(`${plural(problems.length, 'bad line')} in ${path}:\n${problems.slice(0, 20).join('\n')}`);
+  if (tasks.length === 0)
+    throw new CliError(`${path} has no tasks: write one JSON object per line, {"description": …, "prompt": …}.`);
   return { tasks, bytes: statSync(path).size };
 }
 
@@ -74,8 +79,13 @@ export interface StartBatchOptions {
  * Stores a batch's tasks, then starts its run: a `batchWorkflow` whose workflow id is the batch id.
  * Tasks' folders are checked first when the batch runs on this machine.
  */
-export async function startBatch(client: Client, store: BatchRecords, options: StartBatchOptions): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
-  if (options.host === undefined || options.host === localHostId()) checkTaskDirectories(options.directory, options.tasks);
+export async function startBatch(
+  client: Client,
+  store: BatchRecords,
+  options: StartBatchOptions,
+): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
+  if (options.host === undefined || options.host === localHostId())
+    checkTaskDirectories(options.directory, options.tasks);
   const now = Date.now();
   const batch: BatchRecord = {
     id: newId('bat', now, Math.random),
@@ -132,7 +142,9 @@ export class BatchControlError extends CliError {
 /** Sends a control to a batch's run (the update `loom batch pause|resume|cancel|concurrency` sends) and returns its progress. */
 export async function controlBatch(client: Client, batchId: string, control: BatchControl): Promise<BatchProgress> {
   try {
-    return await client.workflow.getHandle<typeof batchWorkflow>(batchId).executeUpdate(batchControlUpdate, { args: [control] });
+    return await client.workflow
+      .getHandle<typeof batchWorkflow>(batchId)
+      .executeUpdate(batchControlUpdate, { args: [control] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw new BatchControlError(error.cause?.message ?? error.message);
     if (error instanceof WorkflowNotFoundError) throw new BatchControlError(`Batch ${batchId} is not running.`);

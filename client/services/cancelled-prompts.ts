@@ -44,7 +44,10 @@ export async function promptFate(
 }
 
 /** Whether the run's history holds a cancel request before the signal that brought the prompt. */
-async function cancelledBeforePrompt(client: Client, sent: { sessionId: string; runId: string; promptId: string }): Promise<boolean> {
+async function cancelledBeforePrompt(
+  client: Client,
+  sent: { sessionId: string; runId: string; promptId: string },
+): Promise<boolean> {
   let history;
   try {
     history = await client.workflow.getHandle(sent.sessionId, sent.runId).fetchHistory();

@@ -42,8 +42,14 @@ function positiveInteger(name: string, value: string): number {
  * the run: `--model`, the agent's, loom.json's, `LOOM_MODEL`, else the first provider key set in
  * this shell. A worker elsewhere never swaps in a default of its own.
  */
-export function chooseModel(flag: string | undefined, agent: string, project: ProjectAgents, env: NodeJS.ProcessEnv): string {
-  const model = flag ?? project.agents.find((candidate) => candidate.name === agent)?.model ?? configuredModel(project.config, env);
+export function chooseModel(
+  flag: string | undefined,
+  agent: string,
+  project: ProjectAgents,
+  env: NodeJS.ProcessEnv,
+): string {
+  const model =
+    flag ?? project.agents.find((candidate) => candidate.name === agent)?.model ?? configuredModel(project.config, env);
   if (!model) throw new CliError(NO_MODEL);
   return checkModelFlag(model)!;
 }

@@ -19,19 +19,37 @@ export class PermissionReplyError extends CliError {
 }
 
 /** Answers a permission request: the reply goes to the run that asked, as a Temporal update. */
-export async function replyToRequest(client: Client, store: PermissionRecords, reply: PermissionReply): Promise<PermissionRequestRecord> {
+export async function replyToRequest(
+  client: Client,
+  store: PermissionRecords,
+  reply: PermissionReply,
+): Promise<PermissionRequestRecord> {
   const request = await store.getPermissionRequest(reply.requestId);
-  if (!request) throw new PermissionReplyError('unknown', `Unknown permission request "${reply.requestId}". \`loom pending\` lists those waiting.`);
+  if (!request)
+    throw new PermissionReplyError(
+      'unknown',
+      `Unknown permission request "${reply.requestId}". \`loom pending\` lists those waiting.`,
+    );
   if (request.status !== 'pending') {
     const how = request.reply ? ` (${request.reply.reply})` : '';
-    throw new PermissionReplyError('answered', `Permission request ${request.id} is no longer waiting: it was ${request.status}${how}.`);
+    throw new PermissionReplyError(
+      'answered',
+      `Permission request ${request.id} is no longer waiting: it was ${request.status}${how}.`,
+    );
   }
   try {
-    await client.workflow.getHandle(request.sessionID).executeUpdate(permissionReplyUpdate, { args: [reply], updateId: `${reply.requestId}-reply` });
+    await client.workflow
+      .getHandle(request.sessionID)
+      .executeUpdate(permissionReplyUpdate, { args: [reply], updateId: `${reply.requestId}-reply` });
   } catch (error) {
     // The run's validator refused: it has no such request waiting (answered already, or not its own).
-    if (error instanceof WorkflowUpdateFailedError) throw new PermissionReplyError('answered', error.cause?.message ?? error.message);
-    if (error instanceof WorkflowNotFoundError) throw new PermissionReplyError('not-running', `The run of session ${request.sessionID} that asked is no longer running.`);
+    if (error instanceof WorkflowUpdateFailedError)
+      throw new PermissionReplyError('answered', error.cause?.message ?? error.message);
+    if (error instanceof WorkflowNotFoundError)
+      throw new PermissionReplyError(
+        'not-running',
+        `The run of session ${request.sessionID} that asked is no longer running.`,
+      );
     throw error;
   }
   return request;

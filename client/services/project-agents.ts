@@ -58,14 +58,19 @@ export function agentRows(project: ProjectAgents, all: boolean) {
  */
 export function summarizePermissions(rules: Ruleset): string[] {
   const names = [...new Set(rules.map((rule) => rule.permission))];
-  const base = (permission: string) => rules.filter((rule) => rule.permission === permission && rule.pattern === '*').at(-1)?.action;
+  const base = (permission: string) =>
+    rules.filter((rule) => rule.permission === permission && rule.pattern === '*').at(-1)?.action;
   const everything = base('*') ?? 'ask';
   const lines = [`*: ${everything}`];
   for (const name of names.filter((n) => n !== '*')) {
     const action = base(name);
-    const exceptions = new Set(rules.filter((rule) => rule.permission === name && rule.pattern !== '*').map((rule) => rule.pattern)).size;
+    const exceptions = new Set(
+      rules.filter((rule) => rule.permission === name && rule.pattern !== '*').map((rule) => rule.pattern),
+    ).size;
     if ((action === undefined || action === everything) && exceptions === 0) continue;
-    lines.push(`${name}: ${action ?? everything}${exceptions ? ` (+${exceptions} pattern${exceptions > 1 ? 's' : ''})` : ''}`);
+    lines.push(
+      `${name}: ${action ?? everything}${exceptions ? ` (+${exceptions} pattern${exceptions > 1 ? 's' : ''})` : ''}`,
+    );
   }
   return lines;
 }

@@ -36,7 +36,12 @@ export function checkPromptSize(text: string, limit: number, target?: string): v
  * Stores a prompt for a session and returns its id: the run is told the id, never the text, so a
  * prompt of any accepted size starts a run (Temporal refuses payloads over 2 MiB).
  */
-export async function savePrompt(store: PromptRecords, sessionId: string, text: string, limit: number): Promise<string> {
+export async function savePrompt(
+  store: PromptRecords,
+  sessionId: string,
+  text: string,
+  limit: number,
+): Promise<string> {
   checkPromptSize(text, limit, `session ${sessionId}`);
   const now = Date.now();
   const id = newId('prm', now, Math.random);

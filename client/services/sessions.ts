@@ -34,7 +34,11 @@ export interface StartOptions {
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
-export async function startSession(client: Client, store: PromptRecords & SessionRecords, options: StartOptions): Promise<{ sessionId: string; handle: SessionHandle }> {
+export async function startSession(
+  client: Client,
+  store: PromptRecords & SessionRecords,
+  options: StartOptions,
+): Promise<{ sessionId: string; handle: SessionHandle }> {
   const sessionId = newId('ses', Date.now(), Math.random);
   const promptId = await savePrompt(store, sessionId, options.prompt, options.maxPromptBytes);
   const input: SessionRunInput = {
@@ -97,7 +101,13 @@ export async function resumeSession(
  * Sends a prompt already in the store to a session (see `resumeSession`). Sending it again, after
  * a run closed without taking it, is how it starts the next run.
  */
-export async function sendPrompt(client: Client, store: SessionRecords, session: Session, promptId: string, options: ResumeOptions): Promise<SentPrompt> {
+export async function sendPrompt(
+  client: Client,
+  store: SessionRecords,
+  session: Session,
+  promptId: string,
+  options: ResumeOptions,
+): Promise<SentPrompt> {
   const agent = options.agent ?? session.agent;
   const input: SessionRunInput = {
     sessionId: session.id,
@@ -127,7 +137,11 @@ export async function sendPrompt(client: Client, store: SessionRecords, session:
  * With the store, subagents still busy after the run that started them (background ones, which a
  * run's cancellation does not reach) are cancelled too, down the tree.
  */
-export async function cancelSession(client: Client, sessionId: string, store?: SessionRecords): Promise<'cancelled' | 'not-running'> {
+export async function cancelSession(
+  client: Client,
+  sessionId: string,
+  store?: SessionRecords,
+): Promise<'cancelled' | 'not-running'> {
   const own = await cancelRun(client, sessionId);
   if (!store) return own;
   const below = await cancelBusyDescendants(client, store, sessionId);
@@ -159,7 +173,14 @@ async function cancelRun(client: Client, sessionId: string): Promise<'cancelled'
 }
 
 /** What the Temporal UI shows for a run: a one-line summary, the prompt, searchable ids. */
-function runMetadata(sessionId: string, agent: string, title: string, prompt: string, rootId: string, options: { webUrl?: string; searchAttributes?: boolean }) {
+function runMetadata(
+  sessionId: string,
+  agent: string,
+  title: string,
+  prompt: string,
+  rootId: string,
+  options: { webUrl?: string; searchAttributes?: boolean },
+) {
   const { webUrl } = options;
   return {
     staticSummary: `${agent} · ${excerpt(title, 80)}`,

@@ -22,7 +22,12 @@ export async function openCheckedConnection<T = undefined>(
   const retries = defaultGrpcRetryOptions();
   const connection = Connection.lazy({
     ...connectionOptions(target),
-    interceptors: [makeGrpcRetryInterceptor({ ...retries, retryableDecider: (attempt, status) => !checking && retries.retryableDecider(attempt, status) })],
+    interceptors: [
+      makeGrpcRetryInterceptor({
+        ...retries,
+        retryableDecider: (attempt, status) => !checking && retries.retryableDecider(attempt, status),
+      }),
+    ],
   });
   const call = <R>(fn: () => Promise<R>) => connection.withDeadline(Date.now() + CHECK_MS, fn);
   try {

@@ -6,7 +6,12 @@ import { connectionOptions } from '../../worker/temporal/connection-options.js';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
 import { openCheckedConnection } from './check.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
-import { checkSearchAttributes, firstTimeNotice, missingAttributesNotice, type SearchAttributeState } from './search-attributes.js';
+import {
+  checkSearchAttributes,
+  firstTimeNotice,
+  missingAttributesNotice,
+  type SearchAttributeState,
+} from './search-attributes.js';
 
 export interface TemporalAccess {
   client: Client;
@@ -42,25 +47,44 @@ export async function connectTemporal(
     try {
       connection = await Connection.connect({ ...connectionOptions(target), connectTimeout: '5 seconds' });
     } catch (error) {
-      throw new CliError(`Cannot reach Temporal at ${address} (${target.sources.address}): ${(error as Error).message}`);
+      throw new CliError(
+        `Cannot reach Temporal at ${address} (${target.sources.address}): ${(error as Error).message}`,
+      );
     }
   } else {
     // Checked, and its search attributes looked at, in one round trip.
-    const opened = await openCheckedConnection(target, (checked) => checkSearchAttributes(checked, target, { add: true }));
+    const opened = await openCheckedConnection(target, (checked) =>
+      checkSearchAttributes(checked, target, { add: true }),
+    );
     connection = opened.connection;
     searchAttributes = target.embedded || sayOfSearchAttributes(opened.alongside!, target, report, options.dataDir);
   }
   // A traced command's runs carry its span, so the trace starts where the person typed.
-  const interceptors = tracingWanted(env) ? (await import('../../worker/tracing/client-interceptors.js')).tracedClientInterceptors() : undefined;
-  return { client: new Client({ connection, namespace: target.namespace, interceptors }), connection, address, target, searchAttributes };
+  const interceptors = tracingWanted(env)
+    ? (await import('../../worker/tracing/client-interceptors.js')).tracedClientInterceptors()
+    : undefined;
+  return {
+    client: new Client({ connection, namespace: target.namespace, interceptors }),
+    connection,
+    address,
+    target,
+    searchAttributes,
+  };
 }
 
 /** What became of Loom's search attributes: added (said), there, or missing (said once, with how to add them; runs go without). */
-function sayOfSearchAttributes(found: SearchAttributeState, target: TemporalTarget, report: (line: string) => void, dataDir: string): boolean {
-  if (found.state === 'added') report(`Added Loom's search attributes to namespace ${target.namespace}: ${found.names.join(', ')}.`);
+function sayOfSearchAttributes(
+  found: SearchAttributeState,
+  target: TemporalTarget,
+  report: (line: string) => void,
+  dataDir: string,
+): boolean {
+  if (found.state === 'added')
+    report(`Added Loom's search attributes to namespace ${target.namespace}: ${found.names.join(', ')}.`);
   if (found.state !== 'missing') return true;
   const notice = missingAttributesNotice(target, found);
-  if (firstTimeNotice(dataDir, target, notice)) report(`warning: ${notice}\n(Said once per namespace on this machine; \`loom status\` shows it again.)`);
+  if (firstTimeNotice(dataDir, target, notice))
+    report(`warning: ${notice}\n(Said once per namespace on this machine; \`loom status\` shows it again.)`);
   return false;
 }
 

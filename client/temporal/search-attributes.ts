@@ -7,9 +7,18 @@ import { grpcStatus } from '../../worker/temporal/error-details.js';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
 
 /** Loom's search attributes in a namespace: there (or added now), or missing with the reason. */
-export type SearchAttributeState = { state: 'present' } | { state: 'added'; names: string[] } | { state: 'missing'; missing: string[]; reason: string };
+export type SearchAttributeState =
+  { state: 'present' } | { state: 'added'; names: string[] } | { state: 'missing'; missing: string[]; reason: string };
 
-const TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', BOOL: 'Bool', TEXT: 'Text', INT: 'Int', DOUBLE: 'Double', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+const TYPE_NAMES: Record<string, string> = {
+  KEYWORD: 'Keyword',
+  BOOL: 'Bool',
+  TEXT: 'Text',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
 const ADDED_WAIT_MS = 10_000;
 
 /**
@@ -17,18 +26,34 @@ const ADDED_WAIT_MS = 10_000;
  * missing ones through the operator API. Where the credentials may not (Temporal Cloud's API keys,
  * a cluster's non-admin certificates), they stay missing: runs then set none rather than fail.
  */
-export async function checkSearchAttributes(connection: Connection, target: TemporalTarget, options: { add: boolean }): Promise<SearchAttributeState> {
+export async function checkSearchAttributes(
+  connection: Connection,
+  target: TemporalTarget,
+  options: { add: boolean },
+): Promise<SearchAttributeState> {
   const namespace = target.namespace;
   let existing: Record<string, number>;
   try {
     existing = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
   } catch (error) {
-    return { state: 'missing', missing: loomSearchAttributes.map((key) => key.name), reason: `listing them was refused (${refusal(error)})` };
+    return {
+      state: 'missing',
+      missing: loomSearchAttributes.map((key) => key.name),
+      reason: `listing them was refused (${refusal(error)})`,
+    };
   }
-  const wrongType = loomSearchAttributes.filter((key) => existing[key.name] !== undefined && existing[key.name] !== indexedType(key.type));
+  const wrongType = loomSearchAttributes.filter(
+    (key) => existing[key.name] !== undefined && existing[key.name] !== indexedType(key.type),
+  );
   if (wrongType.length) {
-    const names = wrongType.map((key) => `${key.name} is ${typeName(existing[key.name]!)}, not ${TYPE_NAMES[key.type]}`);
-    return { state: 'missing', missing: wrongType.map((key) => key.name), reason: `${names.join('; ')} (remove or rename them)` };
+    const names = wrongType.map(
+      (key) => `${key.name} is ${typeName(existing[key.name]!)}, not ${TYPE_NAMES[key.type]}`,
+    );
+    return {
+      state: 'missing',
+      missing: wrongType.map((key) => key.name),
+      reason: `${names.join('; ')} (remove or rename them)`,
+    };
   }
   const missing = loomSearchAttributes.filter((key) => existing[key.name] === undefined);
   if (missing.length === 0) return { state: 'present' };
@@ -57,14 +82,20 @@ async function untilListed(connection: Connection, namespace: string, names: str
 }
 
 /** What to tell a person whose namespace lacks the attributes, with the commands that add them. */
-export function missingAttributesNotice(target: TemporalTarget, state: Extract<SearchAttributeState, { state: 'missing' }>): string {
+export function missingAttributesNotice(
+  target: TemporalTarget,
+  state: Extract<SearchAttributeState, { state: 'missing' }>,
+): string {
   const keys = loomSearchAttributes.filter((key) => state.missing.includes(key.name));
   const ns = target.namespace;
   return [
     `Temporal at ${target.address}, namespace ${ns}, lacks Loom's search attributes ${keys.map((key) => `${key.name} (${TYPE_NAMES[key.type]})`).join(', ')}: ${state.reason}.`,
     'Runs go on without them; only the Temporal UI cannot find runs by agent, session tree or waiting approval. Add them once, and new runs carry them:',
     `  Temporal Cloud: tcld namespace search-attributes add --namespace ${ns} ${keys.map((key) => `--search-attribute "${key.name}=${TYPE_NAMES[key.type]}"`).join(' ')}`,
-    ...keys.map((key, i) => `  ${i === 0 ? 'Other clusters:' : '               '} temporal operator search-attribute create --namespace ${ns} --name ${key.name} --type ${TYPE_NAMES[key.type]}`),
+    ...keys.map(
+      (key, i) =>
+        `  ${i === 0 ? 'Other clusters:' : '               '} temporal operator search-attribute create --namespace ${ns} --name ${key.name} --type ${TYPE_NAMES[key.type]}`,
+    ),
   ].join('\n');
 }
 

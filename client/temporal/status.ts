@@ -34,7 +34,10 @@ export interface QueueWorkers {
 }
 
 /** Reads the target's state without changing anything: it starts no server and adds no search attribute. */
-export async function temporalStatus(target: TemporalTarget, options: { env: NodeJS.ProcessEnv; taskQueue: string; hostId: string }): Promise<TemporalStatus> {
+export async function temporalStatus(
+  target: TemporalTarget,
+  options: { env: NodeJS.ProcessEnv; taskQueue: string; hostId: string },
+): Promise<TemporalStatus> {
   const status: TemporalStatus = {
     address: target.address,
     namespace: target.namespace,
@@ -63,7 +66,11 @@ export async function temporalStatus(target: TemporalTarget, options: { env: Nod
       [hostTaskQueue(options.taskQueue, options.hostId), 'activity'],
     ];
     status.workers = await Promise.all(
-      queues.map(async ([taskQueue, kind]) => ({ taskQueue, kind, pollers: await livePollers(connection.workflowService, target.namespace, taskQueue, kind) })),
+      queues.map(async ([taskQueue, kind]) => ({
+        taskQueue,
+        kind,
+        pollers: await livePollers(connection.workflowService, target.namespace, taskQueue, kind),
+      })),
     );
   } finally {
     await connection.close();

@@ -11,8 +11,22 @@ export interface ResolveOptions {
 }
 
 const KNOWN_AGENT_KEYS = new Set([
-  'name', 'description', 'mode', 'model', 'variant', 'prompt', 'temperature', 'top_p', 'steps', 'maxSteps',
-  'permission', 'tools', 'hidden', 'color', 'disable', 'options',
+  'name',
+  'description',
+  'mode',
+  'model',
+  'variant',
+  'prompt',
+  'temperature',
+  'top_p',
+  'steps',
+  'maxSteps',
+  'permission',
+  'tools',
+  'hidden',
+  'color',
+  'disable',
+  'options',
 ]);
 
 /**
@@ -42,7 +56,13 @@ export function resolveAgents(config: LoomConfig, options: ResolveOptions = {}):
       agents.delete(name);
       continue;
     }
-    const base = agents.get(name) ?? { name, mode: 'all' as const, native: false, permission: merge(defaults, global), options: {} };
+    const base = agents.get(name) ?? {
+      name,
+      mode: 'all' as const,
+      native: false,
+      permission: merge(defaults, global),
+      options: {},
+    };
     agents.set(name, applyConfig(base, entry, options));
   }
   return [...agents.values()].map((agent) => withToolOutputAccess(agent, config.agent?.[agent.name], options));
@@ -54,7 +74,9 @@ export function defaultAgentName(agents: AgentInfo[], config: LoomConfig): strin
     const chosen = agents.find((agent) => agent.name === config.default_agent);
     if (!chosen) throw new Error(`default_agent "${config.default_agent}" is not an agent. ${available(agents)}`);
     if (chosen.mode === 'subagent' || chosen.hidden) {
-      throw new Error(`default_agent "${config.default_agent}" must be a primary, visible agent (it is ${chosen.hidden ? 'hidden' : 'a subagent'}).`);
+      throw new Error(
+        `default_agent "${config.default_agent}" must be a primary, visible agent (it is ${chosen.hidden ? 'hidden' : 'a subagent'}).`,
+      );
     }
     return chosen.name;
   }
@@ -75,7 +97,10 @@ export function listAgents(agents: AgentInfo[], defaultName: string): AgentInfo[
 }
 
 function available(agents: AgentInfo[]): string {
-  return `Available agents: ${agents.filter((agent) => !agent.hidden).map((agent) => agent.name).join(', ')}`;
+  return `Available agents: ${agents
+    .filter((agent) => !agent.hidden)
+    .map((agent) => agent.name)
+    .join(', ')}`;
 }
 
 function applyConfig(base: AgentInfo, entry: AgentConfig, options: ResolveOptions): AgentInfo {
@@ -92,7 +117,11 @@ function applyConfig(base: AgentInfo, entry: AgentConfig, options: ResolveOption
     steps: entry.steps ?? base.steps,
     hidden: entry.hidden ?? base.hidden,
     color: entry.color ?? base.color,
-    permission: merge(base.permission, fromConfig(legacyTools(entry.tools), options), fromConfig(entry.permission, options)),
+    permission: merge(
+      base.permission,
+      fromConfig(legacyTools(entry.tools), options),
+      fromConfig(entry.permission, options),
+    ),
     options: { ...base.options, ...extra, ...entry.options },
   };
 }
@@ -100,7 +129,9 @@ function applyConfig(base: AgentInfo, entry: AgentConfig, options: ResolveOption
 /** OpenCode's legacy `tools: {name: bool}`: a permission per tool, edit tools counting as `edit`. */
 function legacyTools(tools: Record<string, boolean> | undefined): PermissionConfig | undefined {
   if (!tools) return undefined;
-  return Object.fromEntries(Object.entries(tools).map(([tool, enabled]) => [permissionOfTool(tool), enabled ? 'allow' : 'deny']));
+  return Object.fromEntries(
+    Object.entries(tools).map(([tool, enabled]) => [permissionOfTool(tool), enabled ? 'allow' : 'deny']),
+  );
 }
 
 function withToolOutputAccess(agent: AgentInfo, entry: AgentConfig | undefined, options: ResolveOptions): AgentInfo {

@@ -24,14 +24,23 @@ export function fileAccess(
 ): PermissionRequest[] {
   const absolute = resolvePath(context.directory, path);
   // `edit` rules are written relative to the project; `read` rules against absolute paths.
-  const pattern = permission === 'edit' && isInsidePath(context.directory, absolute) ? relativePath(context.directory, absolute) : absolute;
+  const pattern =
+    permission === 'edit' && isInsidePath(context.directory, absolute)
+      ? relativePath(context.directory, absolute)
+      : absolute;
   // A folder `read` lists is the folder reached, not its parent: the project's own is inside the project.
-  const folder = options.isFolder || absolute === resolvePath(context.directory, '.') ? absolute : dirnamePath(absolute);
+  const folder =
+    options.isFolder || absolute === resolvePath(context.directory, '.') ? absolute : dirnamePath(absolute);
   return [...externalDirectory(context, folder), { permission, patterns: [pattern], always: ['*'] }];
 }
 
 /** A search tool's permissions: the folder searched if outside, then the pattern. */
-export function searchAccess(permission: string, pattern: string, path: string | undefined, context: PermissionContext): PermissionRequest[] {
+export function searchAccess(
+  permission: string,
+  pattern: string,
+  path: string | undefined,
+  context: PermissionContext,
+): PermissionRequest[] {
   const folder = resolvePath(context.directory, path ?? '.');
   return [...externalDirectory(context, folder), { permission, patterns: [pattern], always: ['*'] }];
 }

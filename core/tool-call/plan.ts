@@ -1,4 +1,11 @@
-import { deniedMessage, evaluate, permissionOfTool, wildcardMatch, type PermissionRequest, type Ruleset } from '../permission.js';
+import {
+  deniedMessage,
+  evaluate,
+  permissionOfTool,
+  wildcardMatch,
+  type PermissionRequest,
+  type Ruleset,
+} from '../permission.js';
 import { preview } from '../prompt.js';
 import type { McpCallPlan } from '../mcp.js';
 import { checkToolCall, type FindTool, type ToolCall } from './check.js';
@@ -133,7 +140,9 @@ function batchPlan(input: Record<string, unknown>): BatchCallPlan {
   const agent = typeof input.agent === 'string' ? input.agent : 'general';
   return {
     taskCount: tasks.length,
-    agents: [...new Set([agent, ...tasks.flatMap((task) => (task.agent ? [task.agent] : []))])].map((name) => preview(name, NAME_LIMIT)),
+    agents: [...new Set([agent, ...tasks.flatMap((task) => (task.agent ? [task.agent] : []))])].map((name) =>
+      preview(name, NAME_LIMIT),
+    ),
     agent,
     ...(input.concurrency !== undefined ? { concurrency: input.concurrency as number } : {}),
     ...(input.retries !== undefined ? { retries: input.retries as number } : {}),

@@ -43,7 +43,9 @@ export interface ToolSpec<Params extends z.ZodType = z.ZodType> {
 }
 
 /** A tool spec as written: its parameters' schema is made by a function, on first use. */
-export type ToolDefinition<Params extends z.ZodType> = Omit<ToolSpec<Params>, 'parameters'> & { parameters: () => Params };
+export type ToolDefinition<Params extends z.ZodType> = Omit<ToolSpec<Params>, 'parameters'> & {
+  parameters: () => Params;
+};
 
 /**
  * A tool's spec, its parameters' schema built when first asked for. Every workflow loads every
@@ -54,5 +56,8 @@ export type ToolDefinition<Params extends z.ZodType> = Omit<ToolSpec<Params>, 'p
 export function defineTool<Params extends z.ZodType>(definition: ToolDefinition<Params>): ToolSpec<Params> {
   const { parameters: build, ...spec } = definition;
   let parameters: Params | undefined;
-  return Object.defineProperty(spec, 'parameters', { get: () => (parameters ??= build()), enumerable: true }) as ToolSpec<Params>;
+  return Object.defineProperty(spec, 'parameters', {
+    get: () => (parameters ??= build()),
+    enumerable: true,
+  }) as ToolSpec<Params>;
 }

@@ -26,22 +26,30 @@ How to write the command:
 - A process started in the background with & keeps running after the call; send its output to a file (npm run dev > dev.log 2>&1 &) or it is cut off when the call ends.
 - description says in 5-10 words what the command does, e.g. "Run the unit tests" or "Show uncommitted changes".
 - Commands run in a sandbox: they can write only in the project and /tmp, cannot read credentials outside the project, and reach no network unless the configuration allows a host. When the sandbox refuses something the command really needs, the result says so; then call bash again with sandbox set to false, and a person is asked to approve running it outside the sandbox.`,
-  parameters: () => z.object({
-    command: z.string().describe('The command to run'),
-    timeout: z
-      .number()
-      .int()
-      .positive()
-      .max(BASH_MAX_TIMEOUT_MS)
-      .optional()
-      .describe(`How long the command may run, in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS})`),
-    workdir: z.string().optional().describe('The directory to run the command in (default: the project directory). Use this instead of cd'),
-    description: z.string().describe('Clear, concise description of what this command does in 5-10 words'),
-    sandbox: z
-      .boolean()
-      .optional()
-      .describe('Leave out: commands run in a sandbox. false runs it outside, after a person approves; only when the sandbox refused what the command needs'),
-  }),
+  parameters: () =>
+    z.object({
+      command: z.string().describe('The command to run'),
+      timeout: z
+        .number()
+        .int()
+        .positive()
+        .max(BASH_MAX_TIMEOUT_MS)
+        .optional()
+        .describe(
+          `How long the command may run, in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS})`,
+        ),
+      workdir: z
+        .string()
+        .optional()
+        .describe('The directory to run the command in (default: the project directory). Use this instead of cd'),
+      description: z.string().describe('Clear, concise description of what this command does in 5-10 words'),
+      sandbox: z
+        .boolean()
+        .optional()
+        .describe(
+          'Leave out: commands run in a sandbox. false runs it outside, after a person approves; only when the sandbox refused what the command needs',
+        ),
+    }),
   effect: 'mutating',
   summarize: (input) => {
     const [first, ...rest] = input.command.trim().split('\n');

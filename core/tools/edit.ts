@@ -11,12 +11,13 @@ export const edit = defineTool({
 - oldString must be unique in the file: include enough surrounding lines, or set replaceAll to change every occurrence (for renames).
 - An empty oldString writes newString as the whole content of a new file.
 - Make several edits to a file one after another, not at the same time.`,
-  parameters: () => z.object({
-    filePath: z.string().describe('The path of the file to change'),
-    oldString: z.string().describe('The text to replace'),
-    newString: z.string().describe('The text to put in its place (must differ from oldString)'),
-    replaceAll: z.boolean().optional().describe('Replace every occurrence of oldString (default false)'),
-  }),
+  parameters: () =>
+    z.object({
+      filePath: z.string().describe('The path of the file to change'),
+      oldString: z.string().describe('The text to replace'),
+      newString: z.string().describe('The text to put in its place (must differ from oldString)'),
+      replaceAll: z.boolean().optional().describe('Replace every occurrence of oldString (default false)'),
+    }),
   effect: 'mutating',
   summarize: (input) => input.filePath,
   permissions: (input, context) => fileAccess('edit', input.filePath, context),

@@ -10,10 +10,11 @@ export const glob = defineTool({
 - path is the directory to search in (default: the project directory).
 - Files ignored by .gitignore are left out.
 - To find files by their content, use grep.`,
-  parameters: () => z.object({
-    pattern: z.string().describe('The glob pattern to match file paths against'),
-    path: z.string().optional().describe('The directory to search in (default: the project directory)'),
-  }),
+  parameters: () =>
+    z.object({
+      pattern: z.string().describe('The glob pattern to match file paths against'),
+      path: z.string().optional().describe('The directory to search in (default: the project directory)'),
+    }),
   effect: 'read-only',
   local: true,
   summarize: (input) => input.pattern,

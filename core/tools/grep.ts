@@ -11,11 +11,12 @@ export const grep = defineTool({
 - path is the directory to search in (default: the project directory).
 - Returns the matching lines with their file paths and line numbers, files modified most recently first.
 - Files ignored by .gitignore are left out.`,
-  parameters: () => z.object({
-    pattern: z.string().describe('The regular expression to search for'),
-    path: z.string().optional().describe('The directory to search in (default: the project directory)'),
-    include: z.string().optional().describe('A glob of the files to search, e.g. "*.js"'),
-  }),
+  parameters: () =>
+    z.object({
+      pattern: z.string().describe('The regular expression to search for'),
+      path: z.string().optional().describe('The directory to search in (default: the project directory)'),
+      include: z.string().optional().describe('A glob of the files to search, e.g. "*.js"'),
+    }),
   effect: 'read-only',
   local: true,
   summarize: (input) => `${input.pattern}${input.include ? ` in ${input.include}` : ''}`,

@@ -16,7 +16,9 @@ import { write } from './write.js';
 
 /** Every tool Loom knows, by name. Adding a tool: its spec here, its handler in `activities/tools/`. */
 export const toolSpecs: Record<string, ToolSpec> = Object.fromEntries(
-  [read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, skill, task, taskStatus, batch].map((spec) => [spec.name, spec as unknown as ToolSpec]),
+  [read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, skill, task, taskStatus, batch].map(
+    (spec) => [spec.name, spec as unknown as ToolSpec],
+  ),
 );
 
 export function findTool(name: string): ToolSpec | undefined {

@@ -14,11 +14,12 @@ export const read = defineTool({
 - Lines longer than ${READ_MAX_LINE_LENGTH} characters are cut.
 - Binary files are refused. Reading a directory lists its entries.
 - Read several files at once by making several calls in one message.`,
-  parameters: () => z.object({
-    filePath: z.string().describe('The path of the file to read'),
-    offset: z.number().int().min(1).optional().describe('The line number to start reading from (1-based)'),
-    limit: z.number().int().min(1).optional().describe(`The number of lines to read (default ${READ_DEFAULT_LIMIT})`),
-  }),
+  parameters: () =>
+    z.object({
+      filePath: z.string().describe('The path of the file to read'),
+      offset: z.number().int().min(1).optional().describe('The line number to start reading from (1-based)'),
+      limit: z.number().int().min(1).optional().describe(`The number of lines to read (default ${READ_DEFAULT_LIMIT})`),
+    }),
   effect: 'read-only',
   local: true,
   summarize: (input) => input.filePath,

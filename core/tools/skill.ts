@@ -29,7 +29,12 @@ export function describeSkillTool(skills: SkillInfo[], callerRules: Ruleset): st
   const list = visible.length
     ? [
         '<available_skills>',
-        ...visible.flatMap((skill) => ['  <skill>', `    <name>${skill.name}</name>`, `    <description>${skill.description}</description>`, '  </skill>']),
+        ...visible.flatMap((skill) => [
+          '  <skill>',
+          `    <name>${skill.name}</name>`,
+          `    <description>${skill.description}</description>`,
+          '  </skill>',
+        ]),
         '</available_skills>',
       ].join('\n')
     : 'No skills are available.';
@@ -39,9 +44,10 @@ export function describeSkillTool(skills: SkillInfo[], callerRules: Ruleset): st
 export const skill = defineTool({
   name: 'skill',
   description: describeSkillTool([], []),
-  parameters: () => z.object({
-    name: z.string().describe('The name of the skill, from available_skills'),
-  }),
+  parameters: () =>
+    z.object({
+      name: z.string().describe('The name of the skill, from available_skills'),
+    }),
   effect: 'read-only',
   // Reads one small file of the workspace: on its host, in the worker that runs the workflow when it can.
   local: true,

@@ -15,11 +15,13 @@ export interface SmallModelTool {
   parameters: string[];
 }
 
-const example = (name: string, args: Record<string, unknown>) => `Example: ${JSON.stringify({ name, arguments: args })}`;
+const example = (name: string, args: Record<string, unknown>) =>
+  `Example: ${JSON.stringify({ name, arguments: args })}`;
 
 export const SMALL_MODEL_TOOLS: Record<string, SmallModelTool> = {
   read: {
-    description: (file) => `Read a file. Lines come numbered; the numbers are not part of the file.\n${example('read', { filePath: file })}`,
+    description: (file) =>
+      `Read a file. Lines come numbered; the numbers are not part of the file.\n${example('read', { filePath: file })}`,
     parameters: ['filePath'],
   },
   list: {
@@ -31,7 +33,8 @@ export const SMALL_MODEL_TOOLS: Record<string, SmallModelTool> = {
     parameters: ['pattern'],
   },
   grep: {
-    description: () => `Find the lines of the project's files that contain a word or match a regular expression.\n${example('grep', { pattern: '<word>' })}`,
+    description: () =>
+      `Find the lines of the project's files that contain a word or match a regular expression.\n${example('grep', { pattern: '<word>' })}`,
     parameters: ['pattern', 'include'],
   },
   edit: {
@@ -40,11 +43,13 @@ export const SMALL_MODEL_TOOLS: Record<string, SmallModelTool> = {
     parameters: ['filePath', 'oldString', 'newString'],
   },
   write: {
-    description: () => `Write a whole file, creating it or replacing what it held.\n${example('write', { filePath: '<path of the file>', content: '<all of its text>' })}`,
+    description: () =>
+      `Write a whole file, creating it or replacing what it held.\n${example('write', { filePath: '<path of the file>', content: '<all of its text>' })}`,
     parameters: ['filePath', 'content'],
   },
   bash: {
-    description: () => `Run a shell command in the project folder, such as the tests; you get what it printed.\n${example('bash', { command: '<the command>', description: '<what it does>' })}`,
+    description: () =>
+      `Run a shell command in the project folder, such as the tests; you get what it printed.\n${example('bash', { command: '<the command>', description: '<what it does>' })}`,
     parameters: ['command', 'description'],
   },
   task: {

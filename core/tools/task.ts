@@ -26,7 +26,11 @@ export const UNDESCRIBED_AGENT = 'This subagent should only be called manually b
  * `template` with `{agents}` replaced by the agents a caller may delegate to, one line each: those
  * not `primary` that its rules do not deny.
  */
-export function describeTaskTool(agents: { name: string; description?: string; mode: string }[], callerRules: Ruleset, template = TASK_DESCRIPTION): string {
+export function describeTaskTool(
+  agents: { name: string; description?: string; mode: string }[],
+  callerRules: Ruleset,
+  template = TASK_DESCRIPTION,
+): string {
   const lines = agents
     .filter((agent) => agent.mode !== 'primary' && evaluate('task', agent.name, callerRules).action !== 'deny')
     .map((agent) => `- ${agent.name}: ${agent.description ?? UNDESCRIBED_AGENT}`);
@@ -36,17 +40,21 @@ export function describeTaskTool(agents: { name: string; description?: string; m
 export const task = defineTool({
   name: 'task',
   description: TASK_DESCRIPTION,
-  parameters: () => z
-    .object({
-      description: z.string().describe('A short (3-5 words) description of the task'),
-      prompt: z.string().describe('The task for the agent to perform'),
-      subagent_type: z.string().describe('The type of specialized agent to use for this task'),
-      session_id: z.string().optional().describe('Existing task session to continue'),
-      task_id: z.string().optional().describe('Alias of session_id'),
-      command: z.string().optional().describe('The command that triggered this task'),
-      background: z.boolean().optional().describe('Run the subagent in the background: the call returns at once with its session_id'),
-    })
-    .transform(({ task_id, ...input }) => ({ ...input, session_id: input.session_id ?? task_id })),
+  parameters: () =>
+    z
+      .object({
+        description: z.string().describe('A short (3-5 words) description of the task'),
+        prompt: z.string().describe('The task for the agent to perform'),
+        subagent_type: z.string().describe('The type of specialized agent to use for this task'),
+        session_id: z.string().optional().describe('Existing task session to continue'),
+        task_id: z.string().optional().describe('Alias of session_id'),
+        command: z.string().optional().describe('The command that triggered this task'),
+        background: z
+          .boolean()
+          .optional()
+          .describe('Run the subagent in the background: the call returns at once with its session_id'),
+      })
+      .transform(({ task_id, ...input }) => ({ ...input, session_id: input.session_id ?? task_id })),
   effect: 'mutating',
   summarize: (input) => `${input.subagent_type} · ${input.description}`,
   permissions: (input) => [{ permission: 'task', patterns: [input.subagent_type], always: ['*'] }],

@@ -14,21 +14,27 @@ export const webfetch = defineTool({
 - Good for reading documentation, API references, changelogs and READMEs the project depends on. It is not a search engine: give it the address of the page you want.
 - Pages over ${WEBFETCH_MAX_BYTES / 1024 / 1024} MB are refused, and long output is cut (the full text is saved to a file you can read in parts). Images and other binary content are not supported.
 - timeout is in seconds (default ${WEBFETCH_DEFAULT_TIMEOUT_SECONDS}, at most ${WEBFETCH_MAX_TIMEOUT_SECONDS}). Redirects are followed.`,
-  parameters: () => z.object({
-    url: z
-      .url({ protocol: /^https?$/, error: 'url must be a full http:// or https:// address; file:, ftp: and other schemes are not supported' })
-      .describe('The address to fetch, starting with http:// or https://'),
-    format: z
-      .enum(['text', 'markdown', 'html'])
-      .default('markdown')
-      .describe('How to return an HTML page: markdown (default), text, or html'),
-    timeout: z
-      .number()
-      .positive()
-      .max(WEBFETCH_MAX_TIMEOUT_SECONDS)
-      .optional()
-      .describe(`Seconds to wait for the response (default ${WEBFETCH_DEFAULT_TIMEOUT_SECONDS}, max ${WEBFETCH_MAX_TIMEOUT_SECONDS})`),
-  }),
+  parameters: () =>
+    z.object({
+      url: z
+        .url({
+          protocol: /^https?$/,
+          error: 'url must be a full http:// or https:// address; file:, ftp: and other schemes are not supported',
+        })
+        .describe('The address to fetch, starting with http:// or https://'),
+      format: z
+        .enum(['text', 'markdown', 'html'])
+        .default('markdown')
+        .describe('How to return an HTML page: markdown (default), text, or html'),
+      timeout: z
+        .number()
+        .positive()
+        .max(WEBFETCH_MAX_TIMEOUT_SECONDS)
+        .optional()
+        .describe(
+          `Seconds to wait for the response (default ${WEBFETCH_DEFAULT_TIMEOUT_SECONDS}, max ${WEBFETCH_MAX_TIMEOUT_SECONDS})`,
+        ),
+    }),
   effect: 'read-only',
   summarize: (input) => input.url,
   permissions: (input) => [{ permission: 'webfetch', patterns: [input.url], always: ['*'] }],

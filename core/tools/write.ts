@@ -10,10 +10,11 @@ export const write = defineTool({
 - To change part of an existing file, prefer edit: it sends only the change.
 - An existing file must have been read in this session first, and not changed on disk since; otherwise the write is refused and you should read it again.
 - Do not create documentation files (*.md, README) unless asked to.`,
-  parameters: () => z.object({
-    filePath: z.string().describe('The path of the file to write'),
-    content: z.string().describe('The whole new content of the file'),
-  }),
+  parameters: () =>
+    z.object({
+      filePath: z.string().describe('The path of the file to write'),
+      content: z.string().describe('The whole new content of the file'),
+    }),
   effect: 'mutating',
   summarize: (input) => input.filePath,
   permissions: (input, context) => fileAccess('edit', input.filePath, context),

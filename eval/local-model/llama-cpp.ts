@@ -88,7 +88,9 @@ function cmakeFlags(): string[] {
 /** The instruction-set flags of this machine's CPU (Linux); none elsewhere, which builds the plain kernels. */
 function cpuFlags(): Set<string> {
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('flags'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('flags'));
     return new Set(line?.split(':')[1]?.trim().split(/\s+/) ?? []);
   } catch {
     return new Set();

@@ -20,7 +20,21 @@ export interface RunningModel {
  */
 export async function startLlamaServer(binary: string, weights: string, alias: string): Promise<RunningModel> {
   const port = await freePort();
-  const args = ['-m', weights, '--alias', alias, '--host', '127.0.0.1', '--port', String(port), '--jinja', '-c', String(LOCAL_CONTEXT), '--parallel', '1'];
+  const args = [
+    '-m',
+    weights,
+    '--alias',
+    alias,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--jinja',
+    '-c',
+    String(LOCAL_CONTEXT),
+    '--parallel',
+    '1',
+  ];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-20_000)));
@@ -32,7 +46,8 @@ export async function startLlamaServer(binary: string, weights: string, alias: s
 async function untilHealthy(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`llama-server exited with ${child.exitCode}:\n${output().slice(-3000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`llama-server exited with ${child.exitCode}:\n${output().slice(-3000)}`);
     const healthy = await fetch(url).then(
       (response) => response.ok,
       () => false,

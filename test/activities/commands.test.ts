@@ -35,7 +35,8 @@ describe('expandCommand', () => {
     );
     expect(expanded).toEqual({
       name: 'check',
-      prompt: 'Check src/app.ts against docs notes (all: src/app.ts docs notes)\nSays: hello src/app.ts\n\nBroken: Error executing command: oops',
+      prompt:
+        'Check src/app.ts against docs notes (all: src/app.ts docs notes)\nSays: hello src/app.ts\n\nBroken: Error executing command: oops',
     });
   });
 
@@ -52,12 +53,21 @@ describe('expandCommand', () => {
   });
 
   it('reports a project directory that is gone', async () => {
-    const { prompt } = await expandCommand('check', { template: '!`pwd`' }, '', { directory: join(root, 'missing'), env: process.env, config: {} });
+    const { prompt } = await expandCommand('check', { template: '!`pwd`' }, '', {
+      directory: join(root, 'missing'),
+      env: process.env,
+      config: {},
+    });
     expect(prompt).toMatch(/^Error executing command: Could not run `pwd` in .*missing/);
   });
 
   it('carries the command’s agent, model, subtask and description', async () => {
-    const expanded = await run('Review.', 'focus on tests', { agent: 'reviewer', model: 'openai/gpt-5', subtask: true, description: 'Review changes' });
+    const expanded = await run('Review.', 'focus on tests', {
+      agent: 'reviewer',
+      model: 'openai/gpt-5',
+      subtask: true,
+      description: 'Review changes',
+    });
     expect(expanded).toEqual({
       name: 'check',
       prompt: 'Review.\n\nfocus on tests',
@@ -71,7 +81,12 @@ describe('expandCommand', () => {
   it('rejects when cancelled, stopping the commands', async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const expanding = expandCommand('check', { template: '!`sleep 20`' }, '', { directory: project, env: process.env, config: {}, signal: controller.signal });
+    const expanding = expandCommand('check', { template: '!`sleep 20`' }, '', {
+      directory: project,
+      env: process.env,
+      config: {},
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error('stopped by the user')), 200);
     await expect(expanding).rejects.toThrow('stopped by the user');
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -83,7 +98,9 @@ describe('resolveReferences', () => {
   const resolve = (text: string) => resolveReferences(text, { directory: project, home, agents });
 
   it('resolves files, directories, home paths and agents, dropping the rest', async () => {
-    const references = await resolve('Read @src/app.ts and @src, see @diagram.PNG and @~/notes.md, ask @general about @nowhere.txt.');
+    const references = await resolve(
+      'Read @src/app.ts and @src, see @diagram.PNG and @~/notes.md, ask @general about @nowhere.txt.',
+    );
     expect(references).toEqual([
       { kind: 'file', name: 'src/app.ts', path: join(project, 'src', 'app.ts'), mime: 'text/plain' },
       { kind: 'directory', name: 'src', path: join(project, 'src') },

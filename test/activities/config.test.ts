@@ -58,11 +58,17 @@ describe('loadConfig', () => {
         "provider": { "local": { "options": { "baseURL": "http://localhost:1234/v1", }, }, },
       }`,
     );
-    expect(load()).toEqual({ model: 'local/qwen', provider: { local: { options: { baseURL: 'http://localhost:1234/v1' } } } });
+    expect(load()).toEqual({
+      model: 'local/qwen',
+      provider: { local: { options: { baseURL: 'http://localhost:1234/v1' } } },
+    });
   });
 
   it('substitutes {env:VAR} from the env it is given, and an unset variable with nothing', () => {
-    write(join(project, 'loom.json'), '{ "provider": { "local": { "options": { "apiKey": "{env:LOCAL_KEY}", "headers": { "x": "a{env:UNSET_VAR}b" } } } } }');
+    write(
+      join(project, 'loom.json'),
+      '{ "provider": { "local": { "options": { "apiKey": "{env:LOCAL_KEY}", "headers": { "x": "a{env:UNSET_VAR}b" } } } } }',
+    );
     expect(load({ LOCAL_KEY: 'sk-123' }).provider?.local.options).toEqual({ apiKey: 'sk-123', headers: { x: 'ab' } });
   });
 
@@ -90,7 +96,12 @@ describe('loadConfig', () => {
   it('merges providers key by key across files instead of replacing them', () => {
     write(
       join(globalDir, 'loom.json'),
-      JSON.stringify({ provider: { local: { options: { baseURL: 'http://localhost:1234/v1', apiKey: 'global' } }, other: { name: 'Other' } } }),
+      JSON.stringify({
+        provider: {
+          local: { options: { baseURL: 'http://localhost:1234/v1', apiKey: 'global' } },
+          other: { name: 'Other' },
+        },
+      }),
     );
     write(join(project, 'loom.json'), JSON.stringify({ provider: { local: { options: { apiKey: 'project' } } } }));
     expect(load().provider).toEqual({
@@ -106,7 +117,10 @@ describe('loadConfig', () => {
   });
 
   it('names the file and the key of an invalid value', () => {
-    const file = write(join(project, 'loom.json'), '{ "provider": { "local": { "options": { "baseURL": "not a url" } } } }');
+    const file = write(
+      join(project, 'loom.json'),
+      '{ "provider": { "local": { "options": { "baseURL": "not a url" } } } }',
+    );
     const error = configError(() => load());
     expect(error.message).toContain(file);
     expect(error.message).toContain('provider.local.options.baseURL');
@@ -126,10 +140,15 @@ describe('loadConfig', () => {
   });
 
   it('names the file and the key of a broken shell_env', () => {
-    const file = write(join(project, 'loom.json'), '{ "shell_env": { "PORT": 3000, "MY-VAR": "x", "inherit": "GH_TOKEN" } }');
+    const file = write(
+      join(project, 'loom.json'),
+      '{ "shell_env": { "PORT": 3000, "MY-VAR": "x", "inherit": "GH_TOKEN" } }',
+    );
     const { message } = configError(() => load());
     expect(message).toContain(file);
-    expect(message).toContain('shell_env.PORT: expected a string (the value to set) or null (to remove the variable), got 3000');
+    expect(message).toContain(
+      'shell_env.PORT: expected a string (the value to set) or null (to remove the variable), got 3000',
+    );
     expect(message).toContain('shell_env.MY-VAR: "MY-VAR" is not a variable name');
     expect(message).toContain('shell_env.inherit: expected a list of variable names');
     write(join(project, 'loom.json'), '{ "shell_env": { "inherit": ["GH_TOKEN", "bad name"] } }');
@@ -153,7 +172,9 @@ describe('loadConfig with a real OpenCode project', () => {
       model: 'anthropic/claude-sonnet-4-5',
       small_model: 'anthropic/claude-haiku-4-5',
       tools: { todowrite: true },
-      provider: { ollama: { npm: '@ai-sdk/openai-compatible', models: { 'qwen2.5-coder:7b': { name: 'Qwen 2.5 Coder 7B' } } } },
+      provider: {
+        ollama: { npm: '@ai-sdk/openai-compatible', models: { 'qwen2.5-coder:7b': { name: 'Qwen 2.5 Coder 7B' } } },
+      },
     });
     expect(Object.keys(config.agent ?? {}).sort()).toEqual(['build', 'doc-checker', 'docs/writer', 'focus', 'review']);
     expect(Object.keys(config.command ?? {}).sort()).toEqual(['changelog', 'test']);
@@ -167,9 +188,15 @@ describe('loadConfig with a real OpenCode project', () => {
       mode: 'subagent',
       model: 'anthropic/claude-sonnet-4-5',
       temperature: 0.1,
-      permission: { edit: 'deny', bash: { '*': 'ask', 'git diff*': 'allow', 'git log*': 'allow', 'grep *': 'allow' }, webfetch: 'deny' },
+      permission: {
+        edit: 'deny',
+        bash: { '*': 'ask', 'git diff*': 'allow', 'git log*': 'allow', 'grep *': 'allow' },
+        webfetch: 'deny',
+      },
       tools: { write: false },
-      prompt: expect.stringMatching(/^You are in code review mode\. Focus on:\n\n- Code quality[\s\S]*without making direct changes\.$/),
+      prompt: expect.stringMatching(
+        /^You are in code review mode\. Focus on:\n\n- Code quality[\s\S]*without making direct changes\.$/,
+      ),
     });
   });
 
@@ -180,7 +207,8 @@ describe('loadConfig with a real OpenCode project', () => {
       color: '#38A3EE',
       steps: 20,
       tools: { bash: false },
-      prompt: "You are a technical writer. Create clear, comprehensive documentation\nwith examples, and keep the README's table of contents in sync.",
+      prompt:
+        "You are a technical writer. Create clear, comprehensive documentation\nwith examples, and keep the README's table of contents in sync.",
     });
   });
 
@@ -188,7 +216,14 @@ describe('loadConfig with a real OpenCode project', () => {
     const config = load();
     const permission = config.permission as Record<string, Record<string, string>>;
     expect(Object.keys(permission)).toEqual(['edit', 'bash', 'webfetch']);
-    expect(Object.keys(permission.bash)).toEqual(['*', 'git status*', 'git diff*', 'npm test*', 'git push*', 'rm -rf *']);
+    expect(Object.keys(permission.bash)).toEqual([
+      '*',
+      'git status*',
+      'git diff*',
+      'npm test*',
+      'git push*',
+      'rm -rf *',
+    ]);
     const review = config.agent?.review.permission as Record<string, Record<string, string>>;
     expect(Object.keys(review)).toEqual(['edit', 'bash', 'webfetch']);
     expect(Object.keys(review.bash)).toEqual(['*', 'git diff*', 'git log*', 'grep *']);
@@ -229,22 +264,38 @@ describe('loadConfig with a real OpenCode project', () => {
 });
 
 describe('loadConfig layers', () => {
-  const agent = (description: string, extra = '') => `---\ndescription: ${description}\n${extra}---\nPrompt from ${description}.\n`;
+  const agent = (description: string, extra = '') =>
+    `---\ndescription: ${description}\n${extra}---\nPrompt from ${description}.\n`;
 
   it('applies global JSON, global markdown, then per level JSON, .opencode/, .loom/, then LOOM_CONFIG_CONTENT', () => {
     const work = join(root, 'work');
-    write(join(globalDir, 'opencode.json'), JSON.stringify({ agent: { a: { description: 'global json', temperature: 0.5 } } }));
+    write(
+      join(globalDir, 'opencode.json'),
+      JSON.stringify({ agent: { a: { description: 'global json', temperature: 0.5 } } }),
+    );
     write(join(globalDir, 'agent', 'a.md'), agent('global md', 'color: red\n'));
-    expect(load().agent?.a).toEqual({ description: 'global md', temperature: 0.5, color: 'red', prompt: 'Prompt from global md.' });
+    expect(load().agent?.a).toEqual({
+      description: 'global md',
+      temperature: 0.5,
+      color: 'red',
+      prompt: 'Prompt from global md.',
+    });
 
     write(join(work, 'opencode.json'), JSON.stringify({ agent: { a: { description: 'work json' } } }));
     write(join(work, '.loom', 'agents', 'a.md'), agent('work .loom'));
     write(join(work, '.opencode', 'agent', 'a.md'), agent('work .opencode', 'top_p: 0.9\n'));
     expect(load().agent?.a).toMatchObject({ description: 'work .loom', top_p: 0.9, temperature: 0.5, color: 'red' });
 
-    write(join(project, '.opencode', 'opencode.json'), JSON.stringify({ agent: { a: { description: 'project .opencode json' } } }));
+    write(
+      join(project, '.opencode', 'opencode.json'),
+      JSON.stringify({ agent: { a: { description: 'project .opencode json' } } }),
+    );
     write(join(project, 'loom.json'), JSON.stringify({ agent: { a: { description: 'project json', steps: 3 } } }));
-    expect(load().agent?.a).toMatchObject({ description: 'project .opencode json', steps: 3, prompt: 'Prompt from work .loom.' });
+    expect(load().agent?.a).toMatchObject({
+      description: 'project .opencode json',
+      steps: 3,
+      prompt: 'Prompt from work .loom.',
+    });
 
     write(join(project, '.opencode', 'agent', 'a.md'), agent('project .opencode md'));
     expect(load().agent?.a.description).toBe('project .opencode md');
@@ -273,8 +324,14 @@ describe('loadConfig layers', () => {
   });
 
   it('lets a frontmatter name override the file name', () => {
-    write(join(project, '.opencode', 'agent', 'reviewers', 'sec.md'), '---\nname: security\ndescription: Security review\n---\nLook for injection.');
-    write(join(project, '.opencode', 'agent', 'reviewers', 'style.md'), '---\ndescription: Style review\n---\nLook at names.');
+    write(
+      join(project, '.opencode', 'agent', 'reviewers', 'sec.md'),
+      '---\nname: security\ndescription: Security review\n---\nLook for injection.',
+    );
+    write(
+      join(project, '.opencode', 'agent', 'reviewers', 'style.md'),
+      '---\ndescription: Style review\n---\nLook at names.',
+    );
     expect(Object.keys(load().agent ?? {}).sort()).toEqual(['reviewers/style', 'security']);
   });
 
@@ -284,37 +341,69 @@ describe('loadConfig layers', () => {
   });
 
   it('substitutes {env:VAR} in frontmatter, not in the body', () => {
-    write(join(project, '.opencode', 'agent', 'e.md'), '---\nmodel: "{env:REVIEW_MODEL}"\n---\nKeep {env:REVIEW_MODEL} literal.');
-    expect(load({ REVIEW_MODEL: 'local/qwen' }).agent?.e).toEqual({ model: 'local/qwen', prompt: 'Keep {env:REVIEW_MODEL} literal.' });
+    write(
+      join(project, '.opencode', 'agent', 'e.md'),
+      '---\nmodel: "{env:REVIEW_MODEL}"\n---\nKeep {env:REVIEW_MODEL} literal.',
+    );
+    expect(load({ REVIEW_MODEL: 'local/qwen' }).agent?.e).toEqual({
+      model: 'local/qwen',
+      prompt: 'Keep {env:REVIEW_MODEL} literal.',
+    });
   });
 
   it('turns JSON mode.<name> into a primary agent, an agent entry of the same name winning', () => {
     write(
       join(project, 'opencode.json'),
-      JSON.stringify({ mode: { focus: { temperature: 0.2 }, both: { temperature: 0.2, prompt: 'mode' } }, agent: { both: { prompt: 'agent' } } }),
+      JSON.stringify({
+        mode: { focus: { temperature: 0.2 }, both: { temperature: 0.2, prompt: 'mode' } },
+        agent: { both: { prompt: 'agent' } },
+      }),
     );
     const config = load();
-    expect(config.agent).toEqual({ focus: { mode: 'primary', temperature: 0.2 }, both: { mode: 'primary', temperature: 0.2, prompt: 'agent' } });
+    expect(config.agent).toEqual({
+      focus: { mode: 'primary', temperature: 0.2 },
+      both: { mode: 'primary', temperature: 0.2, prompt: 'agent' },
+    });
     expect(config).not.toHaveProperty('mode');
   });
 
   it('accepts the Loom-only keys and experimental.primary_tools', () => {
     write(
       join(project, 'loom.json'),
-      JSON.stringify({ doom_loop_threshold: 4, permission_timeout: 300, default_agent: 'plan', experimental: { primary_tools: ['edit'], batch_tool: true } }),
+      JSON.stringify({
+        doom_loop_threshold: 4,
+        permission_timeout: 300,
+        default_agent: 'plan',
+        experimental: { primary_tools: ['edit'], batch_tool: true },
+      }),
     );
-    expect(load()).toEqual({ doom_loop_threshold: 4, permission_timeout: 300, default_agent: 'plan', experimental: { primary_tools: ['edit'], batch_tool: true } });
+    expect(load()).toEqual({
+      doom_loop_threshold: 4,
+      permission_timeout: 300,
+      default_agent: 'plan',
+      experimental: { primary_tools: ['edit'], batch_tool: true },
+    });
   });
 });
 
 describe('loadConfig markdown errors', () => {
   it('retries YAML with an unquoted colon in a value as a block scalar', () => {
-    write(join(project, '.opencode', 'agent', 'review.md'), '---\ndescription: Use this: when reviewing\nmode: subagent\n---\nReview.');
-    expect(load().agent?.review).toEqual({ description: 'Use this: when reviewing', mode: 'subagent', prompt: 'Review.' });
+    write(
+      join(project, '.opencode', 'agent', 'review.md'),
+      '---\ndescription: Use this: when reviewing\nmode: subagent\n---\nReview.',
+    );
+    expect(load().agent?.review).toEqual({
+      description: 'Use this: when reviewing',
+      mode: 'subagent',
+      prompt: 'Review.',
+    });
   });
 
   it('names the file and the key of an invalid frontmatter value', () => {
-    const file = write(join(project, '.opencode', 'agent', 'review.md'), '---\ndescription: Reviews\nmode: reviewer\n---\nReview.');
+    const file = write(
+      join(project, '.opencode', 'agent', 'review.md'),
+      '---\ndescription: Reviews\nmode: reviewer\n---\nReview.',
+    );
     expect(configError(() => load()).message).toBe(
       `${file}: invalid configuration\n  mode: Invalid option: expected one of "primary"|"subagent"|"all"`,
     );
@@ -329,14 +418,20 @@ describe('loadConfig markdown errors', () => {
   });
 
   it('names the permission and pattern of an invalid action', () => {
-    const file = write(join(project, '.opencode', 'agent', 'review.md'), '---\npermission:\n  bash:\n    "git *": maybe\n---\nReview.');
+    const file = write(
+      join(project, '.opencode', 'agent', 'review.md'),
+      '---\npermission:\n  bash:\n    "git *": maybe\n---\nReview.',
+    );
     const { message } = configError(() => load());
     expect(message).toContain(file);
     expect(message).toContain('permission.bash.git *:');
   });
 
   it('names the file and the line of broken YAML', () => {
-    const file = write(join(project, '.opencode', 'agent', 'review.md'), '---\ndescription: Reviews\npermission:\n  edit: deny\n bash: ask\n---\nReview.');
+    const file = write(
+      join(project, '.opencode', 'agent', 'review.md'),
+      '---\ndescription: Reviews\npermission:\n  edit: deny\n bash: ask\n---\nReview.',
+    );
     const { message } = configError(() => load());
     expect(message).toContain(file);
     expect(message).toMatch(/invalid YAML frontmatter at line 5\b/);

@@ -44,7 +44,9 @@ describe('an empty model answer', () => {
     const failure = await failureOf(callModel([{ reply: { emptyStream: true } }]));
     expect(failure.type).toBe(ModelFailure.emptyResponse);
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toMatch(/^scripted\/test-model returned an empty answer 3 times in a row \(no text, reasoning or tool call; last finish reason: \w+\)$/);
+    expect(failure.message).toMatch(
+      /^scripted\/test-model returned an empty answer 3 times in a row \(no text, reasoning or tool call; last finish reason: \w+\)$/,
+    );
     expect(server.requests).toHaveLength(EMPTY_ANSWER_REQUESTS);
     // Never recorded as done: no completion time, no parts.
     const stored = await store.getMessage(message.id);
@@ -70,11 +72,17 @@ describe('an empty model answer', () => {
     const parts = await store.parts(message.id);
     expect(parts.map((part) => (part.type === 'text' ? part.text : part.type))).toEqual(['Hello!']);
     // Every request's tokens are counted: the empty ones cost too.
-    expect((await store.getMessage(message.id)) as AssistantMessage).toMatchObject({ finish: 'stop', tokens: { input: 20, output: 3 } });
+    expect((await store.getMessage(message.id)) as AssistantMessage).toMatchObject({
+      finish: 'stop',
+      tokens: { input: 20, output: 3 },
+    });
   });
 
   it('is not an answer with only a tool call', async () => {
-    const answer = await callModel([{ reply: { emptyStream: true }, times: 1 }, { reply: { toolCalls: [{ name: 'read', args: { filePath: 'a' } }] } }]);
+    const answer = await callModel([
+      { reply: { emptyStream: true }, times: 1 },
+      { reply: { toolCalls: [{ name: 'read', args: { filePath: 'a' } }] } },
+    ]);
     expect(answer.toolCalls.map((call) => call.tool)).toEqual(['read']);
     expect(server.requests).toHaveLength(2);
   });
@@ -96,7 +104,9 @@ describe('an empty compaction summary', () => {
     mkdirSync(project);
     const env = {
       LOOM_CONFIG_DIR: join(dir, 'config'),
-      LOOM_CONFIG_CONTENT: JSON.stringify({ provider: { scripted: { options: { baseURL: server.url, apiKey: 'test' } } } }),
+      LOOM_CONFIG_CONTENT: JSON.stringify({
+        provider: { scripted: { options: { baseURL: server.url, apiKey: 'test' } } },
+      }),
     };
     server.setScript([{ reply: { emptyStream: true } }]);
     const { compactSession } = createCompactionActivities({ store, env, dataDir: dir });
@@ -122,20 +132,51 @@ describe('an empty answer after tool results', () => {
   // The model read a file and edited it: what is left is to say so, and small models often just stop.
   const afterTools: ModelMessage[] = [
     { role: 'user', content: 'Fix the bug in calc.py' },
-    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'edit', input: { filePath: 'calc.py', oldString: 'a - b', newString: 'a + b' } }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'edit', output: { type: 'text', value: 'Edit applied successfully.' } }] },
+    {
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: 'call_1',
+          toolName: 'edit',
+          input: { filePath: 'calc.py', oldString: 'a - b', newString: 'a + b' },
+        },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'call_1',
+          toolName: 'edit',
+          output: { type: 'text', value: 'Edit applied successfully.' },
+        },
+      ],
+    },
   ];
 
   it('is asked once more with a nudge for a one-line summary, which becomes the answer', async () => {
-    const answer = await streamFromScript(server, store, message, [{ reply: {}, times: 1 }, { reply: { text: 'Fixed add in calc.py; done.' } }], { messages: afterTools });
+    const answer = await streamFromScript(
+      server,
+      store,
+      message,
+      [{ reply: {}, times: 1 }, { reply: { text: 'Fixed add in calc.py; done.' } }],
+      { messages: afterTools },
+    );
     expect(answer.text).toBe('Fixed add in calc.py; done.');
     expect(server.requests).toHaveLength(2);
     expect(JSON.stringify(server.requests[0].messages)).not.toContain('You answered nothing');
-    expect(server.requests[1].messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('You answered nothing after the tool calls above') });
+    expect(server.requests[1].messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('You answered nothing after the tool calls above'),
+    });
   });
 
   it('ends the turn as done, with a visible note, when the nudge gets nothing either', async () => {
-    const answer = await streamFromScript(server, store, message, [{ reply: { emptyStream: true } }], { messages: afterTools });
+    const answer = await streamFromScript(server, store, message, [{ reply: { emptyStream: true } }], {
+      messages: afterTools,
+    });
     expect(answer).toMatchObject({ finish: 'stop', toolCalls: [], text: NO_FINAL_ANSWER });
     expect(server.requests).toHaveLength(2);
     const [note] = await store.parts(message.id);

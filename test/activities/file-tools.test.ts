@@ -26,7 +26,10 @@ afterAll(async () => {
 const at = (name: string) => join(project, name);
 
 async function failure(run: Promise<unknown>): Promise<string> {
-  const error = await run.then(() => undefined, (e: unknown) => e);
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ToolError);
   return (error as Error).message;
 }
@@ -42,7 +45,9 @@ describe('write', () => {
 
   it('refuses to overwrite a file the session has not read', async () => {
     writeFileSync(at('a.txt'), 'old\n');
-    expect(await failure(write({ filePath: 'a.txt', content: 'new\n' }, context))).toContain(`You must read ${at('a.txt')} before changing it`);
+    expect(await failure(write({ filePath: 'a.txt', content: 'new\n' }, context))).toContain(
+      `You must read ${at('a.txt')} before changing it`,
+    );
     expect(readFileSync(at('a.txt'), 'utf8')).toBe('old\n');
   });
 
@@ -60,7 +65,9 @@ describe('write', () => {
     await read({ filePath: 'a.txt' }, context);
     writeFileSync(at('a.txt'), 'changed by someone else\n');
     utimesSync(at('a.txt'), new Date(), new Date(Date.now() + 5000));
-    expect(await failure(write({ filePath: 'a.txt', content: 'mine\n' }, context))).toMatch(/has changed on disk since you last read it[\s\S]*Read it with the read tool first/);
+    expect(await failure(write({ filePath: 'a.txt', content: 'mine\n' }, context))).toMatch(
+      /has changed on disk since you last read it[\s\S]*Read it with the read tool first/,
+    );
   });
 
   it('refuses paths outside the project', async () => {
@@ -88,18 +95,34 @@ describe('edit', () => {
   });
 
   it('fails clearly when oldString is ambiguous, and replaceAll changes every occurrence', async () => {
-    expect(await failure(edit({ filePath: 'app.ts', oldString: '= 2;', newString: '= 3;' }, context))).toContain('appears 2 times');
+    expect(await failure(edit({ filePath: 'app.ts', oldString: '= 2;', newString: '= 3;' }, context))).toContain(
+      'appears 2 times',
+    );
     await edit({ filePath: 'app.ts', oldString: '= 2;', newString: '= 3;', replaceAll: true }, context);
     expect(readFileSync(at('app.ts'), 'utf8')).toContain('const twice = 3;\nconst again = 3;');
   });
 
   it('matches a block whose indentation the model got wrong', async () => {
-    await edit({ filePath: 'app.ts', oldString: 'function add(a, b) {\nreturn a - b;\n}', newString: 'const add = (a, b) => a + b;' }, context);
+    await edit(
+      {
+        filePath: 'app.ts',
+        oldString: 'function add(a, b) {\nreturn a - b;\n}',
+        newString: 'const add = (a, b) => a + b;',
+      },
+      context,
+    );
     expect(readFileSync(at('app.ts'), 'utf8')).toMatch(/^const add = \(a, b\) => a \+ b;\nconst twice/);
   });
 
   it('matches lines copied with the line numbers read showed', async () => {
-    await edit({ filePath: 'app.ts', oldString: '     1\tfunction add(a, b) {\n     2\t  return a - b;', newString: '     1\tfunction add(a, b) {\n     2\t  return a + b;' }, context);
+    await edit(
+      {
+        filePath: 'app.ts',
+        oldString: '     1\tfunction add(a, b) {\n     2\t  return a - b;',
+        newString: '     1\tfunction add(a, b) {\n     2\t  return a + b;',
+      },
+      context,
+    );
     expect(readFileSync(at('app.ts'), 'utf8')).toMatch(/^function add\(a, b\) \{\n {2}return a \+ b;\n\}/);
     // Small models write them with a space, too.
     await edit({ filePath: 'app.ts', oldString: ' 4 const twice = 2;', newString: 'const twice = 3;' }, context);
@@ -107,18 +130,26 @@ describe('edit', () => {
   });
 
   it('refuses a no-op, an unread file, a missing file, and creates a new file from an empty oldString', async () => {
-    expect(await failure(edit({ filePath: 'app.ts', oldString: 'x', newString: 'x' }, context))).toContain('nothing to change');
+    expect(await failure(edit({ filePath: 'app.ts', oldString: 'x', newString: 'x' }, context))).toContain(
+      'nothing to change',
+    );
     writeFileSync(at('other.ts'), 'a\n');
-    expect(await failure(edit({ filePath: 'other.ts', oldString: 'a', newString: 'b' }, context))).toContain('You must read');
+    expect(await failure(edit({ filePath: 'other.ts', oldString: 'a', newString: 'b' }, context))).toContain(
+      'You must read',
+    );
     expect(readFileSync(at('other.ts'), 'utf8')).toBe('a\n');
-    expect(await failure(edit({ filePath: 'missing.ts', oldString: 'a', newString: 'b' }, context))).toContain('File not found');
+    expect(await failure(edit({ filePath: 'missing.ts', oldString: 'a', newString: 'b' }, context))).toContain(
+      'File not found',
+    );
     await edit({ filePath: 'fresh.ts', oldString: '', newString: 'hello\n' }, context);
     expect(readFileSync(at('fresh.ts'), 'utf8')).toBe('hello\n');
   });
 
   it('refuses an unread or changed file with its content, so the next call can be the edit', async () => {
     writeFileSync(at('unread.ts'), 'let port = 80;\n');
-    const refusal = await failure(edit({ filePath: 'unread.ts', oldString: 'port = 80', newString: 'port = 8080' }, context));
+    const refusal = await failure(
+      edit({ filePath: 'unread.ts', oldString: 'port = 80', newString: 'port = 8080' }, context),
+    );
     expect(refusal).toContain(`You must read ${at('unread.ts')} before changing it. The edit was not made.`);
     expect(refusal).toContain('     1\tlet port = 80;');
     await edit({ filePath: 'unread.ts', oldString: 'port = 80', newString: 'port = 8080' }, context);
@@ -126,7 +157,9 @@ describe('edit', () => {
 
     writeFileSync(at('unread.ts'), 'let port = 9090;\n');
     utimesSync(at('unread.ts'), new Date(), new Date(Date.now() + 5000));
-    const changed = await failure(edit({ filePath: 'unread.ts', oldString: 'port = 8080', newString: 'port = 1' }, context));
+    const changed = await failure(
+      edit({ filePath: 'unread.ts', oldString: 'port = 8080', newString: 'port = 1' }, context),
+    );
     expect(changed).toMatch(/has changed on disk since you last read it[\s\S]* {5}1\tlet port = 9090;/);
     expect(readFileSync(at('unread.ts'), 'utf8')).toBe('let port = 9090;\n');
   });
@@ -134,11 +167,15 @@ describe('edit', () => {
   it('lets a small model edit a file it has not read when oldString matches once, and shows the file when not', async () => {
     const small = { ...context, model: 'local/qwen2.5-coder-1.5b-instruct' };
     writeFileSync(at('calc.py'), 'def add(a, b):\n    return a - b\n\ndef sub(a, b):\n    return a - b\n');
-    const ambiguous = await failure(edit({ filePath: 'calc.py', oldString: 'return a - b', newString: 'return a + b' }, small));
+    const ambiguous = await failure(
+      edit({ filePath: 'calc.py', oldString: 'return a - b', newString: 'return a + b' }, small),
+    );
     expect(ambiguous).toMatch(/The edit was not made\. Here is the file as it is now[\s\S]* {5}2\t {4}return a - b/);
     writeFileSync(at('other.py'), 'def add(a, b):\n    return a - b\n');
     // Never replaceAll unread: that would change what it has not seen.
-    expect(await failure(edit({ filePath: 'other.py', oldString: 'a - b', newString: 'a + b', replaceAll: true }, small))).toContain('You must read');
+    expect(
+      await failure(edit({ filePath: 'other.py', oldString: 'a - b', newString: 'a + b', replaceAll: true }, small)),
+    ).toContain('You must read');
     await edit({ filePath: 'other.py', oldString: 'return a - b', newString: 'return a + b' }, small);
     expect(readFileSync(at('other.py'), 'utf8')).toBe('def add(a, b):\n    return a + b\n');
   });
@@ -159,13 +196,19 @@ describe('read of images and PDFs', () => {
     contexts.push(openai);
     const result = await read({ filePath: 'logo.png' }, openai);
     expect(result.output).toContain('is attached');
-    expect(result.attachments).toEqual([{ mime: 'image/png', filename: 'logo.png', url: `data:image/png;base64,${png.toString('base64')}` }]);
+    expect(result.attachments).toEqual([
+      { mime: 'image/png', filename: 'logo.png', url: `data:image/png;base64,${png.toString('base64')}` },
+    ]);
   });
 
   it('explains how to enable files for a model not configured for them', async () => {
     writeFileSync(at('doc.pdf'), '%PDF-1.4\n');
-    expect(await failure(read({ filePath: 'doc.pdf' }, context))).toContain('set provider.scripted.models.test-model.attachment to true');
-    const configured = createToolContext(project, { config: { provider: { scripted: { models: { 'test-model': { attachment: true } } } } } });
+    expect(await failure(read({ filePath: 'doc.pdf' }, context))).toContain(
+      'set provider.scripted.models.test-model.attachment to true',
+    );
+    const configured = createToolContext(project, {
+      config: { provider: { scripted: { models: { 'test-model': { attachment: true } } } } },
+    });
     contexts.push(configured);
     expect((await read({ filePath: 'doc.pdf' }, configured)).attachments?.[0].mime).toBe('application/pdf');
   });
@@ -198,7 +241,10 @@ describe('todo list', () => {
 
 describe('truncation', () => {
   it('keeps short output as it is', async () => {
-    expect(await truncateOutput('a\nb', { dir: at('out'), name: 'x', canDelegate: false })).toEqual({ output: 'a\nb', truncated: false });
+    expect(await truncateOutput('a\nb', { dir: at('out'), name: 'x', canDelegate: false })).toEqual({
+      output: 'a\nb',
+      truncated: false,
+    });
   });
 
   it('cuts at 2000 lines, saves the whole output, and says how to read it', async () => {

@@ -27,15 +27,27 @@ afterAll(() => closeMcpServers());
 describe('MCP tool calls', () => {
   it('turns text and images into output and attachments, and a result marked as an error into the call error', async () => {
     const pixel = await mcpToolHandler({ server: 'local', tool: 'pixel' })({}, context());
-    expect(pixel).toMatchObject({ title: 'pixel', output: 'one red pixel', attachments: [{ mime: 'image/png', url: expect.stringMatching(/^data:image\/png;base64,iVBOR/) }] });
-    await expect(mcpToolHandler({ server: 'local', tool: 'fail' })({}, context())).rejects.toThrow('the widget is broken');
+    expect(pixel).toMatchObject({
+      title: 'pixel',
+      output: 'one red pixel',
+      attachments: [{ mime: 'image/png', url: expect.stringMatching(/^data:image\/png;base64,iVBOR/) }],
+    });
+    await expect(mcpToolHandler({ server: 'local', tool: 'fail' })({}, context())).rejects.toThrow(
+      'the widget is broken',
+    );
   });
 
   it('says which server is missing from the config, and which is disabled', async () => {
-    await expect(mcpToolHandler({ server: 'gone', tool: 'echo' })({}, context())).rejects.toThrow('MCP server "gone" is not configured in this project any more');
-    const disabled = createToolContext(directory, { config: { mcp: { local: { ...config.mcp.local, enabled: false } } } });
+    await expect(mcpToolHandler({ server: 'gone', tool: 'echo' })({}, context())).rejects.toThrow(
+      'MCP server "gone" is not configured in this project any more',
+    );
+    const disabled = createToolContext(directory, {
+      config: { mcp: { local: { ...config.mcp.local, enabled: false } } },
+    });
     contexts.push(disabled);
-    await expect(mcpToolHandler({ server: 'local', tool: 'echo' })({}, disabled)).rejects.toThrow('MCP server "local" is disabled');
+    await expect(mcpToolHandler({ server: 'local', tool: 'echo' })({}, disabled)).rejects.toThrow(
+      'MCP server "local" is disabled',
+    );
   });
 
   it('checks the arguments against the server schema, and names tools as OpenCode does', async () => {
@@ -52,6 +64,11 @@ describe('MCP tool calls', () => {
     const long = 'x'.repeat(60);
     const [state] = await mcpServerStates({ [long]: config.mcp.local }, { directory, env: process.env, config });
     expect(state.tools.map((tool) => tool.tool)).toEqual(['add']);
-    expect(state.skipped).toEqual(expect.arrayContaining([`${long}_echo (longer than 64 characters)`, `${long}_whoami (longer than 64 characters)`]));
+    expect(state.skipped).toEqual(
+      expect.arrayContaining([
+        `${long}_echo (longer than 64 characters)`,
+        `${long}_whoami (longer than 64 characters)`,
+      ]),
+    );
   });
 });

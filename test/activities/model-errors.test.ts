@@ -8,7 +8,10 @@ import { ProviderError } from '../../activities/model/provider.js';
 const MODEL = 'openai/gpt-4o';
 const URL = 'https://api.example.test/v1/chat/completions';
 
-function apiError(statusCode: number | undefined, options: { message?: string; body?: string; headers?: Record<string, string> } = {}) {
+function apiError(
+  statusCode: number | undefined,
+  options: { message?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   return new APICallError({
     message: options.message ?? `HTTP error ${statusCode ?? 'none'}`,
     url: URL,
@@ -84,7 +87,9 @@ describe('classifyModelError retry delays', () => {
   });
 
   it('prefers retry-after-ms to retry-after', () => {
-    expect(classify(apiError(429, { headers: { 'retry-after-ms': '250', 'retry-after': '9' } })).nextRetryDelay).toBe(250);
+    expect(classify(apiError(429, { headers: { 'retry-after-ms': '250', 'retry-after': '9' } })).nextRetryDelay).toBe(
+      250,
+    );
   });
 
   it('takes retry-after as an HTTP date', () => {
@@ -104,7 +109,11 @@ describe('classifyModelError retry delays', () => {
 describe('classifyModelError for other errors', () => {
   it('makes a missing API key a non-retryable auth error', () => {
     const failure = classify(new LoadAPIKeyError({ message: 'OpenAI API key is missing.' }));
-    expect(failure).toMatchObject({ type: ModelFailure.auth, nonRetryable: true, message: 'OpenAI API key is missing.' });
+    expect(failure).toMatchObject({
+      type: ModelFailure.auth,
+      nonRetryable: true,
+      message: 'OpenAI API key is missing.',
+    });
   });
 
   it('makes configuration and provider errors non-retryable config errors with their message', () => {
@@ -113,7 +122,10 @@ describe('classifyModelError for other errors', () => {
       nonRetryable: true,
       message: '/p/loom.json: invalid configuration',
     });
-    expect(classify(new ProviderError('Unknown provider "x"'))).toMatchObject({ type: ModelFailure.config, nonRetryable: true });
+    expect(classify(new ProviderError('Unknown provider "x"'))).toMatchObject({
+      type: ModelFailure.config,
+      nonRetryable: true,
+    });
   });
 
   it('retries any other error, naming the model', () => {

@@ -24,7 +24,8 @@ import { assistantMessage } from '../../testkit/model-activity.js';
 import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
 
 const SESSION = 'ses_bytes';
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 let dir: string;
 let store: SqliteSessionStore;
@@ -46,20 +47,46 @@ afterAll(async () => {
 
 let nextPart = 0;
 type NewPart = Part extends infer P ? (P extends Part ? Omit<P, 'id' | 'sessionID' | 'messageID'> : never) : never;
-const withIds = (messageID: string, parts: NewPart[]) => parts.map((part) => ({ ...part, id: `prt_${String(nextPart++).padStart(4, '0')}`, sessionID: SESSION, messageID }) as Part);
+const withIds = (messageID: string, parts: NewPart[]) =>
+  parts.map(
+    (part) => ({ ...part, id: `prt_${String(nextPart++).padStart(4, '0')}`, sessionID: SESSION, messageID }) as Part,
+  );
 
 function user(id: string, parts: NewPart[]): MessageWithParts {
-  const info: UserMessage = { id, sessionID: SESSION, role: 'user', agent: 'build', model: 'scripted/m', time: { created: 1 } };
+  const info: UserMessage = {
+    id,
+    sessionID: SESSION,
+    role: 'user',
+    agent: 'build',
+    model: 'scripted/m',
+    time: { created: 1 },
+  };
   return { info, parts: withIds(id, parts) };
 }
 
 function assistant(id: string, agent: string, parts: NewPart[]): MessageWithParts {
-  const info: AssistantMessage = { id, sessionID: SESSION, role: 'assistant', agent, model: 'scripted/m', parentID: 'msg_0001', step: 1, time: { created: 2 }, tokens: zeroTokens(), cost: 0 };
+  const info: AssistantMessage = {
+    id,
+    sessionID: SESSION,
+    role: 'assistant',
+    agent,
+    model: 'scripted/m',
+    parentID: 'msg_0001',
+    step: 1,
+    time: { created: 2 },
+    tokens: zeroTokens(),
+    cost: 0,
+  };
   return { info, parts: withIds(id, parts) };
 }
 
 const time = { start: 1, end: 2 };
-const call = (callID: string, toolName: string, state: ToolState): NewPart => ({ type: 'tool', callID, tool: toolName, state });
+const call = (callID: string, toolName: string, state: ToolState): NewPart => ({
+  type: 'tool',
+  callID,
+  tool: toolName,
+  state,
+});
 
 /** A session with every kind of part the transcript shows, and a switch from plan to build. */
 const history: MessageWithParts[] = [
@@ -71,7 +98,14 @@ const history: MessageWithParts[] = [
   assistant('msg_0002', 'plan', [
     { type: 'reasoning', text: 'The user wants two things.', time },
     { type: 'text', text: 'Reading both.', time },
-    call('call_1', 'read', { status: 'completed', input: { filePath: 'README.md' }, output: '# Demo\n\nünïcödé "quotes" \\ back\tslash', title: 'README.md', metadata: {}, time }),
+    call('call_1', 'read', {
+      status: 'completed',
+      input: { filePath: 'README.md' },
+      output: '# Demo\n\nünïcödé "quotes" \\ back\tslash',
+      title: 'README.md',
+      metadata: {},
+      time,
+    }),
     call('call_2', 'read', {
       status: 'completed',
       input: { filePath: 'logo.png' },
@@ -83,25 +117,52 @@ const history: MessageWithParts[] = [
     }),
     call('call_3', 'glob', { status: 'error', input: { pattern: '**/*.md' }, error: 'Pattern too wide', time }),
   ]),
-  assistant('msg_0003', 'plan', [call('call_4', 'bash', { status: 'running', input: { command: 'npm test', description: 'Run tests' }, time: { start: 1 } })]),
+  assistant('msg_0003', 'plan', [
+    call('call_4', 'bash', {
+      status: 'running',
+      input: { command: 'npm test', description: 'Run tests' },
+      time: { start: 1 },
+    }),
+  ]),
   assistant('msg_0004', 'plan', [{ type: 'text', text: '' }]),
   user('msg_0005', [{ type: 'subtask', prompt: 'Find the tests', description: 'find tests', agent: 'explore' }]),
   assistant('msg_0006', 'plan', [
-    call('call_5', 'grep', { status: 'completed', input: { pattern: 'it\\(' }, output: 'old output', title: 'grep', metadata: {}, time: { ...time, compacted: 3 } }),
+    call('call_5', 'grep', {
+      status: 'completed',
+      input: { pattern: 'it\\(' },
+      output: 'old output',
+      title: 'grep',
+      metadata: {},
+      time: { ...time, compacted: 3 },
+    }),
     { type: 'text', text: 'Found them.', time },
   ]),
   user('msg_0007', [{ type: 'text', text: 'Now build it.' }]),
 ];
 
 function request(model: ResolvedModel, options: { lastStep?: boolean; agent?: string } = {}): ModelRequest {
-  const input = { sessionId: SESSION, messageId: 'msg_0008', parentMessageId: 'msg_0007', agent: options.agent ?? 'build', model: 'scripted/m', step: 3, directory: dir, tools: [], lastStep: options.lastStep };
+  const input = {
+    sessionId: SESSION,
+    messageId: 'msg_0008',
+    parentMessageId: 'msg_0007',
+    agent: options.agent ?? 'build',
+    model: 'scripted/m',
+    step: 3,
+    directory: dir,
+    tools: [],
+    lastStep: options.lastStep,
+  };
   const built = buildModelRequest(input, config, dir, history, { git: true });
   const find = toolFinder();
   return {
     model,
     system: built.system,
     messages: built.messages,
-    tools: functionTools(['read', 'glob', 'grep', 'bash', 'edit', 'write', 'todowrite', 'webfetch', 'nothing-by-this-name'], find, (spec) => spec.description),
+    tools: functionTools(
+      ['read', 'glob', 'grep', 'bash', 'edit', 'write', 'todowrite', 'webfetch', 'nothing-by-this-name'],
+      find,
+      (spec) => spec.description,
+    ),
     temperature: 0.3,
     topP: 0.9,
     topK: 40,
@@ -113,13 +174,16 @@ function request(model: ResolvedModel, options: { lastStep?: boolean; agent?: st
 /** The request as Loom sends it. */
 async function sendAsLoom(model: ModelRequest): Promise<void> {
   const message = assistantMessage(SESSION);
-  await new MockActivityEnvironment().run(() => streamIntoMessage(store, message, async () => model)).catch(() => undefined);
+  await new MockActivityEnvironment()
+    .run(() => streamIntoMessage(store, message, async () => model))
+    .catch(() => undefined);
 }
 
 /** The same request through `streamText`, as Loom sent it before. */
 async function sendAsStreamText(model: ModelRequest): Promise<void> {
   const tools: ToolSet = {};
-  for (const offered of model.tools ?? []) tools[offered.name] = tool({ description: offered.description, inputSchema: jsonSchema(offered.inputSchema) });
+  for (const offered of model.tools ?? [])
+    tools[offered.name] = tool({ description: offered.description, inputSchema: jsonSchema(offered.inputSchema) });
   const result = streamText({
     model: model.model.model,
     system: model.system,
@@ -167,10 +231,33 @@ describe('the request a model receives', () => {
     expect(now).toBe(before);
     // The body holds what the test set out to cover, so equality is not of two empty requests.
     const body = JSON.parse(now);
-    expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'tool', 'user', 'assistant', 'tool', 'user', 'assistant', 'tool', 'user']);
+    expect(body.messages.map((m: { role: string }) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+    ]);
     expect(now).toContain('iVBORw0KGgo');
     expect(now).toContain('[Tool execution was interrupted]');
-    expect(body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['read', 'glob', 'grep', 'bash', 'edit', 'write', 'todowrite', 'webfetch']);
+    expect(body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      'read',
+      'glob',
+      'grep',
+      'bash',
+      'edit',
+      'write',
+      'todowrite',
+      'webfetch',
+    ]);
     expect(body).toMatchObject({ temperature: 0.3, top_p: 0.9, parallel_tool_calls: false, stream: true });
   });
 
@@ -179,14 +266,22 @@ describe('the request a model receives', () => {
     const [limitBefore, limitNow] = await bothBodies(() => ({ ...request(chat, { lastStep: true }), tools: [] }));
     expect(limitNow).toBe(limitBefore);
     expect(JSON.parse(limitNow).tools).toBeUndefined();
-    const compaction = () => ({ model: chat, system: '', messages: toModelMessages(history, { stripMedia: true, toolOutputLimit: 10 }), temperature: undefined });
+    const compaction = () => ({
+      model: chat,
+      system: '',
+      messages: toModelMessages(history, { stripMedia: true, toolOutputLimit: 10 }),
+      temperature: undefined,
+    });
     const [compactBefore, compactNow] = await bothBodies(compaction);
     expect(compactNow).toBe(compactBefore);
     expect(compactNow).toContain('[Attached image/png: logo.png]');
   });
 
   it('gives the provider the call streamText gave it, for the Responses API too', async () => {
-    for (const model of [await resolveModel('scripted/m', config, {}), await resolveModel('openai/gpt-5', {}, { OPENAI_API_KEY: 'sk-test' })]) {
+    for (const model of [
+      await resolveModel('scripted/m', config, {}),
+      await resolveModel('openai/gpt-5', {}, { OPENAI_API_KEY: 'sk-test' }),
+    ]) {
       const before: LanguageModelV3CallOptions[] = [];
       const now: LanguageModelV3CallOptions[] = [];
       await sendAsStreamText(request(recording(model, before)));

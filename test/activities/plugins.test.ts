@@ -33,11 +33,19 @@ afterAll(async () => {
 });
 
 /** A fresh project (plugins are cached per directory) with `files`, and the env its worker has. */
-function project(files: Record<string, string>, config: Record<string, unknown> = {}): { directory: string; env: NodeJS.ProcessEnv } {
+function project(
+  files: Record<string, string>,
+  config: Record<string, unknown> = {},
+): { directory: string; env: NodeJS.ProcessEnv } {
   const directory = join(root, `project-${++projects}`);
   mkdirSync(directory);
   for (const [path, content] of Object.entries(files)) write(join(directory, path), content);
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, LOOM_CONFIG_DIR: join(directory, '..', `global-${projects}`), LOOM_CONFIG_CONTENT: JSON.stringify(config) };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOOM_CONFIG_DIR: join(directory, '..', `global-${projects}`),
+    LOOM_CONFIG_CONTENT: JSON.stringify(config),
+  };
   return { directory, env };
 }
 
@@ -54,7 +62,11 @@ async function errorOf(promise: Promise<unknown>): Promise<Error> {
 }
 
 /** Runs one call of `tool` through the `runTool` activity, as the workflow would, and returns its part. */
-async function runCall(where: { directory: string; env: NodeJS.ProcessEnv }, tool: string, input: Record<string, unknown>) {
+async function runCall(
+  where: { directory: string; env: NodeJS.ProcessEnv },
+  tool: string,
+  input: Record<string, unknown>,
+) {
   const n = Math.random().toString(36).slice(2);
   const part: ToolPart = {
     id: `prt_${n}`,
@@ -68,7 +80,16 @@ async function runCall(where: { directory: string; env: NodeJS.ProcessEnv }, too
   await store.savePart(part);
   const { runTool } = createToolActivities({ store, env: where.env, dataDir });
   const result: ToolRunResult = await new MockActivityEnvironment().run(() =>
-    runTool({ sessionId: 'ses_plugins', messageId: 'msg_plugins', partId: part.id, callId: part.callID, tool, directory: where.directory, model: 'scripted/test-model', canDelegate: false }),
+    runTool({
+      sessionId: 'ses_plugins',
+      messageId: 'msg_plugins',
+      partId: part.id,
+      callId: part.callID,
+      tool,
+      directory: where.directory,
+      model: 'scripted/test-model',
+      canDelegate: false,
+    }),
   );
   const stored = (await store.getPart(part.id)) as ToolPart;
   return { result, state: stored.state as Record<string, unknown> & { status: string } };
@@ -82,7 +103,11 @@ describe('loading plugins', () => {
       '.loom/plugins/notes.md': 'not a plugin',
       'config/local.js': plugin('{}'),
       'config/loom.json': '{}',
-      'node_modules/loom-plugin-demo/package.json': JSON.stringify({ name: 'loom-plugin-demo', main: 'index.js', type: 'module' }),
+      'node_modules/loom-plugin-demo/package.json': JSON.stringify({
+        name: 'loom-plugin-demo',
+        main: 'index.js',
+        type: 'module',
+      }),
       'node_modules/loom-plugin-demo/index.js': `export const Demo = async ({ directory, project, client }) => { globalThis.demoInits = (globalThis.demoInits ?? 0) + 1; globalThis.demoInput = { directory, project, client }; return {}; };\n`,
       'loom.json': JSON.stringify({ plugin: ['./config/local.js', 'loom-plugin-demo'] }),
     });
@@ -105,9 +130,14 @@ describe('loading plugins', () => {
   });
 
   it('loads a module again when its file changes', async () => {
-    const where = project({ '.loom/plugins/v.ts': `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '1'; } });\n` });
+    const where = project({
+      '.loom/plugins/v.ts': `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '1'; } });\n`,
+    });
     const first = await loadPlugins(where.directory, where.env);
-    write(join(where.directory, '.loom/plugins/v.ts'), `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '2'; } });\n`);
+    write(
+      join(where.directory, '.loom/plugins/v.ts'),
+      `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '2'; } });\n`,
+    );
     utimesSync(join(where.directory, '.loom/plugins/v.ts'), new Date(), new Date(Date.now() + 5_000));
     const second = await loadPlugins(where.directory, where.env);
     expect(second).not.toBe(first);
@@ -118,10 +148,22 @@ describe('loading plugins', () => {
 
   it('names the file, export or key of a malformed plugin', async () => {
     const cases: [Record<string, string>, string][] = [
-      [{ '.loom/plugins/broken.ts': 'export default async () => ({ ;\n' }, '.loom/plugins/broken.ts: cannot be imported'],
-      [{ '.loom/plugins/value.js': 'export const Answer = 42;\n' }, '.loom/plugins/value.js (export Answer): expected a plugin function'],
-      [{ '.loom/plugins/throws.js': 'export default async () => { throw new Error("no licence"); };\n' }, '.loom/plugins/throws.js: initialiser threw: no licence'],
-      [{ '.loom/plugins/hook.js': plugin(`{ 'tool.execute.before': 'yes' }`) }, '.loom/plugins/hook.js: hook "tool.execute.before" is not a function'],
+      [
+        { '.loom/plugins/broken.ts': 'export default async () => ({ ;\n' },
+        '.loom/plugins/broken.ts: cannot be imported',
+      ],
+      [
+        { '.loom/plugins/value.js': 'export const Answer = 42;\n' },
+        '.loom/plugins/value.js (export Answer): expected a plugin function',
+      ],
+      [
+        { '.loom/plugins/throws.js': 'export default async () => { throw new Error("no licence"); };\n' },
+        '.loom/plugins/throws.js: initialiser threw: no licence',
+      ],
+      [
+        { '.loom/plugins/hook.js': plugin(`{ 'tool.execute.before': 'yes' }`) },
+        '.loom/plugins/hook.js: hook "tool.execute.before" is not a function',
+      ],
     ];
     for (const [files, message] of cases) {
       const where = project(files);
@@ -130,17 +172,26 @@ describe('loading plugins', () => {
       expect(error.message).toContain(message);
     }
     const missing = project({ 'loom.json': JSON.stringify({ plugin: ['./nowhere.ts', 'not-installed-plugin'] }) });
-    expect((await errorOf(loadPlugins(missing.directory, missing.env))).message).toContain(`${join(missing.directory, 'loom.json')}: plugin[0] "./nowhere.ts": no such file`);
+    expect((await errorOf(loadPlugins(missing.directory, missing.env))).message).toContain(
+      `${join(missing.directory, 'loom.json')}: plugin[0] "./nowhere.ts": no such file`,
+    );
     // A package OpenCode would have installed, which is not here: skipped (and named), the project still runs.
     const uninstalled = project({ 'loom.json': JSON.stringify({ plugin: ['not-installed-plugin'] }) });
     expect((await loadPlugins(uninstalled.directory, uninstalled.env)).list).toEqual([]);
-    expect(discoverPlugins(uninstalled.directory, uninstalled.env).skipped).toEqual([expect.stringContaining('plugin[0] "not-installed-plugin": package not installed')]);
+    expect(discoverPlugins(uninstalled.directory, uninstalled.env).skipped).toEqual([
+      expect.stringContaining('plugin[0] "not-installed-plugin": package not installed'),
+    ]);
   });
 
   it('fails an initialiser that hangs past plugin_timeout', async () => {
-    const where = project({ '.loom/plugins/slow.js': 'export default () => new Promise(() => {});\n' }, { plugin_timeout: 0.2 });
+    const where = project(
+      { '.loom/plugins/slow.js': 'export default () => new Promise(() => {});\n' },
+      { plugin_timeout: 0.2 },
+    );
     const started = Date.now();
-    expect((await errorOf(loadPlugins(where.directory, where.env))).message).toBe('.loom/plugins/slow.js: initialiser did not finish within 0.2 s');
+    expect((await errorOf(loadPlugins(where.directory, where.env))).message).toBe(
+      '.loom/plugins/slow.js: initialiser did not finish within 0.2 s',
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
@@ -148,7 +199,9 @@ describe('loading plugins', () => {
 describe('hooks around a tool call', () => {
   it('tool.execute.before rewrites the arguments the tool runs with and the part shows', async () => {
     const where = project({
-      '.loom/plugins/rewrite.ts': plugin(`{ 'tool.execute.before': async (input, output) => { if (input.tool === 'bash') output.args.command = output.args.command.replace('hello', 'rewritten'); } }`),
+      '.loom/plugins/rewrite.ts': plugin(
+        `{ 'tool.execute.before': async (input, output) => { if (input.tool === 'bash') output.args.command = output.args.command.replace('hello', 'rewritten'); } }`,
+      ),
     });
     const { result, state } = await runCall(where, 'bash', { command: 'echo hello', description: 'Say hello' });
     expect(result.status).toBe('completed');
@@ -158,7 +211,9 @@ describe('hooks around a tool call', () => {
 
   it('tool.execute.before blocks a call by throwing; the error names the plugin and the command does not run', async () => {
     const where = project({
-      '.loom/plugins/guard.ts': plugin(`{ 'tool.execute.before': async (input, output) => { if (input.tool === 'bash' && /\\brm\\b/.test(output.args.command)) throw new Error('rm is not allowed here'); } }`),
+      '.loom/plugins/guard.ts': plugin(
+        `{ 'tool.execute.before': async (input, output) => { if (input.tool === 'bash' && /\\brm\\b/.test(output.args.command)) throw new Error('rm is not allowed here'); } }`,
+      ),
       'keep.txt': 'kept',
     });
     const { result, state } = await runCall(where, 'bash', { command: 'rm keep.txt', description: 'Delete' });
@@ -168,15 +223,24 @@ describe('hooks around a tool call', () => {
   });
 
   it('arguments a plugin made invalid fail the call', async () => {
-    const where = project({ '.loom/plugins/bad.js': plugin(`{ 'tool.execute.before': async (_input, output) => { output.args.filePath = 7; } }`), 'a.txt': 'a' });
+    const where = project({
+      '.loom/plugins/bad.js': plugin(
+        `{ 'tool.execute.before': async (_input, output) => { output.args.filePath = 7; } }`,
+      ),
+      'a.txt': 'a',
+    });
     const { state } = await runCall(where, 'read', { filePath: 'a.txt' });
     expect(state.status).toBe('error');
-    expect(state.error).toMatch(/^Plugin \.loom\/plugins\/bad\.js: changed the arguments of read into invalid ones: filePath: /);
+    expect(state.error).toMatch(
+      /^Plugin \.loom\/plugins\/bad\.js: changed the arguments of read into invalid ones: filePath: /,
+    );
   });
 
   it('tool.execute.after changes the output the model sees', async () => {
     const where = project({
-      '.loom/plugins/after.js': plugin(`{ 'tool.execute.after': async (input, output) => { output.output = output.output.toUpperCase() + ' [' + input.tool + ' ' + input.args.filePath + ']'; output.title = 'checked'; } }`),
+      '.loom/plugins/after.js': plugin(
+        `{ 'tool.execute.after': async (input, output) => { output.output = output.output.toUpperCase() + ' [' + input.tool + ' ' + input.args.filePath + ']'; output.title = 'checked'; } }`,
+      ),
       'a.txt': 'quiet words\n',
     });
     const { result, state } = await runCall(where, 'read', { filePath: 'a.txt' });
@@ -187,16 +251,27 @@ describe('hooks around a tool call', () => {
 
   it('shell.env adds variables to bash, secret-looking names included', async () => {
     const where = project({
-      '.loom/plugins/env.js': plugin(`{ 'shell.env': async (input, output) => { output.env.FROM_PLUGIN = 'cwd=' + input.cwd; output.env.DEPLOY_TOKEN = 'tok-123456789'; } }`),
+      '.loom/plugins/env.js': plugin(
+        `{ 'shell.env': async (input, output) => { output.env.FROM_PLUGIN = 'cwd=' + input.cwd; output.env.DEPLOY_TOKEN = 'tok-123456789'; } }`,
+      ),
     });
-    const { state } = await runCall(where, 'bash', { command: 'echo "$FROM_PLUGIN $DEPLOY_TOKEN"', description: 'Show env' });
+    const { state } = await runCall(where, 'bash', {
+      command: 'echo "$FROM_PLUGIN $DEPLOY_TOKEN"',
+      description: 'Show env',
+    });
     expect(state.output).toContain(`cwd=${where.directory} tok-123456789`);
   });
 
   it('a hook that hangs fails the call naming the plugin and the hook', async () => {
-    const where = project({ '.loom/plugins/hang.js': plugin(`{ 'tool.execute.before': () => new Promise(() => {}) }`), 'a.txt': 'a' }, { plugin_timeout: 0.2 });
+    const where = project(
+      { '.loom/plugins/hang.js': plugin(`{ 'tool.execute.before': () => new Promise(() => {}) }`), 'a.txt': 'a' },
+      { plugin_timeout: 0.2 },
+    );
     const { state } = await runCall(where, 'read', { filePath: 'a.txt' });
-    expect(state).toMatchObject({ status: 'error', error: 'Plugin .loom/plugins/hang.js: hook "tool.execute.before" did not finish within 0.2 s' });
+    expect(state).toMatchObject({
+      status: 'error',
+      error: 'Plugin .loom/plugins/hang.js: hook "tool.execute.before" did not finish within 0.2 s',
+    });
   });
 
   it('a plugin that cannot load fails the call with its name', async () => {
@@ -212,10 +287,17 @@ describe('chat.params', () => {
 
   it('lets plugins set sampling parameters and options, in load order', async () => {
     const where = project({
-      '.opencode/plugins/one.js': plugin(`{ 'chat.params': async (input, output) => { output.temperature = 0.1; output.options.seen = input.agent; } }`),
-      '.loom/plugins/two.js': plugin(`{ 'chat.params': async (_input, output) => { output.topK = 5; output.temperature += 0.2; } }`),
+      '.opencode/plugins/one.js': plugin(
+        `{ 'chat.params': async (input, output) => { output.temperature = 0.1; output.options.seen = input.agent; } }`,
+      ),
+      '.loom/plugins/two.js': plugin(
+        `{ 'chat.params': async (_input, output) => { output.topK = 5; output.temperature += 0.2; } }`,
+      ),
     });
-    const params = await pluginChatParams(where.directory, where.env, input, { temperature: 1, options: { keep: true } });
+    const params = await pluginChatParams(where.directory, where.env, input, {
+      temperature: 1,
+      options: { keep: true },
+    });
     expect(params.topK).toBe(5);
     expect(params.temperature).toBeCloseTo(0.3);
     expect(params.options).toEqual({ keep: true, seen: 'build' });
@@ -223,7 +305,9 @@ describe('chat.params', () => {
 
   it('is skipped on a worker without the project directory', async () => {
     const params = { temperature: 1, options: {} };
-    expect(await pluginChatParams(join(root, 'not-here'), { LOOM_CONFIG_DIR: join(root, 'none') }, input, params)).toBe(params);
+    expect(await pluginChatParams(join(root, 'not-here'), { LOOM_CONFIG_DIR: join(root, 'none') }, input, params)).toBe(
+      params,
+    );
   });
 });
 
@@ -252,13 +336,26 @@ describe('permission.ask', () => {
 
   async function sessionIn(directory: string, host?: string): Promise<string> {
     const id = `ses_ask_${Math.random().toString(36).slice(2)}`;
-    await store.saveSession({ id, title: 't', agent: 'build', model: 'scripted/test-model', directory, ...(host ? { host } : {}), status: 'busy', time: { created: 1, updated: 1 } });
+    await store.saveSession({
+      id,
+      title: 't',
+      agent: 'build',
+      model: 'scripted/test-model',
+      directory,
+      ...(host ? { host } : {}),
+      status: 'busy',
+      time: { created: 1, updated: 1 },
+    });
     return id;
   }
 
   it('gets the request in OpenCode’s Permission shape', async () => {
     const seen = join(root, 'permission-seen.json');
-    const where = project({ '.loom/plugins/spy.js': plugin(`{ 'permission.ask': async (input) => { (await import('node:fs')).writeFileSync(${JSON.stringify(seen)}, JSON.stringify(input)); } }`) });
+    const where = project({
+      '.loom/plugins/spy.js': plugin(
+        `{ 'permission.ask': async (input) => { (await import('node:fs')).writeFileSync(${JSON.stringify(seen)}, JSON.stringify(input)); } }`,
+      ),
+    });
     const asked = request('ses_x', ['git status']);
     expect(await pluginPermissionVerdict(where.directory, where.env, asked)).toBeUndefined();
     expect(JSON.parse(readFileSync(seen, 'utf8'))).toEqual({
@@ -283,11 +380,23 @@ describe('permission.ask', () => {
     const { savePermissionRequest } = createPermissionActivities({ store, env: where.env, dataDir });
     const sessionID = await sessionIn(where.directory);
     const allowed = request(sessionID, ['git status']);
-    expect(await savePermissionRequest(allowed, { askPlugins: true })).toEqual({ status: 'allow', plugin: '.loom/plugins/policy.js' });
-    expect(await store.getPermissionRequest(allowed.id)).toMatchObject({ status: 'approved', reply: { reply: 'once', message: 'Allowed by plugin .loom/plugins/policy.js (permission.ask)' } });
+    expect(await savePermissionRequest(allowed, { askPlugins: true })).toEqual({
+      status: 'allow',
+      plugin: '.loom/plugins/policy.js',
+    });
+    expect(await store.getPermissionRequest(allowed.id)).toMatchObject({
+      status: 'approved',
+      reply: { reply: 'once', message: 'Allowed by plugin .loom/plugins/policy.js (permission.ask)' },
+    });
     const denied = request(sessionID, ['curl example.com']);
-    expect(await savePermissionRequest(denied, { askPlugins: true })).toEqual({ status: 'deny', plugin: '.loom/plugins/policy.js' });
-    expect(await store.getPermissionRequest(denied.id)).toMatchObject({ status: 'rejected', reply: { reply: 'reject' } });
+    expect(await savePermissionRequest(denied, { askPlugins: true })).toEqual({
+      status: 'deny',
+      plugin: '.loom/plugins/policy.js',
+    });
+    expect(await store.getPermissionRequest(denied.id)).toMatchObject({
+      status: 'rejected',
+      reply: { reply: 'reject' },
+    });
     const asked = request(sessionID, ['npm publish']);
     expect(await savePermissionRequest(asked, { askPlugins: true })).toBeUndefined();
     expect(await store.getPermissionRequest(asked.id)).toMatchObject({ status: 'pending' });
@@ -298,11 +407,21 @@ describe('permission.ask', () => {
   });
 
   it('asks a person when a plugin throws, hangs or answers nonsense, and on another host', async () => {
-    const hang = project({ '.loom/plugins/hang.js': plugin(`{ 'permission.ask': () => new Promise(() => {}) }`) }, { plugin_timeout: 0.2 });
-    const odd = project({ '.loom/plugins/odd.js': plugin(`{ 'permission.ask': async (_input, output) => { output.status = 'yes'; } }`) });
-    const throws = project({ '.loom/plugins/a.js': plugin(`{ 'permission.ask': async (_input, output) => { output.status = 'allow'; } }`), '.loom/plugins/b.js': plugin(`{ 'permission.ask': async () => { throw new Error('no policy'); } }`) });
+    const hang = project(
+      { '.loom/plugins/hang.js': plugin(`{ 'permission.ask': () => new Promise(() => {}) }`) },
+      { plugin_timeout: 0.2 },
+    );
+    const odd = project({
+      '.loom/plugins/odd.js': plugin(`{ 'permission.ask': async (_input, output) => { output.status = 'yes'; } }`),
+    });
+    const throws = project({
+      '.loom/plugins/a.js': plugin(`{ 'permission.ask': async (_input, output) => { output.status = 'allow'; } }`),
+      '.loom/plugins/b.js': plugin(`{ 'permission.ask': async () => { throw new Error('no policy'); } }`),
+    });
     for (const where of [hang, odd, throws]) {
-      expect(await pluginPermissionVerdict(where.directory, where.env, request('ses_x', ['git status']))).toBeUndefined();
+      expect(
+        await pluginPermissionVerdict(where.directory, where.env, request('ses_x', ['git status'])),
+      ).toBeUndefined();
     }
     const allowing = project({ '.loom/plugins/policy.js': policy });
     const { savePermissionRequest } = createPermissionActivities({ store, env: allowing.env, dataDir, hostId: 'here' });
@@ -316,18 +435,34 @@ describe('event', () => {
   it('sends the feed’s events from its start, once some plugin has an event hook, to the plugins of this host’s workspaces; a failing plugin does not stop them', async () => {
     const log = join(root, `events-${projects + 1}.log`);
     const where = project({
-      '.loom/plugins/events.js': plugin(`{ event: async ({ event }) => { (await import('node:fs')).appendFileSync(${JSON.stringify(log)}, event.type + ' ' + (event.properties.info?.id ?? event.properties.part?.id ?? event.properties.request?.id ?? '') + '\\n'); } }`),
+      '.loom/plugins/events.js': plugin(
+        `{ event: async ({ event }) => { (await import('node:fs')).appendFileSync(${JSON.stringify(log)}, event.type + ' ' + (event.properties.info?.id ?? event.properties.part?.id ?? event.properties.request?.id ?? '') + '\\n'); } }`,
+      ),
       '.loom/plugins/failing.js': plugin(`{ event: async () => { throw new Error('broken listener'); } }`),
     });
-    const other = project({ '.loom/plugins/events.js': plugin(`{ event: async () => { throw new Error('must not be called'); } }`) });
-    const session = { title: 't', agent: 'build', model: 'scripted/test-model', status: 'busy' as const, time: { created: 1, updated: 1 } };
+    const other = project({
+      '.loom/plugins/events.js': plugin(`{ event: async () => { throw new Error('must not be called'); } }`),
+    });
+    const session = {
+      title: 't',
+      agent: 'build',
+      model: 'scripted/test-model',
+      status: 'busy' as const,
+      time: { created: 1, updated: 1 },
+    };
     await store.saveSession({ id: 'ses_ev_before', directory: where.directory, ...session });
     const follower = followPluginEvents({ store, env: where.env, hostId: 'here' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       await store.saveSession({ id: 'ses_ev', directory: where.directory, host: 'here', ...session });
       await store.saveSession({ id: 'ses_ev_away', directory: other.directory, host: 'elsewhere', ...session });
-      await store.savePart({ id: 'prt_ev', sessionID: 'ses_ev', messageID: 'msg_ev', type: 'text', text: 'hi' } as Part);
+      await store.savePart({
+        id: 'prt_ev',
+        sessionID: 'ses_ev',
+        messageID: 'msg_ev',
+        type: 'text',
+        text: 'hi',
+      } as Part);
       await store.savePermissionRequest({ ...request('ses_ev'), id: 'per_ev' });
       // Idle until this process has loaded a plugin with an `event` hook (a tool call would); then
       // it catches up from its start.
@@ -347,6 +482,21 @@ describe('event', () => {
   });
 
   function request(sessionID: string): PermissionRequestRecord {
-    return { id: 'per_x', sessionID, rootID: sessionID, messageID: 'msg_ev', partID: 'prt_ev', callID: 'c', tool: 'bash', agent: 'build', permission: 'bash', patterns: ['ls'], always: ['ls *'], title: 'bash · ls', status: 'pending', time: { created: 1 } };
+    return {
+      id: 'per_x',
+      sessionID,
+      rootID: sessionID,
+      messageID: 'msg_ev',
+      partID: 'prt_ev',
+      callID: 'c',
+      tool: 'bash',
+      agent: 'build',
+      permission: 'bash',
+      patterns: ['ls'],
+      always: ['ls *'],
+      title: 'bash · ls',
+      status: 'pending',
+      time: { created: 1 },
+    };
   }
 });

@@ -66,7 +66,9 @@ describe('PostgresSessionStore connection errors', () => {
   it('names the host and database of a server that does not answer', async () => {
     const port = await freePort();
     await expect(PostgresSessionStore.open(`postgres://loom:s3cret-pw@127.0.0.1:${port}/loomdb`)).rejects.toThrow(
-      new RegExp(`^Cannot open the session store: PostgreSQL database "loomdb" on host 127\\.0\\.0\\.1:${port} \\(LOOM_STORE_URL\\): .*ECONNREFUSED`),
+      new RegExp(
+        `^Cannot open the session store: PostgreSQL database "loomdb" on host 127\\.0\\.0\\.1:${port} \\(LOOM_STORE_URL\\): .*ECONNREFUSED`,
+      ),
     );
   });
 
@@ -115,7 +117,10 @@ describe('PostgresSessionStore change feed', () => {
   });
 
   it('listens again after its connection is killed (a restart), and wakes waiters on later writes', async () => {
-    const [follower, worker] = await Promise.all([PostgresSessionStore.open(url, { max: 2 }), PostgresSessionStore.open(url, { max: 2 })]);
+    const [follower, worker] = await Promise.all([
+      PostgresSessionStore.open(url, { max: 2 }),
+      PostgresSessionStore.open(url, { max: 2 }),
+    ]);
     try {
       await worker.saveMessage(userMessage('msg_1'));
       let { cursor } = await follower.changes('ses_a', 0);

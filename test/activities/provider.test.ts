@@ -23,8 +23,14 @@ describe('resolveModel', () => {
   });
 
   it.each([
-    ['openai/gpt-4o', 'No API key for provider "openai": set OPENAI_API_KEY, or provider.openai.options.apiKey in loom.json.'],
-    ['anthropic/claude-sonnet-4-5', 'No API key for provider "anthropic": set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in loom.json.'],
+    [
+      'openai/gpt-4o',
+      'No API key for provider "openai": set OPENAI_API_KEY, or provider.openai.options.apiKey in loom.json.',
+    ],
+    [
+      'anthropic/claude-sonnet-4-5',
+      'No API key for provider "anthropic": set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in loom.json.',
+    ],
     ['google/gemini-2.5-pro', 'No API key for provider "google": set GOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY'],
     ['openrouter/anthropic/claude-sonnet-4.5', 'No API key for provider "openrouter": set OPENROUTER_API_KEY'],
   ])('refuses %s without a key, naming the variable to set', async (model, message) => {
@@ -32,7 +38,11 @@ describe('resolveModel', () => {
   });
 
   it('refuses a configured provider without a base URL, pointing at its options rather than OPENAI_API_KEY', async () => {
-    const resolving = resolveModel('local/m', { provider: { local: { name: 'Local' } } }, { OPENAI_API_KEY: 'sk-test' });
+    const resolving = resolveModel(
+      'local/m',
+      { provider: { local: { name: 'Local' } } },
+      { OPENAI_API_KEY: 'sk-test' },
+    );
     await expect(resolving).rejects.toThrow('No base URL for provider "local": set provider.local.options.baseURL');
   });
 
@@ -47,7 +57,9 @@ describe('resolveModel', () => {
     await expect(resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-…' })).rejects.toThrow(
       'The API key of provider "openai" contains "…" (U+2026) at position 4, which HTTP headers cannot carry',
     );
-    const config: LoomConfig = { provider: { local: { options: { baseURL: 'http://127.0.0.1:1/v1', headers: { 'x-team': 'é\u{1F600}' } } } } };
+    const config: LoomConfig = {
+      provider: { local: { options: { baseURL: 'http://127.0.0.1:1/v1', headers: { 'x-team': 'é\u{1F600}' } } } },
+    };
     await expect(resolveModel('local/m', config, {})).rejects.toThrow('provider.local.options.headers.x-team contains');
   });
 
@@ -60,7 +72,10 @@ describe('resolveModel', () => {
   it('lets a model turn tool-call repair off, and its provider set the default', async () => {
     const config: LoomConfig = {
       provider: {
-        local: { options: { baseURL: 'http://127.0.0.1:1234/v1', tool_call_repair: false }, models: { big: { tool_call_repair: true, options: { top_k: 20 } } } },
+        local: {
+          options: { baseURL: 'http://127.0.0.1:1234/v1', tool_call_repair: false },
+          models: { big: { tool_call_repair: true, options: { top_k: 20 } } },
+        },
       },
     };
     expect((await resolveModel('local/small', config, {})).toolCallRepair).toBe(false);
@@ -68,7 +83,10 @@ describe('resolveModel', () => {
   });
 
   it('uses the Responses API for openai with an API key, and Chat Completions at another address', async () => {
-    expect(describeModel(await resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-test' }))).toEqual({ provider: 'openai.responses', modelId: 'gpt-4o' });
+    expect(describeModel(await resolveModel('openai/gpt-4o', {}, { OPENAI_API_KEY: 'sk-test' }))).toEqual({
+      provider: 'openai.responses',
+      modelId: 'gpt-4o',
+    });
     const env = { OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' };
     expect(describeModel(await resolveModel('openai/gpt-4o', {}, env)).provider).toBe('openai.chat');
     const config: LoomConfig = { provider: { openai: { options: { baseURL: 'http://127.0.0.1:1234/v1' } } } };
@@ -77,22 +95,44 @@ describe('resolveModel', () => {
 
   it('resolves Anthropic, Google and OpenRouter from their usual variables', async () => {
     const env = { ANTHROPIC_API_KEY: 'a', GEMINI_API_KEY: 'g', OPENROUTER_API_KEY: 'o' };
-    expect(await resolveModel('anthropic/claude-sonnet-4-5', {}, env)).toMatchObject({ protocol: 'anthropic', optionsKey: 'anthropic', toolCallRepair: false });
-    expect(describeModel(await resolveModel('anthropic/claude-sonnet-4-5', {}, env)).provider).toBe('anthropic.messages');
-    expect(await resolveModel('google/gemini-2.5-flash', {}, env)).toMatchObject({ protocol: 'google', optionsKey: 'google' });
+    expect(await resolveModel('anthropic/claude-sonnet-4-5', {}, env)).toMatchObject({
+      protocol: 'anthropic',
+      optionsKey: 'anthropic',
+      toolCallRepair: false,
+    });
+    expect(describeModel(await resolveModel('anthropic/claude-sonnet-4-5', {}, env)).provider).toBe(
+      'anthropic.messages',
+    );
+    expect(await resolveModel('google/gemini-2.5-flash', {}, env)).toMatchObject({
+      protocol: 'google',
+      optionsKey: 'google',
+    });
     const openrouter = await resolveModel('openrouter/anthropic/claude-sonnet-4.5', {}, env);
     expect(describeModel(openrouter)).toEqual({ provider: 'openrouter.chat', modelId: 'anthropic/claude-sonnet-4.5' });
-    expect(openrouter).toMatchObject({ protocol: 'openai-compatible', optionsKey: 'openrouter', toolCallRepair: false });
+    expect(openrouter).toMatchObject({
+      protocol: 'openai-compatible',
+      optionsKey: 'openrouter',
+      toolCallRepair: false,
+    });
   });
 
   it('takes a provider of its own with a named package, reading its key from the variables it lists', async () => {
-    const config: LoomConfig = { provider: { work: { npm: '@ai-sdk/anthropic', env: ['WORK_CLAUDE_KEY'], options: { baseURL: 'http://127.0.0.1:1/v1' } } } };
-    await expect(resolveModel('work/claude-opus-4-5', config, {})).rejects.toThrow('set WORK_CLAUDE_KEY, or provider.work.options.apiKey');
+    const config: LoomConfig = {
+      provider: {
+        work: { npm: '@ai-sdk/anthropic', env: ['WORK_CLAUDE_KEY'], options: { baseURL: 'http://127.0.0.1:1/v1' } },
+      },
+    };
+    await expect(resolveModel('work/claude-opus-4-5', config, {})).rejects.toThrow(
+      'set WORK_CLAUDE_KEY, or provider.work.options.apiKey',
+    );
     expect((await resolveModel('work/claude-opus-4-5', config, { WORK_CLAUDE_KEY: 'k' })).protocol).toBe('anthropic');
   });
 
   it("gives OpenRouter's package its address when a provider of one's own names it without one", async () => {
     const config: LoomConfig = { provider: { team: { npm: '@openrouter/ai-sdk-provider', options: { apiKey: 'k' } } } };
-    expect(await resolveModel('team/openai/gpt-4o', config, {})).toMatchObject({ protocol: 'openai-compatible', optionsKey: 'team' });
+    expect(await resolveModel('team/openai/gpt-4o', config, {})).toMatchObject({
+      protocol: 'openai-compatible',
+      optionsKey: 'team',
+    });
   });
 });

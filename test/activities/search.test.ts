@@ -112,7 +112,13 @@ const VISIBLE = [
 ];
 
 describe.each([
-  ['ripgrep', async () => ({ backend: ripgrepBackend(await sharedRipgrep(), process.env), env: { ...process.env, LOOM_RIPGREP: await sharedRipgrep() } })],
+  [
+    'ripgrep',
+    async () => ({
+      backend: ripgrepBackend(await sharedRipgrep(), process.env),
+      env: { ...process.env, LOOM_RIPGREP: await sharedRipgrep() },
+    }),
+  ],
   ['js', async () => ({ backend: jsBackend, env: { ...process.env, LOOM_RIPGREP: 'off' } })],
 ] as const)('the %s search', (name, setup) => {
   let backend: SearchBackend;
@@ -157,7 +163,11 @@ describe.each([
   });
 
   it('leaves out the extra ignore patterns of list', async () => {
-    expect(await files(at('src'), { ignore: ['lib', '*.tsx', 'cache-dir/**'] })).toEqual(['src/.gitignore', 'src/a.ts', 'src/c.js']);
+    expect(await files(at('src'), { ignore: ['lib', '*.tsx', 'cache-dir/**'] })).toEqual([
+      'src/.gitignore',
+      'src/a.ts',
+      'src/c.js',
+    ]);
     const { output } = await list({ path: 'src', ignore: ['**/lib/**'] }, context);
     expect(output).not.toContain('d.js');
     expect(output).toContain('  a.ts');
@@ -171,13 +181,24 @@ describe.each([
 
   it('lists files newest first', async () => {
     const { output } = await glob({ pattern: 'src/**/*.{ts,tsx,js}' }, context);
-    expect(output.split('\n')).toEqual([at('src/c.js'), at('src/a.ts'), at('src/b.tsx'), at('src/cache-dir/kept.ts'), at('src/lib/d.js')]);
+    expect(output.split('\n')).toEqual([
+      at('src/c.js'),
+      at('src/a.ts'),
+      at('src/b.tsx'),
+      at('src/cache-dir/kept.ts'),
+      at('src/lib/d.js'),
+    ]);
   });
 
   it('greps files newest first, leaving out ignored, binary and oversized files', async () => {
     const { output } = await grep({ pattern: 'needle' }, context);
     const shown = output.split('\n').filter((line) => line.endsWith(':'));
-    expect(shown.slice(0, 4)).toEqual([`${at('src/c.js')}:`, `${at('src/a.ts')}:`, `${at('src/b.tsx')}:`, `${at('top.ts')}:`]);
+    expect(shown.slice(0, 4)).toEqual([
+      `${at('src/c.js')}:`,
+      `${at('src/a.ts')}:`,
+      `${at('src/b.tsx')}:`,
+      `${at('top.ts')}:`,
+    ]);
     expect(shown.map((line) => relative(project, line.slice(0, -1))).sort()).toEqual([
       '.env',
       '.hidden/found.ts',
@@ -219,7 +240,9 @@ describe.each([
         '  Line 1: needle re-included',
       ].join('\n'),
     );
-    expect((await grep({ pattern: 'needle', include: 'src/*.js' }, context)).output).toBe(`Found 1 matches\n\n${at('src/c.js')}:\n  Line 1: needle in js`);
+    expect((await grep({ pattern: 'needle', include: 'src/*.js' }, context)).output).toBe(
+      `Found 1 matches\n\n${at('src/c.js')}:\n  Line 1: needle in js`,
+    );
   });
 
   it('greps one file when pointed at it', async () => {
@@ -256,7 +279,8 @@ describe.each([
 
 describe('findRipgrep', () => {
   it('leaves ripgrep out when LOOM_RIPGREP is off', async () => {
-    for (const off of ['off', '0', 'false']) expect(await findRipgrep({ ...process.env, LOOM_RIPGREP: off })).toBeUndefined();
+    for (const off of ['off', '0', 'false'])
+      expect(await findRipgrep({ ...process.env, LOOM_RIPGREP: off })).toBeUndefined();
   });
 
   it('refuses a LOOM_RIPGREP that is not a ripgrep binary', async () => {

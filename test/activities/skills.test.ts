@@ -18,7 +18,8 @@ let globalDir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 
-const skillFile = (name: string, description: string, body = `How to ${name}.`) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
+const skillFile = (name: string, description: string, body = `How to ${name}.`) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'loom-skills-'));
@@ -33,16 +34,32 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 describe('skill discovery', () => {
   it('finds SKILL.md files in every place OpenCode and Loom look, sorted by name', () => {
     write(join(globalDir, 'skills', 'mine', 'SKILL.md'), skillFile('mine', 'The user own skill'));
-    write(join(root, 'work', '.claude', 'skills', 'claude-one', 'SKILL.md'), skillFile('claude-one', 'From Claude Code'));
+    write(
+      join(root, 'work', '.claude', 'skills', 'claude-one', 'SKILL.md'),
+      skillFile('claude-one', 'From Claude Code'),
+    );
     write(join(project, '.opencode', 'skill', 'oc-single', 'SKILL.md'), skillFile('oc-single', 'Singular folder'));
-    write(join(project, '.opencode', 'skills', 'team', 'oc-nested', 'SKILL.md'), skillFile('oc-nested', 'Grouped in a folder'));
+    write(
+      join(project, '.opencode', 'skills', 'team', 'oc-nested', 'SKILL.md'),
+      skillFile('oc-nested', 'Grouped in a folder'),
+    );
     write(join(project, '.loom', 'skill', 'loom-single', 'SKILL.md'), skillFile('loom-single', 'Loom singular'));
     write(join(project, '.loom', 'skills', 'loom-plural', 'SKILL.md'), skillFile('loom-plural', 'Loom plural'));
-    write(join(project, '.loom', 'skills', 'loom-plural', 'examples', 'inner', 'SKILL.md'), skillFile('inner', 'A file of a skill, not a skill'));
+    write(
+      join(project, '.loom', 'skills', 'loom-plural', 'examples', 'inner', 'SKILL.md'),
+      skillFile('inner', 'A file of a skill, not a skill'),
+    );
     write(join(project, '.loom', 'skills', 'notes.md'), 'not a skill');
     const { skills, problems } = discoverSkills(project, env);
     expect(problems).toEqual([]);
-    expect(skills.map((skill) => skill.name)).toEqual(['claude-one', 'loom-plural', 'loom-single', 'mine', 'oc-nested', 'oc-single']);
+    expect(skills.map((skill) => skill.name)).toEqual([
+      'claude-one',
+      'loom-plural',
+      'loom-single',
+      'mine',
+      'oc-nested',
+      'oc-single',
+    ]);
     expect(skills.find((skill) => skill.name === 'oc-nested')).toEqual({
       name: 'oc-nested',
       description: 'Grouped in a folder',
@@ -54,14 +71,20 @@ describe('skill discovery', () => {
     write(join(globalDir, 'skill', 'review', 'SKILL.md'), skillFile('review', 'global'));
     write(join(root, 'work', '.loom', 'skills', 'review', 'SKILL.md'), skillFile('review', 'ancestor'));
     write(join(project, '.claude', 'skills', 'review', 'SKILL.md'), skillFile('review', 'claude'));
-    expect(discoverSkills(project, env).skills).toEqual([expect.objectContaining({ name: 'review', description: 'claude' })]);
+    expect(discoverSkills(project, env).skills).toEqual([
+      expect.objectContaining({ name: 'review', description: 'claude' }),
+    ]);
     write(join(project, '.opencode', 'skills', 'review', 'SKILL.md'), skillFile('review', 'opencode'));
     expect(discoverSkills(project, env).skills[0].description).toBe('opencode');
     write(join(project, '.loom', 'skill', 'review', 'SKILL.md'), skillFile('review', 'loom'));
-    expect(discoverSkills(project, env).skills).toEqual([expect.objectContaining({ description: 'loom', location: join(project, '.loom', 'skill', 'review', 'SKILL.md') })]);
+    expect(discoverSkills(project, env).skills).toEqual([
+      expect.objectContaining({ description: 'loom', location: join(project, '.loom', 'skill', 'review', 'SKILL.md') }),
+    ]);
     // The name is the frontmatter's, whatever the folder is called (as OpenCode keys skills).
     write(join(project, '.loom', 'skills', 'zz-renamed', 'SKILL.md'), skillFile('review', 'renamed folder'));
-    expect(discoverSkills(project, env).skills).toEqual([expect.objectContaining({ name: 'review', description: 'renamed folder' })]);
+    expect(discoverSkills(project, env).skills).toEqual([
+      expect.objectContaining({ name: 'review', description: 'renamed folder' }),
+    ]);
   });
 
   it('skips a malformed SKILL.md and names its file and key; the others still load', () => {
@@ -78,12 +101,30 @@ describe('skill discovery', () => {
     const messages = problems.map((problem) => problem.message);
     expect(problems.every((problem) => problem.name === 'ConfigError')).toBe(true);
     expect(messages).toHaveLength(6);
-    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^${join(dir, 'bad-yaml', 'SKILL.md')}: invalid YAML frontmatter at line \\d`)));
-    expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^${join(dir, 'no-description', 'SKILL.md')}: invalid skill frontmatter\\n  description: `)));
-    expect(messages).toContainEqual(expect.stringContaining(`${join(dir, 'bad-name', 'SKILL.md')}: invalid skill frontmatter\n  name: must be lowercase`));
-    expect(messages).toContainEqual(expect.stringContaining(`${join(dir, 'double', 'SKILL.md')}: invalid skill frontmatter\n  name: must be lowercase`));
-    expect(messages).toContainEqual(expect.stringContaining(`${join(dir, 'plain', 'SKILL.md')}: invalid skill frontmatter\n  name: `));
-    expect(messages).toContainEqual(expect.stringContaining(`${join(dir, 'unclosed', 'SKILL.md')}: the frontmatter opened on line 1 is never closed`));
+    expect(messages).toContainEqual(
+      expect.stringMatching(new RegExp(`^${join(dir, 'bad-yaml', 'SKILL.md')}: invalid YAML frontmatter at line \\d`)),
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^${join(dir, 'no-description', 'SKILL.md')}: invalid skill frontmatter\\n  description: `),
+      ),
+    );
+    expect(messages).toContainEqual(
+      expect.stringContaining(
+        `${join(dir, 'bad-name', 'SKILL.md')}: invalid skill frontmatter\n  name: must be lowercase`,
+      ),
+    );
+    expect(messages).toContainEqual(
+      expect.stringContaining(
+        `${join(dir, 'double', 'SKILL.md')}: invalid skill frontmatter\n  name: must be lowercase`,
+      ),
+    );
+    expect(messages).toContainEqual(
+      expect.stringContaining(`${join(dir, 'plain', 'SKILL.md')}: invalid skill frontmatter\n  name: `),
+    );
+    expect(messages).toContainEqual(
+      expect.stringContaining(`${join(dir, 'unclosed', 'SKILL.md')}: the frontmatter opened on line 1 is never closed`),
+    );
   });
 });
 
@@ -95,7 +136,9 @@ describe('the skill tool', () => {
 
   it('lists the skills the caller may load in its description, and none it denies', () => {
     const all = describeSkillTool(skills, []);
-    expect(all).toContain('<available_skills>\n  <skill>\n    <name>deploy</name>\n    <description>Ships the app</description>\n  </skill>');
+    expect(all).toContain(
+      '<available_skills>\n  <skill>\n    <name>deploy</name>\n    <description>Ships the app</description>\n  </skill>',
+    );
     expect(all).toContain('<name>internal-audit</name>');
     const rules = fromConfig({ skill: { 'internal-*': 'deny' } });
     expect(describeSkillTool(skills, rules)).not.toContain('internal-audit');
@@ -104,7 +147,9 @@ describe('the skill tool', () => {
   });
 
   it('asks for the skill permission with the skill name as pattern', () => {
-    expect(skillSpec.permissions!({ name: 'deploy' }, { directory: '/p' })).toEqual([{ permission: 'skill', patterns: ['deploy'], always: ['deploy'] }]);
+    expect(skillSpec.permissions!({ name: 'deploy' }, { directory: '/p' })).toEqual([
+      { permission: 'skill', patterns: ['deploy'], always: ['deploy'] },
+    ]);
   });
 
   it('returns the body and the base directory, with a sample of the skill files', async () => {
@@ -115,7 +160,9 @@ describe('the skill tool', () => {
     try {
       const result = await skillHandler({ name: 'deploy' }, context);
       expect(result.title).toBe('Loaded skill: deploy');
-      expect(result.output).toContain('<skill_content name="deploy">\n# Skill: deploy\n\n## Steps\n\nRun scripts/ship.sh.\n');
+      expect(result.output).toContain(
+        '<skill_content name="deploy">\n# Skill: deploy\n\n## Steps\n\nRun scripts/ship.sh.\n',
+      );
       expect(result.output).toContain(`Base directory for this skill: ${dir}\n`);
       expect(result.output).toContain(`<file>${join(dir, 'scripts', 'ship.sh')}</file>`);
       expect(result.output).not.toContain('<file>' + join(dir, 'SKILL.md'));
@@ -134,7 +181,9 @@ describe('the skill tool', () => {
       const error = await skillHandler({ name: 'deplyo' }, context).catch((caught: Error) => caught);
       expect(error).toMatchObject({ name: 'ToolError' });
       expect((error as Error).message).toContain('Unknown skill "deplyo". Available skills: deploy, review');
-      expect((error as Error).message).toContain(`${join(project, '.loom', 'skills', 'broken', 'SKILL.md')}: invalid skill frontmatter`);
+      expect((error as Error).message).toContain(
+        `${join(project, '.loom', 'skills', 'broken', 'SKILL.md')}: invalid skill frontmatter`,
+      );
     } finally {
       await context.close();
     }
@@ -148,13 +197,19 @@ describe('skills in a run', () => {
     const { snapshot } = takeWorkspaceSnapshot(project, env);
     expect(snapshot.skills?.map((skill) => skill.name)).toEqual(['deploy', 'mine']);
     expect(JSON.stringify(snapshot)).not.toContain('BODY');
-    expect(takeWorkspaceSnapshot(join(root, 'elsewhere'), { LOOM_CONFIG_DIR: join(root, 'other') }).snapshot.skills).toBeUndefined();
+    expect(
+      takeWorkspaceSnapshot(join(root, 'elsewhere'), { LOOM_CONFIG_DIR: join(root, 'other') }).snapshot.skills,
+    ).toBeUndefined();
 
     const store = new SqliteSessionStore(join(root, 'loom.db'));
     try {
       await store.saveWorkspaceSnapshot('wsc_skills', snapshot);
       // A worker without the workspace (another global folder) sees the host's list.
-      const seen = await workspaceConfig(store, { LOOM_CONFIG_DIR: join(root, 'other') }, { directory: join(root, 'gone'), workspaceConfigId: 'wsc_skills' });
+      const seen = await workspaceConfig(
+        store,
+        { LOOM_CONFIG_DIR: join(root, 'other') },
+        { directory: join(root, 'gone'), workspaceConfigId: 'wsc_skills' },
+      );
       expect(seen.skills).toEqual(snapshot.skills);
     } finally {
       await store.close();
@@ -165,7 +220,12 @@ describe('skills in a run', () => {
     const store = new SqliteSessionStore(join(root, 'loom.db'));
     const { prepareRun } = createRunConfigActivities({ store, env, dataDir: join(root, 'data') });
     const run = (input: { agent?: string; sessionRules?: never[] } = {}) =>
-      prepareRun({ sessionId: `ses_${Math.random().toString(36).slice(2)}`, directory: project, model: 'scripted/test-model', ...input });
+      prepareRun({
+        sessionId: `ses_${Math.random().toString(36).slice(2)}`,
+        directory: project,
+        model: 'scripted/test-model',
+        ...input,
+      });
     try {
       expect((await run()).tools).not.toContain('skill');
       write(join(project, '.loom', 'skills', 'internal-audit', 'SKILL.md'), skillFile('internal-audit', 'Audits'));
@@ -180,7 +240,11 @@ describe('skills in a run', () => {
       write(join(project, '.loom', 'skills', 'broken', 'SKILL.md'), '---\nname: Broken\ndescription: bad name\n---\n');
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       expect((await run()).tools).toContain('skill');
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining(`Skipped a skill: ${join(project, '.loom', 'skills', 'broken', 'SKILL.md')}: invalid skill frontmatter\n  name:`));
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringContaining(
+          `Skipped a skill: ${join(project, '.loom', 'skills', 'broken', 'SKILL.md')}: invalid skill frontmatter\n  name:`,
+        ),
+      );
     } finally {
       vi.restoreAllMocks();
       await store.close();

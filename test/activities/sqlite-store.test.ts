@@ -87,7 +87,14 @@ describe('SqliteSessionStore file', () => {
       db.exec('COMMIT');
       db.close();
       `,
-      { eval: true, workerData: { file, migration: migrations[0], sqlite: createRequire(import.meta.url).resolve('better-sqlite3') } },
+      {
+        eval: true,
+        workerData: {
+          file,
+          migration: migrations[0],
+          sqlite: createRequire(import.meta.url).resolve('better-sqlite3'),
+        },
+      },
     );
     const exited = new Promise((resolve) => other.once('exit', resolve));
     await new Promise((resolve, reject) => {

@@ -29,18 +29,29 @@ function writeConfig(folder: string, config: unknown, name = 'loom.json'): strin
   return file;
 }
 
-const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ LOOM_CONFIG_DIR: globalDir, LOOM_DATA_DIR: join(root, 'data'), ...extra });
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  LOOM_CONFIG_DIR: globalDir,
+  LOOM_DATA_DIR: join(root, 'data'),
+  ...extra,
+});
 
 describe('the session store URL', () => {
   it('is unset (SQLite in the data folder) when neither LOOM_STORE_URL nor any config names one', () => {
     writeConfig(project, { model: 'openai/gpt-4o' });
     expect(storeUrlFrom(env(), project)).toBeUndefined();
-    expect(clientSettings(env(), project)).toMatchObject({ storeUrl: undefined, storeUrlSource: undefined, dataDir: join(root, 'data') });
+    expect(clientSettings(env(), project)).toMatchObject({
+      storeUrl: undefined,
+      storeUrlSource: undefined,
+      dataDir: join(root, 'data'),
+    });
   });
 
   it('comes from store.url of the global config, which the project folder overrides', () => {
     const globalFile = writeConfig(globalDir, { store: { url: 'postgres://global-host/loom' } });
-    expect(storeUrlFrom(env(), project)).toEqual({ url: 'postgres://global-host/loom', source: `store.url in ${globalFile}` });
+    expect(storeUrlFrom(env(), project)).toEqual({
+      url: 'postgres://global-host/loom',
+      source: `store.url in ${globalFile}`,
+    });
 
     const projectFile = writeConfig(project, { store: { url: 'postgresql://project-host/loom' } }, 'opencode.jsonc');
     expect(clientSettings(env(), project)).toMatchObject({
@@ -62,16 +73,22 @@ describe('the session store URL', () => {
     const file = writeConfig(project, { store: { url: '{env:TEAM_DB_URL}' } });
     expect(storeUrlFrom(env({ TEAM_DB_URL: 'postgres://team-db/loom' }), project)?.url).toBe('postgres://team-db/loom');
     expect(() => storeUrlFrom(env(), project)).toThrow(ConfigError);
-    expect(() => storeUrlFrom(env(), project)).toThrow(`${file}: store.url is empty (if it is {env:…}, that variable is not set)`);
+    expect(() => storeUrlFrom(env(), project)).toThrow(
+      `${file}: store.url is empty (if it is {env:…}, that variable is not set)`,
+    );
   });
 
   it('reports a config error naming the file and key', () => {
     const file = writeConfig(project, { store: { uri: 'postgres://typo/loom' } });
     expect(() => clientSettings(env(), project)).toThrow(ConfigError);
-    expect(() => clientSettings(env(), project)).toThrow(new RegExp(`^${escape(file)}: invalid configuration\\n  store: .*uri`));
+    expect(() => clientSettings(env(), project)).toThrow(
+      new RegExp(`^${escape(file)}: invalid configuration\\n  store: .*uri`),
+    );
 
     writeConfig(project, { store: { url: 42 } });
-    expect(() => clientSettings(env(), project)).toThrow(new RegExp(`^${escape(file)}: invalid configuration\\n  store\\.url: `));
+    expect(() => clientSettings(env(), project)).toThrow(
+      new RegExp(`^${escape(file)}: invalid configuration\\n  store\\.url: `),
+    );
   });
 
   it('is not read from markdown agents, so a broken agent file does not stop the CLI finding its store', () => {
@@ -85,12 +102,14 @@ describe('the session store URL', () => {
 
 describe('opening the store a URL names', () => {
   it('names LOOM_STORE_URL or the config file and key when the scheme is not PostgreSQL', async () => {
-    await expect(openSessionStore(clientSettings(env({ LOOM_STORE_URL: 'mysql://u:pw@db/loom' }), project))).rejects.toThrow(
-      'LOOM_STORE_URL must start with postgres:// or postgresql:// (it starts with "mysql…")',
-    );
+    await expect(
+      openSessionStore(clientSettings(env({ LOOM_STORE_URL: 'mysql://u:pw@db/loom' }), project)),
+    ).rejects.toThrow('LOOM_STORE_URL must start with postgres:// or postgresql:// (it starts with "mysql…")');
     const file = writeConfig(project, { store: { url: 'mysql://u:pw@db/loom' } });
     const error = await openSessionStore(clientSettings(env(), project)).catch((e: Error) => e);
-    expect((error as Error).message).toBe(`store.url in ${file} must start with postgres:// or postgresql:// (it starts with "mysql…")`);
+    expect((error as Error).message).toBe(
+      `store.url in ${file} must start with postgres:// or postgresql:// (it starts with "mysql…")`,
+    );
     expect((error as Error).message).not.toContain('pw');
   });
 
@@ -98,7 +117,9 @@ describe('opening the store a URL names', () => {
     const port = await freePort();
     const file = writeConfig(project, { store: { url: `postgres://loom:s3cret@127.0.0.1:${port}/loomdb` } });
     const error = await openSessionStore(clientSettings(env(), project)).catch((e: Error) => e);
-    expect((error as Error).message).toContain(`PostgreSQL database "loomdb" on host 127.0.0.1:${port} (store.url in ${file}): `);
+    expect((error as Error).message).toContain(
+      `PostgreSQL database "loomdb" on host 127.0.0.1:${port} (store.url in ${file}): `,
+    );
     expect((error as Error).message).not.toContain('s3cret');
   });
 });
@@ -115,7 +136,9 @@ describe('the web view address (LOOM_WEB_URL)', () => {
 
   it('refuses anything but an http(s) address, naming the variable', () => {
     for (const value of ['loom.example.com', 'ftp://loom.example.com', 'javascript:alert(1)']) {
-      expect(() => webUrlFrom({ LOOM_WEB_URL: value })).toThrow(/LOOM_WEB_URL must be an http:\/\/ or https:\/\/ address/);
+      expect(() => webUrlFrom({ LOOM_WEB_URL: value })).toThrow(
+        /LOOM_WEB_URL must be an http:\/\/ or https:\/\/ address/,
+      );
     }
   });
 });

@@ -38,12 +38,15 @@ function callModel(rules: ScriptRule[], options: StreamOptions = {}): Promise<St
   return streamFromScript(server, store, message, rules, options);
 }
 
-const partsText = async () => (await store.parts(message.id)).map((part) => (part.type === 'text' ? part.text : part.type));
+const partsText = async () =>
+  (await store.parts(message.id)).map((part) => (part.type === 'text' ? part.text : part.type));
 
 describe('a model stream that goes silent', () => {
   it('is aborted mid-answer after chunkTimeout and fails as a retryable ModelStreamIdle naming model, URL and limit', async () => {
     const failure = await failureOf(
-      callModel([{ reply: { text: 'Hello there, friend', chunkSize: 5, stallAfterChunks: 3 } }], { limits: { chunkTimeout: 300 } }),
+      callModel([{ reply: { text: 'Hello there, friend', chunkSize: 5, stallAfterChunks: 3 } }], {
+        limits: { chunkTimeout: 300 },
+      }),
     );
     expect(failure.type).toBe(ModelFailure.streamIdle);
     expect(failure.nonRetryable).toBe(false);
@@ -59,7 +62,9 @@ describe('a model stream that goes silent', () => {
     const activity = new MockActivityEnvironment();
     let heartbeats = 0;
     activity.on('heartbeat', () => heartbeats++);
-    const failure = await failureOf(callModel([{ reply: { text: 'Hello', stallAfterChunks: 2 } }], { limits: { chunkTimeout: 1_500 }, activity }));
+    const failure = await failureOf(
+      callModel([{ reply: { text: 'Hello', stallAfterChunks: 2 } }], { limits: { chunkTimeout: 1_500 }, activity }),
+    );
     expect(failure.type).toBe(ModelFailure.streamIdle);
     expect(heartbeats).toBeGreaterThan(0);
   });
@@ -68,7 +73,18 @@ describe('a model stream that goes silent', () => {
     const limits = { chunkTimeout: 500, firstChunkTimeout: 1_500 };
     // Slower to start than the idle limit, and pausing under it: not cut off.
     const answer = await callModel(
-      [{ reply: { text: 'Hello there, friend', chunkSize: 5, delayMs: 700, chunkDelayMs: 50, stallAfterChunks: 2, stallMs: 300 } }],
+      [
+        {
+          reply: {
+            text: 'Hello there, friend',
+            chunkSize: 5,
+            delayMs: 700,
+            chunkDelayMs: 50,
+            stallAfterChunks: 2,
+            stallMs: 300,
+          },
+        },
+      ],
       { limits },
     );
     expect(answer).toMatchObject({ text: 'Hello there, friend', finish: 'stop' });
@@ -80,7 +96,9 @@ describe('a model stream that goes silent', () => {
   });
 
   it('covers a server that does not even send its headers', async () => {
-    const failure = await failureOf(callModel([{ reply: { text: 'Hello', delayMs: 60_000 } }], { limits: { firstChunkTimeout: 300 } }));
+    const failure = await failureOf(
+      callModel([{ reply: { text: 'Hello', delayMs: 60_000 } }], { limits: { firstChunkTimeout: 300 } }),
+    );
     expect(failure.type).toBe(ModelFailure.streamIdle);
     expect(failure.message).toContain('before the first byte');
   });
@@ -104,7 +122,9 @@ describe('a model stream that goes silent', () => {
   });
 
   it('refuses a malformed limit in the environment, naming the variable', async () => {
-    const failure = await failureOf(callModel([{ reply: { text: 'Hello' } }], { env: { LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS: '5m' } }));
+    const failure = await failureOf(
+      callModel([{ reply: { text: 'Hello' } }], { env: { LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS: '5m' } }),
+    );
     expect(failure.type).toBe(ModelFailure.config);
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toContain('LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS="5m"');
@@ -117,7 +137,9 @@ describe('a model stream that goes silent', () => {
     await server.waitForRequest(() => true);
     setTimeout(() => activity.cancel(), 200);
     await expect(cancelled).rejects.toBeInstanceOf(CancelledFailure);
-    expect((await failureOf(callModel([{ reply: { text: 'Hello', stallAfterChunks: 2 } }], { limits }))).type).toBe(ModelFailure.streamIdle);
+    expect((await failureOf(callModel([{ reply: { text: 'Hello', stallAfterChunks: 2 } }], { limits }))).type).toBe(
+      ModelFailure.streamIdle,
+    );
   });
 });
 
@@ -139,6 +161,8 @@ describe('stream limits', () => {
 
   it('are checked when the config is read, naming the file and key', () => {
     const text = JSON.stringify({ provider: { local: { options: { chunkTimeout: '60s' } } } });
-    expect(() => parseConfig(text, '/p/loom.json', {})).toThrow(/\/p\/loom\.json: invalid configuration\n {2}provider\.local\.options\.chunkTimeout/);
+    expect(() => parseConfig(text, '/p/loom.json', {})).toThrow(
+      /\/p\/loom\.json: invalid configuration\n {2}provider\.local\.options\.chunkTimeout/,
+    );
   });
 });

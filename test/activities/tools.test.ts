@@ -75,7 +75,9 @@ describe('read', () => {
   it('numbers the lines of a file and says where it ends', async () => {
     const result = await read({ filePath: 'ten.txt' }, context);
     expect(result.title).toBe('ten.txt');
-    expect(result.output).toBe(`<file path="${at('ten.txt')}">\n${numbered(1, 10)}\n\n(End of file - 10 lines)\n</file>`);
+    expect(result.output).toBe(
+      `<file path="${at('ten.txt')}">\n${numbered(1, 10)}\n\n(End of file - 10 lines)\n</file>`,
+    );
   });
 
   it('reads a part of a file with offset and limit, and says which offset reads on', async () => {
@@ -94,7 +96,9 @@ describe('read', () => {
     expect(last).toBeGreaterThan(400);
     expect(last).toBeLessThan(1_000);
     expect(output).toContain(`(Showing lines 1-${last} of 1000. Use offset=${last + 1} to read more.)`);
-    expect((await read({ filePath: 'big.txt', offset: last + 1, limit: 1 }, context)).output).toContain(`\t${last + 1} yyy`);
+    expect((await read({ filePath: 'big.txt', offset: last + 1, limit: 1 }, context)).output).toContain(
+      `\t${last + 1} yyy`,
+    );
   });
 
   it('refuses an offset past the end of the file', async () => {
@@ -115,7 +119,9 @@ describe('read', () => {
   });
 
   it('refuses binary files, by extension and by content', async () => {
-    expect(await toolError(read({ filePath: 'archive.zip' }, context))).toBe(`Cannot read binary file: ${at('archive.zip')}`);
+    expect(await toolError(read({ filePath: 'archive.zip' }, context))).toBe(
+      `Cannot read binary file: ${at('archive.zip')}`,
+    );
     expect(await toolError(read({ filePath: 'program' }, context))).toBe(`Cannot read binary file: ${at('program')}`);
   });
 
@@ -128,15 +134,21 @@ describe('read', () => {
   it('finds the file by its name when the model invented its folder', async () => {
     // Small models write `path/to/deep.ts` or `proj/deep.ts` for a file that is elsewhere in the project.
     for (const invented of ['path/to/deep.ts', 'proj/deep.ts', 'src/deep.ts']) {
-      expect(await toolError(read({ filePath: invented }, context))).toBe(`File not found: ${at(invented)}\n\nDid you mean one of these?\n${at('src/nested/deep.ts')}`);
+      expect(await toolError(read({ filePath: invented }, context))).toBe(
+        `File not found: ${at(invented)}\n\nDid you mean one of these?\n${at('src/nested/deep.ts')}`,
+      );
     }
   });
 
   it('shows what the nearest folder holds when nothing looks similar', async () => {
     const message = await toolError(read({ filePath: 'nowhere/zzzz.go' }, context));
-    expect(message).toMatch(new RegExp(`^File not found: ${at('nowhere/zzzz.go')}\n\n${project} holds: .*README[.]md.*src/`));
+    expect(message).toMatch(
+      new RegExp(`^File not found: ${at('nowhere/zzzz.go')}\n\n${project} holds: .*README[.]md.*src/`),
+    );
     expect(message).not.toContain('node_modules');
-    expect(await toolError(read({ filePath: 'src/nested/zzzz.go' }, context))).toBe(`File not found: ${at('src/nested/zzzz.go')}\n\n${at('src/nested')} holds: deep.ts`);
+    expect(await toolError(read({ filePath: 'src/nested/zzzz.go' }, context))).toBe(
+      `File not found: ${at('src/nested/zzzz.go')}\n\n${at('src/nested')} holds: deep.ts`,
+    );
   });
 
   it('refuses paths outside the project, absolute or relative', async () => {
@@ -147,7 +159,9 @@ describe('read', () => {
   });
 
   it('refuses a sibling folder whose name starts like the project', async () => {
-    expect(await toolError(read({ filePath: `${project}-other/secret` }, context))).toContain('is outside the project directory');
+    expect(await toolError(read({ filePath: `${project}-other/secret` }, context))).toContain(
+      'is outside the project directory',
+    );
   });
 });
 
@@ -177,9 +191,15 @@ describe('list', () => {
   });
 
   it('fails for a folder that does not exist, suggesting folders of that name', async () => {
-    expect(await toolError(list({ path: 'proj/nested' }, context))).toBe(`No such folder: ${at('proj/nested')}\n\nDid you mean one of these?\n${at('src/nested')}`);
-    expect(await toolError(list({ path: 'zzzz' }, context))).toContain(`No such folder: ${at('zzzz')}\n\n${project} holds: `);
-    expect(await toolError(list({ path: 'README.md' }, context))).toBe(`${at('README.md')} is a file, not a folder: read it with the read tool.`);
+    expect(await toolError(list({ path: 'proj/nested' }, context))).toBe(
+      `No such folder: ${at('proj/nested')}\n\nDid you mean one of these?\n${at('src/nested')}`,
+    );
+    expect(await toolError(list({ path: 'zzzz' }, context))).toContain(
+      `No such folder: ${at('zzzz')}\n\n${project} holds: `,
+    );
+    expect(await toolError(list({ path: 'README.md' }, context))).toBe(
+      `${at('README.md')} is a file, not a folder: read it with the read tool.`,
+    );
   });
 
   it('leaves out extra ignore patterns', async () => {
@@ -230,7 +250,11 @@ describe('glob', () => {
   });
 
   it('refuses a pattern that reaches outside the project, before looking there', async () => {
-    const reached = { [`../${basename(outside)}/*`]: outside, [join(outside, '*')]: outside, '../**/private.txt': dirname(project) };
+    const reached = {
+      [`../${basename(outside)}/*`]: outside,
+      [join(outside, '*')]: outside,
+      '../**/private.txt': dirname(project),
+    };
     for (const [pattern, folder] of Object.entries(reached)) {
       const message = await toolError(glob({ pattern }, context));
       expect(message).toContain(`The pattern "${pattern}" reaches ${folder}, outside the project directory ${project}`);
@@ -238,7 +262,9 @@ describe('glob', () => {
   });
 
   it('refuses a path outside the project', async () => {
-    expect(await toolError(glob({ pattern: '*', path: outside }, context))).toContain('is outside the project directory');
+    expect(await toolError(glob({ pattern: '*', path: outside }, context))).toContain(
+      'is outside the project directory',
+    );
   });
 });
 

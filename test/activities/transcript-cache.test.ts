@@ -23,7 +23,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const user = (id: string): UserMessage => ({ id, sessionID: SESSION, role: 'user', agent: 'build', model: 'scripted/m', time: { created: 1 } });
+const user = (id: string): UserMessage => ({
+  id,
+  sessionID: SESSION,
+  role: 'user',
+  agent: 'build',
+  model: 'scripted/m',
+  time: { created: 1 },
+});
 const assistant = (id: string, extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
   id,
   sessionID: SESSION,
@@ -37,7 +44,13 @@ const assistant = (id: string, extra: Partial<AssistantMessage> = {}): Assistant
   cost: 0,
   ...extra,
 });
-const text = (id: string, messageID: string, value: string): Part => ({ id, sessionID: SESSION, messageID, type: 'text', text: value });
+const text = (id: string, messageID: string, value: string): Part => ({
+  id,
+  sessionID: SESSION,
+  messageID,
+  type: 'text',
+  text: value,
+});
 const output = (id: string, messageID: string, value: string, compacted?: number): Part => ({
   id,
   sessionID: SESSION,
@@ -45,7 +58,14 @@ const output = (id: string, messageID: string, value: string, compacted?: number
   type: 'tool',
   callID: `call_${id}`,
   tool: 'read',
-  state: { status: 'completed', input: { filePath: 'a' }, output: value, title: 'a', metadata: {}, time: { start: 1, end: 2, ...(compacted ? { compacted } : {}) } },
+  state: {
+    status: 'completed',
+    input: { filePath: 'a' },
+    output: value,
+    title: 'a',
+    metadata: {},
+    time: { start: 1, end: 2, ...(compacted ? { compacted } : {}) },
+  },
 });
 
 /** What the model activity read before the cache: the store, from the last compaction on. */

@@ -11,8 +11,18 @@ type NewPart = Part extends infer P ? (P extends Part ? Omit<P, 'id' | 'sessionI
 let nextPart = 0;
 
 function user(id: string, parts: NewPart[]): MessageWithParts {
-  const info: UserMessage = { id, sessionID: SESSION, role: 'user', agent: 'build', model: 'openai/gpt-4o', time: { created: 1 } };
-  return { info, parts: parts.map((part) => ({ ...part, id: `prt_${nextPart++}`, sessionID: SESSION, messageID: id }) as Part) };
+  const info: UserMessage = {
+    id,
+    sessionID: SESSION,
+    role: 'user',
+    agent: 'build',
+    model: 'openai/gpt-4o',
+    time: { created: 1 },
+  };
+  return {
+    info,
+    parts: parts.map((part) => ({ ...part, id: `prt_${nextPart++}`, sessionID: SESSION, messageID: id }) as Part),
+  };
 }
 
 function assistant(id: string, parts: NewPart[]): MessageWithParts {
@@ -28,7 +38,10 @@ function assistant(id: string, parts: NewPart[]): MessageWithParts {
     tokens: zeroTokens(),
     cost: 0,
   };
-  return { info, parts: parts.map((part) => ({ ...part, id: `prt_${nextPart++}`, sessionID: SESSION, messageID: id }) as Part) };
+  return {
+    info,
+    parts: parts.map((part) => ({ ...part, id: `prt_${nextPart++}`, sessionID: SESSION, messageID: id }) as Part),
+  };
 }
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
@@ -41,7 +54,14 @@ const tool = (callID: string, state: ToolState): Omit<ToolPart, 'id' | 'sessionI
 });
 
 const input = { filePath: 'README.md' };
-const completed: ToolState = { status: 'completed', input, output: '# Demo', title: 'README.md', metadata: {}, time: { start: 1, end: 2 } };
+const completed: ToolState = {
+  status: 'completed',
+  input,
+  output: '# Demo',
+  title: 'README.md',
+  metadata: {},
+  time: { start: 1, end: 2 },
+};
 const failed: ToolState = { status: 'error', input, error: 'File not found: README.md', time: { start: 1, end: 2 } };
 
 /** The result the model is shown for a single tool call in an assistant message. */
@@ -54,7 +74,10 @@ function resultFor(state: ToolState) {
 describe('toModelMessages', () => {
   it('shows user text and files', () => {
     const messages = toModelMessages([
-      user('msg_u', [text('What is this?'), { type: 'file', mime: 'image/png', filename: 'shot.png', url: 'data:image/png;base64,AAAA' }]),
+      user('msg_u', [
+        text('What is this?'),
+        { type: 'file', mime: 'image/png', filename: 'shot.png', url: 'data:image/png;base64,AAAA' },
+      ]),
     ]);
     expect(messages).toEqual([
       {
@@ -90,13 +113,23 @@ describe('toModelMessages', () => {
           { type: 'tool-call', toolCallId: 'call_1', toolName: 'read', input },
         ],
       },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'read', output: { type: 'text', value: '# Demo' } }] },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'call_1', toolName: 'read', output: { type: 'text', value: '# Demo' } },
+        ],
+      },
     ]);
   });
 
   it('shows a failed tool call as error text', () => {
     expect(resultFor(failed)).toEqual([
-      { type: 'tool-result', toolCallId: 'call_1', toolName: 'read', output: { type: 'error-text', value: 'File not found: README.md' } },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_1',
+        toolName: 'read',
+        output: { type: 'error-text', value: 'File not found: README.md' },
+      },
     ]);
   });
 
@@ -105,7 +138,12 @@ describe('toModelMessages', () => {
     ['running', { status: 'running', input, time: { start: 1 } }],
   ])('shows a %s tool call (one that never finished) as interrupted', (_, state) => {
     expect(resultFor(state)).toEqual([
-      { type: 'tool-result', toolCallId: 'call_1', toolName: 'read', output: { type: 'error-text', value: INTERRUPTED_TOOL_OUTPUT } },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_1',
+        toolName: 'read',
+        output: { type: 'error-text', value: INTERRUPTED_TOOL_OUTPUT },
+      },
     ]);
     expect(INTERRUPTED_TOOL_OUTPUT).toBe('[Tool execution was interrupted]');
   });
@@ -140,7 +178,10 @@ describe('toModelMessages', () => {
 
   it('produces messages the AI SDK accepts', () => {
     const messages = toModelMessages([
-      user('msg_1', [text('one'), { type: 'file', mime: 'text/plain', filename: 'a.txt', url: 'data:text/plain;base64,aGk=' }]),
+      user('msg_1', [
+        text('one'),
+        { type: 'file', mime: 'text/plain', filename: 'a.txt', url: 'data:text/plain;base64,aGk=' },
+      ]),
       assistant('msg_2', [reasoning('hmm'), text('Looking.'), tool('call_1', completed), tool('call_2', failed)]),
       assistant('msg_3', [tool('call_3', { status: 'running', input, time: { start: 1 } })]),
     ]);
@@ -151,7 +192,9 @@ describe('toModelMessages', () => {
     const image = { mime: 'image/png', url: 'data:image/png;base64,iVBORw0K', filename: 'logo.png' };
     const messages = toModelMessages([
       user('msg_1', [text('What is in logo.png?')]),
-      assistant('msg_2', [tool('call_1', { ...completed, output: 'Image logo.png is attached.', attachments: [image] })]),
+      assistant('msg_2', [
+        tool('call_1', { ...completed, output: 'Image logo.png is attached.', attachments: [image] }),
+      ]),
     ]);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(messages[3].content).toEqual([

@@ -44,7 +44,8 @@ const seen: { path: string; headers: Record<string, string | string[] | undefine
 let chunkedBytesSent = 0;
 
 function route(path: string, res: ServerResponse): void {
-  const send = (status: number, type: string, body: string) => void res.writeHead(status, { 'content-type': type }).end(body);
+  const send = (status: number, type: string, body: string) =>
+    void res.writeHead(status, { 'content-type': type }).end(body);
   switch (path) {
     case '/page.html':
       return send(200, 'text/html; charset=utf-8', PAGE);
@@ -127,16 +128,24 @@ async function toolError(run: Promise<unknown>): Promise<string> {
 
 describe('webfetch spec', () => {
   it('accepts http and https URLs and defaults to markdown', () => {
-    expect(webfetchSpec.parameters.parse({ url: 'https://example.com/docs' })).toEqual({ url: 'https://example.com/docs', format: 'markdown' });
-    expect(webfetchSpec.parameters.safeParse({ url: 'http://127.0.0.1:8080/x', format: 'text', timeout: 5 }).success).toBe(true);
+    expect(webfetchSpec.parameters.parse({ url: 'https://example.com/docs' })).toEqual({
+      url: 'https://example.com/docs',
+      format: 'markdown',
+    });
+    expect(
+      webfetchSpec.parameters.safeParse({ url: 'http://127.0.0.1:8080/x', format: 'text', timeout: 5 }).success,
+    ).toBe(true);
     expect(webfetchSpec.summarize({ url: 'https://example.com', format: 'html' })).toBe('https://example.com');
   });
 
-  it.each(['file:///etc/passwd', 'ftp://ftp.example.com/pub/file.txt', 'javascript:alert(1)', 'example.com'])('rejects %s with a clear message', (url) => {
-    const result = webfetchSpec.parameters.safeParse({ url });
-    expect(result.success).toBe(false);
-    expect(result.error?.issues[0].message).toMatch(/http:\/\/ or https:\/\//);
-  });
+  it.each(['file:///etc/passwd', 'ftp://ftp.example.com/pub/file.txt', 'javascript:alert(1)', 'example.com'])(
+    'rejects %s with a clear message',
+    (url) => {
+      const result = webfetchSpec.parameters.safeParse({ url });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0].message).toMatch(/http:\/\/ or https:\/\//);
+    },
+  );
 
   it('rejects timeouts that are not positive or over 120 s', () => {
     expect(webfetchSpec.parameters.safeParse({ url: 'https://example.com', timeout: 0 }).success).toBe(false);
@@ -153,9 +162,14 @@ describe('webfetch handler', () => {
     expect(result.output).toMatch(/^- +second item$/m);
     expect(result.output).toContain('[the guide](/guide)');
     expect(result.output).toContain('**durable**');
-    for (const noise of ['script-contents', 'hotpink', 'meta text', 'noscript-contents', '<']) expect(result.output).not.toContain(noise);
+    for (const noise of ['script-contents', 'hotpink', 'meta text', 'noscript-contents', '<'])
+      expect(result.output).not.toContain(noise);
     expect(result.title).toBe(`${base}/page.html (text/html; charset=utf-8)`);
-    expect(result.metadata).toEqual({ status: 200, contentType: 'text/html; charset=utf-8', bytes: Buffer.byteLength(PAGE) });
+    expect(result.metadata).toEqual({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      bytes: Buffer.byteLength(PAGE),
+    });
 
     const request = seen.findLast((entry) => entry.path === '/page.html')!;
     expect(request.headers['user-agent']).toMatch(/^Loom\/\d+\.\d+\.\d+ \(\+webfetch\)$/);
@@ -164,11 +178,18 @@ describe('webfetch handler', () => {
 
   it('turns an HTML page into plain text', async () => {
     const { output } = await fetchPage({ url: `${base}/page.html`, format: 'text' });
-    for (const words of ['Title', 'Loom runs durable agents. See the guide.', 'first item', 'second item', 'const answer = 42;']) {
+    for (const words of [
+      'Title',
+      'Loom runs durable agents. See the guide.',
+      'first item',
+      'second item',
+      'const answer = 42;',
+    ]) {
       expect(output).toContain(words);
     }
     expect(output).not.toMatch(/<[a-z/]/i);
-    for (const noise of ['script-contents', 'hotpink', 'noscript-contents', 'logo', '/guide']) expect(output).not.toContain(noise);
+    for (const noise of ['script-contents', 'hotpink', 'noscript-contents', 'logo', '/guide'])
+      expect(output).not.toContain(noise);
     expect(seen.findLast((entry) => entry.path === '/page.html')!.headers.accept).toMatch(/^text\/plain;q=1\.0/);
   });
 
@@ -192,35 +213,47 @@ describe('webfetch handler', () => {
   });
 
   it('names the status and URL of a failed request', async () => {
-    expect(await toolError(fetchPage({ url: `${base}/missing` }))).toBe(`Request failed with status 404 Not Found: ${base}/missing`);
+    expect(await toolError(fetchPage({ url: `${base}/missing` }))).toBe(
+      `Request failed with status 404 Not Found: ${base}/missing`,
+    );
   });
 
   it('refuses binary content types', async () => {
-    expect(await toolError(fetchPage({ url: `${base}/logo.png` }))).toMatch(/^Content type image\/png is not supported.*\/logo\.png$/);
+    expect(await toolError(fetchPage({ url: `${base}/logo.png` }))).toMatch(
+      /^Content type image\/png is not supported.*\/logo\.png$/,
+    );
   });
 
   it('gives up on a slow server after the timeout', async () => {
     const start = Date.now();
-    expect(await toolError(fetchPage({ url: `${base}/slow`, timeout: 1 }))).toBe(`Request timed out after 1 s: ${base}/slow`);
+    expect(await toolError(fetchPage({ url: `${base}/slow`, timeout: 1 }))).toBe(
+      `Request timed out after 1 s: ${base}/slow`,
+    );
     expect(Date.now() - start).toBeLessThan(2_000);
   });
 
   it('refuses a response whose content-length is over 5 MB without reading it', async () => {
     const start = Date.now();
-    expect(await toolError(fetchPage({ url: `${base}/huge-length`, timeout: 10 }))).toBe(`Response too large (over 5 MB): ${base}/huge-length`);
+    expect(await toolError(fetchPage({ url: `${base}/huge-length`, timeout: 10 }))).toBe(
+      `Response too large (over 5 MB): ${base}/huge-length`,
+    );
     // The server sent 1 KiB of the 6 MiB it promised: reading on would have waited for the timeout.
     expect(Date.now() - start).toBeLessThan(2_000);
   });
 
   it('stops reading a chunked body once it passes 5 MB', async () => {
-    expect(await toolError(fetchPage({ url: `${base}/huge-chunked` }))).toBe(`Response too large (over 5 MB): ${base}/huge-chunked`);
+    expect(await toolError(fetchPage({ url: `${base}/huge-chunked` }))).toBe(
+      `Response too large (over 5 MB): ${base}/huge-chunked`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(chunkedBytesSent).toBeLessThan(CHUNKED_TOTAL / 4);
   });
 
   it('reports network failures with their cause', async () => {
     const port = await freePort();
-    expect(await toolError(fetchPage({ url: `http://127.0.0.1:${port}/` }))).toMatch(/^Request failed: .*ECONNREFUSED.*: http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(await toolError(fetchPage({ url: `http://127.0.0.1:${port}/` }))).toMatch(
+      /^Request failed: .*ECONNREFUSED.*: http:\/\/127\.0\.0\.1:\d+\/$/,
+    );
   });
 
   it('rethrows cancellation instead of turning it into a ToolError', async () => {

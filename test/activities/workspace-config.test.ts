@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotFiles } from '../../activities/config/files.js';
 import { ConfigError, configLayers, loadConfig } from '../../activities/config/load.js';
-import { takeWorkspaceSnapshot, workspaceConfig, workspaceSnapshotId } from '../../activities/config/workspace-snapshot.js';
+import {
+  takeWorkspaceSnapshot,
+  workspaceConfig,
+  workspaceSnapshotId,
+} from '../../activities/config/workspace-snapshot.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { write } from '../../testkit/files.js';
 
@@ -17,7 +21,10 @@ let env: NodeJS.ProcessEnv;
 
 /** A project configured in every way the traversal knows: JSON files in the project and an ancestor, markdown agents, modes and commands in nested folders. */
 function writeProject(): void {
-  write(join(root, 'work', 'loom.json'), JSON.stringify({ small_model: 'scripted/small', agent: { build: { temperature: 0.1 } } }));
+  write(
+    join(root, 'work', 'loom.json'),
+    JSON.stringify({ small_model: 'scripted/small', agent: { build: { temperature: 0.1 } } }),
+  );
   write(
     join(project, 'opencode.jsonc'),
     `{
@@ -27,10 +34,19 @@ function writeProject(): void {
     }`,
   );
   write(join(project, '.opencode', 'opencode.json'), JSON.stringify({ doom_loop_threshold: 5 }));
-  write(join(project, '.opencode', 'agent', 'review', 'security.md'), '---\ndescription: Reviews for security\nmode: subagent\n---\nYou look for injection bugs.');
-  write(join(project, '.loom', 'agents', 'writer.md'), '---\ndescription: "Writes docs, token {env:DOC_TOKEN}"\nmode: primary\n---\nYou write the docs of the ACME project.');
+  write(
+    join(project, '.opencode', 'agent', 'review', 'security.md'),
+    '---\ndescription: Reviews for security\nmode: subagent\n---\nYou look for injection bugs.',
+  );
+  write(
+    join(project, '.loom', 'agents', 'writer.md'),
+    '---\ndescription: "Writes docs, token {env:DOC_TOKEN}"\nmode: primary\n---\nYou write the docs of the ACME project.',
+  );
   write(join(project, '.loom', 'mode', 'terse.md'), 'Answer in one line.');
-  write(join(project, '.loom', 'commands', 'git', 'ship.md'), '---\ndescription: Ships it\nagent: build\n---\nShip $ARGUMENTS now.');
+  write(
+    join(project, '.loom', 'commands', 'git', 'ship.md'),
+    '---\ndescription: Ships it\nagent: build\n---\nShip $ARGUMENTS now.',
+  );
   write(join(project, '.loom', 'commands', 'notes.txt'), 'not a command');
   write(join(globalDir, 'agent', 'mine.md'), '---\ndescription: The user own agent\n---\nYou are mine.');
 }
@@ -61,7 +77,9 @@ describe('workspace config snapshots', () => {
     expect(loadConfig(project, env).agent?.writer).toBeUndefined();
     expect(loadConfig(project, env, snapshotFiles(snapshot))).toEqual(fromDisk);
     expect(configLayers(project, env, { project: snapshotFiles(snapshot) })).toEqual(layersFromDisk);
-    expect(configLayers(project, env, { project: snapshotFiles(snapshot), markdown: false })).toEqual(jsonLayersFromDisk);
+    expect(configLayers(project, env, { project: snapshotFiles(snapshot), markdown: false })).toEqual(
+      jsonLayersFromDisk,
+    );
   });
 
   it('keeps the worker its own global folder and LOOM_CONFIG_CONTENT, and only the project in the snapshot', () => {
@@ -73,7 +91,11 @@ describe('workspace config snapshots', () => {
     // Another worker: another global folder, its own LOOM_CONFIG_CONTENT.
     const otherGlobal = join(root, 'other-global');
     write(join(otherGlobal, 'loom.json'), JSON.stringify({ auto_title: false }));
-    const config = loadConfig(project, { LOOM_CONFIG_DIR: otherGlobal, LOOM_CONFIG_CONTENT: '{"subagent_depth": 3}' }, snapshotFiles(snapshot));
+    const config = loadConfig(
+      project,
+      { LOOM_CONFIG_DIR: otherGlobal, LOOM_CONFIG_CONTENT: '{"subagent_depth": 3}' },
+      snapshotFiles(snapshot),
+    );
     expect(config.agent?.mine).toBeUndefined();
     expect(config).toMatchObject({ auto_title: false, subagent_depth: 3, model: 'local/qwen' });
   });
@@ -87,7 +109,11 @@ describe('workspace config snapshots', () => {
     expect(stored).not.toContain('key-on-host');
     expect(stored).not.toContain('token-on-host');
 
-    const elsewhere = loadConfig(project, { LOOM_CONFIG_DIR: globalDir, LOCAL_KEY: 'key-of-model-worker' }, snapshotFiles(snapshot));
+    const elsewhere = loadConfig(
+      project,
+      { LOOM_CONFIG_DIR: globalDir, LOCAL_KEY: 'key-of-model-worker' },
+      snapshotFiles(snapshot),
+    );
     expect(elsewhere.provider?.local?.options?.apiKey).toBe('key-of-model-worker');
     expect(elsewhere.agent?.writer?.description).toBe('Writes docs, token ');
   });
@@ -99,14 +125,24 @@ describe('workspace config snapshots', () => {
     expect(workspaceSnapshotId(first)).toMatch(/^wsc_[0-9a-f]{24}$/);
     expect(workspaceSnapshotId(again)).toBe(workspaceSnapshotId(first));
     // Key order does not matter (PostgreSQL's JSON, say, may hand them back in another order).
-    const reordered = { entries: first.entries, git: first.git, folders: first.folders, files: Object.fromEntries(Object.entries(first.files).reverse()) };
+    const reordered = {
+      entries: first.entries,
+      git: first.git,
+      folders: first.folders,
+      files: Object.fromEntries(Object.entries(first.files).reverse()),
+    };
     expect(workspaceSnapshotId(reordered)).toBe(workspaceSnapshotId(first));
 
-    write(join(project, '.loom', 'agents', 'writer.md'), '---\nmode: primary\n---\nYou write the docs of another project.');
+    write(
+      join(project, '.loom', 'agents', 'writer.md'),
+      '---\nmode: primary\n---\nYou write the docs of another project.',
+    );
     expect(workspaceSnapshotId(takeWorkspaceSnapshot(project, env).snapshot)).not.toBe(workspaceSnapshotId(first));
     // A worker's own secrets are not part of it.
     const current = workspaceSnapshotId(takeWorkspaceSnapshot(project, env).snapshot);
-    expect(workspaceSnapshotId(takeWorkspaceSnapshot(project, { ...env, LOCAL_KEY: 'rotated' }).snapshot)).toBe(current);
+    expect(workspaceSnapshotId(takeWorkspaceSnapshot(project, { ...env, LOCAL_KEY: 'rotated' }).snapshot)).toBe(
+      current,
+    );
   });
 
   it('records whether the directory is a git repository', () => {
@@ -135,10 +171,12 @@ describe('workspaceConfig (what model-side activities load)', () => {
       expect(legacy.git).toBeUndefined();
       expect(legacy.config.agent?.writer).toBeUndefined();
 
-      await expect(workspaceConfig(store, env, { directory: project, workspaceConfigId: 'wsc_000000000000000000000000' })).rejects.toThrow(ConfigError);
-      await expect(workspaceConfig(store, env, { directory: project, workspaceConfigId: 'wsc_000000000000000000000000' })).rejects.toThrow(
-        /wsc_000000000000000000000000 is not in the session store/,
-      );
+      await expect(
+        workspaceConfig(store, env, { directory: project, workspaceConfigId: 'wsc_000000000000000000000000' }),
+      ).rejects.toThrow(ConfigError);
+      await expect(
+        workspaceConfig(store, env, { directory: project, workspaceConfigId: 'wsc_000000000000000000000000' }),
+      ).rejects.toThrow(/wsc_000000000000000000000000 is not in the session store/);
     } finally {
       await store.close();
     }

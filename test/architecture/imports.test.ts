@@ -48,13 +48,22 @@ describe("the workflows' imports", () => {
   it('leave out the modules that build the schemas of records and config', () => {
     expect(loaded).toContain('workflows/session.ts');
     expect(loaded).toContain('core/tools/index.ts');
-    const schemaModules = ['core/part.ts', 'core/message.ts', 'core/batch.ts', 'core/session.ts', 'core/config.ts', 'core/mcp-config.ts', 'core/permission-config.ts'];
+    const schemaModules = [
+      'core/part.ts',
+      'core/message.ts',
+      'core/batch.ts',
+      'core/session.ts',
+      'core/config.ts',
+      'core/mcp-config.ts',
+      'core/permission-config.ts',
+    ];
     expect(loaded.filter((module) => schemaModules.includes(module))).toEqual([]);
   });
 
   it('build tool parameters only when asked for', () => {
     const tools = loaded.filter((module) => module.startsWith('core/tools/') && module !== 'core/tools/index.ts');
     expect(tools.length).toBeGreaterThan(10);
-    for (const tool of tools) expect(readFileSync(join(PROJECT_ROOT, tool), 'utf8'), tool).not.toMatch(/^ {2}parameters: z/m);
+    for (const tool of tools)
+      expect(readFileSync(join(PROJECT_ROOT, tool), 'utf8'), tool).not.toMatch(/^ {2}parameters: z/m);
   });
 });

@@ -30,7 +30,14 @@ describe('chaos, short', () => {
     const report = await runChaos(SHORT);
     const table = formatReport(report);
     expect(report.faults, table).toMatchObject({ kills: SHORT.kills, temporalRestarts: 1, postgresRestarts: 1 });
-    expect(report.findings, table).toMatchObject({ lost: 0, duplicated: 0, sideEffectsDuplicated: 0, stuck: 0, batchDoneOnce: SHORT.batchTasks, asksAnswered: SHORT.asks });
+    expect(report.findings, table).toMatchObject({
+      lost: 0,
+      duplicated: 0,
+      sideEffectsDuplicated: 0,
+      stuck: 0,
+      batchDoneOnce: SHORT.batchTasks,
+      asksAnswered: SHORT.asks,
+    });
     expect(report.findings.sessions, table).toBeGreaterThanOrEqual(SHORT.batchTasks + SHORT.asks + 2);
     expect(report.findings.problems, table).toEqual([]);
     expect(report.ok, table).toBe(true);

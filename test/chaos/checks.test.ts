@@ -21,16 +21,43 @@ afterEach(async () => {
 });
 
 /** Writes the transcript a loop session ends with; `damage` may change the parts of each step first. */
-async function loopSession(sessionId: string, tag: string, damage: (step: number, parts: Part[]) => Part[] = (_, parts) => parts) {
+async function loopSession(
+  sessionId: string,
+  tag: string,
+  damage: (step: number, parts: Part[]) => Part[] = (_, parts) => parts,
+) {
   const base = { agent: 'build', model: 'scripted/chaos' };
-  await store.saveSession({ id: sessionId, title: tag, directory: root, status: 'idle', time: { created: 1, updated: 1 }, ...base });
+  await store.saveSession({
+    id: sessionId,
+    title: tag,
+    directory: root,
+    status: 'idle',
+    time: { created: 1, updated: 1 },
+    ...base,
+  });
   await store.saveMessage({ id: `${sessionId}_m0`, sessionID: sessionId, role: 'user', time: { created: 1 }, ...base });
-  await store.savePart({ id: `${sessionId}_p0`, sessionID: sessionId, messageID: `${sessionId}_m0`, type: 'text', text: promptOf('loop', tag) });
+  await store.savePart({
+    id: `${sessionId}_p0`,
+    sessionID: sessionId,
+    messageID: `${sessionId}_m0`,
+    type: 'text',
+    text: promptOf('loop', tag),
+  });
   const steps = stepsOf('loop', tag);
   for (const [i, step] of steps.entries()) {
     const messageID = `${sessionId}_m${i + 1}`;
     const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
-    await store.saveMessage({ id: messageID, sessionID: sessionId, role: 'assistant', parentID: `${sessionId}_m0`, step: i + 1, time: { created: 2 + i }, tokens, cost: 0, ...base });
+    await store.saveMessage({
+      id: messageID,
+      sessionID: sessionId,
+      role: 'assistant',
+      parentID: `${sessionId}_m0`,
+      step: i + 1,
+      time: { created: 2 + i },
+      tokens,
+      cost: 0,
+      ...base,
+    });
     const parts: Part[] =
       'text' in step
         ? [{ id: `${messageID}_text`, sessionID: sessionId, messageID, type: 'text', text: step.text }]
@@ -41,13 +68,21 @@ async function loopSession(sessionId: string, tag: string, damage: (step: number
             type: 'tool',
             callID: `${messageID}_call${k}`,
             tool: call.name,
-            state: { status: 'completed', input: call.args, output: '', title: call.name, metadata: {}, time: { start: 1, end: 2 } },
+            state: {
+              status: 'completed',
+              input: call.args,
+              output: '',
+              title: call.name,
+              metadata: {},
+              time: { start: 1, end: 2 },
+            },
           }));
     for (const part of damage(i, parts)) await store.savePart(part);
   }
 }
 
-const sideEffects = (...lines: string[]) => writeFileSync(join(root, SIDE_EFFECTS_FILE), lines.map((line) => `${line}\n`).join(''));
+const sideEffects = (...lines: string[]) =>
+  writeFileSync(join(root, SIDE_EFFECTS_FILE), lines.map((line) => `${line}\n`).join(''));
 
 describe('the chaos checks', () => {
   it('pass a session that went as scripted', async () => {
@@ -57,7 +92,16 @@ describe('the chaos checks', () => {
     await checker.session('loop', 'L1', 'ses_good');
     checker.sideEffects(root);
     await checker.strays();
-    expect(checker.findings).toMatchObject({ sessions: 1, parts: 7, lost: 0, duplicated: 0, sideEffectsDuplicated: 0, sideEffectsRan: 2, stuck: 0, problems: [] });
+    expect(checker.findings).toMatchObject({
+      sessions: 1,
+      parts: 7,
+      lost: 0,
+      duplicated: 0,
+      sideEffectsDuplicated: 0,
+      sideEffectsRan: 2,
+      stuck: 0,
+      problems: [],
+    });
   });
 
   it('count a lost step, a repeated tool call, a stray session and a side effect that ran twice', async () => {

@@ -17,7 +17,16 @@ import { describeToolCall } from '../../core/tool-call/description.js';
 const plain = stripVTControlCharacters;
 
 function session(id: string, directory: string, overrides: Partial<Session> = {}): Session {
-  return { id, title: `Title of ${id}`, agent: 'build', model: 'openai/gpt-4o', directory, status: 'idle', time: { created: 0, updated: 0 }, ...overrides };
+  return {
+    id,
+    title: `Title of ${id}`,
+    agent: 'build',
+    model: 'openai/gpt-4o',
+    directory,
+    status: 'idle',
+    time: { created: 0, updated: 0 },
+    ...overrides,
+  };
 }
 
 describe('plural', () => {
@@ -64,7 +73,14 @@ describe('a subagent tool call, live and stored', () => {
     type: 'tool',
     callID: 'call_glob',
     tool: 'glob',
-    state: { status: 'completed', input: { pattern: '**/*.md', path: '.' }, output: 'notes.md', title: '.', metadata: {}, time: { start: 1, end: 2 } },
+    state: {
+      status: 'completed',
+      input: { pattern: '**/*.md', path: '.' },
+      output: 'notes.md',
+      title: '.',
+      metadata: {},
+      time: { start: 1, end: 2 },
+    },
   };
   const task: Part = {
     id: 'prt_task',
@@ -79,7 +95,18 @@ describe('a subagent tool call, live and stored', () => {
       output: 'found',
       title: 'Find docs',
       // As activities/task-progress.ts keeps it: each call described from its input.
-      metadata: { sessionId: 'ses_child', summary: [{ id: child.id, tool: 'glob', status: 'completed', title: '.', description: describeToolCall(child.tool, child.state.input) }] },
+      metadata: {
+        sessionId: 'ses_child',
+        summary: [
+          {
+            id: child.id,
+            tool: 'glob',
+            status: 'completed',
+            title: '.',
+            description: describeToolCall(child.tool, child.state.input),
+          },
+        ],
+      },
       time: { start: 1, end: 3 },
     },
   };
@@ -89,7 +116,17 @@ describe('a subagent tool call, live and stored', () => {
     const printer = new RunPrinter({ write: () => undefined }, { write: (text: string) => (status += text) });
     printer.update({ cursor: 1, messages: [], parts: [task], removedParts: [] });
     const messages: MessageWithParts[] = [
-      { info: { id: 'msg_parent', sessionID: 'ses_parent', role: 'user', agent: 'build', model: 'openai/gpt-4o', time: { created: 1 } }, parts: [task] },
+      {
+        info: {
+          id: 'msg_parent',
+          sessionID: 'ses_parent',
+          role: 'user',
+          agent: 'build',
+          model: 'openai/gpt-4o',
+          time: { created: 1 },
+        },
+        parts: [task],
+      },
     ];
     const shown = plain(renderSession(session('ses_parent', '/p'), messages)).split('\n');
     expect(plain(status)).toContain('  ↳ ✓ glob **/*.md\n');
@@ -128,7 +165,9 @@ describe('a permission request', () => {
 
   it('names the root session of a subagent that asks, and the commands that answer it', () => {
     expect(describeRequest(request)).toContain('in session ses_child (general), subagent of ses_root · request per_1');
-    expect(describeRequest({ ...request, sessionID: 'ses_root' })).toContain('in session ses_root (general) · request per_1');
+    expect(describeRequest({ ...request, sessionID: 'ses_root' })).toContain(
+      'in session ses_root (general) · request per_1',
+    );
     expect(answerHint(request)).toContain('loom approve per_1 (or --always)');
     expect(answerHint(request)).toContain('loom approve per_1 --reject');
   });

@@ -20,12 +20,18 @@ afterEach(async () => {
 });
 
 function feedOf(sessionStore: SqliteSessionStore): SharedFeed {
-  const hosts = new HostWatch(() => Promise.reject(new Error('no Temporal here')), 'loom', async () => []);
+  const hosts = new HostWatch(
+    () => Promise.reject(new Error('no Temporal here')),
+    'loom',
+    async () => [],
+  );
   return new SharedFeed(sessionStore, hosts);
 }
 
 function statuses(page: Awaited<ReturnType<SharedFeed['read']>>): string[] {
-  return page.events.flatMap(({ event }) => (event.type === 'session.status' ? [`${event.properties.sessionID} ${event.properties.status.type}`] : []));
+  return page.events.flatMap(({ event }) =>
+    event.type === 'session.status' ? [`${event.properties.sessionID} ${event.properties.status.type}`] : [],
+  );
 }
 
 describe('the event feed of loom serve', () => {
@@ -50,9 +56,18 @@ describe('the event feed of loom serve', () => {
     await store.savePermissionRequest(request('per_1', 'pending', 'ses_root'));
     const feed = feedOf(store);
     const asked = await feed.read(start);
-    expect(statuses(asked)).toEqual(['ses_root busy', 'ses_a busy', 'ses_a waiting-approval', 'ses_root waiting-approval']);
+    expect(statuses(asked)).toEqual([
+      'ses_root busy',
+      'ses_a busy',
+      'ses_a waiting-approval',
+      'ses_root waiting-approval',
+    ]);
 
-    await store.savePermissionRequest({ ...request('per_1', 'approved', 'ses_root'), reply: { reply: 'once' }, time: { created: 1, replied: 2 } });
+    await store.savePermissionRequest({
+      ...request('per_1', 'approved', 'ses_root'),
+      reply: { reply: 'once' },
+      time: { created: 1, replied: 2 },
+    });
     const answered = await feed.read(asked.cursor);
     expect(statuses(answered)).toEqual(['ses_a busy', 'ses_root busy']);
   });

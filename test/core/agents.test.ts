@@ -56,21 +56,39 @@ describe('built-in agents', () => {
 
 describe('agents from configuration', () => {
   it('changes only the keys given on a built-in, appending its rules', () => {
-    const build = agent('build', { agent: { build: { temperature: 0.2, permission: { bash: { '*': 'ask', 'git status*': 'allow' } } } } });
+    const build = agent('build', {
+      agent: { build: { temperature: 0.2, permission: { bash: { '*': 'ask', 'git status*': 'allow' } } } },
+    });
     expect(build).toMatchObject({ temperature: 0.2, mode: 'primary', native: true });
     expect(evaluate('bash', 'npm publish', build.permission).action).toBe('ask');
     expect(evaluate('bash', 'git status --short', build.permission).action).toBe('allow');
   });
 
   it('lets the global permission loosen a built-in, as OpenCode does', () => {
-    expect(evaluate('edit', 'src/a.ts', agent('plan', { permission: { edit: 'allow' } }).permission).action).toBe('allow');
+    expect(evaluate('edit', 'src/a.ts', agent('plan', { permission: { edit: 'allow' } }).permission).action).toBe(
+      'allow',
+    );
   });
 
   it('makes a new agent mode "all", with extra keys as provider options and legacy tools as rules', () => {
     const reviewer = agent('reviewer', {
-      agent: { reviewer: { description: 'Reviews', prompt: 'Review.', tools: { write: false }, reasoningEffort: 'low', steps: 5 } as never },
+      agent: {
+        reviewer: {
+          description: 'Reviews',
+          prompt: 'Review.',
+          tools: { write: false },
+          reasoningEffort: 'low',
+          steps: 5,
+        } as never,
+      },
     });
-    expect(reviewer).toMatchObject({ mode: 'all', native: false, steps: 5, prompt: 'Review.', options: { reasoningEffort: 'low' } });
+    expect(reviewer).toMatchObject({
+      mode: 'all',
+      native: false,
+      steps: 5,
+      prompt: 'Review.',
+      options: { reasoningEffort: 'low' },
+    });
     expect(offered('reviewer', { agent: { reviewer: { tools: { write: false } } } })).not.toContain('write');
   });
 
@@ -78,14 +96,25 @@ describe('agents from configuration', () => {
     const agents = resolveAgents({ agent: { build: { disable: true } } }, options);
     expect(agents.map((a) => a.name)).not.toContain('build');
     expect(defaultAgentName(agents, {})).toBe('plan');
-    expect(() => defaultAgentName(resolveAgents({}, options), { default_agent: 'explore' })).toThrow(/must be a primary, visible agent/);
-    expect(() => defaultAgentName(resolveAgents({}, options), { default_agent: 'nobody' })).toThrow(/Available agents: build, plan/);
+    expect(() => defaultAgentName(resolveAgents({}, options), { default_agent: 'explore' })).toThrow(
+      /must be a primary, visible agent/,
+    );
+    expect(() => defaultAgentName(resolveAgents({}, options), { default_agent: 'nobody' })).toThrow(
+      /Available agents: build, plan/,
+    );
   });
 
   it('expands ~ in patterns and drops tool-output access for an agent that denies other folders', () => {
-    const strict = agent('strict', { agent: { strict: { permission: { external_directory: 'deny', read: { '~/secrets/*': 'deny' } } } } });
+    const strict = agent('strict', {
+      agent: { strict: { permission: { external_directory: 'deny', read: { '~/secrets/*': 'deny' } } } },
+    });
     expect(evaluate('read', '/home/dev/secrets/key', strict.permission).action).toBe('deny');
-    expect(decide({ permission: 'external_directory', patterns: ['/data/loom/tool-output/*'], always: [] }, strict.permission).action).toBe('deny');
+    expect(
+      decide(
+        { permission: 'external_directory', patterns: ['/data/loom/tool-output/*'], always: [] },
+        strict.permission,
+      ).action,
+    ).toBe('deny');
   });
 
   it('names an unknown agent and the ones there are', () => {

@@ -3,7 +3,9 @@ import { BatchTaskInput } from '../../core/batch.js';
 
 const problem = (directory: string) => {
   const parsed = BatchTaskInput.safeParse({ description: 'd', prompt: 'p', directory });
-  return parsed.success ? undefined : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  return parsed.success
+    ? undefined
+    : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
 };
 
 describe("a batch task's directory", () => {
@@ -13,7 +15,9 @@ describe("a batch task's directory", () => {
 
   it('refuses an absolute path and one that leaves the batch directory', () => {
     for (const directory of ['/etc', '..', '../outside', 'a/../../b']) {
-      expect(problem(directory)).toBe(`directory: must be a folder inside the batch's directory, written relative to it (not "${directory}")`);
+      expect(problem(directory)).toBe(
+        `directory: must be a folder inside the batch's directory, written relative to it (not "${directory}")`,
+      );
     }
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyArguments, atReferences, parseSlashCommand, shellSubstitutions, tokenizeArguments } from '../../core/command-template.js';
+import {
+  applyArguments,
+  atReferences,
+  parseSlashCommand,
+  shellSubstitutions,
+  tokenizeArguments,
+} from '../../core/command-template.js';
 
 describe('parseSlashCommand', () => {
   it('reads a command name and its arguments', () => {
@@ -23,7 +29,13 @@ describe('tokenizeArguments', () => {
   it('splits on spaces, keeps quoted strings and image markers whole, and strips the quotes', () => {
     expect(tokenizeArguments('  a   b\tc  ')).toEqual(['a', 'b', 'c']);
     expect(tokenizeArguments(`"two words" 'and more' plain`)).toEqual(['two words', 'and more', 'plain']);
-    expect(tokenizeArguments('look at [Image 1] and [image  22]')).toEqual(['look', 'at', '[Image 1]', 'and', '[image  22]']);
+    expect(tokenizeArguments('look at [Image 1] and [image  22]')).toEqual([
+      'look',
+      'at',
+      '[Image 1]',
+      'and',
+      '[image  22]',
+    ]);
     expect(tokenizeArguments('"" x')).toEqual(['', 'x']);
     expect(tokenizeArguments("it's fine")).toEqual(["it's", 'fine']);
     expect(tokenizeArguments('')).toEqual([]);
@@ -80,7 +92,11 @@ describe('shellSubstitutions', () => {
 
 describe('atReferences', () => {
   it('finds files, home paths and agent names', () => {
-    expect(atReferences('Read @src/app.ts and @~/notes.md, then ask @explore')).toEqual(['src/app.ts', '~/notes.md', 'explore']);
+    expect(atReferences('Read @src/app.ts and @~/notes.md, then ask @explore')).toEqual([
+      'src/app.ts',
+      '~/notes.md',
+      'explore',
+    ]);
     expect(atReferences('@./a/b.test.ts @../up')).toEqual(['./a/b.test.ts', '../up']);
   });
 

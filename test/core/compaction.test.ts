@@ -5,7 +5,12 @@ import { zeroTokens, type MessageWithParts, type Tokens } from '../../core/messa
 import type { Part, PartContent } from '../../core/part.js';
 
 const settings = { auto: true, prune: true };
-const tokens = (input: number, output = 0, cacheRead = 0): Tokens => ({ ...zeroTokens(), input, output, cache: { read: cacheRead, write: 0 } });
+const tokens = (input: number, output = 0, cacheRead = 0): Tokens => ({
+  ...zeroTokens(),
+  input,
+  output,
+  cache: { read: cacheRead, write: 0 },
+});
 
 describe('isOverflow', () => {
   it('compares the step’s tokens with the context less the output reserve', () => {
@@ -29,26 +34,71 @@ describe('isOverflow', () => {
 });
 
 let next = 0;
-function message(role: 'user' | 'assistant', parts: PartContent[], extra: Record<string, unknown> = {}): MessageWithParts {
+function message(
+  role: 'user' | 'assistant',
+  parts: PartContent[],
+  extra: Record<string, unknown> = {},
+): MessageWithParts {
   const id = `msg_${String(next++).padStart(4, '0')}`;
   const info =
     role === 'user'
       ? { id, sessionID: 's', role, agent: 'build', model: 'm/x', time: { created: 0 } }
-      : { id, sessionID: 's', role, agent: 'build', model: 'm/x', parentID: 'u', step: 1, time: { created: 0 }, tokens: zeroTokens(), cost: 0, finish: 'stop', ...extra };
-  return { info: info as MessageWithParts['info'], parts: parts.map((part, i) => ({ ...part, id: `prt_${id}_${i}`, sessionID: 's', messageID: id }) as Part) };
+      : {
+          id,
+          sessionID: 's',
+          role,
+          agent: 'build',
+          model: 'm/x',
+          parentID: 'u',
+          step: 1,
+          time: { created: 0 },
+          tokens: zeroTokens(),
+          cost: 0,
+          finish: 'stop',
+          ...extra,
+        };
+  return {
+    info: info as MessageWithParts['info'],
+    parts: parts.map((part, i) => ({ ...part, id: `prt_${id}_${i}`, sessionID: 's', messageID: id }) as Part),
+  };
 }
 const user = (text: string) => message('user', [{ type: 'text', text }]);
-const toolOutput = (chars: number, compacted?: number) => message('assistant', [
-  { type: 'tool', callID: `c${next}`, tool: 'read', state: { status: 'completed', input: {}, output: 'x'.repeat(chars), title: 't', metadata: {}, time: { start: 0, end: 1, ...(compacted ? { compacted } : {}) } } },
-]);
+const toolOutput = (chars: number, compacted?: number) =>
+  message('assistant', [
+    {
+      type: 'tool',
+      callID: `c${next}`,
+      tool: 'read',
+      state: {
+        status: 'completed',
+        input: {},
+        output: 'x'.repeat(chars),
+        title: 't',
+        metadata: {},
+        time: { start: 0, end: 1, ...(compacted ? { compacted } : {}) },
+      },
+    },
+  ]);
 
 describe('outputsToPrune', () => {
   it('keeps the last two turns and the latest 40k tokens of output, and clears older ones past 20k', () => {
-    const history = [user('one'), ...Array.from({ length: 12 }, () => toolOutput(40_000)), user('two'), toolOutput(4), user('three'), toolOutput(4)];
+    const history = [
+      user('one'),
+      ...Array.from({ length: 12 }, () => toolOutput(40_000)),
+      user('two'),
+      toolOutput(4),
+      user('three'),
+      toolOutput(4),
+    ];
     const pruned = outputsToPrune(history);
     // 12 outputs of 10k tokens: the newest four stay (40k), the older eight (80k) go.
     expect(pruned).toHaveLength(8);
-    expect(pruned).toEqual(history.slice(1, 9).map((m) => m.parts[0].id).reverse());
+    expect(pruned).toEqual(
+      history
+        .slice(1, 9)
+        .map((m) => m.parts[0].id)
+        .reverse(),
+    );
   });
 
   it('clears nothing when less than 20k tokens would go', () => {
@@ -57,9 +107,21 @@ describe('outputsToPrune', () => {
   });
 
   it('stops at an output already cleared and at a summary', () => {
-    const cleared = [user('one'), toolOutput(400_000, 1), ...Array.from({ length: 8 }, () => toolOutput(40_000)), user('two'), user('three')];
+    const cleared = [
+      user('one'),
+      toolOutput(400_000, 1),
+      ...Array.from({ length: 8 }, () => toolOutput(40_000)),
+      user('two'),
+      user('three'),
+    ];
     expect(outputsToPrune(cleared)).toHaveLength(4);
-    const summarised = [user('one'), toolOutput(400_000), message('assistant', [{ type: 'text', text: 'summary' }], { summary: true }), user('two'), user('three')];
+    const summarised = [
+      user('one'),
+      toolOutput(400_000),
+      message('assistant', [{ type: 'text', text: 'summary' }], { summary: true }),
+      user('two'),
+      user('three'),
+    ];
     expect(outputsToPrune(summarised)).toEqual([]);
   });
 });
@@ -69,7 +131,9 @@ describe('sinceLastCompaction', () => {
     const request = message('user', [{ type: 'compaction', auto: true }]);
     const summary = message('assistant', [{ type: 'text', text: '## Goal' }], { summary: true });
     const history = [user('old'), request, summary, user('new')];
-    expect(sinceLastCompaction(history).map((m) => m.info.id)).toEqual([request, summary, history[3]].map((m) => m.info.id));
+    expect(sinceLastCompaction(history).map((m) => m.info.id)).toEqual(
+      [request, summary, history[3]].map((m) => m.info.id),
+    );
     const failed = message('assistant', [], { summary: true, error: { name: 'ContextOverflow', message: 'x' } });
     expect(sinceLastCompaction([user('old'), request, failed])).toHaveLength(3);
   });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { batchTaskPromptId, derivedId, idSequence, idTime, isId, newId, nextId, partId, seededId } from '../../core/ids.js';
+import {
+  batchTaskPromptId,
+  derivedId,
+  idSequence,
+  idTime,
+  isId,
+  newId,
+  nextId,
+  partId,
+  seededId,
+} from '../../core/ids.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 

@@ -45,7 +45,12 @@ describe('modelInfo', () => {
       attachment: true,
       reasoning: true,
     });
-    expect(modelInfo(config, 'local/qwen')).toEqual({ limit: undefined, cost: { input: 1, output: 2 }, attachment: true, reasoning: false });
+    expect(modelInfo(config, 'local/qwen')).toEqual({
+      limit: undefined,
+      cost: { input: 1, output: 2 },
+      attachment: true,
+      reasoning: false,
+    });
   });
 
   it('lets OpenAI’s uncatalogued models take attachments, and no other unknown model', () => {
@@ -56,10 +61,18 @@ describe('modelInfo', () => {
 });
 
 describe('costOf', () => {
-  const tokens: Tokens = { input: 1_000_000, output: 200_000, reasoning: 150_000, cache: { read: 2_000_000, write: 100_000 } };
+  const tokens: Tokens = {
+    input: 1_000_000,
+    output: 200_000,
+    reasoning: 150_000,
+    cache: { read: 2_000_000, write: 100_000 },
+  };
 
   it('bills input, output (reasoning included once), cache reads and writes at their prices', () => {
-    expect(costOf(tokens, { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 })).toBeCloseTo(3 + 3 + 0.6 + 0.375, 10);
+    expect(costOf(tokens, { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 })).toBeCloseTo(
+      3 + 3 + 0.6 + 0.375,
+      10,
+    );
   });
 
   it('bills cache tokens as input when the model has no cache prices, and nothing without prices', () => {

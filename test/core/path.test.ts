@@ -3,16 +3,45 @@ import { describe, expect, it } from 'vitest';
 import { dirnamePath, expandHome, isInsidePath, normalizePath, relativePath, resolvePath } from '../../core/path.js';
 
 const SAMPLES = [
-  '', '.', '..', '/', '//', '///', 'a', 'a/', '/a', '/a/', '//a', 'a//b', '/a//b', '/a/b/c', 'a/b/c/',
-  './a', '../a', '../../a/b', 'a/..', 'a/../', 'a/../..', '/..', '/../a', '/a/../../b', 'a/./b/.',
-  '/a/b/../c/./d/', '.a/..b/...', 'a/b/../../..', '/a/b//../c', 'dir/file.txt', '/home/me/.env',
+  '',
+  '.',
+  '..',
+  '/',
+  '//',
+  '///',
+  'a',
+  'a/',
+  '/a',
+  '/a/',
+  '//a',
+  'a//b',
+  '/a//b',
+  '/a/b/c',
+  'a/b/c/',
+  './a',
+  '../a',
+  '../../a/b',
+  'a/..',
+  'a/../',
+  'a/../..',
+  '/..',
+  '/../a',
+  '/a/../../b',
+  'a/./b/.',
+  '/a/b/../c/./d/',
+  '.a/..b/...',
+  'a/b/../../..',
+  '/a/b//../c',
+  'dir/file.txt',
+  '/home/me/.env',
 ];
 
 /** Every path of up to `length` segments from a small alphabet, with single, double and no slashes around. */
 function generated(length: number): string[] {
   const parts = ['', '.', '..', 'a', 'b'];
   let paths = [''];
-  for (let step = 0; step < length; step++) paths = paths.flatMap((path) => parts.map((part) => (step === 0 ? part : `${path}/${part}`)));
+  for (let step = 0; step < length; step++)
+    paths = paths.flatMap((path) => parts.map((part) => (step === 0 ? part : `${path}/${part}`)));
   return [...new Set(paths.flatMap((path) => [path, `/${path}`, `${path}/`]))];
 }
 
@@ -69,7 +98,9 @@ describe('relativePath', () => {
   });
 
   it('agrees with node for every pair of absolute paths', () => {
-    const paths = [...new Set([...ABSOLUTE.filter((path) => path.length <= 8), '/foo/bar', '/foo/barbaz', '/foo/bar/baz'])];
+    const paths = [
+      ...new Set([...ABSOLUTE.filter((path) => path.length <= 8), '/foo/bar', '/foo/barbaz', '/foo/bar/baz']),
+    ];
     const differences = paths.flatMap((from) =>
       paths.filter((to) => relativePath(from, to) !== posix.relative(from, to)).map((to) => [from, to]),
     );

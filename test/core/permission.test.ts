@@ -20,7 +20,8 @@ import { DEFAULT_PERMISSION } from '../../core/agents/builtin.js';
 /** OpenCode's global defaults (reference §3.5), which Loom's built-in agents start from. */
 const DEFAULTS: PermissionConfig = DEFAULT_PERMISSION;
 
-const action = (permission: string, pattern: string, ...rulesets: Ruleset[]) => evaluate(permission, pattern, ...rulesets).action;
+const action = (permission: string, pattern: string, ...rulesets: Ruleset[]) =>
+  evaluate(permission, pattern, ...rulesets).action;
 
 describe('wildcardMatch', () => {
   it.each([
@@ -79,7 +80,9 @@ describe('fromConfig', () => {
   });
 
   it('keeps the key order of the JSON text', () => {
-    const config = JSON.parse('{"bash": {"*": "ask", "git status*": "allow", "git push*": "deny"}, "*": "deny", "read": "allow"}');
+    const config = JSON.parse(
+      '{"bash": {"*": "ask", "git status*": "allow", "git push*": "deny"}, "*": "deny", "read": "allow"}',
+    );
     expect(fromConfig(config).map((rule) => `${rule.permission} ${rule.pattern} ${rule.action}`)).toEqual([
       'bash * ask',
       'bash git status* allow',
@@ -96,10 +99,20 @@ describe('fromConfig', () => {
 
   it('expands the home folder in patterns when it is known', () => {
     const rules = fromConfig(
-      { read: { '~/secrets/*': 'deny', '~': 'ask', '$HOME/x': 'allow', $HOME: 'ask', 'src/~/a': 'allow' }, bash: 'allow' },
+      {
+        read: { '~/secrets/*': 'deny', '~': 'ask', '$HOME/x': 'allow', $HOME: 'ask', 'src/~/a': 'allow' },
+        bash: 'allow',
+      },
       { home: '/home/me' },
     );
-    expect(rules.map((rule) => rule.pattern)).toEqual(['/home/me/secrets/*', '/home/me', '/home/me/x', '/home/me', 'src/~/a', '*']);
+    expect(rules.map((rule) => rule.pattern)).toEqual([
+      '/home/me/secrets/*',
+      '/home/me',
+      '/home/me/x',
+      '/home/me',
+      'src/~/a',
+      '*',
+    ]);
     expect(action('read', '/home/me/secrets/key.pem', rules)).toBe('deny');
   });
 
@@ -112,7 +125,10 @@ describe('fromConfig', () => {
 describe('merge', () => {
   it('concatenates in order, skipping missing rulesets, without de-duplicating', () => {
     const a: Ruleset = [{ permission: 'read', pattern: '*', action: 'allow' }];
-    const b: Ruleset = [{ permission: 'read', pattern: '*', action: 'allow' }, { permission: 'edit', pattern: '*', action: 'deny' }];
+    const b: Ruleset = [
+      { permission: 'read', pattern: '*', action: 'allow' },
+      { permission: 'edit', pattern: '*', action: 'deny' },
+    ];
     expect(merge(a, undefined, b)).toEqual([...a, ...b]);
     expect(merge()).toEqual([]);
   });
@@ -121,12 +137,20 @@ describe('merge', () => {
 describe('evaluate', () => {
   it('asks when no rule matches', () => {
     expect(evaluate('bash', 'ls', [])).toEqual({ permission: 'bash', pattern: '*', action: 'ask' });
-    expect(evaluate('bash', 'ls', fromConfig({ read: 'allow' }))).toEqual({ permission: 'bash', pattern: '*', action: 'ask' });
+    expect(evaluate('bash', 'ls', fromConfig({ read: 'allow' }))).toEqual({
+      permission: 'bash',
+      pattern: '*',
+      action: 'ask',
+    });
   });
 
   it('returns the last matching rule', () => {
     const rules = fromConfig({ bash: { '*': 'ask', 'git *': 'allow', 'git push *': 'deny' } });
-    expect(evaluate('bash', 'git push origin', rules)).toEqual({ permission: 'bash', pattern: 'git push *', action: 'deny' });
+    expect(evaluate('bash', 'git push origin', rules)).toEqual({
+      permission: 'bash',
+      pattern: 'git push *',
+      action: 'deny',
+    });
     expect(action('bash', 'git log', rules)).toBe('allow');
     expect(action('bash', 'rm -rf /', rules)).toBe('ask');
   });
@@ -184,7 +208,9 @@ describe('disabled', () => {
   });
 
   it('hides the whole edit family for `edit: deny`', () => {
-    expect(disabled(TOOLS, fromConfig({ edit: 'deny' }))).toEqual(new Set(['write', 'edit', 'apply_patch', 'multiedit', 'patch']));
+    expect(disabled(TOOLS, fromConfig({ edit: 'deny' }))).toEqual(
+      new Set(['write', 'edit', 'apply_patch', 'multiedit', 'patch']),
+    );
   });
 
   it('keeps only what a later rule allows after `"*": "deny"`', () => {
@@ -199,10 +225,7 @@ describe('disabled', () => {
   });
 
   it('keeps edit visible for the plan agent, whose last edit rule allows a path', () => {
-    const plan = merge(
-      fromConfig(DEFAULTS),
-      fromConfig({ edit: { '*': 'deny', '.opencode/plans/*.md': 'allow' } }),
-    );
+    const plan = merge(fromConfig(DEFAULTS), fromConfig({ edit: { '*': 'deny', '.opencode/plans/*.md': 'allow' } }));
     expect(disabled(TOOLS, plan)).toEqual(new Set());
   });
 
@@ -213,8 +236,19 @@ describe('disabled', () => {
 
 describe('permissionOfTool', () => {
   it('maps the edit family to edit and leaves other tools alone', () => {
-    expect(['write', 'edit', 'patch', 'multiedit', 'apply_patch'].map(permissionOfTool)).toEqual(['edit', 'edit', 'edit', 'edit', 'edit']);
-    expect(['read', 'bash', 'task', 'mymcp_search'].map(permissionOfTool)).toEqual(['read', 'bash', 'task', 'mymcp_search']);
+    expect(['write', 'edit', 'patch', 'multiedit', 'apply_patch'].map(permissionOfTool)).toEqual([
+      'edit',
+      'edit',
+      'edit',
+      'edit',
+      'edit',
+    ]);
+    expect(['read', 'bash', 'task', 'mymcp_search'].map(permissionOfTool)).toEqual([
+      'read',
+      'bash',
+      'task',
+      'mymcp_search',
+    ]);
   });
 });
 
@@ -258,11 +292,20 @@ describe('decide', () => {
   });
 
   it('asks for an explicit request that only a wildcard rule would allow, and lets a rule naming it exactly allow it', () => {
-    const local = { permission: 'webfetch', patterns: ['http://127.0.0.1:8080/'], always: ['http://127.0.0.1:8080/'], explicit: true };
+    const local = {
+      permission: 'webfetch',
+      patterns: ['http://127.0.0.1:8080/'],
+      always: ['http://127.0.0.1:8080/'],
+      explicit: true,
+    };
     expect(decide(local, rules)).toEqual({ action: 'ask' });
     expect(decide(local, fromConfig({ webfetch: 'allow' }))).toEqual({ action: 'ask' });
-    expect(decide(local, rules, fromConfig({ webfetch: { 'http://127.0.0.1:8080/*': 'allow' } }))).toEqual({ action: 'ask' });
-    expect(decide(local, rules, fromConfig({ webfetch: { 'http://127.0.0.1:8080/': 'allow' } }))).toEqual({ action: 'allow' });
+    expect(decide(local, rules, fromConfig({ webfetch: { 'http://127.0.0.1:8080/*': 'allow' } }))).toEqual({
+      action: 'ask',
+    });
+    expect(decide(local, rules, fromConfig({ webfetch: { 'http://127.0.0.1:8080/': 'allow' } }))).toEqual({
+      action: 'allow',
+    });
     expect(decide(local, rules, alwaysRules(local))).toEqual({ action: 'allow' });
     expect(decide(local, fromConfig({ webfetch: 'deny' })).action).toBe('deny');
   });
@@ -289,7 +332,13 @@ describe('messages', () => {
 
 describe('alwaysRules', () => {
   it('allows each of the request’s always patterns for its permission', () => {
-    expect(alwaysRules({ permission: 'bash', patterns: ['git commit -m x', 'npm run dev'], always: ['git commit *', 'npm run dev *'] })).toEqual([
+    expect(
+      alwaysRules({
+        permission: 'bash',
+        patterns: ['git commit -m x', 'npm run dev'],
+        always: ['git commit *', 'npm run dev *'],
+      }),
+    ).toEqual([
       { permission: 'bash', pattern: 'git commit *', action: 'allow' },
       { permission: 'bash', pattern: 'npm run dev *', action: 'allow' },
     ]);
@@ -322,8 +371,12 @@ describe('PermissionConfigSchema', () => {
 
   it('names the key at fault and what it must be', () => {
     expect(messages('allw')).toEqual([': must be "allow", "ask" or "deny", or an object of permissions, got "allw"']);
-    expect(messages(['allow'])).toEqual([': must be "allow", "ask" or "deny", or an object of permissions, got an array']);
-    expect(messages({ read: 'yes' })).toEqual(['read: must be "allow", "ask" or "deny", or an object of {pattern: action}, got "yes"']);
+    expect(messages(['allow'])).toEqual([
+      ': must be "allow", "ask" or "deny", or an object of permissions, got an array',
+    ]);
+    expect(messages({ read: 'yes' })).toEqual([
+      'read: must be "allow", "ask" or "deny", or an object of {pattern: action}, got "yes"',
+    ]);
     expect(messages({ read: { '*': 'allow', '*.env': true }, bash: null })).toEqual([
       'read.*.env: must be "allow", "ask" or "deny", got boolean',
       'bash: must be "allow", "ask" or "deny", or an object of {pattern: action}, got null',

@@ -24,7 +24,14 @@ describe('the prompt variant of a model', () => {
     expect(promptVariant({}, 'ollama/llama3.1:8b')).toBe('small');
     expect(promptVariant({}, 'local/qwen2.5-coder-14b')).toBe('full');
     expect(promptVariant({}, 'anthropic/claude-sonnet-4-5')).toBe('full');
-    expect(promptVariant({ provider: { local: { models: { 'qwen2.5-coder-1.5b': { prompt: 'full' } } } } }, 'local/qwen2.5-coder-1.5b')).toBe('full');
-    expect(promptVariant({ provider: { vllm: { models: { 'house-model': { prompt: 'small' } } } } }, 'vllm/house-model')).toBe('small');
+    expect(
+      promptVariant(
+        { provider: { local: { models: { 'qwen2.5-coder-1.5b': { prompt: 'full' } } } } },
+        'local/qwen2.5-coder-1.5b',
+      ),
+    ).toBe('full');
+    expect(
+      promptVariant({ provider: { vllm: { models: { 'house-model': { prompt: 'small' } } } } }, 'vllm/house-model'),
+    ).toBe('small');
   });
 });

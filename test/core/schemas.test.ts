@@ -30,7 +30,9 @@ describe('tool part states', () => {
   const input = { filePath: 'a.ts' };
 
   it('parses pending with its input and the raw text the model sent', () => {
-    expect(ToolState.parse({ status: 'pending', input, raw: '{"filePath":"a.ts"}' })).toMatchObject({ status: 'pending' });
+    expect(ToolState.parse({ status: 'pending', input, raw: '{"filePath":"a.ts"}' })).toMatchObject({
+      status: 'pending',
+    });
     expect(ToolState.safeParse({ status: 'pending', input }).success).toBe(false);
   });
 
@@ -40,24 +42,40 @@ describe('tool part states', () => {
   });
 
   it('parses completed with output, title, metadata and both times', () => {
-    const completed = { status: 'completed', input, output: 'hello', title: 'a.ts', metadata: {}, time: { start: 1, end: 2 } };
+    const completed = {
+      status: 'completed',
+      input,
+      output: 'hello',
+      title: 'a.ts',
+      metadata: {},
+      time: { start: 1, end: 2 },
+    };
     expect(ToolState.parse(completed)).toEqual(completed);
   });
 
   it('rejects completed without output', () => {
-    const result = ToolState.safeParse({ status: 'completed', input, title: 'a.ts', metadata: {}, time: { start: 1, end: 2 } });
+    const result = ToolState.safeParse({
+      status: 'completed',
+      input,
+      title: 'a.ts',
+      metadata: {},
+      time: { start: 1, end: 2 },
+    });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.path.join('.'))).toContain('output');
   });
 
   it('rejects completed without an end time', () => {
     expect(
-      ToolState.safeParse({ status: 'completed', input, output: 'x', title: 't', metadata: {}, time: { start: 1 } }).success,
+      ToolState.safeParse({ status: 'completed', input, output: 'x', title: 't', metadata: {}, time: { start: 1 } })
+        .success,
     ).toBe(false);
   });
 
   it('parses error with the error message, and rejects it without one', () => {
-    expect(ToolState.parse({ status: 'error', input, error: 'File not found', time: { start: 1, end: 2 } })).toMatchObject({
+    expect(
+      ToolState.parse({ status: 'error', input, error: 'File not found', time: { start: 1, end: 2 } }),
+    ).toMatchObject({
       error: 'File not found',
     });
     expect(ToolState.safeParse({ status: 'error', input, time: { start: 1, end: 2 } }).success).toBe(false);
@@ -85,13 +103,23 @@ describe('parts', () => {
 
 describe('messages', () => {
   it('parses a user message', () => {
-    const user = { id: 'msg_1', sessionID: 'ses_1', role: 'user', agent: 'build', model: 'openai/gpt-4o', time: { created: 1 } };
+    const user = {
+      id: 'msg_1',
+      sessionID: 'ses_1',
+      role: 'user',
+      agent: 'build',
+      model: 'openai/gpt-4o',
+      time: { created: 1 },
+    };
     expect(Message.parse(user)).toEqual(user);
   });
 
   it('parses an assistant message, with an optional error', () => {
     expect(Message.parse(assistant)).toEqual(assistant);
-    const failed = { ...assistant, error: { name: 'ModelAuthError', message: 'no key', retryable: false, statusCode: 401 } };
+    const failed = {
+      ...assistant,
+      error: { name: 'ModelAuthError', message: 'no key', retryable: false, statusCode: 401 },
+    };
     expect(Message.parse(failed)).toEqual(failed);
   });
 

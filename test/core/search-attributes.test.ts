@@ -9,7 +9,9 @@ describe('search attributes', () => {
   // core/search-attributes.ts is the one source: temporal-dev.sh (dev-server/) registers
   // what it derives from it.
   it('are the ones temporal-dev.sh registers, under the CLI type names', () => {
-    expect(SEARCH_ATTRIBUTE_FLAGS.map((flag) => flag.split('=')[0])).toEqual(loomSearchAttributes.map((key) => key.name));
+    expect(SEARCH_ATTRIBUTE_FLAGS.map((flag) => flag.split('=')[0])).toEqual(
+      loomSearchAttributes.map((key) => key.name),
+    );
     for (const flag of SEARCH_ATTRIBUTE_FLAGS) expect(CLI_TYPES).toContain(flag.split('=')[1]);
     expect(SEARCH_ATTRIBUTE_FLAGS).toContain('LoomAgent=Keyword');
     expect(SEARCH_ATTRIBUTE_FLAGS).toContain('LoomWaiting=Bool');

@@ -21,21 +21,38 @@ const jsonl = (name: string, lines: unknown[]) => {
 
 describe('loom batch', () => {
   it('runs a JSONL file, and results, status and ls describe every task', async () => {
-    env.model.setScript([{ name: 'item', when: { lastUser: /^Item \d+$/ }, reply: (r) => ({ text: `handled ${r.lastUser}` }) }]);
-    const file = jsonl('items.jsonl', Array.from({ length: 12 }, (_, i) => ({ description: `Item ${i}`, prompt: `Item ${i}` })));
+    env.model.setScript([
+      { name: 'item', when: { lastUser: /^Item \d+$/ }, reply: (r) => ({ text: `handled ${r.lastUser}` }) },
+    ]);
+    const file = jsonl(
+      'items.jsonl',
+      Array.from({ length: 12 }, (_, i) => ({ description: `Item ${i}`, prompt: `Item ${i}` })),
+    );
     const run = await loom(['batch', 'run', file, '--concurrency', '4', '-m', 'scripted/test-model', '--json']);
     expect(run.code).toBe(0);
     const progress = parseJson(run);
     expect(progress).toMatchObject({ status: 'completed', total: 12, done: 12, failed: 0 });
     expect(run.stderr).toContain(`Batch ${progress.batchId}: 12 tasks from`);
 
-    const lines = (await loom(['batch', 'results', progress.batchId, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await loom(['batch', 'results', progress.batchId, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(12);
-    expect(lines[5]).toMatchObject({ index: 5, status: 'completed', description: 'Item 5', text: 'handled Item 5', attempts: 1 });
+    expect(lines[5]).toMatchObject({
+      index: 5,
+      status: 'completed',
+      description: 'Item 5',
+      text: 'handled Item 5',
+      attempts: 1,
+    });
     expect(lines.every((line) => line.sessionId?.startsWith('ses_'))).toBe(true);
     expect((await loom(['batch', 'results', progress.batchId])).stdout).toContain('✓     5  completed');
 
-    expect(parseJson(await loom(['batch', 'status', progress.batchId, '--json']))).toMatchObject({ status: 'completed', done: 12 });
+    expect(parseJson(await loom(['batch', 'status', progress.batchId, '--json']))).toMatchObject({
+      status: 'completed',
+      done: 12,
+    });
     expect((await loom(['batch', 'ls'])).stdout).toMatch(new RegExp(`${progress.batchId}\\s+completed\\s+12/12 done`));
     expect((await loom(['show', lines[5].sessionId])).stdout).toContain('handled Item 5');
   });
@@ -55,7 +72,12 @@ describe('loom batch', () => {
   });
 
   it('names the bad lines of a batch file', async () => {
-    const file = jsonl('bad.jsonl', [{ description: 'ok', prompt: 'fine' }, '{not json', { description: 'missing prompt' }, { description: 'x', prompt: 'y', colour: 'red' }]);
+    const file = jsonl('bad.jsonl', [
+      { description: 'ok', prompt: 'fine' },
+      '{not json',
+      { description: 'missing prompt' },
+      { description: 'x', prompt: 'y', colour: 'red' },
+    ]);
     const result = await loom(['batch', 'run', file]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('3 bad lines in');
@@ -67,10 +89,15 @@ describe('loom batch', () => {
 
   it("refuses a task folder outside the batch's directory, missing, or behind a symlink that leads out, and starts nothing", async () => {
     const before = (await env.store.listBatches(100)).length;
-    const up = jsonl('up.jsonl', [{ description: 'ok', prompt: 'fine' }, { description: 'Up', prompt: 'p', directory: '../outside' }]);
+    const up = jsonl('up.jsonl', [
+      { description: 'ok', prompt: 'fine' },
+      { description: 'Up', prompt: 'p', directory: '../outside' },
+    ]);
     const refusedUp = await loom(['batch', 'run', up]);
     expect(refusedUp.code).toBe(1);
-    expect(refusedUp.stderr).toContain(`${up}:2: directory: must be a folder inside the batch's directory, written relative to it (not "../outside")`);
+    expect(refusedUp.stderr).toContain(
+      `${up}:2: directory: must be a folder inside the batch's directory, written relative to it (not "../outside")`,
+    );
 
     mkdirSync(join(env.project, 'pkg'), { recursive: true });
     // Beside the project, in the test's own folder, which is removed at the end.
@@ -86,16 +113,26 @@ describe('loom batch', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`2 tasks name bad directories (each must be a folder inside ${env.project}):`);
     expect(refused.stderr).toContain('task 2 ("Missing"): directory "missing" does not exist');
-    expect(refused.stderr).toContain(`task 3 ("Escape"): directory "escape" leads outside the batch's directory, to ${realpathSync(outside)}`);
+    expect(refused.stderr).toContain(
+      `task 3 ("Escape"): directory "escape" leads outside the batch's directory, to ${realpathSync(outside)}`,
+    );
     expect(refused.stderr).not.toContain('task 1');
     expect(await env.store.listBatches(100)).toHaveLength(before);
   });
 
   it('pauses, resumes and cancels from the CLI; Ctrl-C only detaches', async () => {
-    env.model.setScript([{ name: 'slow', when: { lastUser: /^Slow \d+$/ }, reply: { text: 'slow done', delayMs: 600 } }]);
-    const file = jsonl('slow.jsonl', Array.from({ length: 20 }, (_, i) => ({ description: `Slow ${i}`, prompt: `Slow ${i}` })));
+    env.model.setScript([
+      { name: 'slow', when: { lastUser: /^Slow \d+$/ }, reply: { text: 'slow done', delayMs: 600 } },
+    ]);
+    const file = jsonl(
+      'slow.jsonl',
+      Array.from({ length: 20 }, (_, i) => ({ description: `Slow ${i}`, prompt: `Slow ${i}` })),
+    );
     await env.worker();
-    const run = spawnLoom(['batch', 'run', file, '--concurrency', '2', '-m', 'scripted/test-model'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    const run = spawnLoom(['batch', 'run', file, '--concurrency', '2', '-m', 'scripted/test-model'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => /Batch (bat_\w+): 20 tasks/.test(stderr), 30_000);

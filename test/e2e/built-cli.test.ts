@@ -19,7 +19,8 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => env?.close());
 
-const run = (entry: string, args: string[]) => runLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+const run = (entry: string, args: string[]) =>
+  runLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 describe('the built CLI (npm run build)', () => {
   it('has the compiled code, the web view and the workflow bundle in dist/', () => {
@@ -30,7 +31,11 @@ describe('the built CLI (npm run build)', () => {
 
   it('runs a session from the compiled code, with the bundled workflows, and shows it', async () => {
     env.model.setScript([
-      { name: 'look', when: { lastUser: 'Read the readme', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] } },
+      {
+        name: 'look',
+        when: { lastUser: 'Read the readme', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] },
+      },
       { name: 'answer', when: { lastUser: 'Read the readme', lastRole: 'tool' }, reply: { text: 'It says: Built.' } },
     ]);
     const result = await run(BUILT, ['run', '--json', '-m', 'scripted/test-model', 'Read the readme']);
@@ -43,7 +48,8 @@ describe('the built CLI (npm run build)', () => {
   it('the bin prints the version and its help lists every command', async () => {
     const help = await run(BIN, ['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['run', 'resume', 'show', 'tree', 'ls', 'mcp', 'skills', 'batch', 'worker', 'serve']) expect(help.stdout).toContain(`  ${command}`);
+    for (const command of ['run', 'resume', 'show', 'tree', 'ls', 'mcp', 'skills', 'batch', 'worker', 'serve'])
+      expect(help.stdout).toContain(`  ${command}`);
     const version = await run(BIN, ['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
@@ -63,12 +69,28 @@ describe('output into a pipe', () => {
     batchId = `bat_pipe${Date.now()}`;
     const now = Date.now();
     await env.store.createBatch(
-      { id: batchId, source: 'tasks.jsonl', sourceBytes: 1, total: TASKS, directory: env.project, agent: 'general', concurrency: 10, retries: 0, status: 'completed', time: { created: now, updated: now } },
+      {
+        id: batchId,
+        source: 'tasks.jsonl',
+        sourceBytes: 1,
+        total: TASKS,
+        directory: env.project,
+        agent: 'general',
+        concurrency: 10,
+        retries: 0,
+        status: 'completed',
+        time: { created: now, updated: now },
+      },
       Array.from({ length: TASKS }, (_, index) => ({ description: `task ${index}`, prompt: `do ${index}` })),
     );
     await env.store.saveBatchOutcomes(
       batchId,
-      Array.from({ length: TASKS }, (_, index) => ({ index, status: 'completed' as const, attempts: 1, text: `answer ${index} ${'x'.repeat(60)}` })),
+      Array.from({ length: TASKS }, (_, index) => ({
+        index,
+        status: 'completed' as const,
+        attempts: 1,
+        text: `answer ${index} ${'x'.repeat(60)}`,
+      })),
     );
     rootId = `ses_piperoot${now}`;
     const session = (id: string, parentID?: string) => ({
@@ -85,7 +107,10 @@ describe('output into a pipe', () => {
     for (let index = 0; index < CHILDREN; index++) await env.store.saveSession(session(`${rootId}c${index}`, rootId));
     const longAnswer = Array.from({ length: 4000 }, (_, index) => `line ${index} of a long answer`).join('\n');
     env.model.setScript([{ when: { lastUser: 'Say a lot' }, reply: { text: longAnswer } }]);
-    const run = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say a lot'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    const run = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say a lot'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
     longId = parseJson(run).sessionId;
   }, 120_000);
 
@@ -100,7 +125,10 @@ describe('output into a pipe', () => {
 
   const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
-  for (const [label, entry] of [['the build', BUILT], ['the sources', LOOM_BIN]] as const) {
+  for (const [label, entry] of [
+    ['the build', BUILT],
+    ['the sources', LOOM_BIN],
+  ] as const) {
     it(`reaches a slow reader whole from ${label}: batch results, ls, tree and show`, async () => {
       const jsonl = await throughSlowPipe(entry, ['batch', 'results', batchId, '--json']);
       expect(jsonl.code, jsonl.stderr).toBe(0);
@@ -119,10 +147,20 @@ describe('output into a pipe', () => {
   }
 
   it('ends quietly, with status 0, when the reader stops early (| head -1)', async () => {
-    const pipeline = spawn('bash', ['-c', '"$0" "$1" batch results "$2" --json | head -1; echo "loom exited ${PIPESTATUS[0]}" >&2', process.execPath, BUILT, batchId], {
-      env: { ...env.env, NO_COLOR: '1' },
-      cwd: env.project,
-    });
+    const pipeline = spawn(
+      'bash',
+      [
+        '-c',
+        '"$0" "$1" batch results "$2" --json | head -1; echo "loom exited ${PIPESTATUS[0]}" >&2',
+        process.execPath,
+        BUILT,
+        batchId,
+      ],
+      {
+        env: { ...env.env, NO_COLOR: '1' },
+        cwd: env.project,
+      },
+    );
     let stdout = '';
     let stderr = '';
     pipeline.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

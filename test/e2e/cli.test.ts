@@ -13,7 +13,11 @@ let env: LoomTestEnv;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({
-    files: { 'README.md': '# Demo\nhello from the readme\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' },
+    files: {
+      'README.md': '# Demo\nhello from the readme\n',
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+    },
   });
 });
 afterAll(() => env?.close());
@@ -26,9 +30,19 @@ const exploreScript = () =>
     {
       name: 'explore',
       when: { lastUser: 'What is in this project?', lastRole: 'user' },
-      reply: { text: 'Let me look.', toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }, { name: 'glob', args: { pattern: 'src/**/*.ts' } }] },
+      reply: {
+        text: 'Let me look.',
+        toolCalls: [
+          { name: 'read', args: { filePath: 'README.md' } },
+          { name: 'glob', args: { pattern: 'src/**/*.ts' } },
+        ],
+      },
     },
-    { name: 'answer', when: { lastUser: 'What is in this project?', lastRole: 'tool' }, reply: { text: 'A demo with two TypeScript files.' } },
+    {
+      name: 'answer',
+      when: { lastUser: 'What is in this project?', lastRole: 'tool' },
+      reply: { text: 'A demo with two TypeScript files.' },
+    },
     { name: 'follow-up', when: { lastUser: 'Which one exports b?' }, reply: { text: 'src/b.ts exports b.' } },
   ]);
 
@@ -48,9 +62,23 @@ describe('loom run, show, resume and ls', () => {
 
   it('shows every message and part', async () => {
     const shown = parseJson(await loom(['show', sessionId, '--json']));
-    expect(shown.session).toMatchObject({ id: sessionId, agent: 'build', model: 'scripted/test-model', status: 'idle', directory: env.project });
-    const parts = shown.messages.flatMap((m: any) => m.parts.map((p: any) => `${m.info.role}:${p.type}${p.tool ? `:${p.tool}:${p.state.status}` : ''}`));
-    expect(parts).toEqual(['user:text', 'assistant:text', 'assistant:tool:read:completed', 'assistant:tool:glob:completed', 'assistant:text']);
+    expect(shown.session).toMatchObject({
+      id: sessionId,
+      agent: 'build',
+      model: 'scripted/test-model',
+      status: 'idle',
+      directory: env.project,
+    });
+    const parts = shown.messages.flatMap((m: any) =>
+      m.parts.map((p: any) => `${m.info.role}:${p.type}${p.tool ? `:${p.tool}:${p.state.status}` : ''}`),
+    );
+    expect(parts).toEqual([
+      'user:text',
+      'assistant:text',
+      'assistant:tool:read:completed',
+      'assistant:tool:glob:completed',
+      'assistant:text',
+    ]);
 
     const text = await loom(['show', sessionId]);
     expect(text.stdout).toContain('What is in this project?');
@@ -65,7 +93,15 @@ describe('loom run, show, resume and ls', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('src/b.ts exports b.');
     const request = env.model.requests.find((r) => r.rule === 'follow-up')!;
-    expect(request.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'user']);
+    expect(request.messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'user',
+    ]);
     expect(JSON.stringify(request.messages)).toContain('hello from the readme');
 
     const runs = [];
@@ -85,14 +121,26 @@ describe('loom run, show, resume and ls', () => {
     mkdirSync(other, { recursive: true });
     mkdirSync(empty, { recursive: true });
     const now = Date.now();
-    const elsewhere = { id: 'ses_elsewhere', title: 'Work in another project', agent: 'build', model: 'scripted/test-model', directory: other, status: 'idle' as const };
+    const elsewhere = {
+      id: 'ses_elsewhere',
+      title: 'Work in another project',
+      agent: 'build',
+      model: 'scripted/test-model',
+      directory: other,
+      status: 'idle' as const,
+    };
     await env.store.saveSession({ ...elsewhere, time: { created: now, updated: now } });
 
     const here = await loom(['ls']);
     expect(here.stdout).toContain(sessionId);
     expect(here.stdout).not.toContain('ses_elsewhere');
     // Piped: no header line, a session on every line.
-    expect(here.stdout.trim().split('\n').every((line) => line.startsWith('ses_'))).toBe(true);
+    expect(
+      here.stdout
+        .trim()
+        .split('\n')
+        .every((line) => line.startsWith('ses_')),
+    ).toBe(true);
     expect(parseJson(await loom(['ls', '--json'])).map((s: any) => s.id)).not.toContain('ses_elsewhere');
     expect(parseJson(await loom(['ls', '--json', '--dir', other])).map((s: any) => s.id)).toEqual(['ses_elsewhere']);
 
@@ -106,7 +154,9 @@ describe('loom run, show, resume and ls', () => {
     const none = await loom(['ls', '--dir', empty]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
-    expect(none.stderr.trim()).toBe(`No sessions in ${empty}. \`loom ls --all-projects\` lists the ${total} sessions of other projects.`);
+    expect(none.stderr.trim()).toBe(
+      `No sessions in ${empty}. \`loom ls --all-projects\` lists the ${total} sessions of other projects.`,
+    );
   });
 
   it('labels the run and its activities for the Temporal UI', async () => {
@@ -126,7 +176,10 @@ describe('loom run, show, resume and ls', () => {
         ? [defaultPayloadConverter.fromPayload<string>(payload as never)]
         : [];
     });
-    expect(summaries.filter((s) => s.startsWith('llm'))).toEqual(['llm scripted/test-model · step 1', 'llm scripted/test-model · step 2']);
+    expect(summaries.filter((s) => s.startsWith('llm'))).toEqual([
+      'llm scripted/test-model · step 1',
+      'llm scripted/test-model · step 2',
+    ]);
     // The two calls ran side by side: their markers are in the order they finished.
     expect(summaries.slice(1, 3).sort()).toEqual(['glob · src/**/*.ts', 'read · README.md']);
   });
@@ -153,7 +206,11 @@ describe('loom run in a terminal', () => {
 
   it('reads the prompt from stdin', async () => {
     exploreScript();
-    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model'], { env: env.env, cwd: env.project, input: 'What is in this project?\n' });
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model'], {
+      env: env.env,
+      cwd: env.project,
+      input: 'What is in this project?\n',
+    });
     expect(parseJson(result)).toMatchObject({ status: 'completed' });
   });
 
@@ -162,12 +219,19 @@ describe('loom run in a terminal', () => {
       { name: 'busy', when: { lastUser: 'Start something long' }, reply: { text: 'Working on it.', delayMs: 3000 } },
       { name: 'queued', when: { lastUser: 'And add this' }, reply: { text: 'Added it too.' } },
     ]);
-    const first = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Start something long'], { env: env.env, cwd: env.project });
+    const first = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Start something long'], {
+      env: env.env,
+      cwd: env.project,
+    });
     await env.model.waitForRequest((r) => r.rule === 'busy', 30_000);
     const [session] = await env.store.listSessions({ limit: 1 });
     const resumed = await loom(['resume', '--json', session.id, 'And add this']);
     expect(parseJson(resumed)).toMatchObject({ sessionId: session.id, status: 'completed', text: 'Added it too.' });
-    expect(parseJson(await first.result)).toMatchObject({ sessionId: session.id, status: 'completed', text: 'Added it too.' });
+    expect(parseJson(await first.result)).toMatchObject({
+      sessionId: session.id,
+      status: 'completed',
+      text: 'Added it too.',
+    });
     const runs = [];
     for await (const run of env.client.workflow.list({ query: `WorkflowId = '${session.id}'` })) runs.push(run);
     expect(runs).toHaveLength(1);
@@ -191,8 +255,16 @@ describe('loom run in a terminal', () => {
 describe('loom compact', () => {
   it('reports the tokens of the summary it wrote', async () => {
     env.model.setScript([
-      { name: 'chat', when: { lastUser: 'Tell me about the parser', lastRole: 'user' }, reply: { text: 'It is recursive descent.' } },
-      { name: 'summary', when: { lastUser: /Write a detailed continuation prompt/ }, reply: { text: '## Goal\nUnderstand the parser.', usage: { prompt_tokens: 100, completion_tokens: 10 } } },
+      {
+        name: 'chat',
+        when: { lastUser: 'Tell me about the parser', lastRole: 'user' },
+        reply: { text: 'It is recursive descent.' },
+      },
+      {
+        name: 'summary',
+        when: { lastUser: /Write a detailed continuation prompt/ },
+        reply: { text: '## Goal\nUnderstand the parser.', usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      },
     ]);
     const run = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', 'Tell me about the parser']));
     const compacted = await loom(['compact', run.sessionId]);
@@ -203,10 +275,13 @@ describe('loom compact', () => {
 });
 
 describe('loom agents', () => {
-  it('counts an agent\'s steps in the singular when there is one', async () => {
+  it("counts an agent's steps in the singular when there is one", async () => {
     const folder = join(env.project, '..', 'agents-project');
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, 'loom.json'), JSON.stringify({ agent: { quick: { mode: 'subagent', description: 'Answers in one go', steps: 1 } } }));
+    writeFileSync(
+      join(folder, 'loom.json'),
+      JSON.stringify({ agent: { quick: { mode: 'subagent', description: 'Answers in one go', steps: 1 } } }),
+    );
     const result = await loom(['agents', '--dir', folder]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/quick {2}subagent · session model · 1 step\n/);
@@ -218,7 +293,9 @@ describe('loom worker without a Temporal server', () => {
     const address = `127.0.0.1:${await freePort()}`;
     const result = await loom(['worker'], { TEMPORAL_ADDRESS: address });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`Error: Cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`);
+    expect(result.stderr.trim()).toBe(
+      `Error: Cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`,
+    );
   });
 
   it('says in one line, with no SDK warnings, that the server went away, and carries on when it is back', async () => {
@@ -256,7 +333,10 @@ describe('loom worker without a Temporal server', () => {
 describe('stopping the CLI', () => {
   it('cancels the run on Ctrl-C', async () => {
     env.model.setScript([{ name: 'slow', reply: { text: 'tock '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } }]);
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Count until Ctrl-C'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Count until Ctrl-C'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
     await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Count until Ctrl-C', 30_000);
     run.child.kill('SIGINT');
     const result = await run.result;
@@ -270,7 +350,10 @@ describe('stopping the CLI', () => {
       { name: 'slow', times: 1, reply: { text: 'tick '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } },
       { name: 'later', reply: { text: 'Finished by another worker.' } },
     ]);
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Keep going'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Keep going'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
     await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Keep going', 30_000);
     run.child.kill('SIGTERM');
     const result = await run.result;
@@ -301,7 +384,9 @@ describe('bad input', () => {
   it('names an unreachable TEMPORAL_ADDRESS', async () => {
     const result = await loom(['run', '-m', 'scripted/test-model', 'hello'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('Error: Cannot use Temporal at 127.0.0.1:1 (TEMPORAL_ADDRESS), namespace default: nothing answers there (is the server running, and is this its gRPC port?).');
+    expect(result.stderr.trim()).toBe(
+      'Error: Cannot use Temporal at 127.0.0.1:1 (TEMPORAL_ADDRESS), namespace default: nothing answers there (is the server running, and is this its gRPC port?).',
+    );
   });
 
   it('stores and prints a rejected API key without retrying', async () => {
@@ -318,9 +403,11 @@ describe('bad input', () => {
   });
 
   it('gives up on an unreachable model endpoint and says where it tried', async () => {
-    const result = await loom(['run', '-m', 'dead/test-model', 'hello'], { LOOM_MODEL_MAX_ATTEMPTS: '2', LOOM_MODEL_RETRY_INITIAL_MS: '100' });
+    const result = await loom(['run', '-m', 'dead/test-model', 'hello'], {
+      LOOM_MODEL_MAX_ATTEMPTS: '2',
+      LOOM_MODEL_RETRY_INITIAL_MS: '100',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ModelUnreachable: Cannot reach dead\/test-model at http:\/\/127\.0\.0\.1:\d+\/v1/);
   });
 });
-

@@ -25,13 +25,19 @@ describe('embedded mode (no TEMPORAL_ADDRESS)', () => {
     env.model.setScript([{ when: { lastRole: 'user' }, reply: { text: 'Hello from the embedded setup.' } }]);
     expect(await isListening(address)).toBe(false);
 
-    const first = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say hello'], { env: embeddedEnv, cwd: env.project });
+    const first = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say hello'], {
+      env: embeddedEnv,
+      cwd: env.project,
+    });
     expect(parseJson(first)).toMatchObject({ status: 'completed', text: 'Hello from the embedded setup.' });
     expect(first.stderr).toContain(`Starting the Temporal dev server at ${address}`);
     expect(first.stderr).toMatch(/UI http:\/\/\S+:\d+/);
     expect(await isListening(address)).toBe(true);
 
-    const second = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say hello again'], { env: embeddedEnv, cwd: env.project });
+    const second = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Say hello again'], {
+      env: embeddedEnv,
+      cwd: env.project,
+    });
     expect(parseJson(second)).toMatchObject({ status: 'completed' });
     expect(second.stderr).not.toContain('Starting the Temporal dev server');
 

@@ -16,7 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const PROVIDER_KEYS = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'LOOM_MODEL'];
+const PROVIDER_KEYS = [
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'GEMINI_API_KEY',
+  'OPENROUTER_API_KEY',
+  'LOOM_MODEL',
+];
 
 /** The test environment without any provider key or default model: a shell as a new user has it. */
 function bareEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -25,7 +32,8 @@ function bareEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...copy, ...extra };
 }
 
-const loom = (args: string[], extra: NodeJS.ProcessEnv = {}) => runLoom(args, { env: bareEnv(extra), cwd: env.project });
+const loom = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+  runLoom(args, { env: bareEnv(extra), cwd: env.project });
 
 async function sessionCount(): Promise<number> {
   return parseJson<unknown[]>(await loom(['ls', '--json'])).length;
@@ -49,36 +57,50 @@ describe('set-up mistakes, said before anything starts', () => {
     const help = (await loom(['--help'])).stdout;
     expect(help).toContain('Where the model comes from (first found wins):');
     expect(help).toContain('LOOM_MODEL=google/gemini-2.5-pro loom run');
-    expect((await loom(['run', '--help'])).stdout).toContain('loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"');
+    expect((await loom(['run', '--help'])).stdout).toContain(
+      'loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"',
+    );
   });
 
   it('refuses a pasted placeholder in a key at once, naming the character, and starts nothing', async () => {
     const before = await sessionCount();
-    const result = await loom(['run', '-m', 'openai/gpt-4.1', 'What does this project do?'], { OPENAI_API_KEY: 'sk-…' });
+    const result = await loom(['run', '-m', 'openai/gpt-4.1', 'What does this project do?'], {
+      OPENAI_API_KEY: 'sk-…',
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('The API key of provider "openai" contains "…" (U+2026) at position 4, which HTTP headers cannot carry');
+    expect(result.stderr).toContain(
+      'The API key of provider "openai" contains "…" (U+2026) at position 4, which HTTP headers cannot carry',
+    );
     expect(await sessionCount()).toBe(before);
   });
 
   it('says where a model comes from when nothing names one', async () => {
     const result = await loom(['run', 'hello']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider\'s key (OPENAI_API_KEY, ANTHROPIC_API_KEY');
+    expect(result.stderr).toContain(
+      'No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider\'s key (OPENAI_API_KEY, ANTHROPIC_API_KEY',
+    );
   });
 
   it('names the variable of a missing key when this command would run the session', async () => {
     const before = await sessionCount();
     const result = await loom(['run', '-m', 'anthropic/claude-sonnet-4-5', 'hello']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('No API key for provider "anthropic": set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in loom.json.');
+    expect(result.stderr).toContain(
+      'No API key for provider "anthropic": set ANTHROPIC_API_KEY, or provider.anthropic.options.apiKey in loom.json.',
+    );
     expect(await sessionCount()).toBe(before);
   });
 
   it('gives up on a model nobody listens for after a few quick attempts, saying what to check', async () => {
     const result = await loom(['run', '-m', 'dead/model', 'hello']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/Cannot reach dead\/model at .*: nothing is listening there \(is the model server running\? check the provider's options.baseURL\)/);
-    expect(result.stderr).toMatch(/Gave up after 3 attempts: session ses_\w+ has never reached this model, so this looks like set-up rather than an outage/);
+    expect(result.stderr).toMatch(
+      /Cannot reach dead\/model at .*: nothing is listening there \(is the model server running\? check the provider's options.baseURL\)/,
+    );
+    expect(result.stderr).toMatch(
+      /Gave up after 3 attempts: session ses_\w+ has never reached this model, so this looks like set-up rather than an outage/,
+    );
     // Said once, as it happened, not again under the last line.
     expect(result.stderr.match(/Gave up after/g)).toHaveLength(1);
   });
@@ -95,7 +117,11 @@ describe('set-up mistakes, said before anything starts', () => {
 describe('a run left without a worker', () => {
   it('is cancelled by `loom cancel`, which runs a worker until the cancellation is done', async () => {
     env.model.setScript([
-      { name: 'ask', when: { lastUser: 'Clean up', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf build', description: 'Clean' } }] } },
+      {
+        name: 'ask',
+        when: { lastUser: 'Clean up', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf build', description: 'Clean' } }] },
+      },
     ]);
     const { sessionId } = await orphanWaitingForApproval('Clean up');
     const result = await loom(['cancel', sessionId]);
@@ -106,7 +132,11 @@ describe('a run left without a worker', () => {
 
   it('goes on after `loom approve`, which runs a worker and follows the run to its end', async () => {
     env.model.setScript([
-      { name: 'ask', when: { lastUser: 'Say hi', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo hi', description: 'Greet' } }] } },
+      {
+        name: 'ask',
+        when: { lastUser: 'Say hi', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo hi', description: 'Greet' } }] },
+      },
       { name: 'done', when: { lastUser: 'Say hi', lastRole: 'tool' }, reply: { text: 'Said hi.' } },
     ]);
     const { requestId } = await orphanWaitingForApproval('Say hi');
@@ -127,7 +157,10 @@ describe('with a worker already running', () => {
     const { sessionId, result } = await env.start('Hello', { agent: 'nobody' });
     await expect(result()).rejects.toThrow();
     const session = await env.store.getSession(sessionId);
-    expect(session).toMatchObject({ status: 'failed', error: { name: 'UnknownAgent', message: expect.stringContaining('nobody') } });
+    expect(session).toMatchObject({
+      status: 'failed',
+      error: { name: 'UnknownAgent', message: expect.stringContaining('nobody') },
+    });
     expect((await loom(['ls', '--json'])).stdout).toContain(sessionId);
     expect((await loom(['show', sessionId])).stdout).toMatch(/UnknownAgent: .*nobody/);
 
@@ -139,7 +172,9 @@ describe('with a worker already running', () => {
   });
 
   it('warns when the key is missing here but the running worker will make the model calls', async () => {
-    env.model.setScript([{ name: 'there', when: { lastUser: 'Key elsewhere' }, reply: { text: 'The worker had it.' } }]);
+    env.model.setScript([
+      { name: 'there', when: { lastUser: 'Key elsewhere' }, reply: { text: 'The worker had it.' } },
+    ]);
     const result = await loom(['run', '-m', 'anthropic/claude-sonnet-4-5', 'Key elsewhere']);
     expect(result.stderr).toContain('warning: No API key for provider "anthropic"');
     expect(result.stderr).toContain("its model calls use the key of that worker's environment");

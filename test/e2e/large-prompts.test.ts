@@ -14,11 +14,14 @@ afterAll(() => env?.close());
 const MiB = 1024 * 1024;
 const loom = (args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
   runLoom(args, { env: { ...env.env, NO_COLOR: '1', ...options.env }, cwd: env.project, input: options.input });
-const bigPrompt = (label: string, bytes: number) => `${label}\n${'lorem ipsum '.repeat(Math.ceil(bytes / 12))}`.slice(0, bytes);
+const bigPrompt = (label: string, bytes: number) =>
+  `${label}\n${'lorem ipsum '.repeat(Math.ceil(bytes / 12))}`.slice(0, bytes);
 
 describe('prompts larger than a Temporal payload', () => {
   it('runs a 3 MiB prompt from stdin: the prompt goes to the store, the run gets its id', async () => {
-    env.model.setScript([{ when: { lastUser: /^Review this dump/ }, reply: (r) => ({ text: `Read ${r.lastUser.length} characters.` }) }]);
+    env.model.setScript([
+      { when: { lastUser: /^Review this dump/ }, reply: (r) => ({ text: `Read ${r.lastUser.length} characters.` }) },
+    ]);
     const prompt = bigPrompt('Review this dump', 3 * MiB);
     const result = await loom(['run', '--json', '--model', 'scripted/test-model'], { input: prompt });
     expect(result.stderr).not.toContain('Failed to start Workflow');
@@ -32,7 +35,10 @@ describe('prompts larger than a Temporal payload', () => {
 
   it('refuses a prompt over the limit up front, saying its size and the limit', async () => {
     const sessionsBefore = (await env.store.listSessions()).length;
-    const result = await loom(['run', '--model', 'scripted/test-model'], { input: bigPrompt('Too much', 2 * MiB), env: { LOOM_MAX_PROMPT_BYTES: String(MiB) } });
+    const result = await loom(['run', '--model', 'scripted/test-model'], {
+      input: bigPrompt('Too much', 2 * MiB),
+      env: { LOOM_MAX_PROMPT_BYTES: String(MiB) },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Prompt refused: the prompt is 2.0 MiB, over the limit of 1.0 MiB');
     expect(result.stderr).toContain('max_prompt_bytes');
@@ -42,17 +48,30 @@ describe('prompts larger than a Temporal payload', () => {
   it('runs a batch task with a 10 MB prompt once, storing it without copies piling up', async () => {
     env.model.setScript([{ when: { lastUser: /^Huge task/ }, reply: { text: 'Handled the huge task.' } }]);
     const file = join(env.project, 'huge.jsonl');
-    writeFileSync(file, [{ description: 'Small', prompt: 'Huge task, small prompt' }, { description: 'Huge', prompt: bigPrompt('Huge task', 10 * MiB) }].map((line) => JSON.stringify(line)).join('\n'));
+    writeFileSync(
+      file,
+      [
+        { description: 'Small', prompt: 'Huge task, small prompt' },
+        { description: 'Huge', prompt: bigPrompt('Huge task', 10 * MiB) },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
 
     // Over the default limit of 8 MiB: refused, naming the file and the line.
     const refused = await loom(['batch', 'run', file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${file}:2: the prompt is 10.0 MiB, over the limit of 8.0 MiB`);
 
-    const run = await loom(['batch', 'run', file, '--json', '-m', 'scripted/test-model'], { env: { LOOM_MAX_PROMPT_BYTES: String(16 * MiB) } });
+    const run = await loom(['batch', 'run', file, '--json', '-m', 'scripted/test-model'], {
+      env: { LOOM_MAX_PROMPT_BYTES: String(16 * MiB) },
+    });
     expect(run.code).toBe(0);
     expect(parseJson(run)).toMatchObject({ status: 'completed', done: 2, failed: 0 });
-    const results = (await loom(['batch', 'results', parseJson(run).batchId, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const results = (await loom(['batch', 'results', parseJson(run).batchId, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const huge = results.find((line) => line.description === 'Huge');
     expect(huge).toMatchObject({ status: 'completed', attempts: 1, text: 'Handled the huge task.' });
     expect((await env.store.messages(huge.sessionId)).filter((m) => m.info.role === 'user')).toHaveLength(1);

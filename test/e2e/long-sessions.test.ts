@@ -14,7 +14,11 @@ const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1
 describe('titles and compaction from the CLI', () => {
   it('names a new session with the title agent, without holding up the answer', async () => {
     env.model.setScript([
-      { name: 'title', when: { system: 'You write a title for a conversation' }, reply: { text: '"Fixing the login bug"' } },
+      {
+        name: 'title',
+        when: { system: 'You write a title for a conversation' },
+        reply: { text: '"Fixing the login bug"' },
+      },
       { name: 'answer', when: { lastUser: 'Why does login fail?' }, reply: { text: 'Because of the cookie.' } },
     ]);
     const run = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', 'Why does login fail?']));
@@ -25,15 +29,25 @@ describe('titles and compaction from the CLI', () => {
     expect((await env.store.getSession(run.sessionId))!.title).toBe('Fixing the login bug');
     expect((await loom(['ls'])).stdout).toContain('Fixing the login bug');
     await env.worker(); // A query of a finished run is answered by a worker replaying it.
-    const metadata = await env.client.workflow.getHandle(run.sessionId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    const metadata = await env.client.workflow
+      .getHandle(run.sessionId)
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toContain('Fixing the login bug');
   });
 
   it('compacts an idle session with loom compact', async () => {
     env.model.setScript([
       { name: 'title', when: { system: 'You write a title for a conversation' }, reply: { text: 'Chat' } },
-      { name: 'chat', when: { lastUser: 'Tell me about the parser', lastRole: 'user' }, reply: { text: 'It is recursive descent.' } },
-      { name: 'summary', when: { lastUser: /Write a detailed continuation prompt/ }, reply: { text: '## Goal\nUnderstand the parser.' } },
+      {
+        name: 'chat',
+        when: { lastUser: 'Tell me about the parser', lastRole: 'user' },
+        reply: { text: 'It is recursive descent.' },
+      },
+      {
+        name: 'summary',
+        when: { lastUser: /Write a detailed continuation prompt/ },
+        reply: { text: '## Goal\nUnderstand the parser.' },
+      },
     ]);
     const run = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', 'Tell me about the parser']));
     const compacted = await loom(['compact', run.sessionId, '--json']);

@@ -35,7 +35,11 @@ const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1
 describe('MCP servers through the CLI', () => {
   it('loom run offers the tools of the servers that started, runs a call, and names the server that failed with its stderr', async () => {
     env.model.setScript([
-      { name: 'call', when: { lastUser: 'Echo it', lastRole: 'user' }, reply: { toolCalls: [{ name: 'web_echo', args: { text: 'through loom run' } }] } },
+      {
+        name: 'call',
+        when: { lastUser: 'Echo it', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'web_echo', args: { text: 'through loom run' } }] },
+      },
       { name: 'done', when: { lastUser: 'Echo it', lastRole: 'tool' }, reply: { text: 'Echoed.' } },
     ]);
     const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Echo it']);
@@ -50,7 +54,10 @@ describe('MCP servers through the CLI', () => {
 
     const shown = parseJson(await loom(['show', parseJson(result).sessionId, '--json']));
     const part = shown.messages.flatMap((message: any) => message.parts).find((p: any) => p.type === 'tool');
-    expect(part).toMatchObject({ tool: 'web_echo', state: { status: 'completed', input: { text: 'through loom run' }, output: 'echo: through loom run' } });
+    expect(part).toMatchObject({
+      tool: 'web_echo',
+      state: { status: 'completed', input: { text: 'through loom run' }, output: 'echo: through loom run' },
+    });
   }, 120_000);
 
   it('loom mcp ls lists each server with its state and tools, names the failure, and exits 1 for it', async () => {
@@ -70,7 +77,12 @@ describe('MCP servers through the CLI', () => {
       ['broken', 'failed'],
       ['off', 'disabled'],
     ]);
-    expect(json.servers[0].tools[0]).toMatchObject({ name: 'files_echo', tool: 'echo', effect: 'read-only', inputSchema: { type: 'object' } });
+    expect(json.servers[0].tools[0]).toMatchObject({
+      name: 'files_echo',
+      tool: 'echo',
+      effect: 'read-only',
+      inputSchema: { type: 'object' },
+    });
   }, 60_000);
 
   it('a malformed mcp entry is an error naming the file and the key', async () => {

@@ -29,12 +29,26 @@ describe('durable approval from the CLI', () => {
   it('waits across a worker restart; loom pending shows the request; --always runs it once and allows it later', async () => {
     writeFileSync(join(env.project, 'deploy.log'), '');
     env.model.setScript([
-      { name: 'first', when: { lastUser: 'Deploy twice', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'sh deploy.sh', description: 'Deploy' } }] } },
-      { name: 'second', times: 1, when: { lastUser: 'Deploy twice', lastRole: 'tool' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'sh deploy.sh --again', description: 'Deploy again' } }] } },
+      {
+        name: 'first',
+        when: { lastUser: 'Deploy twice', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'sh deploy.sh', description: 'Deploy' } }] },
+      },
+      {
+        name: 'second',
+        times: 1,
+        when: { lastUser: 'Deploy twice', lastRole: 'tool' },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'sh deploy.sh --again', description: 'Deploy again' } }],
+        },
+      },
       { name: 'done', when: { lastUser: 'Deploy twice', lastRole: 'tool' }, reply: { text: 'Deployed twice.' } },
     ]);
     workers.push(await startWorkerProcess(env.env));
-    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Deploy twice'], { env: loomEnv(), cwd: env.project });
+    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Deploy twice'], {
+      env: loomEnv(),
+      cwd: env.project,
+    });
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => /Answer with: loom approve (per_\w+)/.test(stderr), 30_000);
@@ -45,7 +59,9 @@ describe('durable approval from the CLI', () => {
     workers.push(await startWorkerProcess(env.env));
 
     const pending = parseJson(await runLoom(['pending', '--json'], { env: loomEnv() }));
-    expect(pending).toEqual([expect.objectContaining({ id: requestId, permission: 'bash', patterns: ['sh deploy.sh'], always: ['sh *'] })]);
+    expect(pending).toEqual([
+      expect.objectContaining({ id: requestId, permission: 'bash', patterns: ['sh deploy.sh'], always: ['sh *'] }),
+    ]);
     expect((await runLoom(['pending'], { env: loomEnv() })).stdout).toContain(`loom approve ${requestId}`);
 
     const approved = await runLoom(['approve', requestId, '--always'], { env: loomEnv() });
@@ -62,16 +78,30 @@ describe('durable approval from the CLI', () => {
     const again = await runLoom(['approve', requestId], { env: loomEnv() });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`Permission request ${requestId} is no longer waiting: it was approved (always)`);
-    expect((await runLoom(['approve', 'per_nothing'], { env: loomEnv() })).stderr).toContain('Unknown permission request "per_nothing"');
+    expect((await runLoom(['approve', 'per_nothing'], { env: loomEnv() })).stderr).toContain(
+      'Unknown permission request "per_nothing"',
+    );
   }, 120_000);
 
   it('asks the person at the terminal and sends their answer', async () => {
     await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGTERM')));
     env.model.setScript([
-      { name: 'ask', when: { lastUser: 'Check the date', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'date', description: 'Date' } }] } },
-      { name: 'told', when: { lastUser: 'Check the date', lastRole: 'tool' }, reply: (r) => ({ text: `Heard: ${String(r.messages.at(-1).content)}` }) },
+      {
+        name: 'ask',
+        when: { lastUser: 'Check the date', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'date', description: 'Date' } }] },
+      },
+      {
+        name: 'told',
+        when: { lastUser: 'Check the date', lastRole: 'tool' },
+        reply: (r) => ({ text: `Heard: ${String(r.messages.at(-1).content)}` }),
+      },
     ]);
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Check the date'], { env: loomEnv({ LOOM_INTERACTIVE: '1' }), cwd: env.project, keepStdinOpen: true });
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Check the date'], {
+      env: loomEnv({ LOOM_INTERACTIVE: '1' }),
+      cwd: env.project,
+      keepStdinOpen: true,
+    });
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => stderr.includes('Allow? [o]nce'), 30_000);
@@ -80,7 +110,9 @@ describe('durable approval from the CLI', () => {
     run.child.stdin.write('Use the clock on the wall\n');
     const result = await run.result;
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Heard: The user rejected permission to use this specific tool call with the following feedback: Use the clock on the wall');
+    expect(result.stdout).toContain(
+      'Heard: The user rejected permission to use this specific tool call with the following feedback: Use the clock on the wall',
+    );
   }, 60_000);
 });
 
@@ -93,10 +125,15 @@ describe('a real OpenCode project', () => {
 
   it('lists its agents with mode, model, description and permissions', async () => {
     const listed = await runLoom(['agents', '--json'], { env: loomEnv(), cwd: project });
-    const agents = parseJson<{ name: string; mode: string; model: string | null; permissions: string[]; default: boolean }[]>(listed);
+    const agents =
+      parseJson<{ name: string; mode: string; model: string | null; permissions: string[]; default: boolean }[]>(
+        listed,
+      );
     const byName = Object.fromEntries(agents.map((agent) => [agent.name, agent]));
     expect(agents[0]).toMatchObject({ name: 'build', default: true });
-    expect(Object.keys(byName)).toEqual(expect.arrayContaining(['build', 'plan', 'general', 'explore', 'review', 'doc-checker', 'docs/writer', 'focus']));
+    expect(Object.keys(byName)).toEqual(
+      expect.arrayContaining(['build', 'plan', 'general', 'explore', 'review', 'doc-checker', 'docs/writer', 'focus']),
+    );
     expect(byName.review).toMatchObject({ mode: 'subagent', model: 'anthropic/claude-sonnet-4-5' });
     expect(byName.review.permissions).toEqual(expect.arrayContaining(['edit: deny', 'webfetch: deny']));
     expect(byName['doc-checker']).toMatchObject({ mode: 'subagent', model: 'ollama/qwen2.5-coder:7b' });
@@ -106,8 +143,13 @@ describe('a real OpenCode project', () => {
   });
 
   it('runs its markdown agent unchanged: its prompt, its rules, its tools', async () => {
-    env.model.setScript([{ name: 'review', when: { system: 'You are in code review mode' }, reply: { text: 'Looks fine.' } }]);
-    const result = await runLoom(['run', '--json', '--agent', 'review', '-m', 'scripted/test-model', 'Review the project'], { env: loomEnv(), cwd: project });
+    env.model.setScript([
+      { name: 'review', when: { system: 'You are in code review mode' }, reply: { text: 'Looks fine.' } },
+    ]);
+    const result = await runLoom(
+      ['run', '--json', '--agent', 'review', '-m', 'scripted/test-model', 'Review the project'],
+      { env: loomEnv(), cwd: project },
+    );
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Looks fine.' });
     const request = env.model.requests.findLast((r) => r.rule === 'review')!;
     expect(request.toolNames).not.toContain('edit');

@@ -49,7 +49,11 @@ describe('plugins through loom run', () => {
           ],
         },
       },
-      { name: 'done', when: { lastUser: 'Clean and test', lastRole: 'tool' }, reply: { text: 'Tests pass; the build stays.' } },
+      {
+        name: 'done',
+        when: { lastUser: 'Clean and test', lastRole: 'tool' },
+        reply: { text: 'Tests pass; the build stays.' },
+      },
     ]);
     const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Clean and test']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Tests pass; the build stays.' });
@@ -70,7 +74,13 @@ describe('plugins through loom run', () => {
     // The stored call shows the arguments it ran with.
     const shown = parseJson(await loom(['show', parseJson(result).sessionId, '--json']));
     const parts = shown.messages.flatMap((message: any) => message.parts).filter((part: any) => part.tool === 'bash');
-    expect(parts.find((part: any) => part.callID === 'call_test').state).toMatchObject({ status: 'completed', input: { command: 'echo tests passed' } });
-    expect(parts.find((part: any) => part.callID === 'call_rm').state).toMatchObject({ status: 'error', input: { command: 'rm -rf build' } });
+    expect(parts.find((part: any) => part.callID === 'call_test').state).toMatchObject({
+      status: 'completed',
+      input: { command: 'echo tests passed' },
+    });
+    expect(parts.find((part: any) => part.callID === 'call_rm').state).toMatchObject({
+      status: 'error',
+      input: { command: 'rm -rf build' },
+    });
   }, 120_000);
 });

@@ -25,8 +25,16 @@ const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
 describe('LOOM_STORE_URL', () => {
   it('runs a session with its worker and CLI on PostgreSQL, and nothing in the SQLite file', async () => {
     env.model.setScript([
-      { name: 'read', when: { lastUser: 'What does the readme say?', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] } },
-      { name: 'answer', when: { lastUser: 'What does the readme say?', lastRole: 'tool' }, reply: { text: 'It says hello.' } },
+      {
+        name: 'read',
+        when: { lastUser: 'What does the readme say?', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] },
+      },
+      {
+        name: 'answer',
+        when: { lastUser: 'What does the readme say?', lastRole: 'tool' },
+        reply: { text: 'It says hello.' },
+      },
     ]);
     const result = await loom(['run', '--json', '--model', 'scripted/test-model', 'What does the readme say?']);
     expect(result.code).toBe(0);
@@ -35,7 +43,9 @@ describe('LOOM_STORE_URL', () => {
 
     const store = await PostgresSessionStore.open(storeUrl);
     try {
-      const parts = (await store.messages(sessionId)).flatMap((m) => m.parts.map((p) => (p.type === 'tool' ? `${p.tool}:${p.state.status}` : p.type)));
+      const parts = (await store.messages(sessionId)).flatMap((m) =>
+        m.parts.map((p) => (p.type === 'tool' ? `${p.tool}:${p.state.status}` : p.type)),
+      );
       expect(parts).toEqual(['text', 'read:completed', 'text']);
     } finally {
       await store.close();
@@ -48,7 +58,9 @@ describe('LOOM_STORE_URL', () => {
     const port = await freePort();
     const result = await loom(['ls'], { LOOM_STORE_URL: `postgres://loom:pa55-w0rd@127.0.0.1:${port}/loomdb` });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`Cannot open the session store: PostgreSQL database "loomdb" on host 127.0.0.1:${port} (LOOM_STORE_URL)`);
+    expect(result.stderr).toContain(
+      `Cannot open the session store: PostgreSQL database "loomdb" on host 127.0.0.1:${port} (LOOM_STORE_URL)`,
+    );
     expect(result.stderr).not.toContain('pa55-w0rd');
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
@@ -56,7 +68,9 @@ describe('LOOM_STORE_URL', () => {
   it('refuses a URL of another kind, without printing it', async () => {
     const result = await loom(['ls'], { LOOM_STORE_URL: 'mysql://loom:pa55-w0rd@db/loom' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('LOOM_STORE_URL must start with postgres:// or postgresql:// (it starts with "mysql…")');
+    expect(result.stderr).toContain(
+      'LOOM_STORE_URL must start with postgres:// or postgresql:// (it starts with "mysql…")',
+    );
     expect(result.stderr).not.toContain('pa55-w0rd');
   });
 });

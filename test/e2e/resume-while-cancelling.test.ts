@@ -24,7 +24,9 @@ async function busySession(prompt: string): Promise<{ sessionId: string; run: Re
 
 async function userTexts(sessionId: string): Promise<string[]> {
   const messages = await env.store.messages(sessionId);
-  return messages.filter((m) => m.info.role === 'user').flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' && !p.synthetic ? [p.text] : [])));
+  return messages
+    .filter((m) => m.info.role === 'user')
+    .flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' && !p.synthetic ? [p.text] : [])));
 }
 
 async function runStatuses(sessionId: string): Promise<string[]> {
@@ -34,9 +36,14 @@ async function runStatuses(sessionId: string): Promise<string[]> {
 }
 
 async function waitForPromptSignal(sessionId: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+  for (
+    const deadline = Date.now() + 30_000;
+    Date.now() < deadline;
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  ) {
     const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
-    if ((history.events ?? []).some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'prompt')) return;
+    if ((history.events ?? []).some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'prompt'))
+      return;
   }
   throw new Error(`No prompt reached the run of ${sessionId} within 30 s`);
 }
@@ -70,18 +77,27 @@ describe('loom resume while the session is being cancelled', () => {
     expect(resumed.stderr).toContain(`Session ${sessionId} is being cancelled; your prompt will start its next run.`);
 
     expect(await userTexts(sessionId)).toEqual(['Start a long job', 'Then do this instead']);
-    expect(env.model.requests.filter((r) => r.rule === 'next').map((r) => r.lastUser)).toEqual(['Then do this instead']);
+    expect(env.model.requests.filter((r) => r.rule === 'next').map((r) => r.lastUser)).toEqual([
+      'Then do this instead',
+    ]);
     expect(await runStatuses(sessionId)).toEqual(['CANCELLED', 'COMPLETED']);
   }, 120_000);
 
   it('starts the next run with a prompt queued in a run that is then cancelled before taking it', async () => {
     env.model.setScript([
-      { name: 'long', when: { lastUser: 'Start another long job' }, reply: { text: 'Still working…', delayMs: 120_000 } },
+      {
+        name: 'long',
+        when: { lastUser: 'Start another long job' },
+        reply: { text: 'Still working…', delayMs: 120_000 },
+      },
       { name: 'after', when: { lastUser: 'And after that, this' }, reply: { text: 'Did that too.' } },
     ]);
     const worker = await env.worker();
     const { sessionId, run } = await busySession('Start another long job');
-    const resumed = spawnLoom(['resume', '--json', sessionId, 'And after that, this'], { env: cliEnv(), cwd: env.project });
+    const resumed = spawnLoom(['resume', '--json', sessionId, 'And after that, this'], {
+      env: cliEnv(),
+      cwd: env.project,
+    });
     // The prompt is queued in the busy run (its signal is in the run's history) before the cancel.
     await waitForPromptSignal(sessionId);
     expect((await loom(['cancel', sessionId])).code).toBe(0);
@@ -91,7 +107,9 @@ describe('loom resume while the session is being cancelled', () => {
     const result = await resumed.result;
     expect(parseJson(result)).toMatchObject({ sessionId, status: 'completed', text: 'Did that too.' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`Session ${sessionId} was cancelled before it took your prompt; your prompt starts its next run.`);
+    expect(result.stderr).toContain(
+      `Session ${sessionId} was cancelled before it took your prompt; your prompt starts its next run.`,
+    );
     expect(await userTexts(sessionId)).toEqual(['Start another long job', 'And after that, this']);
     expect(await runStatuses(sessionId)).toEqual(['CANCELLED', 'COMPLETED']);
     await stop(worker);

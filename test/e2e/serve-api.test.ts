@@ -29,7 +29,12 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function call<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+async function call<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -38,7 +43,8 @@ async function call<T = unknown>(method: string, path: string, body?: unknown, h
   return { status: response.status, body: (await response.json()) as T };
 }
 
-const texts = (messages: MessageWithParts[]) => messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])));
+const texts = (messages: MessageWithParts[]) =>
+  messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])));
 
 describe('loom serve: the session API', () => {
   it('starts a session, reads it, continues it, and shows its tree', async () => {
@@ -46,7 +52,11 @@ describe('loom serve: the session API', () => {
       { name: 'greet', when: { lastUser: 'Say hello' }, reply: { text: 'Hello from the server.' } },
       { name: 'again', when: { lastUser: 'And again' }, reply: { text: 'Hello once more.' } },
     ]);
-    const started = await call<{ id: string }>('POST', '/session', { prompt: 'Say hello', model: SCRIPTED_MODEL, title: 'Greeting' });
+    const started = await call<{ id: string }>('POST', '/session', {
+      prompt: 'Say hello',
+      model: SCRIPTED_MODEL,
+      title: 'Greeting',
+    });
     expect(started.status).toBe(201);
     const id = started.body.id;
     expect(id).toMatch(/^ses_/);
@@ -66,14 +76,25 @@ describe('loom serve: the session API', () => {
     const listed = await call<Session[]>('GET', '/session');
     expect(listed.body.map((row) => row.id)).toContain(id);
 
-    const sent = await call<{ id: string; promptID: string; runID: string }>('POST', `/session/${id}/message`, { prompt: 'And again' });
+    const sent = await call<{ id: string; promptID: string; runID: string }>('POST', `/session/${id}/message`, {
+      prompt: 'And again',
+    });
     expect(sent.status).toBe(202);
     expect(sent.body).toMatchObject({ id, promptID: expect.stringMatching(/^prm_/) });
-    await waitUntil(async () => texts((await call<MessageWithParts[]>('GET', `/session/${id}/message`)).body).includes('Hello once more.'), 30_000);
+    await waitUntil(
+      async () =>
+        texts((await call<MessageWithParts[]>('GET', `/session/${id}/message`)).body).includes('Hello once more.'),
+      30_000,
+    );
     await waitUntil(async () => (await call<Session>('GET', `/session/${id}`)).body.status === 'idle', 30_000);
 
     expect((await call('GET', `/session/${id}/children`)).body).toEqual([]);
-    const tree = await call<{ session: Session; own: { tokens: { input: number } }; tree: { tokens: { input: number } }; children: unknown[] }>('GET', `/session/${id}/tree`);
+    const tree = await call<{
+      session: Session;
+      own: { tokens: { input: number } };
+      tree: { tokens: { input: number } };
+      children: unknown[];
+    }>('GET', `/session/${id}/tree`);
     expect(tree.status).toBe(200);
     expect(tree.body.session.id).toBe(id);
     expect(tree.body.children).toEqual([]);
@@ -84,11 +105,19 @@ describe('loom serve: the session API', () => {
   });
 
   it('aborts a busy session', async () => {
-    env.model.setScript([{ name: 'slow', when: { lastUser: 'Take your time' }, reply: { text: 'Too late.', delayMs: 20_000 } }]);
-    const { body } = await call<{ id: string }>('POST', '/session', { prompt: 'Take your time', model: SCRIPTED_MODEL });
+    env.model.setScript([
+      { name: 'slow', when: { lastUser: 'Take your time' }, reply: { text: 'Too late.', delayMs: 20_000 } },
+    ]);
+    const { body } = await call<{ id: string }>('POST', '/session', {
+      prompt: 'Take your time',
+      model: SCRIPTED_MODEL,
+    });
     await waitUntil(async () => (await call<Session>('GET', `/session/${body.id}`)).body.status === 'busy', 30_000);
     expect((await call('POST', `/session/${body.id}/abort`)).body).toEqual({ id: body.id, result: 'cancelled' });
-    await waitUntil(async () => (await call<Session>('GET', `/session/${body.id}`)).body.status === 'cancelled', 30_000);
+    await waitUntil(
+      async () => (await call<Session>('GET', `/session/${body.id}`)).body.status === 'cancelled',
+      30_000,
+    );
   });
 
   it('lists the agents', async () => {
@@ -116,7 +145,10 @@ describe('loom serve: the session API', () => {
   });
 
   it('answers an invalid body with a 400 listing the zod issues', async () => {
-    const empty = await call<{ error: string; issues: { path: string[]; message: string }[] }>('POST', '/session', { prompt: '', agent: 7 });
+    const empty = await call<{ error: string; issues: { path: string[]; message: string }[] }>('POST', '/session', {
+      prompt: '',
+      agent: 7,
+    });
     expect(empty.status).toBe(400);
     expect(empty.body.issues.map((issue) => issue.path.join('.')).sort()).toEqual(['agent', 'prompt']);
     expect(empty.body.error).toContain('prompt');
@@ -154,7 +186,11 @@ describe('loom serve: the session API', () => {
   });
 
   it('describes itself at /doc as OpenAPI 3 built from the zod schemas', async () => {
-    const doc = await call<{ openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } }>('GET', '/doc');
+    const doc = await call<{
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    }>('GET', '/doc');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.body.paths)).toEqual(
@@ -171,19 +207,34 @@ describe('loom serve: the session API', () => {
     );
     expect(Object.keys(doc.body.paths['/event'])).toEqual(['get']);
     expect(Object.keys(doc.body.paths['/session']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.body.components.schemas)).toEqual(expect.arrayContaining(['Session', 'MessageWithParts', 'SessionNode', 'StartSession', 'Error', 'Event', 'LiveStatus']));
+    expect(Object.keys(doc.body.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Session',
+        'MessageWithParts',
+        'SessionNode',
+        'StartSession',
+        'Error',
+        'Event',
+        'LiveStatus',
+      ]),
+    );
   });
 
   it('answers browsers of the configured origins only (CORS), preflight included, before the token check', async () => {
     const server = await startServer('s3cret', ['https://app.example.com']);
     const preflight = (origin: string) =>
-      fetch(`${server}/session`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      fetch(`${server}/session`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      });
     const allowed = await preflight('https://app.example.com');
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
     expect((await preflight('https://evil.example.com')).headers.get('access-control-allow-origin')).toBeNull();
-    const read = await fetch(`${server}/session`, { headers: { origin: 'https://app.example.com', authorization: 'Bearer s3cret' } });
+    const read = await fetch(`${server}/session`, {
+      headers: { origin: 'https://app.example.com', authorization: 'Bearer s3cret' },
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((await fetch(`${server}/session`, { headers: { origin: 'https://app.example.com' } })).status).toBe(401);
@@ -192,7 +243,10 @@ describe('loom serve: the session API', () => {
   it('`loom serve` off loopback prints a token, demands it, and stops on SIGTERM', async () => {
     const port = await freePort();
     const { LOOM_SERVER_TOKEN: _unset, ...childEnv } = env.env;
-    const { child, result } = spawnLoom(['serve', '--hostname', '0.0.0.0', '--port', String(port)], { env: childEnv, cwd: env.project });
+    const { child, result } = spawnLoom(['serve', '--hostname', '0.0.0.0', '--port', String(port)], {
+      env: childEnv,
+      cwd: env.project,
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
@@ -200,7 +254,9 @@ describe('loom serve: the session API', () => {
       const token = /Token .*: (\S+)\n/.exec(stderr)![1];
       expect(stderr).toContain(`http://0.0.0.0:${port}`);
       expect((await fetch(`http://127.0.0.1:${port}/session`)).status).toBe(401);
-      const listed = await fetch(`http://127.0.0.1:${port}/session?all=true`, { headers: { authorization: `Bearer ${token}` } });
+      const listed = await fetch(`http://127.0.0.1:${port}/session?all=true`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as Session[]).length).toBeGreaterThan(0);
     } finally {

@@ -62,7 +62,9 @@ function describeEvent(event: ServerEvent): string {
       return `status ${event.properties.sessionID} ${event.properties.status.type}`;
     case 'message.part.updated': {
       const { part } = event.properties;
-      return part.type === 'tool' ? `tool ${part.tool} ${part.state.status} ${part.sessionID}` : `part ${part.type} ${part.sessionID}`;
+      return part.type === 'tool'
+        ? `tool ${part.tool} ${part.state.status} ${part.sessionID}`
+        : `part ${part.type} ${part.sessionID}`;
     }
     case 'permission.asked':
     case 'permission.replied':
@@ -79,7 +81,8 @@ function positionOf(seen: string[], text: string, from = 0): number {
   return index;
 }
 
-const rootIdle = (id: string) => (event: ServerEvent) => event.type === 'session.status' && event.properties.sessionID === id && event.properties.status.type === 'idle';
+const rootIdle = (id: string) => (event: ServerEvent) =>
+  event.type === 'session.status' && event.properties.sessionID === id && event.properties.status.type === 'idle';
 
 describe('loom serve: GET /event', () => {
   let root: string;
@@ -88,10 +91,30 @@ describe('loom serve: GET /event', () => {
 
   it('streams a session with a subagent and an approval, in the order it happened', async () => {
     env.model.setScript([
-      { name: 'delegate', when: { lastUser: 'Build it in a helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } }] } },
-      { name: 'child-bash', when: { lastUser: 'Run the build.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo built', description: 'Build' } }] } },
-      { name: 'child-done', when: { lastUser: 'Run the build.', lastRole: 'tool' }, reply: { text: 'The build printed built.' } },
-      { name: 'root-done', when: { lastUser: 'Build it in a helper', lastRole: 'tool' }, reply: { text: 'The helper built it.' } },
+      {
+        name: 'delegate',
+        when: { lastUser: 'Build it in a helper', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      {
+        name: 'child-bash',
+        when: { lastUser: 'Run the build.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo built', description: 'Build' } }] },
+      },
+      {
+        name: 'child-done',
+        when: { lastUser: 'Run the build.', lastRole: 'tool' },
+        reply: { text: 'The build printed built.' },
+      },
+      {
+        name: 'root-done',
+        when: { lastUser: 'Build it in a helper', lastRole: 'tool' },
+        reply: { text: 'The helper built it.' },
+      },
     ]);
     const client = await subscribe();
     const other = await subscribe();
@@ -100,7 +123,12 @@ describe('loom serve: GET /event', () => {
     if (asked.type !== 'permission.asked') throw new Error('unreachable');
     child = asked.properties.request.sessionID;
     expect(child).not.toBe(root);
-    await client.next((event) => event.type === 'session.status' && event.properties.sessionID === child && event.properties.status.type === 'waiting-approval');
+    await client.next(
+      (event) =>
+        event.type === 'session.status' &&
+        event.properties.sessionID === child &&
+        event.properties.status.type === 'waiting-approval',
+    );
     await replyToRequest(env.client, env.store, { requestId: asked.properties.request.id, reply: 'once' });
     await client.next(rootIdle(root));
     await other.next(rootIdle(root));
@@ -120,8 +148,17 @@ describe('loom serve: GET /event', () => {
     at = positionOf(seen, `tool task completed ${root}`, at);
     positionOf(seen, `status ${root} idle`, at);
 
-    const bash = received.map((r) => r.event).findLast((event) => event.type === 'message.part.updated' && event.properties.part.type === 'tool' && event.properties.part.tool === 'bash');
-    expect(bash).toMatchObject({ properties: { part: { state: { status: 'completed', output: expect.stringContaining('built') } } } });
+    const bash = received
+      .map((r) => r.event)
+      .findLast(
+        (event) =>
+          event.type === 'message.part.updated' &&
+          event.properties.part.type === 'tool' &&
+          event.properties.part.tool === 'bash',
+      );
+    expect(bash).toMatchObject({
+      properties: { part: { state: { status: 'completed', output: expect.stringContaining('built') } } },
+    });
     // Each run, the subagent's too, links from the Temporal UI to its page in the web view.
     for (const id of [root, child]) {
       const details = await (await env.client.workflow.getHandle(id).describe()).staticDetails();
@@ -138,12 +175,17 @@ describe('loom serve: GET /event', () => {
       if (delta !== undefined) expect((texts.get(part.id) ?? '') + delta).toBe(part.text);
       texts.set(part.id, part.text);
     }
-    expect([...texts.values()]).toEqual(expect.arrayContaining(['Build it in a helper', 'The build printed built.', 'The helper built it.']));
+    expect([...texts.values()]).toEqual(
+      expect.arrayContaining(['Build it in a helper', 'The build printed built.', 'The helper built it.']),
+    );
 
     // Ids only grow, and the second client saw the same stored events.
     const ids = received.flatMap((r) => (r.id === undefined ? [] : [Number(r.id)]));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-    const stored = (events: ReceivedEvent[]) => events.filter((r) => r.event.type !== 'server.heartbeat' && r.event.type !== 'server.connected').map((r) => describeEvent(r.event));
+    const stored = (events: ReceivedEvent[]) =>
+      events
+        .filter((r) => r.event.type !== 'server.heartbeat' && r.event.type !== 'server.connected')
+        .map((r) => describeEvent(r.event));
     expect(stored(other.events.slice(0, other.events.findIndex((r) => rootIdle(root)(r.event)) + 1))).toEqual(
       stored(received.slice(0, received.findIndex((r) => rootIdle(root)(r.event)) + 1)),
     );
@@ -163,19 +205,25 @@ describe('loom serve: GET /event', () => {
     let at = positionOf(seen, `permission.replied ${child}`);
     at = positionOf(seen, `tool bash completed ${child}`, at);
     positionOf(seen, `status ${root} idle`, at);
-    for (const r of again.events.slice(1)) if (r.id !== undefined) expect(Number(r.id)).toBeGreaterThan(Number(resumeFrom));
+    for (const r of again.events.slice(1))
+      if (r.id !== undefined) expect(Number(r.id)).toBeGreaterThan(Number(resumeFrom));
   });
 
   it('keeps streaming to others when a client stops reading or goes away mid-stream', async () => {
     // The delay keeps the session busy long enough to be seen so: events carry each row's latest
     // state, and a session that starts and ends between two reads is only ever seen idle.
-    env.model.setScript([{ name: 'long', when: { lastUser: 'Write a lot' }, reply: { text: 'word '.repeat(20_000), delayMs: 1_500 } }]);
+    env.model.setScript([
+      { name: 'long', when: { lastUser: 'Write a lot' }, reply: { text: 'word '.repeat(20_000), delayMs: 1_500 } },
+    ]);
     const stalled = await connectEvents(`${base}/event`); // never read again
     clients.push(stalled);
     const leaving = await subscribe();
     const reader = await subscribe();
     const id = await startSession('Write a lot');
-    await reader.next((event) => event.type === 'session.status' && event.properties.sessionID === id && event.properties.status.type === 'busy');
+    await reader.next(
+      (event) =>
+        event.type === 'session.status' && event.properties.sessionID === id && event.properties.status.type === 'busy',
+    );
     leaving.close();
     await leaving.ended;
     await reader.next(rootIdle(id));
@@ -193,49 +241,80 @@ describe('loom serve: GET /event', () => {
 
   it('says a busy session waits for a host when the worker of its workspace goes away', async () => {
     env.model.setScript([
-      { name: 'far-bash', when: { lastUser: 'Run it far away', lastRole: 'user' }, reply: { toolCalls: [{ name: 'glob', args: { pattern: '*' } }], delayMs: 3_000 } },
+      {
+        name: 'far-bash',
+        when: { lastUser: 'Run it far away', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'glob', args: { pattern: '*' } }], delayMs: 3_000 },
+      },
     ]);
     const far = await startWorkerProcess(env.env, { args: ['--host-only', '--host-id', 'host-far'], cwd: env.project });
     try {
       const client = await subscribe();
       const { sessionId } = await env.start('Run it far away', { host: 'host-far', model: SCRIPTED_MODEL });
-      await client.next((event) => event.type === 'session.status' && event.properties.sessionID === sessionId && event.properties.status.type === 'busy');
+      await client.next(
+        (event) =>
+          event.type === 'session.status' &&
+          event.properties.sessionID === sessionId &&
+          event.properties.status.type === 'busy',
+      );
       await stopProcess(far, 'SIGKILL');
       const waiting = await client.next(
-        (event) => event.type === 'session.status' && event.properties.sessionID === sessionId && event.properties.status.type === 'waiting-host',
+        (event) =>
+          event.type === 'session.status' &&
+          event.properties.sessionID === sessionId &&
+          event.properties.status.type === 'waiting-host',
         30_000,
       );
       expect(waiting).toMatchObject({ properties: { status: { type: 'waiting-host', host: 'host-far' } } });
       await fetch(`${base}/session/${sessionId}/abort`, { method: 'POST' });
-      await client.next((event) => event.type === 'session.status' && event.properties.sessionID === sessionId && event.properties.status.type === 'cancelled');
+      await client.next(
+        (event) =>
+          event.type === 'session.status' &&
+          event.properties.sessionID === sessionId &&
+          event.properties.status.type === 'cancelled',
+      );
     } finally {
       await stopProcess(far, 'SIGKILL');
     }
   }, 90_000);
 
-  it.runIf(testStoreKind() === 'postgres')('survives its database going away for a while, and then sends what happened meanwhile', async () => {
-    const url = new URL(env.env.LOOM_STORE_URL as string);
-    const proxy = await startTcpProxy(`${url.hostname}:${url.port}`);
-    const throughProxy = new URL(url);
-    throughProxy.host = proxy.address;
-    const store = await PostgresSessionStore.open(throughProxy.toString());
-    try {
-      const server = await startServer(undefined, store);
-      const client = await subscribe({}, `${server}/event`);
-      env.model.setScript([{ name: 'later', when: { lastUser: 'While the server is cut off' }, reply: { text: 'Done without the server.' } }]);
-      await proxy.cut();
-      // The worker reaches the database directly: the session runs while the server cannot read.
-      const { sessionId, result } = await env.start('While the server is cut off', { model: SCRIPTED_MODEL });
-      await result();
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      expect(client.events.some((r) => r.event.type === 'session.created' || r.event.type === 'session.updated')).toBe(false);
-      await proxy.restore();
-      await client.next(rootIdle(sessionId), 30_000);
-      const text = client.events.findLast((r) => r.event.type === 'message.part.updated' && r.event.properties.part.type === 'text');
-      expect(text?.event).toMatchObject({ properties: { part: { text: 'Done without the server.' } } });
-    } finally {
-      await store.close();
-      await proxy.close();
-    }
-  }, 90_000);
+  it.runIf(testStoreKind() === 'postgres')(
+    'survives its database going away for a while, and then sends what happened meanwhile',
+    async () => {
+      const url = new URL(env.env.LOOM_STORE_URL as string);
+      const proxy = await startTcpProxy(`${url.hostname}:${url.port}`);
+      const throughProxy = new URL(url);
+      throughProxy.host = proxy.address;
+      const store = await PostgresSessionStore.open(throughProxy.toString());
+      try {
+        const server = await startServer(undefined, store);
+        const client = await subscribe({}, `${server}/event`);
+        env.model.setScript([
+          {
+            name: 'later',
+            when: { lastUser: 'While the server is cut off' },
+            reply: { text: 'Done without the server.' },
+          },
+        ]);
+        await proxy.cut();
+        // The worker reaches the database directly: the session runs while the server cannot read.
+        const { sessionId, result } = await env.start('While the server is cut off', { model: SCRIPTED_MODEL });
+        await result();
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        expect(
+          client.events.some((r) => r.event.type === 'session.created' || r.event.type === 'session.updated'),
+        ).toBe(false);
+        await proxy.restore();
+        await client.next(rootIdle(sessionId), 30_000);
+        const text = client.events.findLast(
+          (r) => r.event.type === 'message.part.updated' && r.event.properties.part.type === 'text',
+        );
+        expect(text?.event).toMatchObject({ properties: { part: { text: 'Done without the server.' } } });
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    },
+    90_000,
+  );
 });

@@ -19,7 +19,12 @@ afterAll(async () => {
   await env?.close();
 });
 
-const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...env.env, TEMPORAL_ADDRESS: proxy.address, NO_COLOR: '1', ...extra });
+const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({
+  ...env.env,
+  TEMPORAL_ADDRESS: proxy.address,
+  NO_COLOR: '1',
+  ...extra,
+});
 
 /** A model answer the test lets go when it chooses: the run is busy until then. */
 function heldAnswer(prompt: string, text: string): () => void {
@@ -80,7 +85,11 @@ describe('following a run while the Temporal server is unreachable', () => {
     await proxy.restore();
 
     expect(result.code).toBe(130);
-    expect(parseJson(result)).toMatchObject({ sessionId: session.id, status: 'detached', error: { name: 'TemporalUnreachable' } });
+    expect(parseJson(result)).toMatchObject({
+      sessionId: session.id,
+      status: 'detached',
+      error: { name: 'TemporalUnreachable' },
+    });
     expect(result.stderr).toContain(`Lost the Temporal server at ${proxy.address}`);
     expect(result.stderr).toContain(`${session.id} may still be going`);
     expect(result.stderr).toContain(`loom show ${session.id}`);

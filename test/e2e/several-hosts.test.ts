@@ -34,14 +34,19 @@ afterAll(async () => {
   await hosts?.close();
 });
 
-const loom = (host: string, args: string[]) => runLoom(args, { env: hosts.machine(host).env, cwd: hosts.machine(host).workspace });
+const loom = (host: string, args: string[]) =>
+  runLoom(args, { env: hosts.machine(host).env, cwd: hosts.machine(host).workspace });
 const toolMessages = (r: RecordedRequest) => r.messages.filter((m) => m.role === 'tool').length;
 const lastToolOutput = (r: RecordedRequest) => String(r.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 const toolParts = async (sessionId: string) =>
   (await hosts.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
-const output = (part: ToolPart) => (part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : '');
+const output = (part: ToolPart) =>
+  part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : '';
 /** The `$PPID`s that bash calls printed (`pid 123 …`): the worker process that ran each call. */
-const printedPids = (parts: ToolPart[]) => parts.flatMap((part) => (part.tool === 'bash' ? [...output(part).matchAll(/pid (\d+)/g)].map((m) => Number(m[1])) : []));
+const printedPids = (parts: ToolPart[]) =>
+  parts.flatMap((part) =>
+    part.tool === 'bash' ? [...output(part).matchAll(/pid (\d+)/g)].map((m) => Number(m[1])) : [],
+  );
 
 /** The batch that `loom batch run` just stored (the only one in this file's database). */
 async function waitForBatch(): Promise<string> {
@@ -57,9 +62,14 @@ async function activityWorkers(sessionId: string, activity: string): Promise<str
   const identities: string[] = [];
   for (const event of history.events ?? []) {
     const attributes = event.activityTaskScheduledEventAttributes;
-    if (attributes) scheduled.set(String(event.eventId), { type: attributes.activityType?.name ?? '', queue: attributes.taskQueue?.name ?? '' });
+    if (attributes)
+      scheduled.set(String(event.eventId), {
+        type: attributes.activityType?.name ?? '',
+        queue: attributes.taskQueue?.name ?? '',
+      });
     const started = event.activityTaskStartedEventAttributes;
-    if (started && scheduled.get(String(started.scheduledEventId))?.type === activity) identities.push(started.identity ?? '');
+    if (started && scheduled.get(String(started.scheduledEventId))?.type === activity)
+      identities.push(started.identity ?? '');
   }
   return identities;
 }
@@ -82,18 +92,36 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
       {
         name: 'case1-step2',
         when: { lastUser: prompt, lastRole: 'tool', test: (r) => toolMessages(r) === 2 },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo "pid $PPID second"', description: 'Say where again' } }] },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'echo "pid $PPID second"', description: 'Say where again' } }],
+        },
       },
-      { name: 'case1-answer', when: { lastUser: prompt, lastRole: 'tool', test: (r) => toolMessages(r) === 3 }, reply: { text: 'All on A.' } },
+      {
+        name: 'case1-answer',
+        when: { lastUser: prompt, lastRole: 'tool', test: (r) => toolMessages(r) === 3 },
+        reply: { text: 'All on A.' },
+      },
     ]);
-    const run = await loom('host-a', ['run', '--json', '-m', MODEL, '--dir', hosts.machine('host-a').workspace, prompt]);
+    const run = await loom('host-a', [
+      'run',
+      '--json',
+      '-m',
+      MODEL,
+      '--dir',
+      hosts.machine('host-a').workspace,
+      prompt,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const { sessionId, text } = parseJson(run);
     expect(text).toBe('All on A.');
     expect((await hosts.store.getSession(sessionId))?.host).toBe('host-a');
 
     const parts = await toolParts(sessionId);
-    expect(parts.map((part) => `${part.tool}:${part.state.status}`)).toEqual(['bash:completed', 'read:completed', 'bash:completed']);
+    expect(parts.map((part) => `${part.tool}:${part.state.status}`)).toEqual([
+      'bash:completed',
+      'read:completed',
+      'bash:completed',
+    ]);
     const pids = printedPids(parts);
     expect(pids).toEqual([workers['host-a'].pid, workers['host-a'].pid]);
     expect(pids).not.toContain(workers['host-b'].pid);
@@ -111,14 +139,23 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
       {
         name: 'case2-before',
         when: { lastUser: prompt, lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo "pid $PPID before"', description: 'Before the crash' } }] },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'echo "pid $PPID before"', description: 'Before the crash' } }],
+        },
       },
       {
         name: 'case2-slow',
         when: { lastUser: prompt, lastRole: 'tool', test: (r) => toolMessages(r) === 1 },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo "pid $PPID after"', description: 'After the crash' } }], delayMs: 4_000 },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'echo "pid $PPID after"', description: 'After the crash' } }],
+          delayMs: 4_000,
+        },
       },
-      { name: 'case2-answer', when: { lastUser: prompt, lastRole: 'tool', test: (r) => toolMessages(r) === 2 }, reply: { text: 'Survived.' } },
+      {
+        name: 'case2-answer',
+        when: { lastUser: prompt, lastRole: 'tool', test: (r) => toolMessages(r) === 2 },
+        reply: { text: 'Survived.' },
+      },
     ]);
     const a = hosts.machine('host-a');
     const run = spawnLoom(['run', '--json', '-m', MODEL, prompt], { env: a.env, cwd: a.workspace });
@@ -126,18 +163,24 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     const oldA = workers['host-a'];
     await stopProcess(oldA, 'SIGKILL');
 
-    const session = (await hosts.store.listSessions({ roots: true })).find((s) => s.directory === a.workspace && s.status === 'busy');
+    const session = (await hosts.store.listSessions({ roots: true })).find(
+      (s) => s.directory === a.workspace && s.status === 'busy',
+    );
     expect(session).toBeDefined();
     const sessionId = session!.id;
     const handle = hosts.client.workflow.getHandle(sessionId);
     await waitUntil(async () => (await handle.query(progressQuery)).waitingForHost === 'host-a', 90_000);
     // The bash call of the slow answer is recorded but has not run: no worker serves host A.
     const waiting = await toolParts(sessionId);
-    expect(waiting.map((part) => part.state.status)).toEqual(['completed', expect.not.stringMatching(/completed|error/)]);
+    expect(waiting.map((part) => part.state.status)).toEqual([
+      'completed',
+      expect.not.stringMatching(/completed|error/),
+    ]);
     expect(hosts.model.requests.some((r) => r.rule === 'case2-answer')).toBe(false);
 
     let shown: LoomResult | undefined;
-    for (let tries = 0; tries < 5 && !shown?.stdout.includes('waiting for host host-a'); tries++) shown = await loom('host-b', ['show', sessionId]);
+    for (let tries = 0; tries < 5 && !shown?.stdout.includes('waiting for host host-a'); tries++)
+      shown = await loom('host-b', ['show', sessionId]);
     expect.soft(shown?.stdout, 'loom show of a session waiting for host A').toContain('waiting for host host-a');
 
     const newA = await hosts.startWorker('host-a');
@@ -158,14 +201,32 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
       {
         name: 'task-bash',
         when: { lastUser: /^Task \d+: run bash$/, lastRole: 'user' },
-        reply: (r) => ({ toolCalls: [{ name: 'bash', args: { command: `echo "pid $PPID ${r.lastUser.split(':')[0]}"`, description: 'Say where' } }] }),
+        reply: (r) => ({
+          toolCalls: [
+            {
+              name: 'bash',
+              args: { command: `echo "pid $PPID ${r.lastUser.split(':')[0]}"`, description: 'Say where' },
+            },
+          ],
+        }),
       },
-      { name: 'task-bash-answer', when: { lastUser: /^Task \d+: run bash$/, lastRole: 'tool' }, reply: (r) => ({ text: lastToolOutput(r) }) },
-      { name: 'task', when: { lastUser: /^Task \d+: say done$/, lastRole: 'user' }, reply: (r) => ({ text: `done: ${r.lastUser.split(':')[0]}` }) },
+      {
+        name: 'task-bash-answer',
+        when: { lastUser: /^Task \d+: run bash$/, lastRole: 'tool' },
+        reply: (r) => ({ text: lastToolOutput(r) }),
+      },
+      {
+        name: 'task',
+        when: { lastUser: /^Task \d+: say done$/, lastRole: 'user' },
+        reply: (r) => ({ text: `done: ${r.lastUser.split(':')[0]}` }),
+      },
     ]);
     const b = hosts.machine('host-b');
     const file = join(b.workspace, 'tasks.jsonl');
-    const lines = Array.from({ length: BATCH_TASKS }, (_, i) => ({ description: `Task ${i}`, prompt: `Task ${i}: ${withBash(i) ? 'run bash' : 'say done'}` }));
+    const lines = Array.from({ length: BATCH_TASKS }, (_, i) => ({
+      description: `Task ${i}`,
+      prompt: `Task ${i}: ${withBash(i) ? 'run bash' : 'say done'}`,
+    }));
     writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
 
     const expected = new Set(['host-a', 'host-b', 'host-c'].map((host) => workers[host].pid!));
@@ -173,22 +234,37 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     const running = loom('host-b', ['batch', 'run', file, '-m', MODEL, '--concurrency', '50', '--json']);
     // Half way, C's worker dies: its workflow tasks and model calls move to A and B, then to a new C.
     const batchId = await waitForBatch();
-    await waitUntil(async () => (await hosts.store.batchTasks(batchId)).filter((t) => t.outcome.status === 'completed').length >= BATCH_TASKS / 2, 400_000);
+    await waitUntil(
+      async () =>
+        (await hosts.store.batchTasks(batchId)).filter((t) => t.outcome.status === 'completed').length >=
+        BATCH_TASKS / 2,
+      400_000,
+    );
     await stopProcess(workers['host-c'], 'SIGKILL');
     workers['host-c'] = await hosts.startWorker('host-c');
     const run = await running;
     const seconds = (Date.now() - started) / 1000;
-    console.log(`${BATCH_TASKS}-task batch over three worker processes on PostgreSQL, one killed half way: ${seconds.toFixed(1)} s (${(BATCH_TASKS / seconds).toFixed(1)} tasks/s)`);
+    console.log(
+      `${BATCH_TASKS}-task batch over three worker processes on PostgreSQL, one killed half way: ${seconds.toFixed(1)} s (${(BATCH_TASKS / seconds).toFixed(1)} tasks/s)`,
+    );
     expect(run.code, run.stderr).toBe(0);
     const progress = parseJson(run);
-    expect(progress).toMatchObject({ status: 'completed', total: BATCH_TASKS, done: BATCH_TASKS, failed: 0, cancelled: 0 });
+    expect(progress).toMatchObject({
+      status: 'completed',
+      total: BATCH_TASKS,
+      done: BATCH_TASKS,
+      failed: 0,
+      cancelled: 0,
+    });
 
     const batch = await hosts.store.getBatch(progress.batchId);
     expect(batch).toMatchObject({ status: 'completed', host: 'host-b', directory: b.workspace, total: BATCH_TASKS });
     const tasks = await hosts.store.batchTasks(progress.batchId);
     expect(tasks).toHaveLength(BATCH_TASKS);
     expect(tasks.filter((t) => t.outcome.status === 'completed' && t.outcome.attempts === 1)).toHaveLength(BATCH_TASKS);
-    expect(tasks.filter((t) => !withBash(t.outcome.index) && t.outcome.text !== `done: Task ${t.outcome.index}`)).toEqual([]);
+    expect(
+      tasks.filter((t) => !withBash(t.outcome.index) && t.outcome.text !== `done: Task ${t.outcome.index}`),
+    ).toEqual([]);
     const sessionIds = tasks.map((t) => t.outcome.sessionId!);
     expect(new Set(sessionIds).size).toBe(BATCH_TASKS);
     // One session per task and no other in B's workspace, each on host B.
@@ -202,17 +278,23 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
       await Promise.all(
         tasks.slice(from, from + 25).map(async ({ outcome }) => {
           const messages = await hosts.store.messages(outcome.sessionId!);
-          expect(messages.filter((m) => m.info.role === 'user'), outcome.sessionId).toHaveLength(1);
+          expect(
+            messages.filter((m) => m.info.role === 'user'),
+            outcome.sessionId,
+          ).toHaveLength(1);
           const parts = messages.flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
           expect(parts.map((part) => part.tool)).toEqual(withBash(outcome.index) ? ['bash'] : []);
           bashPids.push(...printedPids(parts));
-          if (withBash(outcome.index)) expect(outcome.text).toContain(`pid ${workers['host-b'].pid} Task ${outcome.index}`);
+          if (withBash(outcome.index))
+            expect(outcome.text).toContain(`pid ${workers['host-b'].pid} Task ${outcome.index}`);
         }),
       );
     }
     expect(bashPids).toHaveLength(tasks.filter((t) => withBash(t.outcome.index)).length);
     expect(new Set(bashPids)).toEqual(new Set([workers['host-b'].pid]));
-    expect(new Set(hosts.model.requests.filter((r) => /^Task \d+:/.test(r.lastUser)).map((r) => r.lastUser)).size).toBe(BATCH_TASKS);
+    expect(new Set(hosts.model.requests.filter((r) => /^Task \d+:/.test(r.lastUser)).map((r) => r.lastUser)).size).toBe(
+      BATCH_TASKS,
+    );
 
     // The batch's own runs kept their histories bounded (it continues as new after draining).
     for await (const batchRun of hosts.client.workflow.list({ query: `WorkflowId = '${batchId}'` })) {
@@ -242,7 +324,13 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     });
     const running = other.run();
     try {
-      await waitUntil(async () => (await livePollers(hosts.client.workflowService, 'default', queue, 'activity')).some((p) => p.machine === 'other-machine'), 30_000);
+      await waitUntil(
+        async () =>
+          (await livePollers(hosts.client.workflowService, 'default', queue, 'activity')).some(
+            (p) => p.machine === 'other-machine',
+          ),
+        30_000,
+      );
       const dup = await hosts.startWorker('host-dup');
       expect(dup.output()).toContain('Warning: host id "host-dup" is already served by a worker on other-machine.');
       expect(dup.output()).toContain('give each machine its own LOOM_HOST_ID');
@@ -256,7 +344,9 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
 
   it('refuses a bad LOOM_HOST_ID at once, naming it, without a stack trace', async () => {
     const started = Date.now();
-    const { child, result } = spawnLoom(['worker'], { env: { ...hosts.machine('host-c').env, LOOM_HOST_ID: 'bad id!' } });
+    const { child, result } = spawnLoom(['worker'], {
+      env: { ...hosts.machine('host-c').env, LOOM_HOST_ID: 'bad id!' },
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     const refused = await result;
     clearTimeout(timer);

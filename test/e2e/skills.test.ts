@@ -6,15 +6,25 @@ import { parseJson, runLoom } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 
-const skill = (name: string, description: string, body: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
+const skill = (name: string, description: string, body: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({
     files: {
-      '.loom/skills/deploy/SKILL.md': skill('deploy', 'Ships the app to staging; use when asked to deploy.', '## Deploying\n\nRun scripts/ship.sh, then check the log.'),
+      '.loom/skills/deploy/SKILL.md': skill(
+        'deploy',
+        'Ships the app to staging; use when asked to deploy.',
+        '## Deploying\n\nRun scripts/ship.sh, then check the log.',
+      ),
       '.loom/skills/deploy/scripts/ship.sh': 'echo shipped\n',
-      '.opencode/skills/internal-audit/SKILL.md': skill('internal-audit', 'Audits the ledger.', 'Internal steps, never for the model.'),
-      '.claude/skills/broken/SKILL.md': '---\nname: Broken Skill\ndescription: has an invalid name\n---\nNever loaded.\n',
+      '.opencode/skills/internal-audit/SKILL.md': skill(
+        'internal-audit',
+        'Audits the ledger.',
+        'Internal steps, never for the model.',
+      ),
+      '.claude/skills/broken/SKILL.md':
+        '---\nname: Broken Skill\ndescription: has an invalid name\n---\nNever loaded.\n',
     },
     config: { permission: { skill: { 'internal-*': 'deny' } } },
   });
@@ -28,8 +38,16 @@ const toolDescription = (request: RecordedRequest, name: string): string =>
 describe('skills through loom run', () => {
   it('lists the skills in the tool description; a call loads the body and names the base directory', async () => {
     env.model.setScript([
-      { name: 'load', when: { lastUser: 'Deploy the app', lastRole: 'user' }, reply: { toolCalls: [{ name: 'skill', args: { name: 'deploy' } }] } },
-      { name: 'done', when: { lastUser: 'Deploy the app', lastRole: 'tool' }, reply: { text: 'Loaded the deploy skill.' } },
+      {
+        name: 'load',
+        when: { lastUser: 'Deploy the app', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'skill', args: { name: 'deploy' } }] },
+      },
+      {
+        name: 'done',
+        when: { lastUser: 'Deploy the app', lastRole: 'tool' },
+        reply: { text: 'Loaded the deploy skill.' },
+      },
     ]);
     const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Deploy the app']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Loaded the deploy skill.' });
@@ -38,7 +56,9 @@ describe('skills through loom run', () => {
     expect(first.toolNames).toContain('skill');
     const description = toolDescription(first, 'skill');
     expect(description).toContain('<available_skills>');
-    expect(description).toContain('<name>deploy</name>\n    <description>Ships the app to staging; use when asked to deploy.</description>');
+    expect(description).toContain(
+      '<name>deploy</name>\n    <description>Ships the app to staging; use when asked to deploy.</description>',
+    );
     // Denied by pattern: hidden. Malformed: skipped, the run goes on.
     expect(description).not.toContain('internal-audit');
     expect(description).not.toContain('Broken');
@@ -61,15 +81,26 @@ describe('skills through loom run', () => {
       {
         name: 'try',
         when: { lastUser: 'Audit the ledger', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'skill', args: { name: 'internal-audit' }, id: 'call_denied' }, { name: 'skill', args: { name: 'audit' }, id: 'call_unknown' }] },
+        reply: {
+          toolCalls: [
+            { name: 'skill', args: { name: 'internal-audit' }, id: 'call_denied' },
+            { name: 'skill', args: { name: 'audit' }, id: 'call_unknown' },
+          ],
+        },
       },
-      { name: 'after', when: { lastUser: 'Audit the ledger', lastRole: 'tool' }, reply: { text: 'Could not load it.' } },
+      {
+        name: 'after',
+        when: { lastUser: 'Audit the ledger', lastRole: 'tool' },
+        reply: { text: 'Could not load it.' },
+      },
     ]);
     const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Audit the ledger']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Could not load it.' });
 
     const after = env.model.requests.findLast((request) => request.rule === 'after')!;
-    const toolResults = after.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    const toolResults = after.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => String(message.content));
     const denied = toolResults.find((text) => text.includes('rule which prevents you'))!;
     expect(denied).toContain('internal-*');
     const unknown = toolResults.find((text) => text.includes('Unknown skill'))!;

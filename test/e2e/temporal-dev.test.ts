@@ -168,8 +168,17 @@ describe('temporal-dev.sh', () => {
     fs.mkdirSync(serverDir, { recursive: true });
     const bare = spawn(
       temporalBin,
-      ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
-        '--db-filename', path.join(serverDir, 'dev.db')],
+      [
+        'server',
+        'start-dev',
+        '--headless',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--db-filename',
+        path.join(serverDir, 'dev.db'),
+      ],
       { stdio: 'ignore' },
     );
     const exited = new Promise((resolve) => bare.on('exit', resolve));

@@ -35,7 +35,10 @@ beforeAll(async () => {
 afterEach(async ({ task }) => {
   if (task.result?.state !== 'fail' || !page) return;
   await shot(`failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-  const text = await page.locator('body').innerText().catch((error: Error) => error.message);
+  const text = await page
+    .locator('body')
+    .innerText()
+    .catch((error: Error) => error.message);
   process.stdout.write(`The page at ${page.url()} showed:\n${text.slice(0, 3000)}\n`);
 });
 afterAll(async () => {
@@ -47,7 +50,10 @@ afterAll(async () => {
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
@@ -72,14 +78,42 @@ describe('the web view', () => {
 
   it('follows a session and its subagent live, answers the approval, and continues the session', async () => {
     env.model.setScript([
-      { name: 'root', when: { lastUser: 'Build it in a helper', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } }] } },
-      { name: 'child', when: { lastUser: 'Run the build.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo compiling; sleep 3; echo built', description: 'Build' } }] } },
+      {
+        name: 'root',
+        when: { lastUser: 'Build it in a helper', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Build', prompt: 'Run the build.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      {
+        name: 'child',
+        when: { lastUser: 'Run the build.', lastRole: 'user' },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'echo compiling; sleep 3; echo built', description: 'Build' } }],
+        },
+      },
       { name: 'child-done', when: { lastUser: 'Run the build.', lastRole: 'tool' }, reply: { text: 'built' } },
-      { name: 'root-done', when: { lastUser: 'Build it in a helper', lastRole: 'tool' }, reply: { text: 'The helper **built** it.' } },
+      {
+        name: 'root-done',
+        when: { lastUser: 'Build it in a helper', lastRole: 'tool' },
+        reply: { text: 'The helper **built** it.' },
+      },
       // A prompt-injected model's answer: the page must render it as inert text.
-      { name: 'again', when: { lastUser: 'And now?' }, reply: { text: 'Second answer. <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> [link](javascript:window.__pwned=3)' } },
+      {
+        name: 'again',
+        when: { lastUser: 'And now?' },
+        reply: {
+          text: 'Second answer. <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> [link](javascript:window.__pwned=3)',
+        },
+      },
     ]);
-    const { id } = await call<{ id: string }>('POST', '/session', { prompt: 'Build it in a helper', model: SCRIPTED_MODEL, title: 'Web view build' });
+    const { id } = await call<{ id: string }>('POST', '/session', {
+      prompt: 'Build it in a helper',
+      model: SCRIPTED_MODEL,
+      title: 'Web view build',
+    });
 
     // The token comes in the fragment and leaves the address bar.
     await page.goto(`${base}/#token=${TOKEN}`);
@@ -107,7 +141,11 @@ describe('the web view', () => {
 
     // Output streams in while the command runs, then the call completes.
     const running = '[data-tool="bash"][data-state="running"] .output';
-    const streamed = page.waitForFunction((selector) => (globalThis as any).document.querySelector(selector)?.textContent === 'compiling\n', running, { polling: 50 });
+    const streamed = page.waitForFunction(
+      (selector) => (globalThis as any).document.querySelector(selector)?.textContent === 'compiling\n',
+      running,
+      { polling: 50 },
+    );
     await page.getByRole('button', { name: 'Allow once' }).click();
     await page.locator('.approvals').waitFor({ state: 'detached' });
     await streamed;
@@ -138,16 +176,28 @@ describe('the web view', () => {
     await page.locator('.markdown').getByText('Second answer.').waitFor();
     await page.locator(`.session-head .status[data-status="idle"]`).waitFor();
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
-    expect(await page.locator('.markdown script, .markdown [onerror], .markdown a[href^="javascript:"]').count()).toBe(0);
-    expect(await page.locator('a.temporal').first().getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${id}`);
+    expect(await page.locator('.markdown script, .markdown [onerror], .markdown a[href^="javascript:"]').count()).toBe(
+      0,
+    );
+    expect(await page.locator('a.temporal').first().getAttribute('href')).toBe(
+      `http://localhost:8233/namespaces/default/workflows/${id}`,
+    );
     await shot('4-continued');
   });
 
   it('rejects with feedback the agent sees, and cancels a busy session', async () => {
     problems.length = 0;
     env.model.setScript([
-      { name: 'ask', when: { lastUser: 'Check the date', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'date', description: 'Date' } }] } },
-      { name: 'told', when: { lastUser: 'Check the date', lastRole: 'tool' }, reply: (r) => ({ text: `Heard: ${String(r.messages.at(-1).content)}` }) },
+      {
+        name: 'ask',
+        when: { lastUser: 'Check the date', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'date', description: 'Date' } }] },
+      },
+      {
+        name: 'told',
+        when: { lastUser: 'Check the date', lastRole: 'tool' },
+        reply: (r) => ({ text: `Heard: ${String(r.messages.at(-1).content)}` }),
+      },
       { name: 'slow', when: { lastUser: 'Take your time' }, reply: { text: 'Too late.', delayMs: 20_000 } },
     ]);
     const asked = await call<{ id: string }>('POST', '/session', { prompt: 'Check the date', model: SCRIPTED_MODEL });
@@ -169,7 +219,9 @@ describe('the web view', () => {
 
   it('shows a batch with its progress and results', async () => {
     problems.length = 0;
-    env.model.setScript([{ name: 'task', when: { lastUser: /^Check part (one|two)$/ }, reply: { text: 'Checked.', delayMs: 1500 } }]);
+    env.model.setScript([
+      { name: 'task', when: { lastUser: /^Check part (one|two)$/ }, reply: { text: 'Checked.', delayMs: 1500 } },
+    ]);
     const { id } = await call<{ id: string }>('POST', '/batch', {
       tasks: [
         { description: 'Part one', prompt: 'Check part one' },

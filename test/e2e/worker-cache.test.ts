@@ -18,9 +18,21 @@ afterAll(async () => {
 describe('loom worker --max-cached-workflows', () => {
   it('with no cache at all, replays each run from its history at every task and still finishes it', async () => {
     env.model.setScript([
-      { name: 'look', when: { lastUser: 'Read it twice', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] } },
-      { name: 'again', when: { lastUser: 'Read it twice', test: (r) => r.messages.filter((m) => m.role === 'tool').length === 1 }, reply: { toolCalls: [{ name: 'list', args: {} }] } },
-      { name: 'done', when: { lastUser: 'Read it twice', test: (r) => r.messages.filter((m) => m.role === 'tool').length === 2 }, reply: { text: 'Read and listed.' } },
+      {
+        name: 'look',
+        when: { lastUser: 'Read it twice', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] },
+      },
+      {
+        name: 'again',
+        when: { lastUser: 'Read it twice', test: (r) => r.messages.filter((m) => m.role === 'tool').length === 1 },
+        reply: { toolCalls: [{ name: 'list', args: {} }] },
+      },
+      {
+        name: 'done',
+        when: { lastUser: 'Read it twice', test: (r) => r.messages.filter((m) => m.role === 'tool').length === 2 },
+        reply: { text: 'Read and listed.' },
+      },
     ]);
     workers.push(await startWorkerProcess(env.env, { args: ['--max-cached-workflows', '0'] }));
     const { result } = await env.start('Read it twice');
@@ -33,6 +45,8 @@ describe('loom worker --max-cached-workflows', () => {
     expect(flag.stderr).toContain('--max-cached-workflows must be a whole number of runs, 0 or more (it is "lots")');
     const variable = await runLoom(['worker'], { env: { ...env.env, LOOM_MAX_CACHED_WORKFLOWS: '-3' } });
     expect(variable.code).toBe(1);
-    expect(variable.stderr).toContain('LOOM_MAX_CACHED_WORKFLOWS must be a whole number of runs, 0 or more (it is "-3")');
+    expect(variable.stderr).toContain(
+      'LOOM_MAX_CACHED_WORKFLOWS must be a whole number of runs, 0 or more (it is "-3")',
+    );
   });
 });

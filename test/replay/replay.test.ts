@@ -14,7 +14,9 @@ installQuietRuntime('ERROR');
  * records today's). Today's workflow code must replay every one of them, including those kept in
  * subfolders from earlier versions: a change that would break runs already under way fails here.
  */
-const fixtures = readdirSync(HISTORIES_DIR, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json'));
+const fixtures = readdirSync(HISTORIES_DIR, { recursive: true, encoding: 'utf8' }).filter((name) =>
+  name.endsWith('.json'),
+);
 
 describe('replay of recorded histories', () => {
   it('has recorded histories to replay', () => {
@@ -34,5 +36,9 @@ describe('replay of recorded histories', () => {
 
 async function replay(fixture: string, kind: BundleKind): Promise<void> {
   const history = historyFromJSON(JSON.parse(readFileSync(join(HISTORIES_DIR, fixture), 'utf8')));
-  await Worker.runReplayHistory({ workflowBundle: { codePath: await workflowBundlePath(kind) } }, history, `replay-${basename(fixture, '.json')}`);
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: await workflowBundlePath(kind) } },
+    history,
+    `replay-${basename(fixture, '.json')}`,
+  );
 }

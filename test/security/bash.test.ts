@@ -3,7 +3,14 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashPermissions } from '../../activities/permissions/bash.js';
-import { decide, fromConfig, wildcardMatch, type PermissionConfig, type PermissionRequest, type Ruleset } from '../../core/permission.js';
+import {
+  decide,
+  fromConfig,
+  wildcardMatch,
+  type PermissionConfig,
+  type PermissionRequest,
+  type Ruleset,
+} from '../../core/permission.js';
 import { recordedBashPlan } from '../../core/tool-call/recorded-bash-plan/plan.js';
 import { bashAccess } from '../../core/tool-call/permissions.js';
 
@@ -45,11 +52,18 @@ const rules = (config: PermissionConfig) => fromConfig(config, { home: homedir()
 /** The issue's promise: `git status` and nothing else. */
 const GIT_STATUS_ONLY = rules({ bash: { '*': 'deny', 'git status*': 'allow' }, external_directory: { '*': 'ask' } });
 /** Anything but `rm`; folders outside and `.env` files ask. */
-const NO_RM = rules({ bash: { '*': 'allow', 'rm *': 'deny' }, external_directory: { '*': 'ask' }, read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask' } });
+const NO_RM = rules({
+  bash: { '*': 'allow', 'rm *': 'deny' },
+  external_directory: { '*': 'ask' },
+  read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask' },
+});
 /** Every command allowed by a catch-all. */
 const ALL_BASH = rules({ bash: 'allow', external_directory: { '*': 'ask' } });
 /** Rules that trust git and sed with anything, and ask for everything else. */
-const GIT_AND_SED = rules({ bash: { '*': 'ask', 'git *': 'allow', 'sed *': 'allow' }, external_directory: { '*': 'ask' } });
+const GIT_AND_SED = rules({
+  bash: { '*': 'ask', 'git *': 'allow', 'sed *': 'allow' },
+  external_directory: { '*': 'ask' },
+});
 
 describe('commands inside a bash line are checked on their own', () => {
   it.each([
@@ -81,7 +95,11 @@ describe('commands inside a bash line are checked on their own', () => {
 
   it('names each command in the request, with its "always" prefix', async () => {
     expect(await requestsOf('git status $(touch x) | grep -v "a;b"')).toEqual([
-      { permission: 'bash', patterns: ['git status $(touch x)', 'touch x', 'grep -v "a;b"'], always: ['git status *', 'touch *', 'grep *'] },
+      {
+        permission: 'bash',
+        patterns: ['git status $(touch x)', 'touch x', 'grep -v "a;b"'],
+        always: ['git status *', 'touch *', 'grep *'],
+      },
     ]);
   });
 });
@@ -90,7 +108,7 @@ describe('what a wrapper runs counts', () => {
   it.each([
     ["bash -c 'rm -rf build'"],
     ['sh -c "echo ok && rm -rf build"'],
-    ["bash -lc 'bash -c \"rm -rf build\"'"],
+    ['bash -lc \'bash -c "rm -rf build"\''],
     ['ls | xargs rm'],
     ['find . -name "*.o" -print0 | xargs -0 -n 5 rm -f'],
     ['env FOO=1 rm x'],
@@ -139,7 +157,7 @@ describe('[explicit flag] what cannot be known before the line runs asks, whatev
     ['env -S "rm x"', '`env -S'],
     ['trap "$CLEANUP" EXIT', 'the action given to `trap`'],
     ['bash <<EOF\nrm -rf build\nEOF', '`bash` reads the commands it runs from its input'],
-    ['bash -c \'echo "unterminated\'', 'a script the line runs: the line is not valid shell syntax'],
+    ["bash -c 'echo \"unterminated'", 'a script the line runs: the line is not valid shell syntax'],
   ])('%s asks', async (command, reason) => {
     expect(await verdictOf(command, ALL_BASH)).toBe('ask');
     const unparsed = (await requestsOf(command)).at(-1) as PermissionRequest & { reason?: string };
@@ -201,31 +219,50 @@ describe('redirect targets and path arguments are paths', () => {
 });
 
 describe('files guarded by read rules ask whatever the command', () => {
-  it.each([['cat .env'], ['grep TOKEN .env'], ['source .env'], ['. ./.env'], ['wc -l < .env'], ['echo $(< .env)'], ['docker run --env-file=.env x'], ['cat config/.env.local']])(
-    '%s asks as a read of the .env file',
-    async (command) => {
-      expect(await verdictOf(command, NO_RM)).toBe('ask');
-      const read = (await requestsOf(command)).find((request) => request.permission === 'read');
-      expect(read?.patterns[0]).toMatch(new RegExp(`^${project}/.*\\.env`));
-    },
-  );
+  it.each([
+    ['cat .env'],
+    ['grep TOKEN .env'],
+    ['source .env'],
+    ['. ./.env'],
+    ['wc -l < .env'],
+    ['echo $(< .env)'],
+    ['docker run --env-file=.env x'],
+    ['cat config/.env.local'],
+  ])('%s asks as a read of the .env file', async (command) => {
+    expect(await verdictOf(command, NO_RM)).toBe('ask');
+    const read = (await requestsOf(command)).find((request) => request.permission === 'read');
+    expect(read?.patterns[0]).toMatch(new RegExp(`^${project}/.*\\.env`));
+  });
 
   it('lets .env.example through under the default rules, and names the absolute path', async () => {
-    const defaults = rules({ bash: 'allow', read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' } });
+    const defaults = rules({
+      bash: 'allow',
+      read: { '*': 'allow', '*.env': 'ask', '*.env.*': 'ask', '*.env.example': 'allow' },
+    });
     expect(await verdictOf('cat .env.example', defaults)).toBe('allow');
     expect(await verdictOf('cat .env', defaults)).toBe('ask');
-    expect((await requestsOf('cat .env')).find((request) => request.permission === 'read')).toEqual({ permission: 'read', patterns: [join(project, '.env')], always: ['*'] });
+    expect((await requestsOf('cat .env')).find((request) => request.permission === 'read')).toEqual({
+      permission: 'read',
+      patterns: [join(project, '.env')],
+      always: ['*'],
+    });
   });
 });
 
 // Guards: these pass before the parser too; they keep it from asking or denying more than it should.
 describe('what worked before still works', () => {
   it('asks for a folder outside that a line moves to', async () => {
-    expect((await requestsOf('cd /elsewhere && ls'))[0]).toEqual({ permission: 'external_directory', patterns: ['/elsewhere/*'], always: ['/elsewhere/*'] });
+    expect((await requestsOf('cd /elsewhere && ls'))[0]).toEqual({
+      permission: 'external_directory',
+      patterns: ['/elsewhere/*'],
+      always: ['/elsewhere/*'],
+    });
   });
 
   it('leaves devices and descriptors alone', async () => {
-    expect((await requestsOf('npm test > /dev/null 2>&1 && ls 2>/dev/stderr >&2')).map((request) => request.permission)).toEqual(['bash']);
+    expect(
+      (await requestsOf('npm test > /dev/null 2>&1 && ls 2>/dev/stderr >&2')).map((request) => request.permission),
+    ).toEqual(['bash']);
     expect(await verdictOf('git status > /dev/null 2>&1', GIT_STATUS_ONLY)).toBe('allow');
   });
 
@@ -256,7 +293,11 @@ describe('what worked before still works', () => {
 
   it('keeps the commands and "always" prefixes core planned', async () => {
     expect(await requestsOf('git add -A && git commit -m "wip; fix"')).toEqual([
-      { permission: 'bash', patterns: ['git add -A', 'git commit -m "wip; fix"'], always: ['git add *', 'git commit *'] },
+      {
+        permission: 'bash',
+        patterns: ['git add -A', 'git commit -m "wip; fix"'],
+        always: ['git add *', 'git commit *'],
+      },
     ]);
     expect(await requestsOf('git commit -m "x" && npm test')).toEqual([
       { permission: 'bash', patterns: ['git commit -m "x"', 'npm test'], always: ['git commit *', 'npm test *'] },
@@ -266,7 +307,11 @@ describe('what worked before still works', () => {
   });
 
   it('keeps asking for a working folder or path argument outside the project', async () => {
-    expect((await requestsOf('ls', outside))[0]).toEqual({ permission: 'external_directory', patterns: [`${outside}/*`], always: [`${outside}/*`] });
+    expect((await requestsOf('ls', outside))[0]).toEqual({
+      permission: 'external_directory',
+      patterns: [`${outside}/*`],
+      always: [`${outside}/*`],
+    });
     expect((await requestsOf('rm ../secrets/key'))[0].patterns).toEqual([`${root}/secrets/*`]);
   });
 
@@ -297,14 +342,18 @@ describe('nothing the scanner of recorded runs asked about is lost', () => {
     ['(cd /srv && make)'],
     ['git status && rm -rf /var/x # note'],
   ])('%s asks for each folder outside that the scanner asked for, or one inside it', async (command) => {
-    const recorded = recordedBashPlan(command, undefined, { directory: project }).find((request) => request.permission === 'external_directory');
+    const recorded = recordedBashPlan(command, undefined, { directory: project }).find(
+      (request) => request.permission === 'external_directory',
+    );
     const parsed = (await requestsOf(command)).find((request) => request.permission === 'external_directory');
-    for (const folder of recorded?.patterns ?? []) expect(parsed?.patterns.some((pattern) => wildcardMatch(pattern, folder))).toBe(true);
+    for (const folder of recorded?.patterns ?? [])
+      expect(parsed?.patterns.some((pattern) => wildcardMatch(pattern, folder))).toBe(true);
   });
 });
 
 describe('editors that rewrite files in place write the files they are given', () => {
-  const externalOf = async (command: string) => (await requestsOf(command)).find((request) => request.permission === 'external_directory')?.patterns;
+  const externalOf = async (command: string) =>
+    (await requestsOf(command)).find((request) => request.permission === 'external_directory')?.patterns;
 
   it.each([
     ['sed -i s/a/b/ OUT/x'],
@@ -345,17 +394,25 @@ describe('editors that rewrite files in place write the files they are given', (
     expect(await verdictOf(line, GIT_AND_SED)).toBe('ask');
   });
 
-  it.each([["perl -pi -e 's/TOKEN=.*//' .env"], ['sed -i /TOKEN/d .env']])('%s asks as a read of the .env file', async (command) => {
-    expect(await verdictOf(command, NO_RM)).toBe('ask');
-    expect((await requestsOf(command)).find((request) => request.permission === 'read')?.patterns).toEqual([join(project, '.env')]);
-  });
-
-  it.each([['sed -i s/a/b/ src/a.ts'], ['sed -n 1p src/a.ts'], ["perl -pi -e 's/a/b/' src/a.ts"], ['sort -o sorted.txt in.txt'], ['patch -p1 < fix.diff']])(
-    '%s inside the project asks for nothing more',
+  it.each([["perl -pi -e 's/TOKEN=.*//' .env"], ['sed -i /TOKEN/d .env']])(
+    '%s asks as a read of the .env file',
     async (command) => {
-      expect(await requestsOf(command)).toHaveLength(1);
+      expect(await verdictOf(command, NO_RM)).toBe('ask');
+      expect((await requestsOf(command)).find((request) => request.permission === 'read')?.patterns).toEqual([
+        join(project, '.env'),
+      ]);
     },
   );
+
+  it.each([
+    ['sed -i s/a/b/ src/a.ts'],
+    ['sed -n 1p src/a.ts'],
+    ["perl -pi -e 's/a/b/' src/a.ts"],
+    ['sort -o sorted.txt in.txt'],
+    ['patch -p1 < fix.diff'],
+  ])('%s inside the project asks for nothing more', async (command) => {
+    expect(await requestsOf(command)).toHaveLength(1);
+  });
 });
 
 describe('git runs the commands it is given in settings and options', () => {
@@ -417,7 +474,11 @@ describe('git runs the commands it is given in settings and options', () => {
   });
 
   it('asks for the folder git -C works in', async () => {
-    expect((await requestsOf(`git -C ${outside} commit -m x`))[0]).toEqual({ permission: 'external_directory', patterns: [`${outside}/*`], always: [`${outside}/*`] });
+    expect((await requestsOf(`git -C ${outside} commit -m x`))[0]).toEqual({
+      permission: 'external_directory',
+      patterns: [`${outside}/*`],
+      always: [`${outside}/*`],
+    });
   });
 
   it.each([

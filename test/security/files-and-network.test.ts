@@ -46,7 +46,8 @@ beforeAll(async () => {
   symlinkSync(join(outside, '.env'), join(project, 'settings.txt'));
   context = createToolContext(project);
   server = createServer((request, response) => {
-    if (request.url === '/to-other-local') response.writeHead(302, { location: `http://localhost:${port(server)}/page` }).end();
+    if (request.url === '/to-other-local')
+      response.writeHead(302, { location: `http://localhost:${port(server)}/page` }).end();
     else response.writeHead(200, { 'content-type': 'text/plain' }).end('local service says hi');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -63,10 +64,16 @@ const port = (s: Server) => (s.address() as { port: number }).port;
 const defaults = fromConfig(DEFAULT_PERMISSION);
 
 /** The verdict a call gets: every request it needs decided against the rules, the strictest wins. */
-async function verdict(tool: string, input: Record<string, unknown>, rules: Ruleset = defaults): Promise<'allow' | 'ask' | 'deny'> {
+async function verdict(
+  tool: string,
+  input: Record<string, unknown>,
+  rules: Ruleset = defaults,
+): Promise<'allow' | 'ask' | 'deny'> {
   const spec = findTool(tool)!;
   const parsed = spec.parameters.parse(input) as Record<string, unknown>;
-  const requests = await refine(tool, parsed, specPermissions(spec, parsed, { directory: project }), { directory: project });
+  const requests = await refine(tool, parsed, specPermissions(spec, parsed, { directory: project }), {
+    directory: project,
+  });
   const actions = requests.map((request) => decide(request, rules).action);
   return actions.includes('deny') ? 'deny' : actions.includes('ask') ? 'ask' : 'allow';
 }
@@ -101,17 +108,25 @@ describe('links that lead out of the project', () => {
     };
     expect(await verdict('read', { filePath: '.' })).toBe('allow');
     expect(await verdict('read', { filePath: project })).toBe('allow');
-    expect((await requests('../elsewhere')).find((request) => request.permission === 'external_directory')?.patterns).toEqual([`${outside}/*`]);
-    expect((await requests('..')).find((request) => request.permission === 'external_directory')?.patterns).toEqual([`${root}/*`]);
+    expect(
+      (await requests('../elsewhere')).find((request) => request.permission === 'external_directory')?.patterns,
+    ).toEqual([`${outside}/*`]);
+    expect((await requests('..')).find((request) => request.permission === 'external_directory')?.patterns).toEqual([
+      `${root}/*`,
+    ]);
   });
 
   it('a deny on the outside folder denies the link too', async () => {
-    expect(await verdict('read', { filePath: 'link.txt' }, rules({ external_directory: { '*': 'deny' } }))).toBe('deny');
+    expect(await verdict('read', { filePath: 'link.txt' }, rules({ external_directory: { '*': 'deny' } }))).toBe(
+      'deny',
+    );
   });
 
   it('the tools themselves refuse a link out of the project when the run did not grant it', async () => {
     await expect(read({ filePath: 'link.txt' }, context)).rejects.toBeInstanceOf(ExternalDirectoryError);
-    await expect(write({ filePath: 'linked-folder/new.txt', content: 'x' }, context)).rejects.toBeInstanceOf(ExternalDirectoryError);
+    await expect(write({ filePath: 'linked-folder/new.txt', content: 'x' }, context)).rejects.toBeInstanceOf(
+      ExternalDirectoryError,
+    );
     expect(() => readFileSync(join(outside, 'new.txt'))).toThrow();
   });
 
@@ -137,7 +152,16 @@ describe('secret files, whatever the tool', () => {
 
 describe('fetches of the local network', () => {
   it('asks for loopback, private, link-local and unique-local addresses, even under "webfetch": "allow"', async () => {
-    for (const url of [`${base}/`, 'http://localhost:9/', 'http://[::1]:9/', 'http://10.1.2.3/', 'http://192.168.1.1/admin', 'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/', 'http://0.0.0.0:9/']) {
+    for (const url of [
+      `${base}/`,
+      'http://localhost:9/',
+      'http://[::1]:9/',
+      'http://10.1.2.3/',
+      'http://192.168.1.1/admin',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00::1]/',
+      'http://0.0.0.0:9/',
+    ]) {
       expect(await verdict('webfetch', { url }), url).toBe('ask');
     }
   });
@@ -149,13 +173,27 @@ describe('fetches of the local network', () => {
 
   it('leaves public addresses to the rules, and lets only a rule naming the URL exactly allow a local one', async () => {
     expect(await verdict('webfetch', { url: 'http://93.184.216.34/' })).toBe('allow');
-    expect(await verdict('webfetch', { url: `${base}/status` }, rules({ webfetch: { '*': 'allow', [`${base}/status`]: 'allow' } }))).toBe('allow');
-    expect(await verdict('webfetch', { url: `${base}/status` }, rules({ webfetch: { '*': 'allow', [`${base}/*`]: 'allow' } }))).toBe('ask');
+    expect(
+      await verdict(
+        'webfetch',
+        { url: `${base}/status` },
+        rules({ webfetch: { '*': 'allow', [`${base}/status`]: 'allow' } }),
+      ),
+    ).toBe('allow');
+    expect(
+      await verdict(
+        'webfetch',
+        { url: `${base}/status` },
+        rules({ webfetch: { '*': 'allow', [`${base}/*`]: 'allow' } }),
+      ),
+    ).toBe('ask');
     expect(await verdict('webfetch', { url: `${base}/status` }, rules({ '*': 'allow' }))).toBe('ask');
   });
 
   it('the tool refuses a local address the run did not grant, and a redirect to another local origin', async () => {
-    await expect(webfetch({ url: `${base}/`, format: 'text' }, context)).rejects.toThrow(/is on the local network \(127\.0\.0\.1\); fetching it needs the user's permission/);
+    await expect(webfetch({ url: `${base}/`, format: 'text' }, context)).rejects.toThrow(
+      /is on the local network \(127\.0\.0\.1\); fetching it needs the user's permission/,
+    );
     const granted = { ...context, localNetworkAllowed: true };
     expect((await webfetch({ url: `${base}/`, format: 'text' }, granted)).output).toBe('local service says hi');
     const redirect = webfetch({ url: `${base}/to-other-local`, format: 'text' }, granted);
@@ -167,15 +205,39 @@ describe('fetches of the local network', () => {
 describe('@file references in a prompt a model wrote', () => {
   async function promptParts(sessionId: string, parentID: string | undefined, text: string): Promise<string> {
     const now = Date.now();
-    await context.store.saveSession({ id: sessionId, parentID, title: 't', agent: 'general', model: 'scripted/test-model', directory: project, status: 'busy', time: { created: now, updated: now } });
-    const { saveUserMessage } = createUserMessageActivities({ store: context.store, env: { ...process.env, LOOM_CONFIG_CONTENT: '{}' }, dataDir: context.dataDir });
+    await context.store.saveSession({
+      id: sessionId,
+      parentID,
+      title: 't',
+      agent: 'general',
+      model: 'scripted/test-model',
+      directory: project,
+      status: 'busy',
+      time: { created: now, updated: now },
+    });
+    const { saveUserMessage } = createUserMessageActivities({
+      store: context.store,
+      env: { ...process.env, LOOM_CONFIG_CONTENT: '{}' },
+      dataDir: context.dataDir,
+    });
     const messageId = newId('msg', now, Math.random);
-    await saveUserMessage({ sessionId, messageId, agent: 'general', model: 'scripted/test-model', text, directory: project });
+    await saveUserMessage({
+      sessionId,
+      messageId,
+      agent: 'general',
+      model: 'scripted/test-model',
+      text,
+      directory: project,
+    });
     return JSON.stringify(await context.store.parts(messageId));
   }
 
   it("are not read in when they lead out of the project or to a protected file: a subagent's prompt", async () => {
-    const parts = await promptParts('ses_child00000000000000000000', 'ses_parent', 'Look at @link.txt and @.env and @notes.md');
+    const parts = await promptParts(
+      'ses_child00000000000000000000',
+      'ses_parent',
+      'Look at @link.txt and @.env and @notes.md',
+    );
     expect(parts).not.toContain('outside-secret');
     expect(parts).not.toContain('project-env-secret');
     expect(parts).toContain('@link.txt was not read into this prompt: it is outside the project');

@@ -62,7 +62,12 @@ describe('probes through loom run', () => {
       },
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Probed.' } },
     ]);
-    const cliEnv = { ...env.env, NO_COLOR: '1', OPENAI_API_KEY: 'sk-e2e-secret-value', DEPLOY_TOKEN: 'deploy-secret-value' };
+    const cliEnv = {
+      ...env.env,
+      NO_COLOR: '1',
+      OPENAI_API_KEY: 'sk-e2e-secret-value',
+      DEPLOY_TOKEN: 'deploy-secret-value',
+    };
     const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], { env: cliEnv, cwd: env.project });
     let pending: { id: string; permission: string; patterns: string[] } | undefined;
     await waitFor(() => {
@@ -75,9 +80,16 @@ describe('probes through loom run', () => {
 
     const result = await run.result;
     const { sessionId } = parseJson(result);
-    const tools = (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((part): part is ToolPart => part.type === 'tool');
+    const tools = (await env.store.messages(sessionId))
+      .flatMap((m) => m.parts)
+      .filter((part): part is ToolPart => part.type === 'tool');
     const byTool = Object.fromEntries(tools.map((part) => [part.tool, part.state]));
-    expect(byTool.read).toMatchObject({ status: 'error', error: expect.stringContaining('The user has specified a rule which prevents you from using this specific tool call') });
+    expect(byTool.read).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining(
+        'The user has specified a rule which prevents you from using this specific tool call',
+      ),
+    });
     expect(byTool.webfetch).toMatchObject({ status: 'error', error: correctedMessage('no local fetches') });
     expect(serviceHits).toBe(0);
     expect(byTool.bash).toMatchObject({ status: 'completed' });
@@ -104,17 +116,25 @@ describe('probes through loom run', () => {
       },
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Probed the shell.' } },
     ]);
-    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe the shell'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe the shell'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Probed the shell.' });
-    const tools = (await env.store.messages(parseJson(result).sessionId)).flatMap((m) => m.parts).filter((part): part is ToolPart => part.type === 'tool');
+    const tools = (await env.store.messages(parseJson(result).sessionId))
+      .flatMap((m) => m.parts)
+      .filter((part): part is ToolPart => part.type === 'tool');
     expect(tools).toHaveLength(probes.length);
     for (const part of tools) {
       expect(part.state, (part.state.input as { command: string }).command).toMatchObject({
         status: 'error',
-        error: expect.stringContaining('The user has specified a rule which prevents you from using this specific tool call'),
+        error: expect.stringContaining(
+          'The user has specified a rule which prevents you from using this specific tool call',
+        ),
       });
     }
-    for (const name of ['from-substitution', 'from-backticks', 'from-redirect']) expect(existsSync(join(outside, name)), name).toBe(false);
+    for (const name of ['from-substitution', 'from-backticks', 'from-redirect'])
+      expect(existsSync(join(outside, name)), name).toBe(false);
     expect(JSON.stringify(env.model.requests.at(-1)!.messages)).not.toContain('project-env-secret');
   }, 90_000);
 });

@@ -14,7 +14,14 @@ import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 const PYTHON = '/usr/bin/python3';
-const SECRETS = ['ssh-private-key-secret', 'aws-credentials-secret', 'parent-env-secret', 'worker-env-secret', 'other-workspace-secret', 'SQLite format'];
+const SECRETS = [
+  'ssh-private-key-secret',
+  'aws-credentials-secret',
+  'parent-env-secret',
+  'worker-env-secret',
+  'other-workspace-secret',
+  'SQLite format',
+];
 
 let env: LoomTestEnv;
 let root: string;
@@ -26,7 +33,8 @@ let serviceUrl: string;
 let cliEnv: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  if (!existsSync(PYTHON)) throw new Error(`The sandbox probes run Python as ${PYTHON}, which this machine lacks (apt-get install python3).`);
+  if (!existsSync(PYTHON))
+    throw new Error(`The sandbox probes run Python as ${PYTHON}, which this machine lacks (apt-get install python3).`);
   service = createServer((_request, response) => {
     serviceHits++;
     response.end('local admin page');
@@ -72,16 +80,26 @@ function script(calls: { command: string; sandbox?: boolean }[]) {
 }
 
 async function bashParts(sessionId: string): Promise<ToolPart[]> {
-  return (await env.store.messages(sessionId)).flatMap((message) => message.parts).filter((part): part is ToolPart => part.type === 'tool');
+  return (await env.store.messages(sessionId))
+    .flatMap((message) => message.parts)
+    .filter((part): part is ToolPart => part.type === 'tool');
 }
 
-const outputOf = (part: ToolPart) => (part.state as { output?: string; error?: string }).output ?? (part.state as { error?: string }).error ?? '';
+const outputOf = (part: ToolPart) =>
+  (part.state as { output?: string; error?: string }).output ?? (part.state as { error?: string }).error ?? '';
 
 describe('the sandbox through loom run, default rules', () => {
   it('refuses interpreters, a script it wrote, the loopback network and the worker environment', async () => {
     // A session in another project first: the worker then knows that workspace, and hides it from this one.
     script([{ command: 'true' }]);
-    expect((await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], { env: cliEnv, cwd: join(root, 'other-project') })).code).toBe(0);
+    expect(
+      (
+        await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], {
+          env: cliEnv,
+          cwd: join(root, 'other-project'),
+        })
+      ).code,
+    ).toBe(0);
 
     const probes = [
       `${PYTHON} -c "open('${elsewhere}/from-python.txt', 'w').write('x')"`,
@@ -96,15 +114,20 @@ describe('the sandbox through loom run, default rules', () => {
       `${PYTHON} -c "print(open('${root}/other-project/notes.txt').read())"`,
     ];
     script(probes.map((command) => ({ command })));
-    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], { env: cliEnv, cwd: env.project });
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], {
+      env: cliEnv,
+      cwd: env.project,
+    });
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Probed.' });
     const parts = await bashParts(parseJson(result).sessionId);
     expect(parts).toHaveLength(probes.length);
     for (const part of parts) {
       const output = outputOf(part);
-      for (const secret of SECRETS) expect(output, `${(part.state.input as { command: string }).command}\n${output}`).not.toContain(secret);
+      for (const secret of SECRETS)
+        expect(output, `${(part.state.input as { command: string }).command}\n${output}`).not.toContain(secret);
     }
-    for (const name of ['from-python.txt', 'leaked.env', 'from-script.txt']) expect(existsSync(join(elsewhere, name)), name).toBe(false);
+    for (const name of ['from-python.txt', 'leaked.env', 'from-script.txt'])
+      expect(existsSync(join(elsewhere, name)), name).toBe(false);
     expect(serviceHits).toBe(0);
     // The model learns what the sandbox refused, and how to ask for more.
     expect(outputOf(parts[0])).toMatch(/Loom's sandbox refused .*read-only in the sandbox/s);
@@ -115,26 +138,44 @@ describe('the sandbox through loom run, default rules', () => {
     for (const secret of SECRETS) expect(seen).not.toContain(secret);
   }, 120_000);
 
-  it("lets an agent reach the hosts its sandbox allows, through the proxy, and no others", async () => {
+  it('lets an agent reach the hosts its sandbox allows, through the proxy, and no others', async () => {
     const other = new URL(env.model.url);
-    script([{ command: `curl -sS --max-time 5 ${serviceUrl}` }, { command: `curl -sS --max-time 5 http://${other.host}/` }]);
+    script([
+      { command: `curl -sS --max-time 5 ${serviceUrl}` },
+      { command: `curl -sS --max-time 5 http://${other.host}/` },
+    ]);
     const before = serviceHits;
-    const result = await runLoom(['run', '--json', '--agent', 'fetcher', '-m', 'scripted/test-model', 'Probe'], { env: cliEnv, cwd: env.project });
+    const result = await runLoom(['run', '--json', '--agent', 'fetcher', '-m', 'scripted/test-model', 'Probe'], {
+      env: cliEnv,
+      cwd: env.project,
+    });
     const [allowed, refused] = await bashParts(parseJson(result).sessionId);
     expect(outputOf(allowed)).toBe('local admin page');
     expect(serviceHits).toBe(before + 1);
-    expect(outputOf(refused)).toContain(`the sandbox's proxy refused ${other.hostname}:${other.port} (the host is not in sandbox.network.allow`);
+    expect(outputOf(refused)).toContain(
+      `the sandbox's proxy refused ${other.hostname}:${other.port} (the host is not in sandbox.network.allow`,
+    );
   }, 90_000);
 
   it('says at start when bubblewrap is missing, and refuses bash with the reason and the fix', async () => {
     script([{ command: 'touch refused.txt' }]);
     // A task queue of its own, so `loom run` starts its own worker, without bubblewrap.
     const missing = { ...cliEnv, LOOM_BWRAP: '/nonexistent/bwrap', LOOM_TASK_QUEUE: `${env.taskQueue}-no-bwrap` };
-    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], { env: missing, cwd: env.project });
-    expect(result.stderr.match(/Warning: Loom's sandbox cannot start on this machine: bubblewrap \(\/nonexistent\/bwrap\) is not installed/g)).toHaveLength(1);
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], {
+      env: missing,
+      cwd: env.project,
+    });
+    expect(
+      result.stderr.match(
+        /Warning: Loom's sandbox cannot start on this machine: bubblewrap \(\/nonexistent\/bwrap\) is not installed/g,
+      ),
+    ).toHaveLength(1);
     expect(result.stderr).toContain('apt-get install bubblewrap');
     const [part] = await bashParts(parseJson(result).sessionId);
-    expect(part.state).toMatchObject({ status: 'error', error: expect.stringMatching(/^bash is refused: Loom's sandbox cannot start on this worker/) });
+    expect(part.state).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^bash is refused: Loom's sandbox cannot start on this worker/),
+    });
     expect(existsSync(join(env.project, 'refused.txt'))).toBe(false);
   }, 90_000);
 
@@ -144,13 +185,19 @@ describe('the sandbox through loom run, default rules', () => {
     const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], { env: cliEnv, cwd: env.project });
     let pending: { id: string; permission: string; patterns: string[] } | undefined;
     await waitFor(() => {
-      void env.store.permissionRequests({ status: 'pending' }).then((requests) => (pending = requests.find((request) => request.permission === 'unsandboxed')));
+      void env.store
+        .permissionRequests({ status: 'pending' })
+        .then((requests) => (pending = requests.find((request) => request.permission === 'unsandboxed')));
       return pending !== undefined;
     }, 30_000);
     expect(pending).toMatchObject({ permission: 'unsandboxed', patterns: [read] });
     expect((await runLoom(['approve', pending!.id], { env: cliEnv })).code).toBe(0);
     const result = await run.result;
     const [part] = await bashParts(parseJson(result).sessionId);
-    expect(part.state).toMatchObject({ status: 'completed', output: 'ssh-private-key-secret', metadata: { unsandboxed: true } });
+    expect(part.state).toMatchObject({
+      status: 'completed',
+      output: 'ssh-private-key-secret',
+      metadata: { unsandboxed: true },
+    });
   }, 90_000);
 });

@@ -4,7 +4,13 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OTLP_SPAN_KIND, OTLP_STATUS_CODE, startOtlpReceiver, type OtlpReceiver } from '../../testkit/otlp-receiver.js';
@@ -40,7 +46,11 @@ async function exportTree(processor: SpanProcessor): Promise<string> {
   const root = tracer.startSpan('session', { kind: SpanKind.SERVER, startTime: at(0), attributes: rootAttributes });
   const inRoot = trace.setSpan(context.active(), root);
   const step = tracer.startSpan('step', { startTime: at(1) }, inRoot);
-  const tool = tracer.startSpan('tool.read', { kind: SpanKind.CLIENT, startTime: at(2) }, trace.setSpan(context.active(), step));
+  const tool = tracer.startSpan(
+    'tool.read',
+    { kind: SpanKind.CLIENT, startTime: at(2) },
+    trace.setSpan(context.active(), step),
+  );
   tool.end(at(3));
   step.end(at(4));
   const model = tracer.startSpan('model.call', { startTime: at(5) }, inRoot);
@@ -56,11 +66,19 @@ async function exportTree(processor: SpanProcessor): Promise<string> {
 async function expectTree(traceId: string) {
   await receiver.waitFor((spans) => spans.length === 4);
   expect(receiver.traces()).toEqual([traceId]);
-  expect(receiver.renderTree(traceId)).toBe(['session', '  step', '    tool.read', '  model.call (error: overloaded)'].join('\n'));
+  expect(receiver.renderTree(traceId)).toBe(
+    ['session', '  step', '    tool.read', '  model.call (error: overloaded)'].join('\n'),
+  );
 
   const [root, ...others] = receiver.tree(traceId);
   expect(others).toEqual([]);
-  expect(root).toMatchObject({ traceId, name: 'session', kind: OTLP_SPAN_KIND.SERVER, orphan: false, scope: 'loom.selfcheck' });
+  expect(root).toMatchObject({
+    traceId,
+    name: 'session',
+    kind: OTLP_SPAN_KIND.SERVER,
+    orphan: false,
+    scope: 'loom.selfcheck',
+  });
   expect(root.parentSpanId).toBeUndefined();
   expect([root.start, root.end]).toEqual([nanosAt(0), nanosAt(10)]);
   expect(root.attributes).toEqual(rootAttributes);
@@ -70,9 +88,16 @@ async function expectTree(traceId: string) {
   const [step, model] = root.children;
   const [tool] = step.children;
   expect(step).toMatchObject({ parentSpanId: root.spanId, kind: OTLP_SPAN_KIND.INTERNAL, attributes: {} });
-  expect(tool).toMatchObject({ parentSpanId: step.spanId, kind: OTLP_SPAN_KIND.CLIENT, start: nanosAt(2), end: nanosAt(3) });
+  expect(tool).toMatchObject({
+    parentSpanId: step.spanId,
+    kind: OTLP_SPAN_KIND.CLIENT,
+    start: nanosAt(2),
+    end: nanosAt(3),
+  });
   expect(model.status).toEqual({ code: OTLP_STATUS_CODE.ERROR, message: 'overloaded' });
-  expect(model.events).toEqual([{ name: 'retry', time: nanosAt(6), attributes: { attempt: 2, reason: 'rate limited' } }]);
+  expect(model.events).toEqual([
+    { name: 'retry', time: nanosAt(6), attributes: { attempt: 2, reason: 'rate limited' } },
+  ]);
   for (const span of receiver.spans()) {
     expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(span.spanId).toMatch(/^[0-9a-f]{16}$/);
@@ -107,7 +132,14 @@ describe.each(exporters)('the $name exporter', ({ contentType, create }) => {
     await expectTree(traceId);
     expect(receiver.requests().length).toBe(4);
     for (const request of receiver.requests()) {
-      expect(request).toMatchObject({ method: 'POST', path: '/v1/traces', contentType, accepted: true, status: 200, spanCount: 1 });
+      expect(request).toMatchObject({
+        method: 'POST',
+        path: '/v1/traces',
+        contentType,
+        accepted: true,
+        status: 200,
+        spanCount: 1,
+      });
       expect(request.headers['user-agent']).toMatch(/^OTel-OTLP-Exporter-JavaScript\//);
       expect(request.headers['content-encoding']).toBeUndefined();
     }
@@ -127,7 +159,11 @@ describe.each(exporters)('the $name exporter', ({ contentType, create }) => {
     expect(receiver.requests().length).toBeGreaterThan(0);
     for (const request of receiver.requests()) {
       expect(request).toMatchObject({ path: '/v1/traces', contentType, accepted: true });
-      expect(request.headers).toMatchObject({ authorization: 'Bearer loom-token', 'x-loom-run': 'selfcheck', 'content-encoding': 'gzip' });
+      expect(request.headers).toMatchObject({
+        authorization: 'Bearer loom-token',
+        'x-loom-run': 'selfcheck',
+        'content-encoding': 'gzip',
+      });
     }
   });
 });
@@ -155,7 +191,10 @@ function handWrittenRequest(span: Record<string, unknown> = {}) {
                 attributes: [
                   { key: 'big', value: { intValue: '9007199254740993' } },
                   { key: 'small', value: { intValue: '-42' } },
-                  { key: 'nested', value: { kvlistValue: { values: [{ key: 'inner', value: { doubleValue: 1.5 } }] } } },
+                  {
+                    key: 'nested',
+                    value: { kvlistValue: { values: [{ key: 'inner', value: { doubleValue: 1.5 } }] } },
+                  },
                 ],
                 events: [{ name: 'tick', timeUnixNano: 1000 }],
                 status: { code: 2, message: 'parent lost' },
@@ -172,22 +211,36 @@ function handWrittenRequest(span: Record<string, unknown> = {}) {
 
 async function post(path: string, body: string | Buffer | undefined, headers: Record<string, string>, method = 'POST') {
   const response = await fetch(`${receiver.url}${path}`, { method, body, headers });
-  return { status: response.status, headers: response.headers, text: Buffer.from(await response.arrayBuffer()).toString('utf8') };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text: Buffer.from(await response.arrayBuffer()).toString('utf8'),
+  };
 }
 
 describe('OTLP/JSON by hand', () => {
   it('reads hex ids in any case, integer enums and 64-bit ints as strings or numbers, gzipped', async () => {
     const body = gzipSync(JSON.stringify(handWrittenRequest()));
-    const response = await post('/v1/traces', body, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Encoding': 'gzip' });
+    const response = await post('/v1/traces', body, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Encoding': 'gzip',
+    });
     expect(response).toMatchObject({ status: 200, text: '{}' });
     expect(response.headers.get('content-type')).toBe('application/json');
 
     const [span] = receiver.tree(TRACE_ID);
-    expect(span).toMatchObject({ traceId: TRACE_ID.toLowerCase(), spanId: 'eee19b7ec3c1b174', orphan: true, kind: OTLP_SPAN_KIND.CLIENT });
+    expect(span).toMatchObject({
+      traceId: TRACE_ID.toLowerCase(),
+      spanId: 'eee19b7ec3c1b174',
+      orphan: true,
+      kind: OTLP_SPAN_KIND.CLIENT,
+    });
     expect([span.start, span.end, span.events[0].time]).toEqual([1544712660000000000n, 1544712661000000000n, 1000n]);
     expect(span.attributes).toEqual({ big: 9007199254740993n, small: -42, nested: { inner: 1.5 } });
     expect(span.resource).toEqual({ 'service.name': 'by-hand' });
-    expect(receiver.renderTree(TRACE_ID)).toBe('lost child (error: parent lost) (orphan: parent eee19b7ec3c1b173 not received)');
+    expect(receiver.renderTree(TRACE_ID)).toBe(
+      'lost child (error: parent lost) (orphan: parent eee19b7ec3c1b173 not received)',
+    );
   });
 
   it('times out waiting with the trees it has and the requests it rejected', async () => {
@@ -203,26 +256,72 @@ describe('what is not OTLP', () => {
     const protobuf = { 'Content-Type': 'application/x-protobuf' };
     const json = { 'Content-Type': 'application/json' };
     const cases = [
-      { path: '/v1/traces', body: Buffer.from([0x0a, 0xff]), headers: protobuf, status: 400, says: 'Undecodable protobuf' },
+      {
+        path: '/v1/traces',
+        body: Buffer.from([0x0a, 0xff]),
+        headers: protobuf,
+        status: 400,
+        says: 'Undecodable protobuf',
+      },
       { path: '/v1/traces', body: '{"resourceSpans": [', headers: json, status: 400, says: 'body is not JSON' },
-      { path: '/v1/traces', body: JSON.stringify(handWrittenRequest({ spanId: 'not-hex' })), headers: json, status: 400, says: 'spans[0].spanId is "not-hex"' },
-      { path: '/v1/traces', body: JSON.stringify(handWrittenRequest({ kind: 'SPAN_KIND_CLIENT' })), headers: json, status: 400, says: 'enums as integers' },
-      { path: '/v1/traces', body: JSON.stringify(handWrittenRequest({ traceId: 'abcd' })), headers: json, status: 400, says: 'traceId has 2 bytes, not 16' },
-      { path: '/v1/traces', body: '{}', headers: { ...json, 'Content-Encoding': 'gzip' }, status: 400, says: 'not valid gzip' },
-      { path: '/v1/traces', body: '{}', headers: { ...json, 'Content-Encoding': 'br' }, status: 415, says: 'Content-Encoding "br"' },
-      { path: '/v1/traces', body: 'spans', headers: { 'Content-Type': 'text/plain' }, status: 415, says: 'Content-Type "text/plain"' },
+      {
+        path: '/v1/traces',
+        body: JSON.stringify(handWrittenRequest({ spanId: 'not-hex' })),
+        headers: json,
+        status: 400,
+        says: 'spans[0].spanId is "not-hex"',
+      },
+      {
+        path: '/v1/traces',
+        body: JSON.stringify(handWrittenRequest({ kind: 'SPAN_KIND_CLIENT' })),
+        headers: json,
+        status: 400,
+        says: 'enums as integers',
+      },
+      {
+        path: '/v1/traces',
+        body: JSON.stringify(handWrittenRequest({ traceId: 'abcd' })),
+        headers: json,
+        status: 400,
+        says: 'traceId has 2 bytes, not 16',
+      },
+      {
+        path: '/v1/traces',
+        body: '{}',
+        headers: { ...json, 'Content-Encoding': 'gzip' },
+        status: 400,
+        says: 'not valid gzip',
+      },
+      {
+        path: '/v1/traces',
+        body: '{}',
+        headers: { ...json, 'Content-Encoding': 'br' },
+        status: 415,
+        says: 'Content-Encoding "br"',
+      },
+      {
+        path: '/v1/traces',
+        body: 'spans',
+        headers: { 'Content-Type': 'text/plain' },
+        status: 415,
+        says: 'Content-Type "text/plain"',
+      },
       { path: '/v1/metrics', body: '{}', headers: json, status: 404, says: 'No OTLP endpoint at /v1/metrics' },
     ];
     for (const { path, body, headers, status, says } of cases) {
       const response = await post(path, body, headers);
-      const message = response.headers.get('content-type') === 'application/json' ? JSON.parse(response.text).message : response.text;
+      const message =
+        response.headers.get('content-type') === 'application/json' ? JSON.parse(response.text).message : response.text;
       expect({ status: response.status, says: message.includes(says) }, message).toEqual({ status, says: true });
     }
     const get = await post('/v1/traces', undefined, {}, 'GET');
     expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
 
     expect(receiver.spans()).toEqual([]);
-    expect(receiver.requests().map((r) => [r.accepted, r.status])).toEqual([...cases.map((c) => [false, c.status]), [false, 405]]);
+    expect(receiver.requests().map((r) => [r.accepted, r.status])).toEqual([
+      ...cases.map((c) => [false, c.status]),
+      [false, 405],
+    ]);
     expect(receiver.requests()[2].error).toContain('resourceSpans[0].scopeSpans[0].spans[0].spanId');
   });
 

@@ -65,7 +65,9 @@ describe('scripted model server: Anthropic Messages', () => {
     expect(parts.filter((p) => p.type === 'reasoning-delta').length).toBeGreaterThan(1);
     expect(steps[0].reasoningText).toBe('I should read the file first.');
     expect(steps[0].text).toBe('Reading.');
-    expect(steps[0].toolCalls.map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([['toolu_custom', 'read', { path: 'a.txt' }]]);
+    expect(steps[0].toolCalls.map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([
+      ['toolu_custom', 'read', { path: 'a.txt' }],
+    ]);
     expect(steps[0].finishReason).toBe('tool-calls');
     const usage = steps[0].usage;
     expect([usage.inputTokens, usage.outputTokens]).toEqual([1200, 40]);
@@ -73,23 +75,42 @@ describe('scripted model server: Anthropic Messages', () => {
     expect(text).toBe('It says 42.');
 
     const [first, second] = server.requests;
-    expect([first.protocol, first.path, first.model, first.stream, first.lastRole]).toEqual(['anthropic', '/v1/messages', 'claude-sonnet-4-5', true, 'user']);
+    expect([first.protocol, first.path, first.model, first.stream, first.lastRole]).toEqual([
+      'anthropic',
+      '/v1/messages',
+      'claude-sonnet-4-5',
+      true,
+      'user',
+    ]);
     expect(first.toolNames).toEqual(['read']);
     expect(first.headers['x-api-key']).toBe('test');
     expect([second.rule, second.lastRole, second.lastUser]).toEqual(['answer', 'tool', 'What does a.txt say?']);
     expect(second.lastTool).toContain('FILE a.txt SAYS 42');
     const assistant = second.messages.find((m) => m.role === 'assistant');
-    expect(assistant.content).toContainEqual({ type: 'thinking', thinking: 'I should read the file first.', signature: 'sig_1' });
+    expect(assistant.content).toContainEqual({
+      type: 'thinking',
+      thinking: 'I should read the file first.',
+      signature: 'sig_1',
+    });
     expect(assistant.content).toContainEqual(expect.objectContaining({ type: 'tool_use', id: 'toolu_custom' }));
   });
 
   it('answers generateText with JSON, reading the system prompt; unmatched requests fail readably', async () => {
     server = await startScriptedModel([
-      { when: { system: 'You are terse.', anyMessage: 'hello' }, reply: { text: 'Hi.', toolCalls: [{ name: 'read', args: { path: 'b' } }] } },
+      {
+        when: { system: 'You are terse.', anyMessage: 'hello' },
+        reply: { text: 'Hi.', toolCalls: [{ name: 'read', args: { path: 'b' } }] },
+      },
       { when: { lastUser: 'long' }, reply: { text: 'Cut', finish: 'length' } },
     ]);
     const model = anthropicModel(server.url);
-    const result = await generateText({ model, system: 'You are terse.', prompt: 'hello', tools: { read: tools.read }, maxRetries: 0 });
+    const result = await generateText({
+      model,
+      system: 'You are terse.',
+      prompt: 'hello',
+      tools: { read: tools.read },
+      maxRetries: 0,
+    });
     expect(result.text).toBe('Hi.');
     expect(result.toolCalls[0].toolCallId).toMatch(/^toolu_\d+$/);
     expect(result.finishReason).toBe('tool-calls');
@@ -102,7 +123,9 @@ describe('scripted model server: Anthropic Messages', () => {
   });
 
   it("sends errors in Anthropic's shape with the scripted status and headers", async () => {
-    server = await startScriptedModel([{ reply: { status: 529, errorMessage: 'Overloaded', headers: { 'retry-after': '0' } } }]);
+    server = await startScriptedModel([
+      { reply: { status: 529, errorMessage: 'Overloaded', headers: { 'retry-after': '0' } } },
+    ]);
     const err = await rejection(generateText({ model: anthropicModel(server.url), prompt: 'hi', maxRetries: 0 }));
     expect(APICallError.isInstance(err)).toBe(true);
     expect([err.statusCode, err.message, err.isRetryable]).toEqual([529, 'Overloaded', true]);
@@ -112,7 +135,9 @@ describe('scripted model server: Anthropic Messages', () => {
 
   it('checks x-api-key', async () => {
     server = await startScriptedModel([{ reply: { text: 'secret ok' } }], { apiKey: 'sekrit' });
-    const err = await rejection(generateText({ model: anthropicModel(server.url, 'nope'), prompt: 'hi', maxRetries: 0 }));
+    const err = await rejection(
+      generateText({ model: anthropicModel(server.url, 'nope'), prompt: 'hi', maxRetries: 0 }),
+    );
     expect([err.statusCode, err.data?.error?.type]).toEqual([401, 'authentication_error']);
     const right = await generateText({ model: anthropicModel(server.url, 'sekrit'), prompt: 'hi', maxRetries: 0 });
     expect(right.text).toBe('secret ok');
@@ -126,7 +151,9 @@ describe('scripted model server: Gemini', () => {
     expect(parts.filter((p) => p.type === 'reasoning-delta').length).toBeGreaterThan(1);
     expect(steps[0].reasoningText).toBe('I should read the file first.');
     expect(steps[0].text).toBe('Reading.');
-    expect(steps[0].toolCalls.map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([['toolu_custom', 'read', { path: 'a.txt' }]]);
+    expect(steps[0].toolCalls.map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([
+      ['toolu_custom', 'read', { path: 'a.txt' }],
+    ]);
     expect(steps[0].finishReason).toBe('tool-calls');
     const usage = steps[0].usage;
     expect([usage.inputTokens, usage.outputTokens]).toEqual([1200, 40]);
@@ -135,14 +162,22 @@ describe('scripted model server: Gemini', () => {
     expect(text).toBe('It says 42.');
 
     const [first, second] = server.requests;
-    expect([first.protocol, first.model, first.stream, first.lastRole]).toEqual(['gemini', 'gemini-2.5-flash', true, 'user']);
+    expect([first.protocol, first.model, first.stream, first.lastRole]).toEqual([
+      'gemini',
+      'gemini-2.5-flash',
+      true,
+      'user',
+    ]);
     expect(first.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent');
     expect(first.toolNames).toEqual(['read']);
     expect(first.headers['x-goog-api-key']).toBe('test');
     expect([second.rule, second.lastRole, second.lastUser]).toEqual(['answer', 'tool', 'What does a.txt say?']);
     expect(second.lastTool).toContain('FILE a.txt SAYS 42');
     const modelParts = second.messages.filter((c) => c.role === 'model').flatMap((c) => c.parts);
-    expect(modelParts.find((p) => p.functionCall)).toMatchObject({ functionCall: { name: 'read', args: { path: 'a.txt' } }, thoughtSignature: 'sig_1' });
+    expect(modelParts.find((p) => p.functionCall)).toMatchObject({
+      functionCall: { name: 'read', args: { path: 'a.txt' } },
+      thoughtSignature: 'sig_1',
+    });
   });
 
   it('answers generateContent with JSON, reading the system instruction', async () => {
@@ -153,16 +188,29 @@ describe('scripted model server: Gemini', () => {
     const model = geminiModel(server.url);
     const result = await generateText({ model, system: 'You are terse.', prompt: 'hello', maxRetries: 0 });
     expect([result.text, result.reasoningText, result.finishReason]).toEqual(['Hi.', 'Greet back.', 'stop']);
-    expect(server.requests[0]).toMatchObject({ stream: false, path: '/v1beta/models/gemini-2.5-flash:generateContent' });
+    expect(server.requests[0]).toMatchObject({
+      stream: false,
+      path: '/v1beta/models/gemini-2.5-flash:generateContent',
+    });
     expect((await generateText({ model, prompt: 'long', maxRetries: 0 })).finishReason).toBe('length');
   });
 
   it("sends errors in Google's shape", async () => {
-    server = await startScriptedModel([{ reply: { status: 400, errorMessage: 'The input token count exceeds the maximum.' } }]);
+    server = await startScriptedModel([
+      { reply: { status: 400, errorMessage: 'The input token count exceeds the maximum.' } },
+    ]);
     const err = await rejection(generateText({ model: geminiModel(server.url), prompt: 'hi', maxRetries: 0 }));
     expect(APICallError.isInstance(err)).toBe(true);
-    expect([err.statusCode, err.message, err.isRetryable]).toEqual([400, 'The input token count exceeds the maximum.', false]);
-    expect(err.data.error).toEqual({ code: 400, message: 'The input token count exceeds the maximum.', status: 'INVALID_ARGUMENT' });
+    expect([err.statusCode, err.message, err.isRetryable]).toEqual([
+      400,
+      'The input token count exceeds the maximum.',
+      false,
+    ]);
+    expect(err.data.error).toEqual({
+      code: 400,
+      message: 'The input token count exceeds the maximum.',
+      status: 'INVALID_ARGUMENT',
+    });
   });
 
   it('checks x-goog-api-key', async () => {
@@ -176,7 +224,9 @@ describe('scripted model server: Gemini', () => {
 
 describe('scripted model server: OpenAI cache usage', () => {
   it('reports cache reads as prompt_tokens_details.cached_tokens', async () => {
-    server = await startScriptedModel([{ reply: { text: 'ok', usage: { prompt_tokens: 100, completion_tokens: 5, cache_read_tokens: 60 } } }]);
+    server = await startScriptedModel([
+      { reply: { text: 'ok', usage: { prompt_tokens: 100, completion_tokens: 5, cache_read_tokens: 60 } } },
+    ]);
     const res = await fetch(`${server.url}/chat/completions`, {
       method: 'POST',
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'q' }] }),

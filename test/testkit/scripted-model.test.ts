@@ -8,7 +8,10 @@ import type { ScriptRule } from '../../testkit/scripted-model-script.js';
 
 const tools = {
   read: tool({ description: 'Read a file', inputSchema: z.object({ path: z.string() }) }),
-  bash: tool({ description: 'Run a command', inputSchema: z.object({ command: z.string(), timeout: z.number().optional() }) }),
+  bash: tool({
+    description: 'Run a command',
+    inputSchema: z.object({ command: z.string(), timeout: z.number().optional() }),
+  }),
 };
 
 let server: ScriptedModel | undefined;
@@ -45,7 +48,9 @@ async function rejection(p: Promise<unknown>): Promise<any> {
 describe('scripted model server', () => {
   it('streams text as several deltas that add up to the whole answer, with usage', async () => {
     const text = 'The quick brown fox jumps over the lazy dog, twice over.';
-    const { model } = await start([{ reply: { text, chunkSize: 8, usage: { prompt_tokens: 123, completion_tokens: 45 } } }]);
+    const { model } = await start([
+      { reply: { text, chunkSize: 8, usage: { prompt_tokens: 123, completion_tokens: 45 } } },
+    ]);
     const result = streamText({ model, prompt: 'hi', maxRetries: 0 });
     const { parts } = await collect(result.fullStream);
     const deltas = parts.filter((p) => p.type === 'text-delta').map((p) => p.text);
@@ -87,7 +92,11 @@ describe('scripted model server', () => {
       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'q' }] }),
     });
     const body: any = await res.json();
-    expect(body.choices[0].message).toMatchObject({ role: 'assistant', content: 'Answer.', reasoning_content: reasoning });
+    expect(body.choices[0].message).toMatchObject({
+      role: 'assistant',
+      content: 'Answer.',
+      reasoning_content: reasoning,
+    });
   });
 
   it('streams tool calls that come back parsed, with finishReason tool-calls', async () => {
@@ -126,7 +135,11 @@ describe('scripted model server', () => {
   it('matches on system prompt, last user message and last tool result', async () => {
     const { model, server } = await start([
       { name: 'tool-result', when: { lastTool: 'FILE SAYS 42' }, reply: { text: 'The file says 42.' } },
-      { name: 'plan', when: { system: 'You are the planner', lastUser: /read (\S+)/ }, reply: { toolCalls: [{ name: 'read', args: { path: 'a.txt' } }] } },
+      {
+        name: 'plan',
+        when: { system: 'You are the planner', lastUser: /read (\S+)/ },
+        reply: { toolCalls: [{ name: 'read', args: { path: 'a.txt' } }] },
+      },
       { name: 'other-agent', when: { system: 'You are the coder' }, reply: { text: 'coder here' } },
     ]);
     const coder = await generateText({ model, system: 'You are the coder.', prompt: 'read a.txt', maxRetries: 0 });
@@ -141,7 +154,12 @@ describe('scripted model server', () => {
       {
         role: 'tool',
         content: [
-          { type: 'tool-result', toolCallId: first.toolCalls[0].toolCallId, toolName: 'read', output: { type: 'text', value: 'FILE SAYS 42' } },
+          {
+            type: 'tool-result',
+            toolCallId: first.toolCalls[0].toolCallId,
+            toolName: 'read',
+            output: { type: 'text', value: 'FILE SAYS 42' },
+          },
         ],
       },
     ];
@@ -149,7 +167,12 @@ describe('scripted model server', () => {
     expect(await followUp.text).toBe('The file says 42.');
     expect(server.requests.map((r) => r.rule)).toEqual(['other-agent', 'plan', 'tool-result']);
     const last = server.requests[2];
-    expect([last.lastRole, last.lastTool, last.lastUser, last.system]).toEqual(['tool', 'FILE SAYS 42', 'please read a.txt', system]);
+    expect([last.lastRole, last.lastTool, last.lastUser, last.system]).toEqual([
+      'tool',
+      'FILE SAYS 42',
+      'please read a.txt',
+      system,
+    ]);
   });
 
   it('respects times, and setScript/addRules replace and extend the script', async () => {
@@ -171,13 +194,25 @@ describe('scripted model server', () => {
       model,
       system: 'SYSTEM ONE',
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'part one, ' }, { type: 'text', text: 'part two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'part one, ' },
+            { type: 'text', text: 'part two' },
+          ],
+        },
       ],
       tools,
       maxRetries: 0,
     });
     const [r] = server.requests;
-    expect(r).toMatchObject({ index: 0, path: '/v1/chat/completions', model: 'scripted-1', system: 'SYSTEM ONE', lastRole: 'user' });
+    expect(r).toMatchObject({
+      index: 0,
+      path: '/v1/chat/completions',
+      model: 'scripted-1',
+      system: 'SYSTEM ONE',
+      lastRole: 'user',
+    });
     expect(r.lastUser).toBe('part one, part two');
     expect(r.toolNames).toEqual(['read', 'bash']);
     expect(r.headers.authorization).toBe('Bearer test');

@@ -48,7 +48,11 @@ afterAll(async () => {
 });
 
 describe('the API-key listener', () => {
-  const withKey = (apiKey: string): Target => ({ address: endpoint.apiKeyAddress, tls: { serverRootCACertificate: pem(endpoint.files.ca) }, apiKey });
+  const withKey = (apiKey: string): Target => ({
+    address: endpoint.apiKeyAddress,
+    tls: { serverRootCACertificate: pem(endpoint.files.ca) },
+    apiKey,
+  });
 
   it('proxies calls that carry the API key', async () => {
     await expect(viaGrpcJs(withKey(endpoint.apiKey))).resolves.toMatchObject({ serverVersion: expect.any(String) });
@@ -57,20 +61,35 @@ describe('the API-key listener', () => {
 
   it('answers a wrong API key with UNAUTHENTICATED', async () => {
     await expect(viaGrpcJs(withKey('wrong-key'))).rejects.toMatchObject({ code: 16, details: 'Request unauthorized' });
-    await expect(viaNative(withKey('wrong-key'))).rejects.toMatchObject({ name: 'TransportError', message: expect.stringContaining('Request unauthorized') });
+    await expect(viaNative(withKey('wrong-key'))).rejects.toMatchObject({
+      name: 'TransportError',
+      message: expect.stringContaining('Request unauthorized'),
+    });
   });
 
   it('denies AddSearchAttributes, as Temporal Cloud does for API keys, and lists them', async () => {
     const request = { namespace: 'default', searchAttributes: { LoomTlsCheck: 1 } };
-    await expect(viaGrpcJs(withKey(endpoint.apiKey), (c) => c.operatorService.addSearchAttributes(request))).rejects.toMatchObject({ code: 7 });
-    await expect(viaNative(withKey(endpoint.apiKey), (c) => c.operatorService.addSearchAttributes(request))).rejects.toMatchObject({ code: 7 });
-    const listed = await viaGrpcJs(withKey(endpoint.apiKey), (c) => c.operatorService.listSearchAttributes({ namespace: 'default' }));
+    await expect(
+      viaGrpcJs(withKey(endpoint.apiKey), (c) => c.operatorService.addSearchAttributes(request)),
+    ).rejects.toMatchObject({ code: 7 });
+    await expect(
+      viaNative(withKey(endpoint.apiKey), (c) => c.operatorService.addSearchAttributes(request)),
+    ).rejects.toMatchObject({ code: 7 });
+    const listed = await viaGrpcJs(withKey(endpoint.apiKey), (c) =>
+      c.operatorService.listSearchAttributes({ namespace: 'default' }),
+    );
     expect(listed).toMatchObject({ customAttributes: expect.any(Object) });
   });
 
   it('is refused by a client that trusts another CA', async () => {
-    const target: Target = { ...withKey(endpoint.apiKey), tls: { serverRootCACertificate: pem(endpoint.files.otherCa) } };
-    await expect(viaGrpcJs(target)).rejects.toMatchObject({ code: 14, details: expect.stringContaining('unable to verify the first certificate') });
+    const target: Target = {
+      ...withKey(endpoint.apiKey),
+      tls: { serverRootCACertificate: pem(endpoint.files.otherCa) },
+    };
+    await expect(viaGrpcJs(target)).rejects.toMatchObject({
+      code: 14,
+      details: expect.stringContaining('unable to verify the first certificate'),
+    });
     await expect(viaNative(target)).rejects.toThrow('UnknownIssuer');
   });
 });
@@ -99,7 +118,10 @@ describe.each([
     const target = mtls({ clientCertPair: undefined });
     if (strict) {
       // The handshake fails; how the Rust client words it depends on when the alert arrives.
-      await expect(viaGrpcJs(target)).rejects.toMatchObject({ code: 14, details: expect.stringContaining('alert certificate required') });
+      await expect(viaGrpcJs(target)).rejects.toMatchObject({
+        code: 14,
+        details: expect.stringContaining('alert certificate required'),
+      });
       await expect(viaNative(target)).rejects.toMatchObject({ name: 'TransportError' });
     } else {
       await expect(viaGrpcJs(target)).rejects.toMatchObject({ code: 16, details: 'client certificate required' });
@@ -108,7 +130,9 @@ describe.each([
   });
 
   it('refuses a client certificate from another CA', async () => {
-    const target = mtls({ clientCertPair: { crt: pem(endpoint.files.untrustedClientCert), key: pem(endpoint.files.untrustedClientKey) } });
+    const target = mtls({
+      clientCertPair: { crt: pem(endpoint.files.untrustedClientCert), key: pem(endpoint.files.untrustedClientKey) },
+    });
     if (strict) {
       await expect(viaGrpcJs(target)).rejects.toMatchObject({ code: 14 });
       await expect(viaNative(target)).rejects.toMatchObject({ name: 'TransportError' });
@@ -126,7 +150,10 @@ describe.each([
 
   it('is refused by a client without the server name override (no IP in the certificate)', async () => {
     const target = mtls({ serverNameOverride: undefined });
-    await expect(viaGrpcJs(target)).rejects.toMatchObject({ code: 14, details: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID') });
+    await expect(viaGrpcJs(target)).rejects.toMatchObject({
+      code: 14,
+      details: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID'),
+    });
     await expect(viaNative(target)).rejects.toThrow('NotValidForNameContext');
   });
 });

@@ -45,8 +45,15 @@ describe('where the settings come from', () => {
   });
 
   it('reads the variables, an empty one counting as unset', () => {
-    const target = resolveTemporalTarget(envWith({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_NAMESPACE: 'agents', TEMPORAL_TLS: '' }));
-    expect(target).toMatchObject({ address: 'temporal.internal:7233', namespace: 'agents', embedded: false, tls: undefined });
+    const target = resolveTemporalTarget(
+      envWith({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_NAMESPACE: 'agents', TEMPORAL_TLS: '' }),
+    );
+    expect(target).toMatchObject({
+      address: 'temporal.internal:7233',
+      namespace: 'agents',
+      embedded: false,
+      tls: undefined,
+    });
     expect(target.sources).toMatchObject({ address: 'TEMPORAL_ADDRESS', namespace: 'TEMPORAL_NAMESPACE' });
   });
 
@@ -55,8 +62,15 @@ describe('where the settings come from', () => {
       'profiles.toml',
       `[profile.default]\naddress = "dev.internal:7233"\n\n[profile.prod]\naddress = "prod.internal:7233"\nnamespace = "agents"\n[profile.prod.tls]\nserver_ca_cert_path = "${certs.ca.cert}"\nserver_name = "temporal.loom.test"\nclient_cert_path = "${certs.client.cert}"\nclient_key_path = "${certs.client.key}"\n`,
     );
-    const target = resolveTemporalTarget(envWith({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'other' }));
-    expect(target).toMatchObject({ address: 'prod.internal:7233', namespace: 'other', embedded: false, profile: { name: 'prod', file } });
+    const target = resolveTemporalTarget(
+      envWith({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'other' }),
+    );
+    expect(target).toMatchObject({
+      address: 'prod.internal:7233',
+      namespace: 'other',
+      embedded: false,
+      profile: { name: 'prod', file },
+    });
     expect(target.tls?.serverName).toBe('temporal.loom.test');
     expect(target.tls?.clientCertPair?.crt.toString()).toBe(readFileSync(certs.client.cert, 'utf8'));
     expect(target.sources).toMatchObject({
@@ -81,10 +95,14 @@ describe('where the settings come from', () => {
   });
 
   it('turns TLS on for an API key, as Temporal SDKs do, unless TEMPORAL_TLS says false', () => {
-    const withKey = resolveTemporalTarget(envWith({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_API_KEY: 'secret-key' }));
+    const withKey = resolveTemporalTarget(
+      envWith({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_API_KEY: 'secret-key' }),
+    );
     expect(withKey.tls).toEqual({});
     expect(withKey.sources).toMatchObject({ apiKey: 'TEMPORAL_API_KEY', tls: 'the API key (TEMPORAL_API_KEY)' });
-    const plain = resolveTemporalTarget(envWith({ TEMPORAL_ADDRESS: 'proxy:7233', TEMPORAL_API_KEY: 'secret-key', TEMPORAL_TLS: 'false' }));
+    const plain = resolveTemporalTarget(
+      envWith({ TEMPORAL_ADDRESS: 'proxy:7233', TEMPORAL_API_KEY: 'secret-key', TEMPORAL_TLS: 'false' }),
+    );
     expect(plain.tls).toBeUndefined();
     expect(plain.sources.tls).toBe('TEMPORAL_TLS');
   });
@@ -99,7 +117,9 @@ describe('where the settings come from', () => {
     const file = profileFile('typo.toml', '[profile.default]\nadress = "x:7233"\n');
     const target = resolveTemporalTarget(envWith({ TEMPORAL_CONFIG_FILE: file }));
     expect(target.embedded).toBe(true);
-    expect(target.warnings).toEqual([`${file}: key(s) unrecognized in profile.default: adress (Temporal's profiles know address, namespace, api_key, tls, codec, grpc_meta); ignored.`]);
+    expect(target.warnings).toEqual([
+      `${file}: key(s) unrecognized in profile.default: adress (Temporal's profiles know address, namespace, api_key, tls, codec, grpc_meta); ignored.`,
+    ]);
   });
 });
 
@@ -115,9 +135,13 @@ describe('mistakes, each named with where it came from', () => {
   });
 
   it('a profile file that is missing or does not parse', () => {
-    expect(errorOf(envWith({ TEMPORAL_CONFIG_FILE: join(dir, 'nope.toml') }))).toBe(`TEMPORAL_CONFIG_FILE names ${join(dir, 'nope.toml')}, which does not exist.`);
+    expect(errorOf(envWith({ TEMPORAL_CONFIG_FILE: join(dir, 'nope.toml') }))).toBe(
+      `TEMPORAL_CONFIG_FILE names ${join(dir, 'nope.toml')}, which does not exist.`,
+    );
     const broken = profileFile('broken.toml', '[profile.default\naddress = "x"\n');
-    expect(errorOf(envWith({ TEMPORAL_CONFIG_FILE: broken }))).toMatch(new RegExp(`^${broken} \\(TEMPORAL_CONFIG_FILE\\) is not a valid Temporal profile file: `));
+    expect(errorOf(envWith({ TEMPORAL_CONFIG_FILE: broken }))).toMatch(
+      new RegExp(`^${broken} \\(TEMPORAL_CONFIG_FILE\\) is not a valid Temporal profile file: `),
+    );
   });
 
   it('an address without a port, or with a scheme', () => {
@@ -125,7 +149,9 @@ describe('mistakes, each named with where it came from', () => {
       'The Temporal address "temporal.internal" (TEMPORAL_ADDRESS) is not host:port: give it as host:port, such as temporal.internal:7233 (no scheme, no path).',
     );
     expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'https://temporal.internal:7233' }))).toContain('is not host:port');
-    expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'temporal.internal:99999' }))).toContain('has port 99999, which is not a port');
+    expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'temporal.internal:99999' }))).toContain(
+      'has port 99999, which is not a port',
+    );
   });
 
   it('a certificate path that does not exist, or a file that is not a certificate', () => {
@@ -134,7 +160,9 @@ describe('mistakes, each named with where it came from', () => {
       `TEMPORAL_TLS_CLIENT_CERT_PATH (${join(dir, 'missing.pem')}): cannot read it (no such file).`,
     );
     const junk = profileFile('junk.pem', 'not a certificate\n');
-    expect(errorOf(envWith({ ...base, TEMPORAL_TLS_CLIENT_CERT_PATH: junk }))).toMatch(new RegExp(`^TEMPORAL_TLS_CLIENT_CERT_PATH \\(${junk}\\): not a PEM certificate`));
+    expect(errorOf(envWith({ ...base, TEMPORAL_TLS_CLIENT_CERT_PATH: junk }))).toMatch(
+      new RegExp(`^TEMPORAL_TLS_CLIENT_CERT_PATH \\(${junk}\\): not a PEM certificate`),
+    );
     expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_SERVER_CA_CERT_PATH: junk }))).toBe(
       `TEMPORAL_TLS_SERVER_CA_CERT_PATH (${junk}): not a PEM certificate (no "-----BEGIN CERTIFICATE-----" block).`,
     );
@@ -144,8 +172,18 @@ describe('mistakes, each named with where it came from', () => {
     expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CLIENT_KEY_PATH: certs.client.key }))).toBe(
       `TEMPORAL_TLS_CLIENT_KEY_PATH (${certs.client.key}) gives a client key but no certificate goes with it: set TEMPORAL_TLS_CLIENT_CERT_PATH (or tls.client_cert_path in the profile) too.`,
     );
-    expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert }))).toContain('gives a client certificate but no key goes with it');
-    expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert, TEMPORAL_TLS_CLIENT_KEY_PATH: certs.untrustedClient.key }))).toBe(
+    expect(
+      errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert })),
+    ).toContain('gives a client certificate but no key goes with it');
+    expect(
+      errorOf(
+        envWith({
+          TEMPORAL_ADDRESS: 'x:7233',
+          TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert,
+          TEMPORAL_TLS_CLIENT_KEY_PATH: certs.untrustedClient.key,
+        }),
+      ),
+    ).toBe(
       `TEMPORAL_TLS_CLIENT_KEY_PATH (${certs.untrustedClient.key}) is not the key of the certificate in TEMPORAL_TLS_CLIENT_CERT_PATH (${certs.client.cert}).`,
     );
   });
@@ -154,24 +192,40 @@ describe('mistakes, each named with where it came from', () => {
     expect(errorOf(envWith({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca.cert }))).toBe(
       "TEMPORAL_TLS_SERVER_CA_CERT_PATH is set, but no Temporal server is named (TEMPORAL_ADDRESS, or address in a profile): Loom's embedded dev server takes no TLS, API key or headers. Set TEMPORAL_ADDRESS to the server these settings are for, or unset them.",
     );
-    expect(errorOf(envWith({ TEMPORAL_API_KEY: 'k' }))).toMatch(/^TEMPORAL_API_KEY is set, but no Temporal server is named/);
+    expect(errorOf(envWith({ TEMPORAL_API_KEY: 'k' }))).toMatch(
+      /^TEMPORAL_API_KEY is set, but no Temporal server is named/,
+    );
   });
 
   it('a pasted placeholder in the API key, both the path and the data of a file, host verification turned off', () => {
     expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_API_KEY: 'eyJ…' }))).toBe(
       'The Temporal API key (TEMPORAL_API_KEY) contains "…" (U+2026) at position 4, which HTTP headers cannot carry: copy the key again, without placeholders such as "…".',
     );
-    const file = profileFile('both.toml', `[profile.default]\naddress = "x:7233"\n[profile.default.tls]\nclient_cert_path = "${certs.client.cert}"\n`);
-    expect(errorOf(envWith({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_TLS_CLIENT_CERT_DATA: readFileSync(certs.client.cert, 'utf8') }))).toBe(
+    const file = profileFile(
+      'both.toml',
+      `[profile.default]\naddress = "x:7233"\n[profile.default.tls]\nclient_cert_path = "${certs.client.cert}"\n`,
+    );
+    expect(
+      errorOf(
+        envWith({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_TLS_CLIENT_CERT_DATA: readFileSync(certs.client.cert, 'utf8') }),
+      ),
+    ).toBe(
       `client_cert: both a path and the data are given (TEMPORAL_TLS_CLIENT_CERT_PATH / TEMPORAL_TLS_CLIENT_CERT_DATA, or tls.client_cert_path / _data in profile "default" of ${file}): keep one.`,
     );
-    expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' }))).toMatch(/^TEMPORAL_TLS_DISABLE_HOST_VERIFICATION is set, but .* set TEMPORAL_TLS_SERVER_NAME/);
+    expect(errorOf(envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' }))).toMatch(
+      /^TEMPORAL_TLS_DISABLE_HOST_VERIFICATION is set, but .* set TEMPORAL_TLS_SERVER_NAME/,
+    );
   });
 
   it('takes certificates as data too, and never keeps the key in a message', () => {
     const key = readFileSync(certs.client.key, 'utf8');
     const target = resolveTemporalTarget(
-      envWith({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CLIENT_CERT_DATA: readFileSync(certs.client.cert, 'utf8'), TEMPORAL_TLS_CLIENT_KEY_DATA: key, TEMPORAL_API_KEY: 'secret-key' }),
+      envWith({
+        TEMPORAL_ADDRESS: 'x:7233',
+        TEMPORAL_TLS_CLIENT_CERT_DATA: readFileSync(certs.client.cert, 'utf8'),
+        TEMPORAL_TLS_CLIENT_KEY_DATA: key,
+        TEMPORAL_API_KEY: 'secret-key',
+      }),
     );
     expect(target.sources.clientCert).toBe('TEMPORAL_TLS_CLIENT_CERT_DATA');
     expect(JSON.stringify(target.sources)).not.toContain('secret-key');
@@ -186,6 +240,8 @@ describe('links into the Temporal UI', () => {
     expect(temporalUiUrl(at('agents.a2b3c.tmprl.cloud:7233'), {})).toBe('https://cloud.temporal.io');
     expect(temporalUiUrl(at('127.0.0.1:7233', true), { LOOM_TEMPORAL_UI_PORT: '8300' })).toBe('http://localhost:8300');
     expect(temporalUiUrl(at('temporal.internal:7233'), {})).toBeUndefined();
-    expect(temporalUiUrl(at('temporal.internal:7233'), { LOOM_TEMPORAL_UI_URL: 'https://temporal-ui.internal/' })).toBe('https://temporal-ui.internal');
+    expect(temporalUiUrl(at('temporal.internal:7233'), { LOOM_TEMPORAL_UI_URL: 'https://temporal-ui.internal/' })).toBe(
+      'https://temporal-ui.internal',
+    );
   });
 });

@@ -13,12 +13,15 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const lastToolOutput = (request: RecordedRequest) => String(request.messages.findLast((m) => m.role === 'tool')?.content ?? '');
+const lastToolOutput = (request: RecordedRequest) =>
+  String(request.messages.findLast((m) => m.role === 'tool')?.content ?? '');
 const sessionIdIn = (text: string) => /session_id: (ses_\w+)/.exec(text)?.[1] ?? '';
 const texts = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).flatMap((p) => (p.type === 'text' ? [p.text] : []));
 const taskPart = async (sessionId: string) =>
-  (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task');
+  (await env.store.messages(sessionId))
+    .flatMap((m) => m.parts)
+    .find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task');
 
 describe('background subagents', () => {
   it('returns at once, works on after the parent run ends, and its answer wakes the parent exactly once', async () => {
@@ -26,11 +29,35 @@ describe('background subagents', () => {
       {
         name: 'start',
         when: { lastUser: 'Research in the background', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Slow research', prompt: 'Research slowly.', subagent_type: 'general', background: true } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: {
+                description: 'Slow research',
+                prompt: 'Research slowly.',
+                subagent_type: 'general',
+                background: true,
+              },
+            },
+          ],
+        },
       },
-      { name: 'child', when: { lastUser: 'Research slowly.' }, reply: { text: 'The research is done.', delayMs: 2_500 } },
-      { name: 'parent-done', when: { lastUser: 'Research in the background', lastRole: 'tool' }, reply: { text: 'Started it.' } },
-      { name: 'woken', when: { lastUser: 'The background subagent "Slow research' }, reply: { text: 'Got the research.' } },
+      {
+        name: 'child',
+        when: { lastUser: 'Research slowly.' },
+        reply: { text: 'The research is done.', delayMs: 2_500 },
+      },
+      {
+        name: 'parent-done',
+        when: { lastUser: 'Research in the background', lastRole: 'tool' },
+        reply: { text: 'Started it.' },
+      },
+      {
+        name: 'woken',
+        when: { lastUser: 'The background subagent "Slow research' },
+        reply: { text: 'Got the research.' },
+      },
     ]);
     const { sessionId, result } = await env.start('Research in the background');
     expect((await result()).text).toBe('Started it.');
@@ -40,7 +67,10 @@ describe('background subagents', () => {
     const childId = sessionIdIn(started);
     expect(childId).toMatch(/^ses_/);
     // The parent's run is over; the child is not.
-    expect(await env.store.getSession(childId)).toMatchObject({ status: 'busy', title: 'Slow research (@general subagent, background)' });
+    expect(await env.store.getSession(childId)).toMatchObject({
+      status: 'busy',
+      title: 'Slow research (@general subagent, background)',
+    });
     const part = await taskPart(sessionId);
     expect(part?.state).toMatchObject({ status: 'completed', metadata: { background: true, sessionId: childId } });
     await env.checkReplay(sessionId, 'background-task');
@@ -51,8 +81,12 @@ describe('background subagents', () => {
     await waitUntil(async () => (await env.store.getSession(sessionId))?.status === 'idle', 30_000);
     const woken = env.model.requests.filter((r) => r.rule === 'woken');
     expect(woken).toHaveLength(1);
-    expect(woken[0].lastUser).toMatch(/^The background subagent "Slow research \(@general subagent, background\)" finished\. Its answer:\n\nThe research is done\.\n\n<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/);
-    const delivered = (await env.store.messages(sessionId)).filter((m) => m.info.role === 'user' && m.info.promptID && m.parts.some((p) => p.type === 'text' && p.synthetic));
+    expect(woken[0].lastUser).toMatch(
+      /^The background subagent "Slow research \(@general subagent, background\)" finished\. Its answer:\n\nThe research is done\.\n\n<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/,
+    );
+    const delivered = (await env.store.messages(sessionId)).filter(
+      (m) => m.info.role === 'user' && m.info.promptID && m.parts.some((p) => p.type === 'text' && p.synthetic),
+    );
     expect(delivered).toHaveLength(1);
     await env.checkReplay(sessionId, 'background-wake');
     await env.checkReplay(childId, 'background-child');
@@ -63,22 +97,53 @@ describe('background subagents', () => {
       {
         name: 'start',
         when: { lastUser: 'Try the flaky job', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Flaky job', prompt: 'Do the flaky job.', subagent_type: 'general', background: true } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: {
+                description: 'Flaky job',
+                prompt: 'Do the flaky job.',
+                subagent_type: 'general',
+                background: true,
+              },
+            },
+          ],
+        },
       },
-      { name: 'child-fails', when: { lastUser: 'Do the flaky job.' }, reply: { status: 400, errorMessage: 'The job is malformed', delayMs: 1_500 } },
+      {
+        name: 'child-fails',
+        when: { lastUser: 'Do the flaky job.' },
+        reply: { status: 400, errorMessage: 'The job is malformed', delayMs: 1_500 },
+      },
       {
         name: 'wait',
         when: { lastUser: 'Try the flaky job', lastRole: 'tool', lastTool: 'working in the background' },
-        reply: (request) => ({ toolCalls: [{ name: 'task_status', args: { session_id: sessionIdIn(request.lastTool ?? ''), wait: true, timeout_ms: 30_000 } }] }),
+        reply: (request) => ({
+          toolCalls: [
+            {
+              name: 'task_status',
+              args: { session_id: sessionIdIn(request.lastTool ?? ''), wait: true, timeout_ms: 30_000 },
+            },
+          ],
+        }),
       },
-      { name: 'waited', when: { lastUser: 'Try the flaky job', lastRole: 'tool', lastTool: 'status: ' }, reply: { text: 'It failed.' } },
+      {
+        name: 'waited',
+        when: { lastUser: 'Try the flaky job', lastRole: 'tool', lastTool: 'status: ' },
+        reply: { text: 'It failed.' },
+      },
       { name: 'told', when: { lastUser: 'The background subagent "Flaky job' }, reply: { text: 'Noted the failure.' } },
     ]);
     const { sessionId, result } = await env.start('Try the flaky job');
     await result();
-    const statusPart = (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task_status');
+    const statusPart = (await env.store.messages(sessionId))
+      .flatMap((m) => m.parts)
+      .find((p): p is ToolPart => p.type === 'tool' && p.tool === 'task_status');
     const status = statusPart?.state.status === 'completed' ? statusPart.state.output : '';
-    expect(status).toMatch(/^status: error\n\n.*The job is malformed[\s\S]*<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/);
+    expect(status).toMatch(
+      /^status: error\n\n.*The job is malformed[\s\S]*<task_metadata>\nsession_id: ses_\w+\n<\/task_metadata>$/,
+    );
     // Whether the report came while that run was still open or after it ended, the parent reads it once.
     await waitUntil(async () => (await texts(sessionId)).includes('Noted the failure.'), 30_000);
     const told = env.model.requests.filter((r) => r.rule === 'told');
@@ -103,7 +168,9 @@ describe('background subagents', () => {
     await other.result();
     const { result } = await env.start('Peek at the other tree');
     expect((await result()).text).toBe('Refused.');
-    expect(lastToolOutput(env.model.requests.findLast((r) => r.rule === 'peeked')!)).toContain(`Session ${other.sessionId} is not part of this session's tree`);
+    expect(lastToolOutput(env.model.requests.findLast((r) => r.rule === 'peeked')!)).toContain(
+      `Session ${other.sessionId} is not part of this session's tree`,
+    );
   });
 
   it('loom cancel of the parent session cancels a background subagent still working', async () => {
@@ -111,7 +178,19 @@ describe('background subagents', () => {
       {
         name: 'start',
         when: { lastUser: 'Start a long one', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Long work', prompt: 'Work for a long time.', subagent_type: 'general', background: true } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: {
+                description: 'Long work',
+                prompt: 'Work for a long time.',
+                subagent_type: 'general',
+                background: true,
+              },
+            },
+          ],
+        },
       },
       { name: 'child', when: { lastUser: 'Work for a long time.' }, reply: { text: 'Never.', delayMs: 60_000 } },
       { name: 'parent-done', when: { lastUser: 'Start a long one', lastRole: 'tool' }, reply: { text: 'Started.' } },
@@ -133,10 +212,21 @@ describe('background subagents', () => {
       {
         name: 'start',
         when: { lastUser: 'Start one, then wait', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Endless', prompt: 'Work forever.', subagent_type: 'general', background: true } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: { description: 'Endless', prompt: 'Work forever.', subagent_type: 'general', background: true },
+            },
+          ],
+        },
       },
       { name: 'child', when: { lastUser: 'Work forever.' }, reply: { text: 'Never.', delayMs: 60_000 } },
-      { name: 'parent-waits', when: { lastUser: 'Start one, then wait', lastRole: 'tool' }, reply: { text: 'Never either.', delayMs: 60_000 } },
+      {
+        name: 'parent-waits',
+        when: { lastUser: 'Start one, then wait', lastRole: 'tool' },
+        reply: { text: 'Never either.', delayMs: 60_000 },
+      },
     ]);
     const { sessionId } = await env.start('Start one, then wait');
     await env.model.waitForRequest((r) => r.rule === 'parent-waits', 20_000);
@@ -151,7 +241,19 @@ describe('background subagents', () => {
       {
         name: 'start',
         when: { lastUser: 'Start a long one', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Long', prompt: 'Work for a long time.', subagent_type: 'general', background: true } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: {
+                description: 'Long',
+                prompt: 'Work for a long time.',
+                subagent_type: 'general',
+                background: true,
+              },
+            },
+          ],
+        },
       },
       { name: 'child', when: { lastUser: 'Work for a long time.' }, reply: { text: 'Never.', delayMs: 60_000 } },
       { name: 'parent-done', when: { lastUser: 'Start a long one', lastRole: 'tool' }, reply: { text: 'Started.' } },

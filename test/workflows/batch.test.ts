@@ -23,11 +23,23 @@ describe('batchWorkflow', () => {
   it('runs every task as its own session, retries a failing one, and finishes with a summary', async () => {
     env.model.setScript([
       { name: 'fails', when: { lastUser: /^Task 7:/ }, reply: { status: 401, errorMessage: 'no access for task 7' } },
-      { name: 'task', when: { lastUser: /^Task \d+:/ }, reply: (r) => ({ text: `Answer to ${r.lastUser.split(':')[0]}` }) },
+      {
+        name: 'task',
+        when: { lastUser: /^Task \d+:/ },
+        reply: (r) => ({ text: `Answer to ${r.lastUser.split(':')[0]}` }),
+      },
     ]);
     const { batch, handle } = await runBatch(env, numberedTasks(40), { concurrency: 5, retries: 1 });
     const result = await handle.result();
-    expect(result).toMatchObject({ status: 'completed', total: 40, done: 39, failed: 1, cancelled: 0, running: 0, pending: 0 });
+    expect(result).toMatchObject({
+      status: 'completed',
+      total: 40,
+      done: 39,
+      failed: 1,
+      cancelled: 0,
+      running: 0,
+      pending: 0,
+    });
     expect(result.tokens.input).toBeGreaterThan(0);
 
     const tasks = await env.store.batchTasks(batch.id);
@@ -46,8 +58,14 @@ describe('batchWorkflow', () => {
   });
 
   it('pauses, changes concurrency, resumes and cancels while running, keeping finished results', async () => {
-    env.model.setScript([{ name: 'slow', when: { lastUser: /^Slow \d+/ }, reply: { text: 'done slowly', delayMs: 400 } }]);
-    const { batch, handle } = await runBatch(env, numberedTasks(30, (i) => `Slow ${i}`), { concurrency: 2 });
+    env.model.setScript([
+      { name: 'slow', when: { lastUser: /^Slow \d+/ }, reply: { text: 'done slowly', delayMs: 400 } },
+    ]);
+    const { batch, handle } = await runBatch(
+      env,
+      numberedTasks(30, (i) => `Slow ${i}`),
+      { concurrency: 2 },
+    );
     await waitFor(() => env.model.requests.filter((r) => r.rule === 'slow').length >= 2, 20_000);
 
     let progress = await handle.executeUpdate(batchControlUpdate, { args: [{ action: 'pause' }] });
@@ -71,7 +89,9 @@ describe('batchWorkflow', () => {
     expect(most).toBeGreaterThan(2);
     expect(most).toBeLessThanOrEqual(6);
 
-    await expect(handle.executeUpdate(batchControlUpdate, { args: [{ action: 'concurrency', value: 0 }] })).rejects.toThrow();
+    await expect(
+      handle.executeUpdate(batchControlUpdate, { args: [{ action: 'concurrency', value: 0 }] }),
+    ).rejects.toThrow();
     await handle.executeUpdate(batchControlUpdate, { args: [{ action: 'cancel' }] });
     const result = await handle.result();
     expect(result.status).toBe('cancelled');
@@ -92,7 +112,9 @@ describe('batchWorkflow', () => {
       {
         name: 'dir-write',
         when: { lastUser: /^Note where you are: \w+$/, lastRole: 'user' },
-        reply: (r) => ({ toolCalls: [{ name: 'write', args: { filePath: 'where.txt', content: r.lastUser.split(': ')[1] } }] }),
+        reply: (r) => ({
+          toolCalls: [{ name: 'write', args: { filePath: 'where.txt', content: r.lastUser.split(': ')[1] } }],
+        }),
       },
       { name: 'dir-done', when: { lastUser: /^Note where you are/, lastRole: 'tool' }, reply: { text: 'noted' } },
     ]);
@@ -109,13 +131,18 @@ describe('batchWorkflow', () => {
     expect(readFileSync(join(env.project, 'where.txt'), 'utf8')).toBe('top');
     const stored = await env.store.batchTasks(batch.id);
     expect(stored.map(({ task }) => task.directory)).toEqual(['a', 'packages/b/', undefined]);
-    const directories = await Promise.all(stored.map(async ({ outcome }) => (await env.store.getSession(outcome.sessionId!))?.directory));
+    const directories = await Promise.all(
+      stored.map(async ({ outcome }) => (await env.store.getSession(outcome.sessionId!))?.directory),
+    );
     expect(directories).toEqual([join(env.project, 'a'), join(env.project, 'packages', 'b'), env.project]);
     await env.checkReplay(batch.id);
   });
 
   it('continues as new without losing or repeating a task', async () => {
-    const server = await startTemporalServer({ binary: inject('temporalBinary'), dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150'] });
+    const server = await startTemporalServer({
+      binary: inject('temporalBinary'),
+      dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150'],
+    });
     cleanups.push(() => server.teardown());
     const small = await createLoomTestEnv({ address: server.address });
     cleanups.push(() => small.close());
@@ -142,9 +169,23 @@ describe('the batch tool', () => {
       {
         name: 'bt-call',
         when: { lastUser: 'Review three files', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'batch', args: { tasks: ['a', 'b', 'c'].map((f) => ({ description: `Review ${f}`, prompt: `Review file ${f}.` })), concurrency: 2 } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'batch',
+              args: {
+                tasks: ['a', 'b', 'c'].map((f) => ({ description: `Review ${f}`, prompt: `Review file ${f}.` })),
+                concurrency: 2,
+              },
+            },
+          ],
+        },
       },
-      { name: 'bt-task', when: { lastUser: /^Review file \w\.$/ }, reply: (r) => ({ text: `${r.lastUser} Looks fine.` }) },
+      {
+        name: 'bt-task',
+        when: { lastUser: /^Review file \w\.$/ },
+        reply: (r) => ({ text: `${r.lastUser} Looks fine.` }),
+      },
       { name: 'bt-done', when: { lastUser: 'Review three files', lastRole: 'tool' }, reply: { text: 'All reviewed.' } },
     ]);
     const { sessionId, result } = await env.start('Review three files');
@@ -159,9 +200,28 @@ describe('the batch tool', () => {
 
   it('returns at once in the background, and the batch finishes on its own', async () => {
     env.model.setScript([
-      { name: 'bg-call', when: { lastUser: 'Start a background batch', lastRole: 'user' }, reply: { toolCalls: [{ name: 'batch', args: { tasks: [{ description: 'Slow one', prompt: 'Slow background task.' }], background: true } }] } },
-      { name: 'bg-task', when: { lastUser: 'Slow background task.' }, reply: { text: 'finished later', delayMs: 1500 } },
-      { name: 'bg-done', when: { lastUser: 'Start a background batch', lastRole: 'tool' }, reply: { text: 'Started it.' } },
+      {
+        name: 'bg-call',
+        when: { lastUser: 'Start a background batch', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'batch',
+              args: { tasks: [{ description: 'Slow one', prompt: 'Slow background task.' }], background: true },
+            },
+          ],
+        },
+      },
+      {
+        name: 'bg-task',
+        when: { lastUser: 'Slow background task.' },
+        reply: { text: 'finished later', delayMs: 1500 },
+      },
+      {
+        name: 'bg-done',
+        when: { lastUser: 'Start a background batch', lastRole: 'tool' },
+        reply: { text: 'Started it.' },
+      },
     ]);
     const { result } = await env.start('Start a background batch');
     expect((await result()).text).toBe('Started it.');

@@ -26,9 +26,21 @@ const usage = (prompt: number) => ({ prompt_tokens: prompt, completion_tokens: 1
 describe('compaction', () => {
   it('compacts when a step fills the context, then goes on from the summary', async () => {
     env.model.setScript([
-      { name: 'step1', when: { lastUser: 'Work through the notes', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }], usage: usage(2600) } },
-      { name: 'summary', when: { test: isCompaction }, reply: { text: '## Goal\nWork through the notes.\n## Accomplished\nRead notes.md.' } },
-      { name: 'after', when: { lastUser: 'Continue if you have next steps' }, reply: { text: 'Finished after compacting.' } },
+      {
+        name: 'step1',
+        when: { lastUser: 'Work through the notes', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }], usage: usage(2600) },
+      },
+      {
+        name: 'summary',
+        when: { test: isCompaction },
+        reply: { text: '## Goal\nWork through the notes.\n## Accomplished\nRead notes.md.' },
+      },
+      {
+        name: 'after',
+        when: { lastUser: 'Continue if you have next steps' },
+        reply: { text: 'Finished after compacting.' },
+      },
     ]);
     const { sessionId, result } = await env.start('Work through the notes', smallModel());
     expect((await result()).text).toBe('Finished after compacting.');
@@ -44,21 +56,24 @@ describe('compaction', () => {
     expect(JSON.stringify(after.messages)).not.toContain('remember the milk');
 
     const messages = await env.store.messages(sessionId);
-    expect(messages.map((m) => (m.info.role === 'assistant' ? (m.info.summary ? 'summary' : 'assistant') : m.parts[0].type))).toEqual([
-      'text',
-      'assistant',
-      'compaction',
-      'summary',
-      'text',
-      'assistant',
-    ]);
+    expect(
+      messages.map((m) => (m.info.role === 'assistant' ? (m.info.summary ? 'summary' : 'assistant') : m.parts[0].type)),
+    ).toEqual(['text', 'assistant', 'compaction', 'summary', 'text', 'assistant']);
     await env.checkReplay(sessionId, 'auto-compaction');
   });
 
   it('replays the last user message after the provider reports a context overflow', async () => {
     env.model.setScript([
       { name: 'first', when: { lastUser: 'First question', lastRole: 'user' }, reply: { text: 'First answer.' } },
-      { name: 'overflow', times: 1, when: { lastUser: 'Second question', lastRole: 'user' }, reply: { status: 400, errorMessage: "This model's maximum context length is 3000 tokens (context_length_exceeded)" } },
+      {
+        name: 'overflow',
+        times: 1,
+        when: { lastUser: 'Second question', lastRole: 'user' },
+        reply: {
+          status: 400,
+          errorMessage: "This model's maximum context length is 3000 tokens (context_length_exceeded)",
+        },
+      },
       { name: 'summary', when: { test: isCompaction }, reply: { text: '## Goal\nAnswer questions.' } },
       { name: 'second', when: { lastUser: 'Second question' }, reply: { text: 'Second answer.' } },
     ]);
@@ -76,8 +91,16 @@ describe('compaction', () => {
 
   it('ends the run with a clear error when the compaction itself overflows', async () => {
     env.model.setScript([
-      { name: 'overflow', when: { lastUser: 'Too much', lastRole: 'user' }, reply: { status: 400, errorMessage: 'context_length_exceeded' } },
-      { name: 'summary', when: { test: isCompaction }, reply: { status: 400, errorMessage: 'context_length_exceeded' } },
+      {
+        name: 'overflow',
+        when: { lastUser: 'Too much', lastRole: 'user' },
+        reply: { status: 400, errorMessage: 'context_length_exceeded' },
+      },
+      {
+        name: 'summary',
+        when: { test: isCompaction },
+        reply: { status: 400, errorMessage: 'context_length_exceeded' },
+      },
     ]);
     const { sessionId, result } = await env.start('Too much', smallModel());
     const error = (await result().catch((e: unknown) => e)) as WorkflowFailedError;
@@ -103,29 +126,58 @@ describe('compaction', () => {
   it('clears old tool outputs for the model after a turn, once enough would go, and keeps them in the store', async () => {
     // Seven files of about 9,700 tokens each as `read` shows them: the newest four fit in the 40k kept.
     const files = Array.from({ length: 7 }, (_, i) => `big${i + 1}.txt`);
-    for (const [i, file] of files.entries()) writeFileSync(join(env.project, file), `${String(i + 1).repeat(100)}\n`.repeat(360));
+    for (const [i, file] of files.entries())
+      writeFileSync(join(env.project, file), `${String(i + 1).repeat(100)}\n`.repeat(360));
     env.model.setScript([
-      { name: 'read-all', when: { lastUser: 'Read the big files', lastRole: 'user' }, reply: { toolCalls: files.map((filePath) => ({ name: 'read', args: { filePath } })) } },
+      {
+        name: 'read-all',
+        when: { lastUser: 'Read the big files', lastRole: 'user' },
+        reply: { toolCalls: files.map((filePath) => ({ name: 'read', args: { filePath } })) },
+      },
       { name: 'read-done', when: { lastUser: 'Read the big files' }, reply: { text: 'Read them.' } },
       { name: 'turn', when: { lastRole: 'user' }, reply: { text: 'Noted.' } },
     ]);
     const first = await env.start('Read the big files');
     await first.result();
     const sessionId = first.sessionId;
-    for (const prompt of ['Second turn', 'Third turn', 'Fourth turn']) await (await env.start(prompt, { sessionId })).result();
+    for (const prompt of ['Second turn', 'Third turn', 'Fourth turn'])
+      await (await env.start(prompt, { sessionId })).result();
 
     const toolOutputs = (prompt: string) =>
-      env.model.requests.findLast((r) => r.lastUser === prompt)!.messages.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+      env.model.requests
+        .findLast((r) => r.lastUser === prompt)!
+        .messages.filter((m) => m.role === 'tool')
+        .map((m) => JSON.stringify(m.content));
     // Two turns later nothing is cleared yet: those are the recent turns.
     expect(toolOutputs('Third turn').filter((output) => output.includes(CLEARED_TOOL_OUTPUT))).toHaveLength(0);
     // After the third turn the oldest three (about 29k tokens, more than the 20k minimum) are cleared.
     const fourth = toolOutputs('Fourth turn');
-    expect(fourth.map((output) => output.includes(CLEARED_TOOL_OUTPUT))).toEqual([true, true, true, false, false, false, false]);
+    expect(fourth.map((output) => output.includes(CLEARED_TOOL_OUTPUT))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(fourth[6]).toContain('7777777');
 
     const messages = await env.store.messages(sessionId);
     const reads = messages.flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
-    expect(reads.map((p) => p.state.status === 'completed' && p.state.output.includes(String((p.state.input as { filePath: string }).filePath).slice(3, 4).repeat(100)))).toEqual(files.map(() => true));
-    expect(renderSession((await env.store.getSession(sessionId))!, messages).match(/output cleared for the model/g)).toHaveLength(3);
+    expect(
+      reads.map(
+        (p) =>
+          p.state.status === 'completed' &&
+          p.state.output.includes(
+            String((p.state.input as { filePath: string }).filePath)
+              .slice(3, 4)
+              .repeat(100),
+          ),
+      ),
+    ).toEqual(files.map(() => true));
+    expect(
+      renderSession((await env.store.getSession(sessionId))!, messages).match(/output cleared for the model/g),
+    ).toHaveLength(3);
   });
 });

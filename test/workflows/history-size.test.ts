@@ -9,7 +9,8 @@ let env: LoomTestEnv;
 const KiB = 1024;
 const MiB = 1024 * KiB;
 /** Content of a given size made of one marker, so a copy of it anywhere is easy to count. */
-const filled = (marker: string, bytes: number) => `${marker} `.repeat(Math.ceil(bytes / (marker.length + 1))).slice(0, bytes);
+const filled = (marker: string, bytes: number) =>
+  `${marker} `.repeat(Math.ceil(bytes / (marker.length + 1))).slice(0, bytes);
 
 const WRITTEN = filled('written-content', 3 * MiB);
 const READ = Array.from({ length: 20_000 }, (_, i) => `${i} read-content ${'r'.repeat(40)}`).join('\n'); // ~1 MiB
@@ -31,7 +32,8 @@ async function decodedPayloads(workflowId: string): Promise<string[]> {
     if (Array.isArray(value)) return value.forEach(visit);
     if (typeof value !== 'object' || value === null) return;
     const record = value as Record<string, unknown>;
-    if (typeof record.data === 'string' && typeof record.metadata === 'object') payloads.push(Buffer.from(record.data, 'base64').toString('utf8'));
+    if (typeof record.data === 'string' && typeof record.metadata === 'object')
+      payloads.push(Buffer.from(record.data, 'base64').toString('utf8'));
     Object.values(record).forEach(visit);
   };
   visit(history);
@@ -39,7 +41,8 @@ async function decodedPayloads(workflowId: string): Promise<string[]> {
 }
 
 /** How many characters of the marker's content a history holds. */
-const copiedChars = (payloads: string[], marker: string) => payloads.reduce((sum, payload) => sum + payload.split(marker).length - 1, 0) * (marker.length + 1);
+const copiedChars = (payloads: string[], marker: string) =>
+  payloads.reduce((sum, payload) => sum + payload.split(marker).length - 1, 0) * (marker.length + 1);
 
 describe('the transcript stays out of workflow history', () => {
   it('writes a 3 MiB file, reads a 1 MiB one, delegates a 100 KiB prompt and answers with 40 KiB, with only previews in history', async () => {
@@ -56,7 +59,16 @@ describe('the transcript stays out of workflow history', () => {
           chunkSize: 256 * KiB,
         },
       },
-      { name: 'delegate', when: { lastRole: 'tool' }, times: 1, reply: { toolCalls: [{ name: 'task', args: { description: 'Summarise', prompt: TASK_PROMPT, subagent_type: 'general' } }] } },
+      {
+        name: 'delegate',
+        when: { lastRole: 'tool' },
+        times: 1,
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Summarise', prompt: TASK_PROMPT, subagent_type: 'general' } },
+          ],
+        },
+      },
       { name: 'answer', when: { lastRole: 'tool' }, reply: { text: ANSWER } },
     ]);
     const { sessionId, result } = await env.start('Do the big things');
@@ -71,7 +83,9 @@ describe('the transcript stays out of workflow history', () => {
     const childMessages = await env.store.messages(child.id);
     expect(childMessages[0].parts[0]).toMatchObject({ type: 'text', text: TASK_PROMPT });
     const taskPart = messages.flatMap((m) => m.parts).find((part) => part.type === 'tool' && part.tool === 'task');
-    expect(taskPart).toMatchObject({ state: { status: 'completed', output: expect.stringContaining(CHILD_ANSWER.slice(0, 2000)) } });
+    expect(taskPart).toMatchObject({
+      state: { status: 'completed', output: expect.stringContaining(CHILD_ANSWER.slice(0, 2000)) },
+    });
     expect(outcome.text.length).toBeLessThanOrEqual(1000);
 
     // History holds ids, control data and previews: no payload over a few KiB, no content past previews.
@@ -89,13 +103,25 @@ describe('the transcript stays out of workflow history', () => {
 
   it('tells the model when a command line is too long to check against the rules', async () => {
     env.model.setScript([
-      { when: { lastUser: 'Run a long command', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: `echo ${'x'.repeat(40 * KiB)}`, description: 'Echo' } }] } },
+      {
+        when: { lastUser: 'Run a long command', lastRole: 'user' },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: `echo ${'x'.repeat(40 * KiB)}`, description: 'Echo' } }],
+        },
+      },
       { when: { lastRole: 'tool' }, reply: { text: 'I will write a script instead.' } },
     ]);
     const { sessionId, result } = await env.start('Run a long command');
     await result();
-    const bash = (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((part) => part.type === 'tool' && part.tool === 'bash');
-    expect(bash).toMatchObject({ state: { status: 'error', error: expect.stringMatching(/The command line is 4\d KiB long; Loom checks at most 16 KiB/) } });
+    const bash = (await env.store.messages(sessionId))
+      .flatMap((m) => m.parts)
+      .find((part) => part.type === 'tool' && part.tool === 'bash');
+    expect(bash).toMatchObject({
+      state: {
+        status: 'error',
+        error: expect.stringMatching(/The command line is 4\d KiB long; Loom checks at most 16 KiB/),
+      },
+    });
     expect(env.model.requests.at(-1)!.lastTool).toContain('Write long content to a file with the write tool');
   });
 });

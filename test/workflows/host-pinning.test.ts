@@ -26,8 +26,12 @@ function hostWorker(host: string): Promise<LoomWorker> {
 
 const toolParts = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
-const lastToolOutput = (request: RecordedRequest) => String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
-const outputs = (parts: ToolPart[]) => parts.map((part) => (part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : ''));
+const lastToolOutput = (request: RecordedRequest) =>
+  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+const outputs = (parts: ToolPart[]) =>
+  parts.map((part) =>
+    part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : '',
+  );
 
 async function scheduledQueues(sessionId: string): Promise<string[]> {
   const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
@@ -59,7 +63,10 @@ describe('workspace tools run on the host that holds the workspace', () => {
     expect(outputs(parts)[0]).toContain('ran on host-a');
     expect(outputs(parts)[1]).toContain('the notes of host A');
     // The read was tried in the shared worker first (a local activity), refused there, and sent to host A.
-    expect(await scheduledQueues(sessionId)).toEqual([hostTaskQueue(env.taskQueue, 'host-a'), hostTaskQueue(env.taskQueue, 'host-a')]);
+    expect(await scheduledQueues(sessionId)).toEqual([
+      hostTaskQueue(env.taskQueue, 'host-a'),
+      hostTaskQueue(env.taskQueue, 'host-a'),
+    ]);
     expect((await env.store.getSession(sessionId))?.host).toBe('host-a');
     await env.checkReplay(sessionId, 'host-pinned-tools');
   });
@@ -69,11 +76,29 @@ describe('workspace tools run on the host that holds the workspace', () => {
       {
         name: 'delegate',
         when: { lastUser: 'Ask a helper where it runs', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Where', prompt: 'Say where you run', subagent_type: 'general' } }] },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Where', prompt: 'Say where you run', subagent_type: 'general' } },
+          ],
+        },
       },
-      { name: 'child-bash', when: { lastUser: 'Say where you run', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo "child on $WORKER_NAME"', description: 'Say where' } }] } },
-      { name: 'child-answer', when: { lastUser: 'Say where you run', lastRole: 'tool' }, reply: (r) => ({ text: lastToolOutput(r) }) },
-      { name: 'answer', when: { lastUser: 'Ask a helper where it runs', lastRole: 'tool' }, reply: (r) => ({ text: lastToolOutput(r) }) },
+      {
+        name: 'child-bash',
+        when: { lastUser: 'Say where you run', lastRole: 'user' },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'echo "child on $WORKER_NAME"', description: 'Say where' } }],
+        },
+      },
+      {
+        name: 'child-answer',
+        when: { lastUser: 'Say where you run', lastRole: 'tool' },
+        reply: (r) => ({ text: lastToolOutput(r) }),
+      },
+      {
+        name: 'answer',
+        when: { lastUser: 'Ask a helper where it runs', lastRole: 'tool' },
+        reply: (r) => ({ text: lastToolOutput(r) }),
+      },
     ]);
     const { result } = await env.start('Ask a helper where it runs', { host: 'host-b' });
     expect((await result()).text).toContain('child on host-b');
@@ -81,7 +106,13 @@ describe('workspace tools run on the host that holds the workspace', () => {
 
   it('waits while the host has no worker, says so in the run details, and goes on when the host comes', async () => {
     env.model.setScript([
-      { name: 'bash', when: { lastUser: 'Run on C', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'echo "ran on $WORKER_NAME"', description: 'Say where' } }] } },
+      {
+        name: 'bash',
+        when: { lastUser: 'Run on C', lastRole: 'user' },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'echo "ran on $WORKER_NAME"', description: 'Say where' } }],
+        },
+      },
       { name: 'answer', when: { lastUser: 'Run on C', lastRole: 'tool' }, reply: (r) => ({ text: lastToolOutput(r) }) },
     ]);
     // No worker has ever served host C: even the run's start (which reads the project's config there) waits.
@@ -108,7 +139,11 @@ describe('workspace tools run on the host that holds the workspace', () => {
           when: { lastUser: 'Run on D', lastRole: 'user' },
           reply: { toolCalls: [{ name: 'bash', args: { command: 'echo hi', description: 'Greet' } }], delayMs: 1_500 },
         },
-        { name: 'answer', when: { lastUser: 'Run on D', lastRole: 'tool' }, reply: (r) => ({ text: lastToolOutput(r) }) },
+        {
+          name: 'answer',
+          when: { lastUser: 'Run on D', lastRole: 'tool' },
+          reply: (r) => ({ text: lastToolOutput(r) }),
+        },
       ]);
       const { result } = await short.start('Run on D', { host: 'host-d' });
       await waitFor(() => short.model.requests.some((request) => request.lastUser === 'Run on D'), 30_000);

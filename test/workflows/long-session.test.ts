@@ -5,7 +5,9 @@ import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTemporalServer } from '../../testkit/temporal-server.js';
 
 const KiB = 1024;
-const bigFile = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(40)}`).join('\n');
+const bigFile = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(40)}`).join(
+  '\n',
+);
 
 /** Calls `read big.txt` until it has seen `steps - 1` results, then answers. */
 function readUntil(steps: number): ScriptRule[] {
@@ -14,7 +16,9 @@ function readUntil(steps: number): ScriptRule[] {
       reply: (request) => {
         const seen = request.messages.filter((m) => m.role === 'tool').length;
         // A different offset each time: identical calls in a row would (rightly) trip the doom-loop guard.
-        return seen < steps - 1 ? { toolCalls: [{ name: 'read', args: { filePath: 'big.txt', offset: seen + 1 } }] } : { text: `Read it ${seen} times.` };
+        return seen < steps - 1
+          ? { toolCalls: [{ name: 'read', args: { filePath: 'big.txt', offset: seen + 1 } }] }
+          : { text: `Read it ${seen} times.` };
       },
     },
   ];
@@ -42,7 +46,9 @@ describe('long sessions', () => {
     expect(outcome).toMatchObject({ steps: 50, text: 'Read it 49 times.' });
 
     const parts = (await env.store.messages(sessionId)).flatMap((m) => m.parts);
-    const outputs = parts.flatMap((p) => (p.type === 'tool' && p.state.status === 'completed' ? [p.state.output.length] : []));
+    const outputs = parts.flatMap((p) =>
+      p.type === 'tool' && p.state.status === 'completed' ? [p.state.output.length] : [],
+    );
     expect(outputs).toHaveLength(49);
     expect(Math.min(...outputs)).toBeGreaterThan(20 * KiB);
 
@@ -53,7 +59,10 @@ describe('long sessions', () => {
   });
 
   it('continues as new when Temporal suggests it, keeping the conversation and the step count', async () => {
-    const server = await startTemporalServer({ binary: inject('temporalBinary'), dynamicConfig: ['limit.historyCount.suggestContinueAsNew=25'] });
+    const server = await startTemporalServer({
+      binary: inject('temporalBinary'),
+      dynamicConfig: ['limit.historyCount.suggestContinueAsNew=25'],
+    });
     cleanups.push(() => server.teardown());
     const env = await setUp(server.address);
     env.model.setScript(readUntil(8));
@@ -65,9 +74,9 @@ describe('long sessions', () => {
     expect(runs.length).toBeGreaterThan(1);
     const messages = await env.store.messages(sessionId);
     expect(messages.map((m) => m.info.role)).toEqual(['user', ...Array(8).fill('assistant')]);
-    expect(messages.filter((m) => m.info.role === 'assistant').map((m) => (m.info.role === 'assistant' ? m.info.step : 0))).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8,
-    ]);
+    expect(
+      messages.filter((m) => m.info.role === 'assistant').map((m) => (m.info.role === 'assistant' ? m.info.step : 0)),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(env.model.requests.at(-1)!.messages.filter((m) => m.role === 'tool')).toHaveLength(7);
     await env.checkReplay(sessionId, 'continued-as-new');
   });

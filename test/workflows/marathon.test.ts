@@ -18,13 +18,19 @@ describe('a 2,000-step session', () => {
   it('completes through compactions and continue-as-new, with a complete transcript and small histories', async () => {
     let steps = 0;
     env.model.setScript([
-      { name: 'summary', when: { lastUser: /Write a detailed continuation prompt/ }, reply: { text: `## Goal\nKeep going to ${STEPS}.` } },
+      {
+        name: 'summary',
+        when: { lastUser: /Write a detailed continuation prompt/ },
+        reply: { text: `## Goal\nKeep going to ${STEPS}.` },
+      },
       {
         name: 'step',
         reply: () => {
           steps++;
           // Alternating limits: identical calls in a row would trip the doom-loop guard.
-          return steps < STEPS ? { toolCalls: [{ name: 'read', args: { filePath: 'notes.md', limit: 1 + (steps % 2) } }] } : { text: `Done after ${steps} steps.` };
+          return steps < STEPS
+            ? { toolCalls: [{ name: 'read', args: { filePath: 'notes.md', limit: 1 + (steps % 2) } }] }
+            : { text: `Done after ${steps} steps.` };
         },
       },
     ]);

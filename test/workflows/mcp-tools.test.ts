@@ -19,7 +19,12 @@ beforeAll(async () => {
     files: { 'tools/.keep': '' },
     config: {
       mcp: {
-        local: { type: 'local', command: ['node', SERVER], environment: { MCP_GREETING: 'hello from config' }, cwd: 'tools' },
+        local: {
+          type: 'local',
+          command: ['node', SERVER],
+          environment: { MCP_GREETING: 'hello from config' },
+          cwd: 'tools',
+        },
         remote: { type: 'remote', url: http.url, headers: { Authorization: `Bearer ${TOKEN}` } },
         broken: { type: 'local', command: ['node', SERVER, '--fail-at-start'] },
         off: { type: 'local', command: ['node', SERVER], enabled: false },
@@ -35,7 +40,8 @@ afterAll(async () => {
   await http?.close();
 });
 
-const toolResult = (request: RecordedRequest, id: string) => String(request.messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content);
+const toolResult = (request: RecordedRequest, id: string) =>
+  String(request.messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content);
 const toolParts = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
 
@@ -55,20 +61,30 @@ describe('MCP tools in a session', () => {
           ],
         },
       },
-      { name: 'done', when: { lastUser: 'Use the servers', lastRole: 'tool' }, reply: { text: 'Both servers answered.' } },
+      {
+        name: 'done',
+        when: { lastUser: 'Use the servers', lastRole: 'tool' },
+        reply: { text: 'Both servers answered.' },
+      },
     ]);
     const { sessionId, result } = await env.start('Use the servers');
     expect(await result()).toMatchObject({ text: 'Both servers answered.' });
 
     const first = env.model.requests.find((request) => request.rule === 'call')!;
-    expect(first.toolNames).toEqual(expect.arrayContaining(['local_echo', 'local_add', 'local_pixel', 'remote_echo', 'remote_add', 'read', 'bash']));
+    expect(first.toolNames).toEqual(
+      expect.arrayContaining(['local_echo', 'local_add', 'local_pixel', 'remote_echo', 'remote_add', 'read', 'bash']),
+    );
     // Denied by a rule: not offered. A server that failed or is disabled: no tools, and the run goes on.
     expect(first.toolNames).not.toContain('remote_whoami');
     expect(first.toolNames).not.toContain('remote_crash');
     expect(first.toolNames.filter((name) => name.startsWith('broken_') || name.startsWith('off_'))).toEqual([]);
     const echo = first.body.tools.find((tool: any) => tool.function.name === 'local_echo').function;
     expect(echo.description).toBe('Echoes the text back');
-    expect(echo.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string', description: 'What to echo' } }, required: ['text'] });
+    expect(echo.parameters).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string', description: 'What to echo' } },
+      required: ['text'],
+    });
 
     const done = env.model.requests.find((request) => request.rule === 'done')!;
     expect(toolResult(done, 'call_echo')).toBe('echo: over stdio');
@@ -92,7 +108,12 @@ describe('MCP tools in a session', () => {
     const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
     const scheduled = (history.events ?? []).flatMap((event) =>
       event.activityTaskScheduledEventAttributes && event.userMetadata?.summary
-        ? [[defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never), event.activityTaskScheduledEventAttributes.retryPolicy?.maximumAttempts]]
+        ? [
+            [
+              defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never),
+              event.activityTaskScheduledEventAttributes.retryPolicy?.maximumAttempts,
+            ],
+          ]
         : [],
     );
     expect(scheduled).toEqual(
@@ -107,16 +128,43 @@ describe('MCP tools in a session', () => {
 
   it('tells the model when a denied MCP tool is called, and restarts a server that died', async () => {
     env.model.setScript([
-      { name: 'denied', when: { lastUser: 'Crash it', lastRole: 'user' }, reply: { toolCalls: [{ name: 'remote_whoami', args: {}, id: 'call_denied' }, { name: 'local_whoami', args: {}, id: 'call_before' }] } },
-      { name: 'crash', when: { lastUser: 'Crash it', lastTool: /pid/, test: (r) => !r.messages.some((m) => m.tool_call_id === 'call_crash') }, reply: { toolCalls: [{ name: 'local_crash', args: {}, id: 'call_crash' }] } },
-      { name: 'again', when: { lastUser: 'Crash it', test: (r) => r.messages.at(-1)?.tool_call_id === 'call_crash' }, reply: { toolCalls: [{ name: 'local_whoami', args: {}, id: 'call_after' }] } },
-      { name: 'done', when: { lastUser: 'Crash it', test: (r) => r.messages.at(-1)?.tool_call_id === 'call_after' }, reply: { text: 'It came back.' } },
+      {
+        name: 'denied',
+        when: { lastUser: 'Crash it', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'remote_whoami', args: {}, id: 'call_denied' },
+            { name: 'local_whoami', args: {}, id: 'call_before' },
+          ],
+        },
+      },
+      {
+        name: 'crash',
+        when: {
+          lastUser: 'Crash it',
+          lastTool: /pid/,
+          test: (r) => !r.messages.some((m) => m.tool_call_id === 'call_crash'),
+        },
+        reply: { toolCalls: [{ name: 'local_crash', args: {}, id: 'call_crash' }] },
+      },
+      {
+        name: 'again',
+        when: { lastUser: 'Crash it', test: (r) => r.messages.at(-1)?.tool_call_id === 'call_crash' },
+        reply: { toolCalls: [{ name: 'local_whoami', args: {}, id: 'call_after' }] },
+      },
+      {
+        name: 'done',
+        when: { lastUser: 'Crash it', test: (r) => r.messages.at(-1)?.tool_call_id === 'call_after' },
+        reply: { text: 'It came back.' },
+      },
     ]);
     const { result } = await env.start('Crash it');
     expect(await result()).toMatchObject({ text: 'It came back.' });
     const again = env.model.requests.findLast((request) => request.rule === 'again')!;
     expect(toolResult(again, 'call_denied')).toContain('remote_whoami');
-    expect(toolResult(again, 'call_crash')).toContain('MCP server "local" stopped during the call; it is started again for the next one.');
+    expect(toolResult(again, 'call_crash')).toContain(
+      'MCP server "local" stopped during the call; it is started again for the next one.',
+    );
     const done = env.model.requests.findLast((request) => request.rule === 'done')!;
     const before = JSON.parse(toolResult(again, 'call_before')).instance;
     const after = JSON.parse(toolResult(done, 'call_after')).instance;

@@ -5,13 +5,18 @@ import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
 let env: LoomTestEnv;
 
-const CURATOR = '---\ndescription: Keeps the catalogue\nmode: primary\n---\nYou are the CURATOR-7Q agent of the museum project.';
+const CURATOR =
+  '---\ndescription: Keeps the catalogue\nmode: primary\n---\nYou are the CURATOR-7Q agent of the museum project.';
 /** The project's own prompt for the hidden `compaction` agent. */
 const ARCHIVIST = 'You are the ARCHIVIST-3K summariser of the museum project.';
 
 /** The project, as each test starts with it: a primary agent, a compaction prompt, a git repository. */
 function writeProject(): void {
-  const files = { '.loom/agent/curator.md': CURATOR, '.opencode/agent/compaction.md': ARCHIVIST, '.git/HEAD': 'ref: refs/heads/main\n' };
+  const files = {
+    '.loom/agent/curator.md': CURATOR,
+    '.opencode/agent/compaction.md': ARCHIVIST,
+    '.git/HEAD': 'ref: refs/heads/main\n',
+  };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(env.project, path)), { recursive: true });
     writeFileSync(join(env.project, path), text);
@@ -19,7 +24,10 @@ function writeProject(): void {
 }
 
 /** Empties the project folder (config, agents, .git): from then on no worker has a copy of it. */
-const emptyWorkspace = { name: 'bash', args: { command: 'find . -mindepth 1 -delete', description: 'Empty the workspace' } };
+const emptyWorkspace = {
+  name: 'bash',
+  args: { command: 'find . -mindepth 1 -delete', description: 'Empty the workspace' },
+};
 
 beforeAll(async () => {
   env = await createLoomTestEnv();
@@ -32,7 +40,9 @@ afterAll(async () => {
 });
 
 /** Each scheduled activity of the session's run: its type, its task queue and its input. */
-async function scheduled(sessionId: string): Promise<{ type: string; queue: string; input: Record<string, unknown> }[]> {
+async function scheduled(
+  sessionId: string,
+): Promise<{ type: string; queue: string; input: Record<string, unknown> }[]> {
   const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
   return (history.events ?? []).flatMap((event) => {
     const attributes = event.activityTaskScheduledEventAttributes;
@@ -84,11 +94,23 @@ describe('a model-only worker without the workspace', () => {
     writeProject();
     env.model.setScript([
       // A full context (2,600 of the tiny model's 2,500 usable tokens): the next step compacts first.
-      { name: 'step1', when: { lastUser: 'Catalogue the statue', lastRole: 'user' }, reply: { toolCalls: [emptyWorkspace], usage: { prompt_tokens: 2600, completion_tokens: 10 } } },
-      { name: 'summary', when: { lastUser: /Write a detailed continuation prompt/ }, reply: { text: '## Goal\nCatalogue the statue.' } },
+      {
+        name: 'step1',
+        when: { lastUser: 'Catalogue the statue', lastRole: 'user' },
+        reply: { toolCalls: [emptyWorkspace], usage: { prompt_tokens: 2600, completion_tokens: 10 } },
+      },
+      {
+        name: 'summary',
+        when: { lastUser: /Write a detailed continuation prompt/ },
+        reply: { text: '## Goal\nCatalogue the statue.' },
+      },
       { name: 'after', when: { lastUser: 'Continue if you have next steps' }, reply: { text: 'Statue catalogued.' } },
     ]);
-    const { sessionId, result } = await env.start('Catalogue the statue', { host: 'host-a', agent: 'curator', model: 'scripted/tiny' });
+    const { sessionId, result } = await env.start('Catalogue the statue', {
+      host: 'host-a',
+      agent: 'curator',
+      model: 'scripted/tiny',
+    });
     expect((await result()).text).toBe('Statue catalogued.');
     expect(readdirSync(env.project)).toEqual([]);
 

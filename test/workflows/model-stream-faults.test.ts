@@ -43,11 +43,16 @@ describe('a model stream that goes silent', () => {
     ]);
     const { sessionId, result } = await env.start('Tell me something');
     const notice = await retryNotice(sessionId);
-    expect(notice).toMatch(/^scripted\/test-model sent nothing for 1 s mid-answer, after \d+ bytes \(http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions; limit: provider\.scripted\.options\.chunkTimeout\); retrying$/);
+    expect(notice).toMatch(
+      /^scripted\/test-model sent nothing for 1 s mid-answer, after \d+ bytes \(http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions; limit: provider\.scripted\.options\.chunkTimeout\); retrying$/,
+    );
 
     const outcome = await result();
     expect(outcome).toMatchObject({ sessionId, status: 'completed' });
-    expect(env.model.requests.filter((r) => r.lastUser === 'Tell me something').map((r) => r.rule)).toEqual(['stalls', 'recovers']);
+    expect(env.model.requests.filter((r) => r.lastUser === 'Tell me something').map((r) => r.rule)).toEqual([
+      'stalls',
+      'recovers',
+    ]);
     const [, answer] = await env.store.messages(sessionId);
     expect(answer.parts.map((p) => (p.type === 'text' ? p.text : p.type))).toEqual(['Recovered.']);
     expect(answer.info).not.toHaveProperty('error');
@@ -67,7 +72,10 @@ describe('a model that answers with nothing', () => {
     const [, answer] = await env.store.messages(sessionId);
     expect(answer.info).toMatchObject({
       role: 'assistant',
-      error: { name: 'ModelEmptyResponse', message: expect.stringMatching(/^scripted\/test-model returned an empty answer 3 times in a row/) },
+      error: {
+        name: 'ModelEmptyResponse',
+        message: expect.stringMatching(/^scripted\/test-model returned an empty answer 3 times in a row/),
+      },
     });
     expect(answer.parts).toEqual([]);
     expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'failed' });
@@ -78,7 +86,11 @@ describe('a model that stops answering after its tools', () => {
   it('is nudged once, then the run completes with a note that it gave no final answer', async () => {
     writeFileSync(join(env.project, 'calc.py'), 'def add(a, b):\n    return a - b\n');
     env.model.setScript([
-      { name: 'read', when: { lastUser: 'Look at calc.py', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'calc.py' } }] } },
+      {
+        name: 'read',
+        when: { lastUser: 'Look at calc.py', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'calc.py' } }] },
+      },
       { name: 'silent', reply: { emptyStream: true } },
     ]);
     const { sessionId, result } = await env.start('Look at calc.py');

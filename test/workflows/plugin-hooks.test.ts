@@ -44,8 +44,10 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const lastToolOutput = (request: RecordedRequest) => String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
-const requestsOf = async (sessionId: string) => (await env.store.permissionRequests()).filter((r) => r.sessionID === sessionId);
+const lastToolOutput = (request: RecordedRequest) =>
+  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+const requestsOf = async (sessionId: string) =>
+  (await env.store.permissionRequests()).filter((r) => r.sessionID === sessionId);
 const toolParts = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
 
@@ -61,7 +63,11 @@ async function nextPending(sessionId: string): Promise<PermissionRequestRecord> 
 /** The model calls bash with `command` once, then says what the tool answered. */
 function scriptBash(prompt: string, command: string) {
   env.model.setScript([
-    { name: `${prompt}-call`, when: { lastUser: prompt, lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command, description: prompt } }] } },
+    {
+      name: `${prompt}-call`,
+      when: { lastUser: prompt, lastRole: 'user' },
+      reply: { toolCalls: [{ name: 'bash', args: { command, description: prompt } }] },
+    },
     { name: `${prompt}-done`, when: { lastUser: prompt, lastRole: 'tool' }, reply: { text: `${prompt}: done` } },
   ]);
 }
@@ -74,7 +80,11 @@ describe('permission.ask', () => {
     expect(existsSync(join(env.project, 'allowed.txt'))).toBe(true);
     const requests = await requestsOf(sessionId);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ status: 'approved', patterns: ['touch allowed.txt'], reply: { reply: 'once', message: 'Allowed by plugin .loom/plugins/policy.js (permission.ask)' } });
+    expect(requests[0]).toMatchObject({
+      status: 'approved',
+      patterns: ['touch allowed.txt'],
+      reply: { reply: 'once', message: 'Allowed by plugin .loom/plugins/policy.js (permission.ask)' },
+    });
     expect((await toolParts(sessionId))[0].state.status).toBe('completed');
     await env.checkReplay(sessionId, 'plugin-permission-allow');
   });
@@ -85,7 +95,9 @@ describe('permission.ask', () => {
     expect((await result()).text).toBe('Denied: done');
     expect(existsSync(join(env.project, 'denied.txt'))).toBe(false);
     const shown = lastToolOutput(env.model.requests.findLast((r) => r.rule === 'Denied-done')!);
-    expect(shown).toBe('The plugin .loom/plugins/policy.js denied permission to use this specific tool call (bash: touch denied.txt).');
+    expect(shown).toBe(
+      'The plugin .loom/plugins/policy.js denied permission to use this specific tool call (bash: touch denied.txt).',
+    );
     expect(await requestsOf(sessionId)).toMatchObject([{ status: 'rejected', reply: { reply: 'reject' } }]);
     expect((await toolParts(sessionId))[0].state).toMatchObject({ status: 'error', error: shown });
     await env.checkReplay(sessionId, 'plugin-permission-deny');
@@ -100,10 +112,15 @@ describe('permission.ask', () => {
       const { sessionId, result } = await env.start(prompt, { directory });
       const request = await nextPending(sessionId);
       expect(existsSync(join(directory, file))).toBe(false);
-      await env.client.workflow.getHandle(sessionId).executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
+      await env.client.workflow
+        .getHandle(sessionId)
+        .executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
       expect((await result()).text).toBe(`${prompt}: done`);
       expect(existsSync(join(directory, file))).toBe(true);
-      expect(await env.store.getPermissionRequest(request.id)).toMatchObject({ status: 'approved', reply: { reply: 'once' } });
+      expect(await env.store.getPermissionRequest(request.id)).toMatchObject({
+        status: 'approved',
+        reply: { reply: 'once' },
+      });
     }
   });
 });

@@ -20,7 +20,10 @@ beforeAll(async () => {
   env = await createLoomTestEnv({
     files: { 'notes.md': '# Notes\nremember the milk\n' },
     providers: (url) => ({
-      anthropic: { options: { baseURL: url, apiKey: 'test' }, models: { tiny: { limit: { context: 3000, output: 500 } } } },
+      anthropic: {
+        options: { baseURL: url, apiKey: 'test' },
+        models: { tiny: { limit: { context: 3000, output: 500 } } },
+      },
       google: { options: { baseURL: url.replace(/\/v1$/, '/v1beta'), apiKey: 'test' } },
       local: {
         options: { baseURL: url },
@@ -56,10 +59,17 @@ const PROTOCOLS: Protocol[] = [
     name: 'Anthropic Messages',
     model: 'anthropic/claude-sonnet-4-5',
     toolIds: (request) => ({
-      issued: blocks(request, 'assistant').filter((block) => block.type === 'tool_use').map((block) => block.id),
-      answered: blocks(request, 'user').filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id),
+      issued: blocks(request, 'assistant')
+        .filter((block) => block.type === 'tool_use')
+        .map((block) => block.id),
+      answered: blocks(request, 'user')
+        .filter((block) => block.type === 'tool_result')
+        .map((block) => block.tool_use_id),
     }),
-    reasoningSentBack: (request) => blocks(request, 'assistant').some((block) => block.type === 'thinking' && block.thinking === 'Read it first.' && !!block.signature),
+    reasoningSentBack: (request) =>
+      blocks(request, 'assistant').some(
+        (block) => block.type === 'thinking' && block.thinking === 'Read it first.' && !!block.signature,
+      ),
     overflowMessage: 'prompt is too long: 250000 tokens > 200000 maximum',
     overloaded: { status: 529, errorMessage: 'Overloaded', headers: { 'retry-after': '0' } },
   },
@@ -67,10 +77,15 @@ const PROTOCOLS: Protocol[] = [
     name: 'Gemini',
     model: 'google/gemini-2.5-flash',
     toolIds: (request) => ({
-      issued: geminiParts(request, 'model').filter((part) => part.functionCall).map((part) => part.functionCall.name),
-      answered: geminiParts(request, 'user').filter((part) => part.functionResponse).map((part) => part.functionResponse.name),
+      issued: geminiParts(request, 'model')
+        .filter((part) => part.functionCall)
+        .map((part) => part.functionCall.name),
+      answered: geminiParts(request, 'user')
+        .filter((part) => part.functionResponse)
+        .map((part) => part.functionResponse.name),
     }),
-    reasoningSentBack: (request) => geminiParts(request, 'model').some((part) => part.functionCall && !!part.thoughtSignature),
+    reasoningSentBack: (request) =>
+      geminiParts(request, 'model').some((part) => part.functionCall && !!part.thoughtSignature),
     overflowMessage: 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).',
     overloaded: { status: 503, errorMessage: 'The model is overloaded. Please try again later.' },
   },
@@ -78,10 +93,15 @@ const PROTOCOLS: Protocol[] = [
     name: 'OpenAI-compatible',
     model: 'local/qwen3-coder',
     toolIds: (request) => ({
-      issued: request.messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []).map((call: { id: string }) => call.id) : [])),
+      issued: request.messages.flatMap((message) =>
+        message.role === 'assistant' ? (message.tool_calls ?? []).map((call: { id: string }) => call.id) : [],
+      ),
       answered: request.messages.flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])),
     }),
-    reasoningSentBack: (request) => request.messages.some((message) => message.role === 'assistant' && message.reasoning_content === 'Read it first.'),
+    reasoningSentBack: (request) =>
+      request.messages.some(
+        (message) => message.role === 'assistant' && message.reasoning_content === 'Read it first.',
+      ),
     overflowMessage: 'the request exceeds the available context size, try increasing it',
     overloaded: { status: 503, errorMessage: 'Loading model' },
   },
@@ -89,7 +109,9 @@ const PROTOCOLS: Protocol[] = [
 
 /** Anthropic content blocks of every message with this role. */
 function blocks(request: RecordedRequest, role: string): any[] {
-  return request.messages.filter((message) => message.role === role).flatMap((message) => (typeof message.content === 'string' ? [] : message.content));
+  return request.messages
+    .filter((message) => message.role === role)
+    .flatMap((message) => (typeof message.content === 'string' ? [] : message.content));
 }
 
 function geminiParts(request: RecordedRequest, role: string): any[] {
@@ -142,10 +164,25 @@ describe.each(PROTOCOLS)('$name', (protocol) => {
       {
         name: 'delegate',
         when: { lastUser: 'Ask a helper about the notes', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Read notes', prompt: 'Read notes.md and report.', subagent_type: 'explore' } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: { description: 'Read notes', prompt: 'Read notes.md and report.', subagent_type: 'explore' },
+            },
+          ],
+        },
       },
-      { name: 'child-read', when: { lastUser: 'Read notes.md and report.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] } },
-      { name: 'child-report', when: { lastUser: 'Read notes.md and report.', lastRole: 'tool' }, reply: { text: 'The notes say to remember the milk.' } },
+      {
+        name: 'child-read',
+        when: { lastUser: 'Read notes.md and report.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] },
+      },
+      {
+        name: 'child-report',
+        when: { lastUser: 'Read notes.md and report.', lastRole: 'tool' },
+        reply: { text: 'The notes say to remember the milk.' },
+      },
       { name: 'parent-done', when: { lastRole: 'tool' }, reply: { text: 'The helper read them: milk.' } },
     ]);
     const { result } = await env.start('Ask a helper about the notes', { model });
@@ -158,7 +195,12 @@ describe.each(PROTOCOLS)('$name', (protocol) => {
   it('compacts when the provider says the prompt is too long, then answers the replayed question', async () => {
     env.model.setScript([
       { name: 'first', when: { lastUser: 'First question', lastRole: 'user' }, reply: { text: 'First answer.' } },
-      { name: 'overflow', times: 1, when: { lastUser: 'Second question', lastRole: 'user' }, reply: { status: 400, errorMessage: protocol.overflowMessage } },
+      {
+        name: 'overflow',
+        times: 1,
+        when: { lastUser: 'Second question', lastRole: 'user' },
+        reply: { status: 400, errorMessage: protocol.overflowMessage },
+      },
       { name: 'summary', when: { test: isCompaction }, reply: { text: '## Goal\nAnswer questions.' } },
       { name: 'second', when: { lastUser: 'Second question' }, reply: { text: 'Second answer.' } },
     ]);
@@ -178,11 +220,20 @@ describe.each(PROTOCOLS)('$name', (protocol) => {
     ]);
     const { result } = await env.start('Are you there?', { model });
     expect((await result()).text).toBe('Here.');
-    expect(env.model.requests.filter((r) => r.rule === 'busy' || r.rule === 'there').map((r) => r.rule)).toEqual(['busy', 'there']);
+    expect(env.model.requests.filter((r) => r.rule === 'busy' || r.rule === 'there').map((r) => r.rule)).toEqual([
+      'busy',
+      'there',
+    ]);
   });
 
   it("fails a request the provider rejects with the provider's own message", async () => {
-    env.model.setScript([{ name: 'rejected', when: { lastUser: 'Something odd' }, reply: { status: 400, errorMessage: 'messages.1: tool ids must be unique (scripted rejection)' } }]);
+    env.model.setScript([
+      {
+        name: 'rejected',
+        when: { lastUser: 'Something odd' },
+        reply: { status: 400, errorMessage: 'messages.1: tool ids must be unique (scripted rejection)' },
+      },
+    ]);
     const { sessionId, result } = await env.start('Something odd', { model });
     const error = (await result().catch((e: unknown) => e)) as WorkflowFailedError;
     expect(error).toBeInstanceOf(WorkflowFailedError);
@@ -198,18 +249,29 @@ describe.each([
   {
     name: 'Anthropic Messages',
     model: 'anthropic/claude-sonnet-4-5',
-    images: (request: RecordedRequest) => blocks(request, 'user').filter((block) => block.type === 'image').map((block) => block.source.media_type),
+    images: (request: RecordedRequest) =>
+      blocks(request, 'user')
+        .filter((block) => block.type === 'image')
+        .map((block) => block.source.media_type),
   },
   {
     name: 'Gemini',
     model: 'google/gemini-2.5-flash',
-    images: (request: RecordedRequest) => geminiParts(request, 'user').filter((part) => part.inlineData).map((part) => part.inlineData.mimeType),
+    images: (request: RecordedRequest) =>
+      geminiParts(request, 'user')
+        .filter((part) => part.inlineData)
+        .map((part) => part.inlineData.mimeType),
   },
 ])('$name images', ({ model, images }) => {
   it('sends an image that read opened in the shape the API expects', async () => {
     writeFileSync(join(env.project, 'pixel.png'), Buffer.from(PIXEL_PNG, 'base64'));
     env.model.setScript([
-      { name: 'look', times: 1, when: { lastUser: 'Look at the pixel' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'pixel.png' } }] } },
+      {
+        name: 'look',
+        times: 1,
+        when: { lastUser: 'Look at the pixel' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'pixel.png' } }] },
+      },
       // The image follows the tool result as a user message of its own in Gemini, not in Anthropic.
       { name: 'seen', reply: { text: 'A pixel.' } },
     ]);
@@ -222,14 +284,20 @@ describe.each([
 describe('Anthropic prompt caching', () => {
   it('marks the system prompt and the two latest messages, and no others', async () => {
     env.model.setScript([
-      { name: 'call', when: { lastUser: 'Cache me', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] } },
+      {
+        name: 'call',
+        when: { lastUser: 'Cache me', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] },
+      },
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Cached.' } },
     ]);
     const { result } = await env.start('Cache me', { model: 'anthropic/claude-sonnet-4-5' });
     await result();
     const request = env.model.requests.findLast((r) => r.rule === 'done')!;
     expect(request.body.system.at(-1).cache_control).toEqual({ type: 'ephemeral' });
-    const marked = request.messages.map((message: { content: { cache_control?: unknown }[] }) => message.content.some((block) => block.cache_control !== undefined));
+    const marked = request.messages.map((message: { content: { cache_control?: unknown }[] }) =>
+      message.content.some((block) => block.cache_control !== undefined),
+    );
     expect(marked).toEqual([false, true, true]);
     expect(request.body.max_tokens).toBeLessThanOrEqual(32_000);
   });
@@ -238,7 +306,11 @@ describe('Anthropic prompt caching', () => {
 describe('tool calls written as text', () => {
   it('runs a call a local model wrote in its answer, and marks it repaired', async () => {
     env.model.setScript([
-      { name: 'as-text', when: { lastUser: 'Open the notes', lastRole: 'user' }, reply: { text: '```json\n{"name": "read", "arguments": {"filePath": "notes.md"}}\n```' } },
+      {
+        name: 'as-text',
+        when: { lastUser: 'Open the notes', lastRole: 'user' },
+        reply: { text: '```json\n{"name": "read", "arguments": {"filePath": "notes.md"}}\n```' },
+      },
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Milk.' } },
     ]);
     const { sessionId, result } = await env.start('Open the notes', { model: 'local/qwen3-coder' });
@@ -266,23 +338,36 @@ describe('tool calls written as text', () => {
     const asText = '<tool_call>{"name": "read", "arguments": {"filePath": "notes.md"}}</tool_call>';
     env.model.setScript([
       { name: 'off', when: { lastUser: 'Repair is off' }, reply: { text: asText } },
-      { name: 'unknown', when: { lastUser: 'Unknown tool' }, reply: { text: '<tool_call>{"name": "launch", "arguments": {}}</tool_call>' } },
+      {
+        name: 'unknown',
+        when: { lastUser: 'Unknown tool' },
+        reply: { text: '<tool_call>{"name": "launch", "arguments": {}}</tool_call>' },
+      },
     ]);
     const off = await env.start('Repair is off', { model: 'local/qwen-no-repair' });
     expect((await off.result()).text).toBe(asText);
     expect(env.model.requests.find((r) => r.rule === 'off')!.body.max_tokens).toBe(32_000);
     const unknown = await env.start('Unknown tool', { model: 'local/qwen3-coder' });
     expect((await unknown.result()).text).toContain('launch');
-    expect(env.model.requests.filter((r) => r.lastRole === 'tool' && (r.lastUser === 'Repair is off' || r.lastUser === 'Unknown tool'))).toEqual([]);
+    expect(
+      env.model.requests.filter(
+        (r) => r.lastRole === 'tool' && (r.lastUser === 'Repair is off' || r.lastUser === 'Unknown tool'),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('small models', () => {
-  const full = (request: RecordedRequest) => request.body.tools as { function: { name: string; description: string; parameters: { properties: object } } }[];
+  const full = (request: RecordedRequest) =>
+    request.body.tools as { function: { name: string; description: string; parameters: { properties: object } } }[];
 
   it('get a short prompt and the few tools they use well, each with an example call', async () => {
     env.model.setScript([
-      { name: 'small', when: { lastUser: 'Read the notes', lastRole: 'user', model: 'qwen2.5-coder-1.5b-instruct' }, reply: { text: '<tools>{"name": "read", "arguments": {"filePath": "notes.md"}}</tools>' } },
+      {
+        name: 'small',
+        when: { lastUser: 'Read the notes', lastRole: 'user', model: 'qwen2.5-coder-1.5b-instruct' },
+        reply: { text: '<tools>{"name": "read", "arguments": {"filePath": "notes.md"}}</tools>' },
+      },
       { name: 'small-done', when: { lastUser: 'Read the notes', lastRole: 'tool' }, reply: { text: 'Milk.' } },
       { name: 'big', when: { lastUser: 'Read the notes', lastRole: 'user' }, reply: { text: 'Not now.' } },
     ]);
@@ -294,10 +379,15 @@ describe('small models', () => {
 
     expect(smallRequest.toolNames).toEqual(['read', 'write', 'edit', 'list', 'glob', 'grep', 'bash', 'task']);
     expect(bigRequest.toolNames).toEqual(expect.arrayContaining(['todowrite', 'webfetch', 'task_status']));
-    for (const tool of full(smallRequest)) expect(tool.function.description).toContain(`Example: {"name":"${tool.function.name}","arguments":{`);
-    expect(Object.keys(full(smallRequest).find((tool) => tool.function.name === 'bash')!.function.parameters.properties)).toEqual(['command', 'description']);
+    for (const tool of full(smallRequest))
+      expect(tool.function.description).toContain(`Example: {"name":"${tool.function.name}","arguments":{`);
+    expect(
+      Object.keys(full(smallRequest).find((tool) => tool.function.name === 'bash')!.function.parameters.properties),
+    ).toEqual(['command', 'description']);
     // The task tool still lists the agents it may hand work to.
-    expect(full(smallRequest).find((tool) => tool.function.name === 'task')!.function.description).toMatch(/- explore: /);
+    expect(full(smallRequest).find((tool) => tool.function.name === 'task')!.function.description).toMatch(
+      /- explore: /,
+    );
     expect(smallRequest.system).toContain('Never guess what a file holds');
     // What the project holds, so a small model need not guess names.
     expect(smallRequest.system).toMatch(/It holds: .*notes\.md/);
@@ -308,7 +398,9 @@ describe('small models', () => {
 
   it('get the files their prompt names read for them, and a full model does not', async () => {
     env.model.setScript([{ name: 'named', when: { lastUser: /^Tidy notes\.md/ }, reply: { text: 'Tidied.' } }]);
-    await (await env.start('Tidy notes.md and missing.md, not calc.divide', { model: 'local/qwen2.5-coder-1.5b-instruct' })).result();
+    await (
+      await env.start('Tidy notes.md and missing.md, not calc.divide', { model: 'local/qwen2.5-coder-1.5b-instruct' })
+    ).result();
     await (await env.start('Tidy notes.md, please', { model: 'local/qwen3-coder' })).result();
     const [small, full] = env.model.requests.filter((r) => r.rule === 'named');
     expect(JSON.stringify(small.messages)).toContain('remember the milk');
@@ -324,13 +416,21 @@ describe('small models', () => {
 
   it('cannot call a tool they were not offered', async () => {
     env.model.setScript([
-      { name: 'todo', times: 1, when: { lastUser: 'Plan the work', lastRole: 'user' }, reply: { toolCalls: [{ name: 'todowrite', args: { todos: [] } }] } },
+      {
+        name: 'todo',
+        times: 1,
+        when: { lastUser: 'Plan the work', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'todowrite', args: { todos: [] } }] },
+      },
       { name: 'after', when: { lastUser: 'Plan the work' }, reply: { text: 'Planned.' } },
     ]);
     const { sessionId, result } = await env.start('Plan the work', { model: 'local/qwen2.5-coder-1.5b-instruct' });
     await result();
     const [first] = await assistantMessages(sessionId);
     const call = first.parts.find((part): part is ToolPart => part.type === 'tool')!;
-    expect(call).toMatchObject({ tool: 'todowrite', state: { status: 'error', error: expect.stringMatching(/not (offered|available)/i) } });
+    expect(call).toMatchObject({
+      tool: 'todowrite',
+      state: { status: 'error', error: expect.stringMatching(/not (offered|available)/i) },
+    });
   });
 });

@@ -9,7 +9,11 @@ let env: LoomTestEnv;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({
-    files: { 'README.md': '# Demo\nhello from the readme\n', 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n' },
+    files: {
+      'README.md': '# Demo\nhello from the readme\n',
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+    },
   });
   await env.worker();
 });
@@ -35,7 +39,13 @@ describe('sessionWorkflow', () => {
     ]);
     const { sessionId, result } = await env.start('What is in this project?');
     const outcome = await result();
-    expect(outcome).toMatchObject({ sessionId, status: 'completed', text: 'A demo with two TypeScript files.', finish: 'stop', steps: 2 });
+    expect(outcome).toMatchObject({
+      sessionId,
+      status: 'completed',
+      text: 'A demo with two TypeScript files.',
+      finish: 'stop',
+      steps: 2,
+    });
     expect(outcome.tokens.input).toBeGreaterThan(0);
 
     const second = env.model.requests.find((r) => r.rule === 'answer')!;
@@ -44,7 +54,20 @@ describe('sessionWorkflow', () => {
     expect(toolResults[0]).toContain('hello from the readme');
     expect(toolResults[1]).toContain('src/a.ts');
     expect(toolResults[1]).toContain('src/b.ts');
-    expect(second.toolNames.sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'list', 'read', 'task', 'task_status', 'todoread', 'todowrite', 'webfetch', 'write']);
+    expect(second.toolNames.sort()).toEqual([
+      'bash',
+      'edit',
+      'glob',
+      'grep',
+      'list',
+      'read',
+      'task',
+      'task_status',
+      'todoread',
+      'todowrite',
+      'webfetch',
+      'write',
+    ]);
     expect(second.system).toContain(`Working directory: ${env.project}`);
 
     const messages = await env.store.messages(sessionId);
@@ -69,15 +92,25 @@ describe('sessionWorkflow', () => {
           ],
         },
       },
-      { name: 'corrects', when: { lastRole: 'tool' }, times: 1, reply: { toolCalls: [{ name: 'Read', args: { filePath: 'README.md' } }] } },
+      {
+        name: 'corrects',
+        when: { lastRole: 'tool' },
+        times: 1,
+        reply: { toolCalls: [{ name: 'Read', args: { filePath: 'README.md' } }] },
+      },
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Read it.' } },
     ]);
     const { sessionId, result } = await env.start('Read the readme');
     expect((await result()).text).toBe('Read it.');
 
-    const shown = env.model.requests.find((r) => r.rule === 'corrects')!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    const shown = env.model.requests
+      .find((r) => r.rule === 'corrects')!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => m.content);
     expect(shown[0]).toMatch(/arguments provided to the tool "read" are invalid[\s\S]*filePath/);
-    expect(shown[1]).toContain('Unknown tool "delete_everything". Available tools: read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, task');
+    expect(shown[1]).toContain(
+      'Unknown tool "delete_everything". Available tools: read, write, edit, list, glob, grep, bash, webfetch, todowrite, todoread, task',
+    );
     expect(shown[2]).toContain('not valid JSON');
 
     const messages = await env.store.messages(sessionId);
@@ -94,7 +127,12 @@ describe('sessionWorkflow', () => {
     const { sessionId, result } = await env.start('Summarise the project');
     await env.model.waitForRequest((r) => r.rule === 'slow');
     // As `loom resume` does: the prompt goes to the store, the run gets its id.
-    await env.store.savePrompt({ id: 'prm_queued', sessionID: sessionId, text: 'Also count the files', time: { created: Date.now() } });
+    await env.store.savePrompt({
+      id: 'prm_queued',
+      sessionID: sessionId,
+      text: 'Also count the files',
+      time: { created: Date.now() },
+    });
     await env.client.workflow.getHandle(sessionId).signal(promptSignal, { promptId: 'prm_queued' });
     const outcome = await result();
     expect(outcome.text).toBe('There are 3 files.');

@@ -27,17 +27,38 @@ async function treeOf(rootId: string) {
 }
 
 const allToolParts = async (sessionIds: string[]) =>
-  (await Promise.all(sessionIds.map((id) => env.store.messages(id)))).flat().flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
+  (await Promise.all(sessionIds.map((id) => env.store.messages(id))))
+    .flat()
+    .flatMap((m) => m.parts)
+    .filter((p): p is ToolPart => p.type === 'tool');
 
 describe('a tree of subagents', () => {
   it('cancels every run of the tree when the root is cancelled, killing a grandchild’s command', async () => {
     env.model.setScript([
-      { name: 't-root', when: { lastUser: 'Go deep', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Middle', prompt: 'Delegate further.', subagent_type: 'general' } }] } },
-      { name: 't-middle', when: { lastUser: 'Delegate further.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Bottom', prompt: 'Sleep a long time.', subagent_type: 'explore' } }] } },
+      {
+        name: 't-root',
+        when: { lastUser: 'Go deep', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Middle', prompt: 'Delegate further.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      {
+        name: 't-middle',
+        when: { lastUser: 'Delegate further.', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Bottom', prompt: 'Sleep a long time.', subagent_type: 'explore' } },
+          ],
+        },
+      },
       {
         name: 't-bottom',
         when: { lastUser: 'Sleep a long time.', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'touch deep.started; sleep 604', description: 'Sleep' } }] },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'touch deep.started; sleep 604', description: 'Sleep' } }],
+        },
       },
     ]);
     const { sessionId, result } = await env.start('Go deep');
@@ -66,7 +87,9 @@ describe('a tree of subagents', () => {
     const sessions = runs.map((run) => run.workflowId);
     const parts = await allToolParts(sessions);
     expect(parts).toHaveLength(3);
-    expect(parts.every((part) => part.state.status === 'error' && part.state.error === 'Tool execution aborted')).toBe(true);
+    expect(parts.every((part) => part.state.status === 'error' && part.state.error === 'Tool execution aborted')).toBe(
+      true,
+    );
     for (const id of sessions) expect(await env.store.getSession(id)).toMatchObject({ status: 'cancelled' });
     await env.checkReplay(sessionId, 'cancelled-tree');
   }, 60_000);
@@ -77,11 +100,22 @@ describe('a tree of subagents', () => {
         name: 'cap-root',
         when: { lastUser: 'Three helpers', lastRole: 'user' },
         reply: {
-          toolCalls: ['one', 'two', 'three'].map((n) => ({ name: 'task', args: { description: `Helper ${n}`, prompt: `Helper ${n}: read the notes.`, subagent_type: 'general' } })),
+          toolCalls: ['one', 'two', 'three'].map((n) => ({
+            name: 'task',
+            args: { description: `Helper ${n}`, prompt: `Helper ${n}: read the notes.`, subagent_type: 'general' },
+          })),
         },
       },
-      { name: 'cap-read', when: { lastUser: /^Helper \w+: read the notes\.$/, lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] } },
-      { name: 'cap-answer', when: { lastUser: /^Helper \w+: read the notes\.$/, lastRole: 'tool' }, reply: { text: 'read it', delayMs: 1500 } },
+      {
+        name: 'cap-read',
+        when: { lastUser: /^Helper \w+: read the notes\.$/, lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] },
+      },
+      {
+        name: 'cap-answer',
+        when: { lastUser: /^Helper \w+: read the notes\.$/, lastRole: 'tool' },
+        reply: { text: 'read it', delayMs: 1500 },
+      },
       { name: 'cap-done', when: { lastUser: 'Three helpers', lastRole: 'tool' }, reply: { text: 'All three done.' } },
     ]);
     const { sessionId, result } = await env.start('Three helpers');
@@ -91,8 +125,18 @@ describe('a tree of subagents', () => {
     const summaries = async () =>
       (await env.store.messages(sessionId))
         .flatMap((m) => m.parts)
-        .flatMap((p) => (p.type === 'tool' && p.tool === 'task' && p.state.status === 'running' ? [p.state.metadata?.summary as { tool: string; status: string }[]] : []));
-    await waitUntil(async () => (await summaries()).some((summary) => summary?.some((step) => step.tool === 'read' && step.status === 'completed')), 5_000);
+        .flatMap((p) =>
+          p.type === 'tool' && p.tool === 'task' && p.state.status === 'running'
+            ? [p.state.metadata?.summary as { tool: string; status: string }[]]
+            : [],
+        );
+    await waitUntil(
+      async () =>
+        (await summaries()).some((summary) =>
+          summary?.some((step) => step.tool === 'read' && step.status === 'completed'),
+        ),
+      5_000,
+    );
     const running = (await summaries()).find((summary) => summary?.some((step) => step.status === 'completed'));
     expect(running).toEqual([expect.objectContaining({ tool: 'read', status: 'completed' })]);
 

@@ -24,7 +24,10 @@ const failedAfter = new Set<string>();
  */
 function failingOnceAfterLocalActivities(activities: LoomActivities): LoomActivities {
   const wrapped: Record<string, unknown> = {};
-  for (const [name, activity] of Object.entries(activities) as [string, (input: { synthetic?: boolean }) => Promise<unknown>][]) {
+  for (const [name, activity] of Object.entries(activities) as [
+    string,
+    (input: { synthetic?: boolean }) => Promise<unknown>,
+  ][]) {
     wrapped[name] = async (input: { synthetic?: boolean }) => {
       const result = await activity(input);
       const { isLocal, workflowExecution } = Context.current().info;
@@ -37,19 +40,28 @@ function failingOnceAfterLocalActivities(activities: LoomActivities): LoomActivi
   return wrapped as LoomActivities;
 }
 
-const failedFor = (sessionId: string) => [...failedAfter].filter((key) => key.startsWith(sessionId)).map((key) => key.split(':')[1]);
+const failedFor = (sessionId: string) =>
+  [...failedAfter].filter((key) => key.startsWith(sessionId)).map((key) => key.split(':')[1]);
 
 beforeAll(async () => {
   env = await createLoomTestEnv({
     files: {
       'notes.md': '# Notes\nremember the milk\n',
-      '.loom/command/find-tests.md': '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
+      '.loom/command/find-tests.md':
+        '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
     },
   });
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
     workflowInterceptorModules: [join(PROJECT_ROOT, 'testkit', 'failing-task-interceptor.ts')],
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
   });
   worker = await Worker.create({
     connection: env.nativeConnection,
@@ -58,7 +70,9 @@ beforeAll(async () => {
     // A failed task's retry may wait on the sticky queue for this long.
     stickyQueueScheduleToStartTimeout: '1 second',
     // This worker is the workspace's host: the runs' local tools and config reads run in it.
-    activities: failingOnceAfterLocalActivities(createActivities({ store: env.store, env: env.env, dataDir: env.dataDir, hostId: localHostId(env.env) })),
+    activities: failingOnceAfterLocalActivities(
+      createActivities({ store: env.store, env: env.env, dataDir: env.dataDir, hostId: localHostId(env.env) }),
+    ),
   });
   running = worker.run();
   // Workspace work that is not a local activity (a command's expansion) goes to the host's queue.
@@ -75,7 +89,12 @@ afterAll(async () => {
 function transcript(messages: MessageWithParts[]): string[] {
   return messages.map((m) => {
     const first = m.parts[0];
-    const text = first?.type === 'text' ? first.text : first?.type === 'tool' ? `${first.tool} call` : (first?.type ?? '(no parts)');
+    const text =
+      first?.type === 'text'
+        ? first.text
+        : first?.type === 'tool'
+          ? `${first.tool} call`
+          : (first?.type ?? '(no parts)');
     return `${m.info.role}${m.info.role === 'assistant' && m.info.summary ? ' summary' : ''}: ${text.slice(0, 80)}`;
   });
 }
@@ -84,7 +103,10 @@ describe('a workflow task tried again after its local activities wrote to the st
   it('leaves one copy of the prompt, the tool call and the answer', async () => {
     failsTask = (activity) => activity === 'saveUserMessage' || activity === 'runTool';
     env.model.setScript([
-      { when: { lastUser: 'Read the notes', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] } },
+      {
+        when: { lastUser: 'Read the notes', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }] },
+      },
       { when: { lastRole: 'tool' }, reply: { text: 'The notes say: remember the milk.' } },
     ]);
     const { sessionId, result } = await env.start('Read the notes');
@@ -102,10 +124,20 @@ describe('a workflow task tried again after its local activities wrote to the st
   });
 
   it('leaves one copy of a compaction request and the prompt that follows an automatic compaction', async () => {
-    failsTask = (activity, input) => activity === 'saveCompactionRequest' || (activity === 'saveUserMessage' && input.synthetic === true);
+    failsTask = (activity, input) =>
+      activity === 'saveCompactionRequest' || (activity === 'saveUserMessage' && input.synthetic === true);
     env.model.setScript([
-      { when: { lastUser: 'Work through the notes', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }], usage: { prompt_tokens: 2600, completion_tokens: 10 } } },
-      { when: { lastUser: /Write a detailed continuation prompt/ }, reply: { text: '## Goal\nWork through the notes.' } },
+      {
+        when: { lastUser: 'Work through the notes', lastRole: 'user' },
+        reply: {
+          toolCalls: [{ name: 'read', args: { filePath: 'notes.md' } }],
+          usage: { prompt_tokens: 2600, completion_tokens: 10 },
+        },
+      },
+      {
+        when: { lastUser: /Write a detailed continuation prompt/ },
+        reply: { text: '## Goal\nWork through the notes.' },
+      },
       { when: { lastUser: /Continue if you have next steps/ }, reply: { text: 'Finished after compacting.' } },
     ]);
     const { sessionId, result } = await env.start('Work through the notes', { model: 'scripted/tiny' });
@@ -122,10 +154,14 @@ describe('a workflow task tried again after its local activities wrote to the st
   });
 
   it("leaves one copy of a command's subtask message, its task step and the subagent's messages", async () => {
-    failsTask = (activity, input) => activity === 'saveSubtaskMessage' || activity === 'openTaskStep' || input.synthetic === true;
+    failsTask = (activity, input) =>
+      activity === 'saveSubtaskMessage' || activity === 'openTaskStep' || input.synthetic === true;
     env.model.setScript([
       { when: { lastUser: /Find the test files under src/ }, reply: { text: 'Tests: src/a.test.ts' } },
-      { when: { lastUser: /Summarize the task tool output/ }, reply: { text: 'The explore agent found one test file.' } },
+      {
+        when: { lastUser: /Summarize the task tool output/ },
+        reply: { text: 'The explore agent found one test file.' },
+      },
     ]);
     const { sessionId, result } = await env.start('/find-tests src');
     await result();
@@ -136,7 +172,10 @@ describe('a workflow task tried again after its local activities wrote to the st
       'assistant: The explore agent found one test file.',
     ]);
     const [child] = await env.store.children(sessionId);
-    expect(transcript(await env.store.messages(child.id))).toEqual(['user: Find the test files under src and list them.', 'assistant: Tests: src/a.test.ts']);
+    expect(transcript(await env.store.messages(child.id))).toEqual([
+      'user: Find the test files under src and list them.',
+      'assistant: Tests: src/a.test.ts',
+    ]);
     expect(failedFor(sessionId)).toEqual(['saveSubtaskMessage', 'openTaskStep', 'saveUserMessage']);
   });
 });

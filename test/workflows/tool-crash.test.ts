@@ -24,9 +24,15 @@ describe('a worker killed during a long bash call', () => {
       {
         name: 'long',
         when: { lastUser: 'Build everything', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'touch build.started; sleep 603', description: 'Long build' } }] },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'touch build.started; sleep 603', description: 'Long build' } }],
+        },
       },
-      { name: 'after', when: { lastUser: 'Build everything', lastRole: 'tool' }, reply: { text: 'The build was interrupted; I will check before retrying.' } },
+      {
+        name: 'after',
+        when: { lastUser: 'Build everything', lastRole: 'tool' },
+        reply: { text: 'The build was interrupted; I will check before retrying.' },
+      },
     ]);
     workers.push(await startWorkerProcess(env.env));
     const { sessionId, result } = await env.start('Build everything');
@@ -39,10 +45,17 @@ describe('a worker killed during a long bash call', () => {
     await waitFor(() => !pids.some(pidAlive), 5_000);
     workers.push(await startWorkerProcess(env.env));
 
-    expect(await result()).toMatchObject({ status: 'completed', text: 'The build was interrupted; I will check before retrying.' });
-    const bash = (await env.store.messages(sessionId)).flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool')!;
+    expect(await result()).toMatchObject({
+      status: 'completed',
+      text: 'The build was interrupted; I will check before retrying.',
+    });
+    const bash = (await env.store.messages(sessionId))
+      .flatMap((m) => m.parts)
+      .find((p): p is ToolPart => p.type === 'tool')!;
     expect(bash.state.status).toBe('error');
-    expect(bash.state.status === 'error' && bash.state.error).toMatch(/Tool "bash" was interrupted: the worker running it stopped responding[\s\S]*not run again/);
+    expect(bash.state.status === 'error' && bash.state.error).toMatch(
+      /Tool "bash" was interrupted: the worker running it stopped responding[\s\S]*not run again/,
+    );
     const shown = env.model.requests.find((r) => r.rule === 'after')!;
     expect(String(shown.messages.at(-1).content)).toContain('was interrupted');
   }, 120_000);

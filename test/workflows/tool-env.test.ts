@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
-const SECRETS = { OPENAI_API_KEY: 'sk-test-secret', MY_SERVICE_TOKEN: 'svc-token-secret', LLM_CREDENTIAL: 'cred-0123456789abcdef' };
+const SECRETS = {
+  OPENAI_API_KEY: 'sk-test-secret',
+  MY_SERVICE_TOKEN: 'svc-token-secret',
+  LLM_CREDENTIAL: 'cred-0123456789abcdef',
+};
 
 let env: LoomTestEnv;
 
@@ -27,16 +31,24 @@ afterAll(async () => {
 describe('the environment of a bash call in a session', () => {
   it('holds no credentials of the worker, in the store or in what the model is shown', async () => {
     env.model.setScript([
-      { name: 'env', when: { lastUser: 'Show the environment', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'env', description: 'Show the environment' } }] } },
+      {
+        name: 'env',
+        when: { lastUser: 'Show the environment', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'env', description: 'Show the environment' } }] },
+      },
       { name: 'done', when: { lastUser: 'Show the environment', lastRole: 'tool' }, reply: { text: 'Shown.' } },
     ]);
     const { sessionId, result } = await env.start('Show the environment');
     expect((await result()).text).toBe('Shown.');
 
-    const [bash] = (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
+    const [bash] = (await env.store.messages(sessionId))
+      .flatMap((m) => m.parts)
+      .filter((p): p is ToolPart => p.type === 'tool');
     expect(bash.state.status).toBe('completed');
     const output = bash.state.status === 'completed' ? bash.state.output : '';
-    expect(output.split('\n')).toEqual(expect.arrayContaining([`PATH=${env.env.PATH}`, 'GREETING=hello from shell_env']));
+    expect(output.split('\n')).toEqual(
+      expect.arrayContaining([`PATH=${env.env.PATH}`, 'GREETING=hello from shell_env']),
+    );
     const shown = JSON.stringify(env.model.requests.find((r) => r.rule === 'done')!.messages);
     for (const secret of Object.values(SECRETS)) {
       expect(output).not.toContain(secret);

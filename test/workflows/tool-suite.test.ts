@@ -13,7 +13,8 @@ beforeAll(async () => {
   env = await createLoomTestEnv({
     files: {
       'math.mjs': 'export function add(a, b) {\n  return a - b;\n}\n',
-      'test.mjs': "import { add } from './math.mjs';\nif (add(2, 3) !== 5) { console.error('FAIL: add(2, 3) =', add(2, 3)); process.exit(1); }\nconsole.log('ok: add works');\n",
+      'test.mjs':
+        "import { add } from './math.mjs';\nif (add(2, 3) !== 5) { console.error('FAIL: add(2, 3) =', add(2, 3)); process.exit(1); }\nconsole.log('ok: add works');\n",
     },
   });
   await env.worker();
@@ -24,29 +25,46 @@ afterAll(async () => {
 
 const toolParts = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
-const lastToolOutput = (request: RecordedRequest) => String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+const lastToolOutput = (request: RecordedRequest) =>
+  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 describe('the coding tools in a session', () => {
   it('reads a file, edits it, runs the tests with bash and reads the result', async () => {
     env.model.setScript([
-      { name: 'read', when: { lastUser: 'Fix add', lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'math.mjs' } }] } },
+      {
+        name: 'read',
+        when: { lastUser: 'Fix add', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'math.mjs' } }] },
+      },
       {
         name: 'edit',
         when: { lastUser: 'Fix add', test: (r) => lastToolOutput(r).includes('return a - b;') },
-        reply: { toolCalls: [{ name: 'edit', args: { filePath: 'math.mjs', oldString: 'return a - b;', newString: 'return a + b;' } }] },
+        reply: {
+          toolCalls: [
+            { name: 'edit', args: { filePath: 'math.mjs', oldString: 'return a - b;', newString: 'return a + b;' } },
+          ],
+        },
       },
       {
         name: 'test',
         when: { lastUser: 'Fix add', test: (r) => lastToolOutput(r).startsWith('Edited') },
         reply: { toolCalls: [{ name: 'bash', args: { command: 'node test.mjs', description: 'Run the tests' } }] },
       },
-      { name: 'answer', when: { lastUser: 'Fix add', test: (r) => lastToolOutput(r).includes('ok: add works') }, reply: { text: 'Fixed: the tests pass.' } },
+      {
+        name: 'answer',
+        when: { lastUser: 'Fix add', test: (r) => lastToolOutput(r).includes('ok: add works') },
+        reply: { text: 'Fixed: the tests pass.' },
+      },
     ]);
     const { sessionId, result } = await env.start('Fix add so that the tests pass');
     expect(await result()).toMatchObject({ text: 'Fixed: the tests pass.', steps: 4 });
     expect(readFileSync(join(env.project, 'math.mjs'), 'utf8')).toContain('return a + b;');
 
     const parts = await toolParts(sessionId);
-    expect(parts.map((p) => `${p.tool}:${p.state.status}`)).toEqual(['read:completed', 'edit:completed', 'bash:completed']);
+    expect(parts.map((p) => `${p.tool}:${p.state.status}`)).toEqual([
+      'read:completed',
+      'edit:completed',
+      'bash:completed',
+    ]);
     const [, edited, ran] = parts;
     expect(edited.state.status === 'completed' && edited.state.metadata.diff).toContain('+  return a + b;');
     expect(ran.state.status === 'completed' && ran.state.metadata).toMatchObject({ exit: 0 });
@@ -57,7 +75,11 @@ describe('the coding tools in a session', () => {
         ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)]
         : [],
     );
-    expect(summaries.filter((s) => !s.startsWith('llm'))).toEqual(['read · math.mjs', 'edit · math.mjs', 'bash · node test.mjs']);
+    expect(summaries.filter((s) => !s.startsWith('llm'))).toEqual([
+      'read · math.mjs',
+      'edit · math.mjs',
+      'bash · node test.mjs',
+    ]);
     await env.checkReplay(sessionId, 'read-edit-bash');
   });
 
@@ -66,7 +88,9 @@ describe('the coding tools in a session', () => {
       {
         name: 'sleep',
         when: { lastUser: 'Wait a long time' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'sleep 611 & touch started; wait', description: 'Sleep' } }] },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'sleep 611 & touch started; wait', description: 'Sleep' } }],
+        },
       },
     ]);
     const { sessionId, result } = await env.start('Wait a long time');
@@ -85,12 +109,18 @@ describe('the coding tools in a session', () => {
 
   it('cuts a huge output, saves it whole, and lets the model read the saved file', async () => {
     env.model.setScript([
-      { name: 'flood', when: { lastUser: 'Count to 100000', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'seq 1 100000', description: 'Count' } }] } },
+      {
+        name: 'flood',
+        when: { lastUser: 'Count to 100000', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'seq 1 100000', description: 'Count' } }] },
+      },
       {
         name: 'read saved',
         when: { lastUser: 'Count to 100000', test: (r) => lastToolOutput(r).includes('The full output is saved in') },
         reply: (r) => ({
-          toolCalls: [{ name: 'read', args: { filePath: /saved in (\S+)/.exec(lastToolOutput(r))![1], offset: 99_998 } }],
+          toolCalls: [
+            { name: 'read', args: { filePath: /saved in (\S+)/.exec(lastToolOutput(r))![1], offset: 99_998 } },
+          ],
         }),
       },
       { name: 'done', when: { lastUser: 'Count to 100000', lastRole: 'tool' }, reply: { text: 'It ends at 100000.' } },
@@ -113,11 +143,26 @@ describe('the coding tools in a session', () => {
       {
         name: 'plan',
         when: { lastUser: 'Plan the work', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'todowrite', args: { todos: [{ content: 'Write tests', status: 'in_progress', priority: 'high' }] } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'todowrite',
+              args: { todos: [{ content: 'Write tests', status: 'in_progress', priority: 'high' }] },
+            },
+          ],
+        },
       },
       { name: 'planned', when: { lastUser: 'Plan the work', lastRole: 'tool' }, reply: { text: 'Planned.' } },
-      { name: 'check', when: { lastUser: 'What is left?', lastRole: 'user' }, reply: { toolCalls: [{ name: 'todoread', args: {} }] } },
-      { name: 'left', when: { lastUser: 'What is left?', lastRole: 'tool' }, reply: (r) => ({ text: `Left: ${JSON.parse(lastToolOutput(r))[0].content}` }) },
+      {
+        name: 'check',
+        when: { lastUser: 'What is left?', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'todoread', args: {} }] },
+      },
+      {
+        name: 'left',
+        when: { lastUser: 'What is left?', lastRole: 'tool' },
+        reply: (r) => ({ text: `Left: ${JSON.parse(lastToolOutput(r))[0].content}` }),
+      },
     ]);
     const first = await env.start('Plan the work');
     await first.result();

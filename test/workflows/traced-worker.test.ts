@@ -36,7 +36,10 @@ describe('a traced worker', () => {
           ],
         },
       },
-      { when: { lastUser: /^Read (a|b)\.md\.$/, lastRole: 'user' }, reply: (request) => ({ toolCalls: [{ name: 'read', args: { filePath: request.lastUser.slice(5, 9) } }] }) },
+      {
+        when: { lastUser: /^Read (a|b)\.md\.$/, lastRole: 'user' },
+        reply: (request) => ({ toolCalls: [{ name: 'read', args: { filePath: request.lastUser.slice(5, 9) } }] }),
+      },
       { when: { lastUser: /^Read (a|b)\.md\.$/, lastRole: 'tool' }, reply: { text: 'read it' } },
       { when: { lastUser: 'Compare the notes', lastRole: 'tool' }, reply: { text: 'alpha and beta' } },
     ]);
@@ -46,10 +49,22 @@ describe('a traced worker', () => {
     // The plain bundle (a worker without tracing), then the traced one (this run's own kind).
     await env.checkReplay(sessionId, 'traced-subagents');
     const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: { codePath: await workflowBundlePath('traced') } }, history, sessionId);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: await workflowBundlePath('traced') } },
+      history,
+      sessionId,
+    );
     for (const child of await env.store.children(sessionId)) await env.checkReplay(child.id);
 
-    const spans = await receiver.waitFor((all) => all.filter((span) => span.name === 'execute_tool task').length === 2 && all.some((span) => span.name === 'execute_tool glob'));
-    expect(new Set(spans.filter((span) => span.name === 'execute_tool read').map((span) => span.attributes['loom.session.id'])).size).toBe(2);
+    const spans = await receiver.waitFor(
+      (all) =>
+        all.filter((span) => span.name === 'execute_tool task').length === 2 &&
+        all.some((span) => span.name === 'execute_tool glob'),
+    );
+    expect(
+      new Set(
+        spans.filter((span) => span.name === 'execute_tool read').map((span) => span.attributes['loom.session.id']),
+      ).size,
+    ).toBe(2);
   });
 });

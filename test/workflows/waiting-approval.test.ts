@@ -22,17 +22,28 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const title = { name: 'title', when: { system: 'You write a title for a conversation' }, reply: { text: 'Cleaning the build' } };
+const title = {
+  name: 'title',
+  when: { system: 'You write a title for a conversation' },
+  reply: { text: 'Cleaning the build' },
+};
 
 async function pendingIn(rootId: string): Promise<PermissionRequestRecord> {
   let found: PermissionRequestRecord[] = [];
-  await waitUntil(async () => (found = (await env.store.permissionRequests({ status: 'pending' })).filter((r) => r.rootID === rootId)).length > 0, 30_000);
+  await waitUntil(
+    async () =>
+      (found = (await env.store.permissionRequests({ status: 'pending' })).filter((r) => r.rootID === rootId)).length >
+      0,
+    30_000,
+  );
   return found[0];
 }
 
-const waiting = async (sessionId: string) => (await env.client.workflow.getHandle(sessionId).describe()).typedSearchAttributes.get(WaitingAttribute);
+const waiting = async (sessionId: string) =>
+  (await env.client.workflow.getHandle(sessionId).describe()).typedSearchAttributes.get(WaitingAttribute);
 const details = async (sessionId: string) =>
-  (await env.client.workflow.getHandle(sessionId).query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
+  (await env.client.workflow.getHandle(sessionId).query<{ currentDetails: string }>('__temporal_workflow_metadata'))
+    .currentDetails;
 
 /** Search attributes reach visibility a moment after the run sets them. */
 const untilWaiting = (sessionIds: string[], value: boolean) =>
@@ -50,10 +61,33 @@ describe('a permission request that waits, seen from the root', () => {
   it("marks the root and the asking subagent waiting, names the request and how to answer it in both runs' details, and keeps the title on the closed run", async () => {
     env.model.setScript([
       title,
-      { name: 'root', when: { lastUser: 'Clean the build', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Clean', prompt: 'Remove the build folder.', subagent_type: 'general' } }] } },
-      { name: 'child', when: { lastUser: 'Remove the build folder.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf build', description: 'Remove build' } }] } },
-      { name: 'child-done', when: { lastUser: 'Remove the build folder.', lastRole: 'tool' }, reply: { text: 'Removed.' } },
-      { name: 'root-done', when: { lastUser: 'Clean the build', lastRole: 'tool' }, reply: { text: 'The build is clean.' } },
+      {
+        name: 'root',
+        when: { lastUser: 'Clean the build', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: { description: 'Clean', prompt: 'Remove the build folder.', subagent_type: 'general' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'child',
+        when: { lastUser: 'Remove the build folder.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf build', description: 'Remove build' } }] },
+      },
+      {
+        name: 'child-done',
+        when: { lastUser: 'Remove the build folder.', lastRole: 'tool' },
+        reply: { text: 'Removed.' },
+      },
+      {
+        name: 'root-done',
+        when: { lastUser: 'Clean the build', lastRole: 'tool' },
+        reply: { text: 'The build is clean.' },
+      },
     ]);
     const { sessionId, result } = await env.start('Clean the build');
     const request = await pendingIn(sessionId);
@@ -71,7 +105,9 @@ describe('a permission request that waits, seen from the root', () => {
     expectNamesRequest(childDetails, request);
     expect(childDetails).toContain('asked by this session');
 
-    await env.client.workflow.getHandle(child).executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
+    await env.client.workflow
+      .getHandle(child)
+      .executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
     await untilWaiting([sessionId, child], false);
     expect(await details(sessionId).catch(() => '')).not.toContain(request.id);
     expect((await result()).text).toBe('The build is clean.');
@@ -89,11 +125,35 @@ describe('a permission request that waits, seen from the root', () => {
   it('marks every ancestor of a grandchild that asks, and clears them all once it is answered', async () => {
     env.model.setScript([
       title,
-      { name: 'root', when: { lastUser: 'Tidy deeply', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Lead', prompt: 'Delegate the tidying.', subagent_type: 'lead' } }] } },
-      { name: 'lead', when: { lastUser: 'Delegate the tidying.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'task', args: { description: 'Tidy', prompt: 'Tidy the tmp folder.', subagent_type: 'general' } }] } },
-      { name: 'leaf', when: { lastUser: 'Tidy the tmp folder.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf tmp', description: 'Remove tmp' } }] } },
+      {
+        name: 'root',
+        when: { lastUser: 'Tidy deeply', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Lead', prompt: 'Delegate the tidying.', subagent_type: 'lead' } },
+          ],
+        },
+      },
+      {
+        name: 'lead',
+        when: { lastUser: 'Delegate the tidying.', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Tidy', prompt: 'Tidy the tmp folder.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      {
+        name: 'leaf',
+        when: { lastUser: 'Tidy the tmp folder.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf tmp', description: 'Remove tmp' } }] },
+      },
       { name: 'leaf-done', when: { lastUser: 'Tidy the tmp folder.', lastRole: 'tool' }, reply: { text: 'Tidied.' } },
-      { name: 'lead-done', when: { lastUser: 'Delegate the tidying.', lastRole: 'tool' }, reply: { text: 'Delegated and done.' } },
+      {
+        name: 'lead-done',
+        when: { lastUser: 'Delegate the tidying.', lastRole: 'tool' },
+        reply: { text: 'Delegated and done.' },
+      },
       { name: 'root-done', when: { lastUser: 'Tidy deeply', lastRole: 'tool' }, reply: { text: 'All tidy.' } },
     ]);
     const { sessionId, result } = await env.start('Tidy deeply');
@@ -107,7 +167,9 @@ describe('a permission request that waits, seen from the root', () => {
     expectNamesRequest(await details(sessionId), request);
     expectNamesRequest(await details(lead), request);
 
-    await env.client.workflow.getHandle(leaf).executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
+    await env.client.workflow
+      .getHandle(leaf)
+      .executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
     expect((await result()).text).toBe('All tidy.');
     await untilWaiting([sessionId, lead, leaf], false);
     // The lead both hears from its subagent and tells its own parent.
@@ -120,13 +182,44 @@ describe('a permission request that waits, seen from the root', () => {
       {
         name: 'root',
         when: { lastUser: 'Clean in the background', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'task', args: { description: 'Clean later', prompt: 'Remove the cache later.', subagent_type: 'general', background: true } }] },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: {
+                description: 'Clean later',
+                prompt: 'Remove the cache later.',
+                subagent_type: 'general',
+                background: true,
+              },
+            },
+          ],
+        },
       },
-      { name: 'root-done', when: { lastUser: 'Clean in the background', lastRole: 'tool' }, reply: { text: 'Started it.' } },
+      {
+        name: 'root-done',
+        when: { lastUser: 'Clean in the background', lastRole: 'tool' },
+        reply: { text: 'Started it.' },
+      },
       // Asks once the parent's run is over: its reports to that run find nobody, which is fine.
-      { name: 'child', when: { lastUser: 'Remove the cache later.', lastRole: 'user' }, reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf .cache', description: 'Remove cache' } }], delayMs: 1_500 } },
-      { name: 'child-done', when: { lastUser: 'Remove the cache later.', lastRole: 'tool' }, reply: { text: 'Cache removed.' } },
-      { name: 'woken', when: { lastUser: 'The background subagent "Clean later' }, reply: { text: 'The cache is gone.' } },
+      {
+        name: 'child',
+        when: { lastUser: 'Remove the cache later.', lastRole: 'user' },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'rm -rf .cache', description: 'Remove cache' } }],
+          delayMs: 1_500,
+        },
+      },
+      {
+        name: 'child-done',
+        when: { lastUser: 'Remove the cache later.', lastRole: 'tool' },
+        reply: { text: 'Cache removed.' },
+      },
+      {
+        name: 'woken',
+        when: { lastUser: 'The background subagent "Clean later' },
+        reply: { text: 'The cache is gone.' },
+      },
     ]);
     const { sessionId, result } = await env.start('Clean in the background');
     expect((await result()).text).toBe('Started it.');
@@ -136,7 +229,9 @@ describe('a permission request that waits, seen from the root', () => {
     expectNamesRequest(await details(child), request);
     expect(await waiting(sessionId)).not.toBe(true);
 
-    await env.client.workflow.getHandle(child).executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
+    await env.client.workflow
+      .getHandle(child)
+      .executeUpdate(permissionReplyUpdate, { args: [{ requestId: request.id, reply: 'once' }] });
     expect(await env.client.workflow.getHandle(child).result()).toMatchObject({ status: 'completed' });
     await untilWaiting([child], false);
     await waitUntil(async () => env.model.requests.some((r) => r.rule === 'woken'), 30_000);

@@ -19,7 +19,11 @@ const slowAnswer = Array.from({ length: 40 }, (_, i) => `sentence ${i}.`).join('
 describe('a worker killed mid-session', () => {
   it('is replaced by a new worker and the session completes with no part lost or duplicated', async () => {
     env.model.setScript([
-      { name: 'look', when: { lastRole: 'user' }, reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] } },
+      {
+        name: 'look',
+        when: { lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] },
+      },
       { name: 'slow', when: { lastRole: 'tool' }, reply: { text: slowAnswer, chunkSize: 12, chunkDelayMs: 150 } },
     ]);
     workers.push(await startWorkerProcess(env.env));
@@ -40,7 +44,9 @@ describe('a worker killed mid-session', () => {
     expect(messages.map((m) => m.info.role)).toEqual(['user', 'assistant', 'assistant']);
     const parts = messages.flatMap((m) => m.parts);
     expect(new Set(parts.map((p) => p.id)).size).toBe(parts.length);
-    expect(messages[1].parts.map((p) => (p.type === 'tool' ? `${p.tool}:${p.state.status}` : p.type))).toEqual(['read:completed']);
+    expect(messages[1].parts.map((p) => (p.type === 'tool' ? `${p.tool}:${p.state.status}` : p.type))).toEqual([
+      'read:completed',
+    ]);
     expect(messages[2].parts.map((p) => (p.type === 'text' ? p.text : p.type))).toEqual([slowAnswer]);
     await env.checkReplay(sessionId, 'worker-killed');
   }, 120_000);

@@ -105,5 +105,9 @@ export function encodeTraceResponse(encoding: Encoding): Uint8Array | string {
  */
 export function encodeStatus(encoding: Encoding, message: string): Uint8Array | string {
   if (encoding === 'json') return JSON.stringify({ message });
-  return generated.writer().uint32((2 << 3) | 2).string(message).finish();
+  return generated
+    .writer()
+    .uint32((2 << 3) | 2)
+    .string(message)
+    .finish();
 }

@@ -16,7 +16,9 @@ export const spanLabel: SpanFormat = (span) =>
 /** Roots (true roots, then orphans), each level ordered by start time. */
 export function spanTree(spans: ReceivedSpan[], traceId: string): SpanNode[] {
   const wanted = traceId.toLowerCase();
-  const nodes: SpanNode[] = spans.filter((span) => span.traceId === wanted).map((span) => ({ ...span, children: [], orphan: false }));
+  const nodes: SpanNode[] = spans
+    .filter((span) => span.traceId === wanted)
+    .map((span) => ({ ...span, children: [], orphan: false }));
   const byId = new Map<string, SpanNode>();
   for (const node of nodes) if (!byId.has(node.spanId)) byId.set(node.spanId, node);
   const roots: SpanNode[] = [];

@@ -49,10 +49,12 @@ export async function startTlsEndpoint(upstream: string): Promise<TlsEndpoint> {
     const apiKey = `loom-test-${randomBytes(16).toString('hex')}`;
     const [apiKeyPort, mtlsPort] = await distinctFreePorts(2);
     const nginx = await startNginx(binary, { dir, upstream, apiKey, apiKeyPort, mtlsPort, certs });
-    const strict = await startStrictListener(upstream, certs.namedServer, certs.ca.cert).catch(async (error: unknown) => {
-      await nginx.stop();
-      throw error;
-    });
+    const strict = await startStrictListener(upstream, certs.namedServer, certs.ca.cert).catch(
+      async (error: unknown) => {
+        await nginx.stop();
+        throw error;
+      },
+    );
     return {
       apiKeyAddress: `127.0.0.1:${apiKeyPort}`,
       apiKey,

@@ -13,7 +13,8 @@ export interface NginxConfigOptions {
 }
 
 const UNAUTHORIZED_MESSAGE = 'Request unauthorized';
-const ADD_SEARCH_ATTRIBUTES_DENIED_MESSAGE = 'AddSearchAttributes is not allowed with an API key: add search attributes in the Temporal Cloud UI or with tcld';
+const ADD_SEARCH_ATTRIBUTES_DENIED_MESSAGE =
+  'AddSearchAttributes is not allowed with an API key: add search attributes in the Temporal Cloud UI or with tcld';
 const CLIENT_CERT_REQUIRED_MESSAGE = 'client certificate required';
 const CLIENT_CERT_UNTRUSTED_MESSAGE = 'client certificate not trusted';
 

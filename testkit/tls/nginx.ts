@@ -17,7 +17,10 @@ export function findNginx(env: NodeJS.ProcessEnv = process.env): string {
   aptInstall('nginx', 'No nginx found (the TLS test endpoint runs one; put nginx on PATH)');
   disableSystemNginx();
   const installed = locate(env);
-  if (!installed) throw new Error(`apt-get installed the nginx package, but nginx is neither on PATH (${env.PATH}) nor at /usr/sbin/nginx.`);
+  if (!installed)
+    throw new Error(
+      `apt-get installed the nginx package, but nginx is neither on PATH (${env.PATH}) nor at /usr/sbin/nginx.`,
+    );
   return installed;
 }
 
@@ -31,7 +34,9 @@ export async function startNginx(binary: string, options: NginxConfigOptions): P
   const configPath = join(dir, 'nginx.conf');
   writeFileSync(configPath, nginxConfig(options));
   // -e: the error log nginx opens before it reads the config (Debian's default is /var/log/nginx).
-  const child = spawn(binary, ['-p', dir, '-c', configPath, '-e', join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(binary, ['-p', dir, '-c', configPath, '-e', join(dir, 'error.log')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -50,7 +55,9 @@ export async function startNginx(binary: string, options: NginxConfigOptions): P
 
   const failure = () => {
     const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
-    return new Error(`nginx (${binary} -c ${configPath}) did not start: ${(stderr + log).trim().slice(-2000) || `exit ${child.exitCode ?? child.signalCode}`}`);
+    return new Error(
+      `nginx (${binary} -c ${configPath}) did not start: ${(stderr + log).trim().slice(-2000) || `exit ${child.exitCode ?? child.signalCode}`}`,
+    );
   };
   const deadline = Date.now() + 10_000;
   for (const port of [options.apiKeyPort, options.mtlsPort]) {
@@ -78,7 +85,10 @@ function locate(env: NodeJS.ProcessEnv): string | undefined {
 function disableSystemNginx(): void {
   const commands = existsSync('/run/systemd/system')
     ? [['systemctl', 'disable', '--now', 'nginx']]
-    : [['invoke-rc.d', 'nginx', 'stop'], ['update-rc.d', 'nginx', 'disable']];
+    : [
+        ['invoke-rc.d', 'nginx', 'stop'],
+        ['update-rc.d', 'nginx', 'disable'],
+      ];
   for (const [command, ...args] of commands) spawnSync(command!, args, { stdio: 'ignore' });
 }
 

@@ -10,8 +10,18 @@ const EVERY_MS = 5_000;
  */
 export function reportLiveCounts(store: BatchRecords, everyMs = EVERY_MS): () => void {
   const meter = Runtime.instance().metricMeter;
-  const waiting = meter.createGauge('loom_permission_requests_waiting', 'int', 'requests', 'Permission requests waiting for a person');
-  const subagents = meter.createGauge('loom_subagents_running', 'int', 'sessions', 'Subagent sessions whose run is busy');
+  const waiting = meter.createGauge(
+    'loom_permission_requests_waiting',
+    'int',
+    'requests',
+    'Permission requests waiting for a person',
+  );
+  const subagents = meter.createGauge(
+    'loom_subagents_running',
+    'int',
+    'sessions',
+    'Subagent sessions whose run is busy',
+  );
   const batchTasks = meter.createGauge('loom_batch_tasks', 'int', 'tasks', 'Tasks of running batches, by state');
   const update = async () => {
     try {

@@ -15,7 +15,8 @@ export class MetricsPortError extends Error {
  * scrape it from elsewhere, or `host:port` to choose one (`127.0.0.1:9464` keeps it on this machine).
  */
 export function metricsAddress(flag: string | undefined, env: NodeJS.ProcessEnv): MetricsAddress | undefined {
-  const [value, source] = flag !== undefined ? [flag, '--metrics-port'] : [env.LOOM_METRICS_PORT?.trim(), 'LOOM_METRICS_PORT'];
+  const [value, source] =
+    flag !== undefined ? [flag, '--metrics-port'] : [env.LOOM_METRICS_PORT?.trim(), 'LOOM_METRICS_PORT'];
   if (!value) return undefined;
   const match = /^(?:(\[[0-9a-fA-F:]+\]|[^\s:[\]]+):)?(\d+)$/.exec(value);
   const port = match ? Number(match[2]) : NaN;

@@ -47,13 +47,17 @@ export function readProfiles(file: ProfileFile): { profiles: Record<string, Clie
   try {
     profiles = loadClientConfig({ configSource }).profiles;
   } catch (error) {
-    throw new TemporalConfigError(`${file.path} (${file.source}) is not a valid Temporal profile file: ${firstLine(error)}`);
+    throw new TemporalConfigError(
+      `${file.path} (${file.source}) is not a valid Temporal profile file: ${firstLine(error)}`,
+    );
   }
   const warnings: string[] = [];
   try {
     loadClientConfig({ configSource, configFileStrict: true });
   } catch (error) {
-    warnings.push(`${file.path}: ${firstLine(error).replace(/^Validation error: /, '')} (Temporal's profiles know ${PROFILE_KEYS.join(', ')}); ignored.`);
+    warnings.push(
+      `${file.path}: ${firstLine(error).replace(/^Validation error: /, '')} (Temporal's profiles know ${PROFILE_KEYS.join(', ')}); ignored.`,
+    );
   }
   return { profiles, warnings };
 }

@@ -22,7 +22,7 @@ export function namespaceRefusalMessage(error: unknown, target: TemporalTarget):
   const status = grpcStatus(error);
   const where = `Temporal at ${target.address} (${target.sources.address})`;
   if (status?.code === NOT_FOUND) {
-    return `${where} has no namespace "${target.namespace}" (${target.sources.namespace}). Check the name${target.embedded ? ": the embedded dev server has only \"default\"" : ', or create it'}.`;
+    return `${where} has no namespace "${target.namespace}" (${target.sources.namespace}). Check the name${target.embedded ? ': the embedded dev server has only "default"' : ', or create it'}.`;
   }
   if (status?.code === PERMISSION_DENIED || status?.code === UNAUTHENTICATED) {
     return `${where} does not let ${credentialName(target)} use namespace "${target.namespace}" (${target.sources.namespace}): the server said "${status.details}".`;
@@ -34,9 +34,15 @@ function refusalReason(error: unknown, target: TemporalTarget): string {
   const status = grpcStatus(error);
   const text = describeCause(error);
   const tls = target.tls;
-  if (status?.code === UNAUTHENTICATED || status?.code === PERMISSION_DENIED) return credentialsRefused(target, status.details);
-  if (/ECONNREFUSED|Connection refused/i.test(text)) return 'nothing answers there (is the server running, and is this its gRPC port?).';
-  if (/ENOTFOUND|EAI_AGAIN|Name resolution failed|failed to lookup address|Name or service not known|dns error/i.test(text)) {
+  if (status?.code === UNAUTHENTICATED || status?.code === PERMISSION_DENIED)
+    return credentialsRefused(target, status.details);
+  if (/ECONNREFUSED|Connection refused/i.test(text))
+    return 'nothing answers there (is the server running, and is this its gRPC port?).';
+  if (
+    /ENOTFOUND|EAI_AGAIN|Name resolution failed|failed to lookup address|Name or service not known|dns error/i.test(
+      text,
+    )
+  ) {
     return 'the host name does not resolve (check the address, or the network).';
   }
   if (/certificate required|alert number 116|CertificateRequired/i.test(text)) {
@@ -44,28 +50,48 @@ function refusalReason(error: unknown, target: TemporalTarget): string {
       ? `the server refused the client certificate (${target.sources.clientCert}) during the TLS handshake.`
       : `the server wants a client certificate (mutual TLS): set ${CLIENT_PAIR}.`;
   }
-  if (/unknown ca|alert number 48|bad certificate|alert number 42|alert number 40|UnknownCA|BadCertificate/i.test(text) && tls?.clientCertPair) {
+  if (
+    /unknown ca|alert number 48|bad certificate|alert number 42|alert number 40|UnknownCA|BadCertificate/i.test(text) &&
+    tls?.clientCertPair
+  ) {
     return `the server refused the client certificate (${target.sources.clientCert}): it is not signed by a CA the server trusts.`;
   }
   if (/ALTNAME|altnames|NotValidForName/i.test(text)) {
     const names = presentedNames(text);
-    const asked = tls?.serverName ? `${tls.serverName} (${target.sources.serverName})` : target.address.replace(/:\d+$/, '');
+    const asked = tls?.serverName
+      ? `${tls.serverName} (${target.sources.serverName})`
+      : target.address.replace(/:\d+$/, '');
     return `the server's certificate is not for ${asked}${names ? ` but for ${names}` : ''}: set TEMPORAL_TLS_SERVER_NAME to the name in its certificate.`;
   }
-  if (/self[- ]signed|unable to get (?:local )?issuer|unable to verify|UnknownIssuer|certificate verify failed|CERT_HAS_EXPIRED|certificate has expired|Expired\b/i.test(text)) {
-    if (/CERT_HAS_EXPIRED|certificate has expired|Expired\b/i.test(text)) return "the server's certificate has expired.";
+  if (
+    /self[- ]signed|unable to get (?:local )?issuer|unable to verify|UnknownIssuer|certificate verify failed|CERT_HAS_EXPIRED|certificate has expired|Expired\b/i.test(
+      text,
+    )
+  ) {
+    if (/CERT_HAS_EXPIRED|certificate has expired|Expired\b/i.test(text))
+      return "the server's certificate has expired.";
     return tls?.serverCa
       ? `the server's certificate is not signed by the CA in ${target.sources.serverCa}.`
       : "the server's certificate is not signed by a CA this machine trusts: set TEMPORAL_TLS_SERVER_CA_CERT_PATH to the CA that signed it.";
   }
-  if (tls && /wrong version number|packet length too long|InvalidContentType|CorruptMessage|first record does not look like a TLS handshake/i.test(text)) {
+  if (
+    tls &&
+    /wrong version number|packet length too long|InvalidContentType|CorruptMessage|first record does not look like a TLS handshake/i.test(
+      text,
+    )
+  ) {
     return `the server does not speak TLS there, but TLS is on (${target.sources.tls}): use the server's TLS port, or set TEMPORAL_TLS=false for a server without TLS.`;
   }
   if (!tls && /Protocol error|h2 protocol error|FRAME_SIZE_ERROR|Received HTTP status code 400/i.test(text)) {
     return 'the server did not answer plain gRPC: if it wants TLS, set TEMPORAL_TLS=true (Temporal Cloud and most clusters do).';
   }
   // A server that checks client certificates after TLS 1.3's handshake just closes the connection.
-  if (tls && /Failed to connect|connection closed|ConnectionReset|broken pipe|close_notify|socket disconnected|ECONNRESET/i.test(text)) {
+  if (
+    tls &&
+    /Failed to connect|connection closed|ConnectionReset|broken pipe|close_notify|socket disconnected|ECONNRESET/i.test(
+      text,
+    )
+  ) {
     return tls.clientCertPair
       ? `the server closed the connection during TLS set-up: it probably does not trust the client certificate (${target.sources.clientCert}).`
       : `the server closed the connection during TLS set-up: it probably wants a client certificate (mutual TLS): set ${CLIENT_PAIR}.`;
@@ -76,11 +102,15 @@ function refusalReason(error: unknown, target: TemporalTarget): string {
   return `${text.replace(/\.$/, '')}.`;
 }
 
-const CLIENT_PAIR = 'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or tls.client_cert_path and tls.client_key_path in the profile)';
+const CLIENT_PAIR =
+  'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or tls.client_cert_path and tls.client_key_path in the profile)';
 
 /** The names a server's certificate holds, as Node's TLS or rustls listed them in a name mismatch. */
 function presentedNames(text: string): string | undefined {
-  const node = /is not in the cert's (?:altnames|list): ([^\n]*?)\.?(?: Resolution note|$)/m.exec(text)?.[1]?.replace(/DNS:|IP Address:/g, '').trim();
+  const node = /is not in the cert's (?:altnames|list): ([^\n]*?)\.?(?: Resolution note|$)/m
+    .exec(text)?.[1]
+    ?.replace(/DNS:|IP Address:/g, '')
+    .trim();
   if (node) return node;
   const rustls = [...text.matchAll(/(?:DnsName|IpAddress)\(\\?"([^"\\]+)\\?"\)/g)].map((match) => match[1]);
   return rustls.length ? rustls.join(', ') : undefined;
@@ -88,8 +118,10 @@ function presentedNames(text: string): string | undefined {
 
 function credentialsRefused(target: TemporalTarget, said: string): string {
   const server = said ? ` (the server said "${said}")` : '';
-  if (target.apiKey !== undefined) return `the API key (${target.sources.apiKey}) was refused${server}. Check it, or make a new one.`;
-  if (target.tls?.clientCertPair) return `the client certificate (${target.sources.clientCert}) was refused${server}: it is not signed by a CA the server trusts, or not allowed.`;
+  if (target.apiKey !== undefined)
+    return `the API key (${target.sources.apiKey}) was refused${server}. Check it, or make a new one.`;
+  if (target.tls?.clientCertPair)
+    return `the client certificate (${target.sources.clientCert}) was refused${server}: it is not signed by a CA the server trusts, or not allowed.`;
   if (/certificate/i.test(said)) return `the server wants a client certificate${server}: set ${CLIENT_PAIR}.`;
   return `the server wants credentials${server}: an API key (TEMPORAL_API_KEY) or a client certificate (${CLIENT_PAIR}).`;
 }

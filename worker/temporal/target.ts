@@ -58,14 +58,19 @@ const META_PREFIX = 'TEMPORAL_GRPC_META_';
 export function resolveTemporalTarget(env: NodeJS.ProcessEnv = process.env): TemporalTarget {
   const variables = temporalVariables(env);
   const file = profileFile(env);
-  if (variables.TEMPORAL_CONFIG_FILE && !file?.exists) throw new TemporalConfigError(`TEMPORAL_CONFIG_FILE names ${variables.TEMPORAL_CONFIG_FILE}, which does not exist.`);
+  if (variables.TEMPORAL_CONFIG_FILE && !file?.exists)
+    throw new TemporalConfigError(
+      `TEMPORAL_CONFIG_FILE names ${variables.TEMPORAL_CONFIG_FILE}, which does not exist.`,
+    );
   const { profiles, warnings } = file ? readProfiles(file) : { profiles: {}, warnings: [] };
   const profileName = variables.TEMPORAL_PROFILE ?? 'default';
-  if (variables.TEMPORAL_PROFILE && !profiles[profileName]) throw new TemporalConfigError(unknownProfile(profileName, file, profiles));
+  if (variables.TEMPORAL_PROFILE && !profiles[profileName])
+    throw new TemporalConfigError(unknownProfile(profileName, file, profiles));
   const fromFile: ClientConfigProfile = profiles[profileName] ?? {};
   const inProfile = file?.exists && profiles[profileName] ? `profile "${profileName}" of ${file.path}` : undefined;
   const effective = effectiveProfile(file, variables, inProfile);
-  const from = (variable: string, key: string, inFile: unknown) => (variables[variable] !== undefined ? variable : inFile !== undefined ? `${key} in ${inProfile}` : undefined);
+  const from = (variable: string, key: string, inFile: unknown) =>
+    variables[variable] !== undefined ? variable : inFile !== undefined ? `${key} in ${inProfile}` : undefined;
 
   const address = effective.address;
   const embedded = address === undefined;
@@ -75,7 +80,9 @@ export function resolveTemporalTarget(env: NodeJS.ProcessEnv = process.env): Tem
     embedded,
     tls: undefined,
     sources: {
-      address: from('TEMPORAL_ADDRESS', 'address', fromFile.address) ?? `Loom's embedded dev server${env.LOOM_TEMPORAL_PORT ? ' (LOOM_TEMPORAL_PORT)' : ''}`,
+      address:
+        from('TEMPORAL_ADDRESS', 'address', fromFile.address) ??
+        `Loom's embedded dev server${env.LOOM_TEMPORAL_PORT ? ' (LOOM_TEMPORAL_PORT)' : ''}`,
       namespace: from('TEMPORAL_NAMESPACE', 'namespace', fromFile.namespace) ?? 'default',
     },
     profile: inProfile ? { name: profileName, file: file!.path } : undefined,
@@ -110,7 +117,11 @@ function temporalVariables(env: NodeJS.ProcessEnv): Record<string, string> {
   return variables;
 }
 
-function effectiveProfile(file: ProfileFile | undefined, variables: Record<string, string>, inProfile: string | undefined): ClientConfigProfile {
+function effectiveProfile(
+  file: ProfileFile | undefined,
+  variables: Record<string, string>,
+  inProfile: string | undefined,
+): ClientConfigProfile {
   try {
     return loadClientConfigProfile({
       ...(file?.exists ? { configSource: { path: file.path } } : { disableFile: true }),
@@ -121,14 +132,17 @@ function effectiveProfile(file: ProfileFile | undefined, variables: Record<strin
     const both = /Cannot specify both (\w+)_path and \w+_data/.exec((error as Error).message);
     if (both) {
       const variable = `TEMPORAL_TLS_${both[1]!.toUpperCase()}`;
-      throw new TemporalConfigError(`${both[1]}: both a path and the data are given (${variable}_PATH / ${variable}_DATA${inProfile ? `, or tls.${both[1]}_path / _data in ${inProfile}` : ''}): keep one.`);
+      throw new TemporalConfigError(
+        `${both[1]}: both a path and the data are given (${variable}_PATH / ${variable}_DATA${inProfile ? `, or tls.${both[1]}_path / _data in ${inProfile}` : ''}): keep one.`,
+      );
     }
     throw new TemporalConfigError(`Cannot read the Temporal settings: ${(error as Error).message}`);
   }
 }
 
 function unknownProfile(name: string, file: ProfileFile | undefined, profiles: Record<string, unknown>): string {
-  if (!file?.exists) return `TEMPORAL_PROFILE is "${name}", but there is no profile file (${file ? `${file.path}, ${file.source}` : 'set TEMPORAL_CONFIG_FILE'}).`;
+  if (!file?.exists)
+    return `TEMPORAL_PROFILE is "${name}", but there is no profile file (${file ? `${file.path}, ${file.source}` : 'set TEMPORAL_CONFIG_FILE'}).`;
   const names = Object.keys(profiles);
   return `TEMPORAL_PROFILE is "${name}", but ${file.path} (${file.source}) has no such profile; it has ${names.length ? names.map((n) => `"${n}"`).join(', ') : 'none'}.`;
 }
@@ -138,17 +152,25 @@ function checkAddress(address: string, source: string): void {
   const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d+)$/.exec(address);
   if (!match) {
     const example = /^[^\s:/]+$/.test(address) ? ` such as ${address}:7233` : ' such as temporal.example.com:7233';
-    throw new TemporalConfigError(`The Temporal address "${address}" (${source}) is not host:port: give it as host:port,${example} (no scheme, no path).`);
+    throw new TemporalConfigError(
+      `The Temporal address "${address}" (${source}) is not host:port: give it as host:port,${example} (no scheme, no path).`,
+    );
   }
   const port = Number(match[2]);
-  if (port < 1 || port > 65535) throw new TemporalConfigError(`The Temporal address "${address}" (${source}) has port ${match[2]}, which is not a port (1-65535).`);
+  if (port < 1 || port > 65535)
+    throw new TemporalConfigError(
+      `The Temporal address "${address}" (${source}) has port ${match[2]}, which is not a port (1-65535).`,
+    );
 }
 
 /**
  * `TEMPORAL_GRPC_META_X_REQUEST_ID` is the header `x-request-id`: the SDK's reader turns only the
  * first `_` into `-` (`x-request_id`), Temporal's CLI every one; Loom follows the CLI.
  */
-function grpcMetadata(effective: ClientConfigProfile, variables: Record<string, string>): Record<string, string> | undefined {
+function grpcMetadata(
+  effective: ClientConfigProfile,
+  variables: Record<string, string>,
+): Record<string, string> | undefined {
   const metadata = { ...effective.grpcMeta };
   for (const [name, value] of Object.entries(variables)) {
     if (!name.startsWith(META_PREFIX)) continue;
@@ -168,8 +190,17 @@ function grpcMetadata(effective: ClientConfigProfile, variables: Record<string, 
 type SourceOf = (variable: string, key: string, inFile: unknown) => string | undefined;
 
 /** TLS is on when any TLS setting is (and `TEMPORAL_TLS` is not false), or an API key is given, as in Temporal's SDKs. */
-function tlsOf(effective: ClientConfigProfile, fromFile: ClientConfigProfile, variables: Record<string, string>, from: SourceOf, target: TemporalTarget): TemporalTls | undefined {
-  if (variables.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === 'true' || variables.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === '1') {
+function tlsOf(
+  effective: ClientConfigProfile,
+  fromFile: ClientConfigProfile,
+  variables: Record<string, string>,
+  from: SourceOf,
+  target: TemporalTarget,
+): TemporalTls | undefined {
+  if (
+    variables.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === 'true' ||
+    variables.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === '1'
+  ) {
     throw new TemporalConfigError(
       "TEMPORAL_TLS_DISABLE_HOST_VERIFICATION is set, but Temporal's TypeScript SDK, which Loom uses, always checks the server's name: " +
         "set TEMPORAL_TLS_SERVER_NAME to the name in the server's certificate instead.",
@@ -182,12 +213,18 @@ function tlsOf(effective: ClientConfigProfile, fromFile: ClientConfigProfile, va
     return undefined;
   }
   if (!tls && effective.apiKey === undefined) return undefined;
-  const setting = (field: 'client_cert' | 'client_key' | 'server_ca_cert', value: ConfigDataSource | undefined): TlsSetting | undefined => {
+  const setting = (
+    field: 'client_cert' | 'client_key' | 'server_ca_cert',
+    value: ConfigDataSource | undefined,
+  ): TlsSetting | undefined => {
     if (!value) return undefined;
     const kind = 'path' in value ? 'path' : 'data';
     const variable = `TEMPORAL_TLS_${field.toUpperCase()}_${kind.toUpperCase()}`;
     const inFile = fileTls?.[camel(field)];
-    return { value, source: from(variable, `tls.${field}_${kind}`, inFile && kind in inFile ? inFile : undefined) ?? variable };
+    return {
+      value,
+      source: from(variable, `tls.${field}_${kind}`, inFile && kind in inFile ? inFile : undefined) ?? variable,
+    };
   };
   const result: TemporalTls = {};
   const serverCa = setting('server_ca_cert', tls?.serverCACert);
@@ -202,7 +239,9 @@ function tlsOf(effective: ClientConfigProfile, fromFile: ClientConfigProfile, va
     result.serverName = tls.serverName;
     target.sources.serverName = from('TEMPORAL_TLS_SERVER_NAME', 'tls.server_name', fileTls?.serverName);
   }
-  target.sources.tls = tls ? (from('TEMPORAL_TLS', 'tls', fileTls) ?? firstTlsVariable(variables) ?? 'tls') : `the API key (${target.sources.apiKey})`;
+  target.sources.tls = tls
+    ? (from('TEMPORAL_TLS', 'tls', fileTls) ?? firstTlsVariable(variables) ?? 'tls')
+    : `the API key (${target.sources.apiKey})`;
   return result;
 }
 

@@ -36,7 +36,10 @@ export function describe(setting: TlsSetting): string {
 export function readServerCa(setting: TlsSetting): Buffer {
   const pem = readPem(setting);
   const blocks = pem.toString('utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  if (!blocks) throw new TemporalConfigError(`${describe(setting)}: not a PEM certificate (no "-----BEGIN CERTIFICATE-----" block).`);
+  if (!blocks)
+    throw new TemporalConfigError(
+      `${describe(setting)}: not a PEM certificate (no "-----BEGIN CERTIFICATE-----" block).`,
+    );
   for (const block of blocks) parseCertificate(block, setting);
   return pem;
 }
@@ -46,10 +49,20 @@ export function readServerCa(setting: TlsSetting): Buffer {
  * and the certificate within its validity. Mistakes here would otherwise show up as a refused
  * handshake that names none of them.
  */
-export function readClientPair(cert: TlsSetting | undefined, key: TlsSetting | undefined, now = new Date()): ClientCertPair | undefined {
+export function readClientPair(
+  cert: TlsSetting | undefined,
+  key: TlsSetting | undefined,
+  now = new Date(),
+): ClientCertPair | undefined {
   if (!cert && !key) return undefined;
-  if (!cert) throw new TemporalConfigError(`${describe(key!)} gives a client key but no certificate goes with it: set TEMPORAL_TLS_CLIENT_CERT_PATH (or tls.client_cert_path in the profile) too.`);
-  if (!key) throw new TemporalConfigError(`${describe(cert)} gives a client certificate but no key goes with it: set TEMPORAL_TLS_CLIENT_KEY_PATH (or tls.client_key_path in the profile) too.`);
+  if (!cert)
+    throw new TemporalConfigError(
+      `${describe(key!)} gives a client key but no certificate goes with it: set TEMPORAL_TLS_CLIENT_CERT_PATH (or tls.client_cert_path in the profile) too.`,
+    );
+  if (!key)
+    throw new TemporalConfigError(
+      `${describe(cert)} gives a client certificate but no key goes with it: set TEMPORAL_TLS_CLIENT_KEY_PATH (or tls.client_key_path in the profile) too.`,
+    );
   const crt = readPem(cert);
   const keyPem = readPem(key);
   const certificate = parseCertificate(crt.toString('utf8'), cert);
@@ -62,8 +75,12 @@ export function readClientPair(cert: TlsSetting | undefined, key: TlsSetting | u
   if (!certificate.checkPrivateKey(privateKey)) {
     throw new TemporalConfigError(`${describe(key)} is not the key of the certificate in ${describe(cert)}.`);
   }
-  if (new Date(certificate.validTo) < now) throw new TemporalConfigError(`${describe(cert)}: the client certificate expired on ${certificate.validTo}.`);
-  if (new Date(certificate.validFrom) > now) throw new TemporalConfigError(`${describe(cert)}: the client certificate is not valid before ${certificate.validFrom}.`);
+  if (new Date(certificate.validTo) < now)
+    throw new TemporalConfigError(`${describe(cert)}: the client certificate expired on ${certificate.validTo}.`);
+  if (new Date(certificate.validFrom) > now)
+    throw new TemporalConfigError(
+      `${describe(cert)}: the client certificate is not valid before ${certificate.validFrom}.`,
+    );
   return { crt, key: keyPem };
 }
 

@@ -9,7 +9,10 @@ const CLOUD_HOST = /(\.tmprl\.cloud|\.api\.temporal\.io)$/;
  * address; the dev server's UI for the embedded server or one on this machine. Undefined when
  * Loom cannot know (a self-hosted cluster without `LOOM_TEMPORAL_UI_URL`): no link beats a wrong one.
  */
-export function temporalUiUrl(target: Pick<TemporalTarget, 'address' | 'embedded'>, env: NodeJS.ProcessEnv): string | undefined {
+export function temporalUiUrl(
+  target: Pick<TemporalTarget, 'address' | 'embedded'>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
   const configured = env.LOOM_TEMPORAL_UI_URL?.trim();
   if (configured) return configured.replace(/\/+$/, '');
   const host = target.address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');

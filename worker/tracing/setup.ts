@@ -2,7 +2,12 @@ import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { createRequire } from 'node:module';
 import { LOOM_VERSION } from '../../activities/package-root.js';
 
@@ -32,8 +37,12 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   const exporter = traceExporter(env);
   current = undefined;
   if (!exporter) return undefined;
-  const reportFailure = reportExportFailures(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT!);
-  const resource = new Resource({ 'service.name': 'loom', 'service.version': LOOM_VERSION }).merge(detectResourcesSync({ detectors: [envDetectorSync] }));
+  const reportFailure = reportExportFailures(
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT!,
+  );
+  const resource = new Resource({ 'service.name': 'loom', 'service.version': LOOM_VERSION }).merge(
+    detectResourcesSync({ detectors: [envDetectorSync] }),
+  );
   const spanProcessor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1_000 });
   const provider = new BasicTracerProvider({ resource });
   provider.addSpanProcessor(spanProcessor);
@@ -73,10 +82,21 @@ function reportExportFailures(endpoint: string): (error: unknown) => void {
   const say = (error: unknown) => {
     if (Date.now() - saidAt < SAY_AGAIN_AFTER_MS) return;
     saidAt = Date.now();
-    process.stderr.write(`warning: Cannot send traces to ${endpoint}: ${reason(error)} (spans are dropped until it answers).\n`);
+    process.stderr.write(
+      `warning: Cannot send traces to ${endpoint}: ${reason(error)} (spans are dropped until it answers).\n`,
+    );
   };
   const ignore = () => undefined;
-  diag.setLogger({ error: (message, ...args) => say(args[0] ?? message), warn: ignore, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.ERROR);
+  diag.setLogger(
+    {
+      error: (message, ...args) => say(args[0] ?? message),
+      warn: ignore,
+      info: ignore,
+      debug: ignore,
+      verbose: ignore,
+    },
+    DiagLogLevel.ERROR,
+  );
   return say;
 }
 
@@ -97,14 +117,25 @@ function traceExporter(env: NodeJS.ProcessEnv): SpanExporter | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const exporters = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
   if (exporters === 'none') return undefined;
-  if (exporters && exporters !== 'otlp') throw new TracingConfigError(`OTEL_TRACES_EXPORTER is "${exporters}": Loom sends traces with OTLP only ("otlp", or "none" for no traces).`);
-  const endpointVariable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : env.OTEL_EXPORTER_OTLP_ENDPOINT ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : undefined;
+  if (exporters && exporters !== 'otlp')
+    throw new TracingConfigError(
+      `OTEL_TRACES_EXPORTER is "${exporters}": Loom sends traces with OTLP only ("otlp", or "none" for no traces).`,
+    );
+  const endpointVariable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    : env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+      : undefined;
   if (!endpointVariable) return undefined;
   const endpoint = env[endpointVariable]!;
   if (!/^https?:\/\/[^\s/]+/.test(endpoint)) {
-    throw new TracingConfigError(`${endpointVariable} is "${endpoint}": give the collector's OTLP/HTTP address, such as http://localhost:4318.`);
+    throw new TracingConfigError(
+      `${endpointVariable} is "${endpoint}": give the collector's OTLP/HTTP address, such as http://localhost:4318.`,
+    );
   }
-  const protocolVariable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolVariable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = env[protocolVariable]?.trim() || 'http/protobuf';
   if (!PROTOCOLS.includes(protocol)) {
     throw new TracingConfigError(
@@ -113,7 +144,9 @@ function traceExporter(env: NodeJS.ProcessEnv): SpanExporter | undefined {
   }
   // The exporters read their variables from process.env when they are made.
   const require = createRequire(import.meta.url);
-  const { OTLPTraceExporter } = require(protocol === 'http/json' ? '@opentelemetry/exporter-trace-otlp-http' : '@opentelemetry/exporter-trace-otlp-proto') as {
+  const { OTLPTraceExporter } = require(
+    protocol === 'http/json' ? '@opentelemetry/exporter-trace-otlp-http' : '@opentelemetry/exporter-trace-otlp-proto',
+  ) as {
     OTLPTraceExporter: new () => SpanExporter;
   };
   return new OTLPTraceExporter();

@@ -1,5 +1,9 @@
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { Tracing } from './setup.js';
@@ -12,13 +16,26 @@ export function tracedWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'inte
       export: {
         // The SDK would copy the whole workflow info (memo, search attributes, last failure) onto each span:
         // only the run's ids are kept, named as the client's spans name them.
-        fn: (info, spans) => exporter.export.fn({ temporalWorkflowId: info.workflowId, run_id: info.runId, temporalWorkflowType: info.workflowType } as unknown as typeof info, spans),
+        fn: (info, spans) =>
+          exporter.export.fn(
+            {
+              temporalWorkflowId: info.workflowId,
+              run_id: info.runId,
+              temporalWorkflowType: info.workflowType,
+            } as unknown as typeof info,
+            spans,
+          ),
       },
     },
   };
   return {
     interceptors: {
-      activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
       client: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
     },
     sinks: sinks as WorkerOptions['sinks'],

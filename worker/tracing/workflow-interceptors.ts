@@ -3,7 +3,11 @@
 import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime.js';
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { extractContextFromHeaders, headersWithContext, UPDATE_ID_ATTR_KEY } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
+import {
+  extractContextFromHeaders,
+  headersWithContext,
+  UPDATE_ID_ATTR_KEY,
+} from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
 import { ContextManager } from '@temporalio/interceptors-opentelemetry/lib/workflow/context-manager.js';
 import { SpanExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/span-exporter.js';
 import {
@@ -42,8 +46,17 @@ function workflowTracer(): Tracer {
 }
 
 /** `fn` inside a span that ends when its promise settles; `fn`'s own promise is returned. */
-function inSpan<T>(name: string, parent: Context, fn: (span: WorkflowSpan) => Promise<T>, options: { attributes?: Record<string, string | number | boolean>; kind?: SpanKind } = {}): Promise<T> {
-  const span = workflowTracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+function inSpan<T>(
+  name: string,
+  parent: Context,
+  fn: (span: WorkflowSpan) => Promise<T>,
+  options: { attributes?: Record<string, string | number | boolean>; kind?: SpanKind } = {},
+): Promise<T> {
+  const span = workflowTracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes },
+    parent,
+  );
   const { runId } = workflowInfo();
   const spans = open.get(runId) ?? new Set<Span>();
   open.set(runId, spans.add(span));
@@ -70,7 +83,8 @@ function inSpan<T>(name: string, parent: Context, fn: (span: WorkflowSpan) => Pr
 }
 
 function endWith(span: Span, error: unknown): void {
-  if (!(error instanceof ContinueAsNew)) span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  if (!(error instanceof ContinueAsNew))
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
   end(span);
 }
 
@@ -90,28 +104,54 @@ function endLeftovers(runSpan: Span): void {
 
 const inbound: WorkflowInboundCallsInterceptor = {
   execute: (input, next) =>
-    inSpan(`RunWorkflow:${workflowInfo().workflowType}`, extractContextFromHeaders(input.headers) ?? context.active(), () => {
-      const run = next(input);
-      const runSpan = trace.getActiveSpan()!;
-      // Registered before `inSpan` ends the run's span (its own reaction comes after this one).
-      run.then(
-        () => endLeftovers(runSpan),
-        () => endLeftovers(runSpan),
-      );
-      return run;
-    }),
-  handleSignal: (input, next) => inSpan(`HandleSignal:${input.signalName}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input)),
+    inSpan(
+      `RunWorkflow:${workflowInfo().workflowType}`,
+      extractContextFromHeaders(input.headers) ?? context.active(),
+      () => {
+        const run = next(input);
+        const runSpan = trace.getActiveSpan()!;
+        // Registered before `inSpan` ends the run's span (its own reaction comes after this one).
+        run.then(
+          () => endLeftovers(runSpan),
+          () => endLeftovers(runSpan),
+        );
+        return run;
+      },
+    ),
+  handleSignal: (input, next) =>
+    inSpan(`HandleSignal:${input.signalName}`, extractContextFromHeaders(input.headers) ?? context.active(), () =>
+      next(input),
+    ),
   handleUpdate: (input, next) =>
-    inSpan(`HandleUpdate:${input.name}`, extractContextFromHeaders(input.headers) ?? context.active(), () => next(input), { attributes: { [UPDATE_ID_ATTR_KEY]: input.updateId } }),
+    inSpan(
+      `HandleUpdate:${input.name}`,
+      extractContextFromHeaders(input.headers) ?? context.active(),
+      () => next(input),
+      { attributes: { [UPDATE_ID_ATTR_KEY]: input.updateId } },
+    ),
 };
 
 const outbound: WorkflowOutboundCallsInterceptor = {
-  scheduleActivity: (input, next) => inSpan(`StartActivity:${input.activityType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
-  scheduleLocalActivity: (input, next) => inSpan(`StartActivity:${input.activityType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+  scheduleActivity: (input, next) =>
+    inSpan(`StartActivity:${input.activityType}`, context.active(), () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    ),
+  scheduleLocalActivity: (input, next) =>
+    inSpan(`StartActivity:${input.activityType}`, context.active(), () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    ),
   startChildWorkflowExecution: (input, next) =>
-    inSpan(`StartChildWorkflow:${input.workflowType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
-  signalWorkflow: (input, next) => inSpan(`SignalWorkflow:${input.signalName}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
-  continueAsNew: (input, next) => inSpan(`ContinueAsNew:${input.options.workflowType}`, context.active(), () => next({ ...input, headers: headersWithContext(input.headers) })),
+    inSpan(`StartChildWorkflow:${input.workflowType}`, context.active(), () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    ),
+  signalWorkflow: (input, next) =>
+    inSpan(`SignalWorkflow:${input.signalName}`, context.active(), () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    ),
+  continueAsNew: (input, next) =>
+    inSpan(`ContinueAsNew:${input.options.workflowType}`, context.active(), () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    ),
 };
 
 const internals: WorkflowInternalsInterceptor = {

@@ -46,7 +46,8 @@ export const delivery = proxyActivities<LoomActivities>({
 
 /** Writes to the session store: quick, idempotent, retried patiently. */
 export const store: typeof remoteStore = new Proxy(remoteStore, {
-  get: (_, name: string) => (patched(STORE_AS_LOCAL_ACTIVITIES) ? localStore : remoteStore)[name as keyof typeof remoteStore],
+  get: (_, name: string) =>
+    (patched(STORE_AS_LOCAL_ACTIVITIES) ? localStore : remoteStore)[name as keyof typeof remoteStore],
 });
 
 /**
@@ -76,13 +77,20 @@ export function hostQueueOf(host: string): string {
 
 export function onHost(options: ActivityOptions, placement: Placement): ActivityOptions {
   if (!placement.host) return options;
-  return { ...options, taskQueue: hostQueueOf(placement.host), scheduleToStartTimeout: placement.waitMs ?? DEFAULT_HOST_WAIT_MS };
+  return {
+    ...options,
+    taskQueue: hostQueueOf(placement.host),
+    scheduleToStartTimeout: placement.waitMs ?? DEFAULT_HOST_WAIT_MS,
+  };
 }
-
 
 /** A workspace activity that no worker of its host took in time. */
 export function hostWaitExpired(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'SCHEDULE_TO_START';
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof TimeoutFailure &&
+    error.cause.timeoutType === 'SCHEDULE_TO_START'
+  );
 }
 
 export function hostUnavailable(host: string, waitMs: number): ApplicationFailure {
@@ -101,7 +109,10 @@ export function commandsOn(placement: Placement) {
 }
 
 /** Whether a host's queue has a worker (for the run's details while its tools wait). */
-export const hosts = proxyLocalActivities<LoomActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 2 } });
+export const hosts = proxyLocalActivities<LoomActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 2 },
+});
 
 export const NON_RETRYABLE_MODEL_FAILURES = [
   'ModelAuthError',
@@ -174,6 +185,9 @@ export function localTool(summary: string) {
 /** Tools that change the world run at most once; an interrupted run is reported to the model. */
 export function mutatingTool(summary: string, placement: Placement = {}) {
   return proxyActivities<LoomActivities>(
-    onHost({ summary, startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 1 } }, placement),
+    onHost(
+      { summary, startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 1 } },
+      placement,
+    ),
   ).runTool;
 }

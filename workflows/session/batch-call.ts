@@ -20,14 +20,21 @@ export interface BatchCallInput {
  * outcome, or at once with the batch id (`background`), the batch then outliving this run. The
  * tasks go from the call's part to the store without passing through here.
  */
-export async function runBatchCall(call: CallRef, input: BatchCallPlan | BatchCallInput, context: TaskContext): Promise<void> {
+export async function runBatchCall(
+  call: CallRef,
+  input: BatchCallPlan | BatchCallInput,
+  context: TaskContext,
+): Promise<void> {
   const { config } = context;
   const recorded = 'tasks' in input;
   const agent = input.agent ?? 'general';
   const named = recorded ? [agent, ...input.tasks.flatMap((task) => (task.agent ? [task.agent] : []))] : input.agents;
   for (const name of named) {
     if (!config.subagents.some((candidate) => candidate.name === name)) {
-      return callStore.failToolCall({ partId: call.partId, error: `Unknown agent type: ${name} is not a valid agent type` });
+      return callStore.failToolCall({
+        partId: call.partId,
+        error: `Unknown agent type: ${name} is not a valid agent type`,
+      });
     }
   }
   const concurrency = input.concurrency ?? 8;
@@ -48,7 +55,17 @@ export async function runBatchCall(call: CallRef, input: BatchCallPlan | BatchCa
     batchId,
     canDelegate: config.tools.includes('task'),
   };
-  const run: BatchRunInput = { batchId, directory: context.directory, ...(context.host ? { host: context.host } : {}), total, concurrency, retries, modelRetry: context.modelRetry, ...(context.webUrl ? { webUrl: context.webUrl } : {}), searchAttributes: context.searchAttributes };
+  const run: BatchRunInput = {
+    batchId,
+    directory: context.directory,
+    ...(context.host ? { host: context.host } : {}),
+    total,
+    concurrency,
+    retries,
+    modelRetry: context.modelRetry,
+    ...(context.webUrl ? { webUrl: context.webUrl } : {}),
+    searchAttributes: context.searchAttributes,
+  };
   const handle = await startChild<(input: BatchRunInput) => Promise<BatchResult>>(BATCH_WORKFLOW_TYPE, {
     workflowId: batchId,
     args: [run],

@@ -12,7 +12,11 @@ import { showProgress, type RunState } from './run-state.js';
  * the loop continues with the user's last message replayed (when the context overflowed on it) or
  * a request to go on.
  */
-export async function compact(input: SessionRunInput, state: RunState, options: { auto: boolean; overflow: boolean }): Promise<void> {
+export async function compact(
+  input: SessionRunInput,
+  state: RunState,
+  options: { auto: boolean; overflow: boolean },
+): Promise<void> {
   const config = state.config!;
   state.step++;
   state.phase = 'tools';
@@ -43,7 +47,11 @@ export async function compact(input: SessionRunInput, state: RunState, options: 
   if (!options.auto) return;
   // The user's last message, stored by the activity (runs recorded before got its text).
   if (replayPromptId) return appendSyntheticPrompt(input, state, { promptId: replayPromptId });
-  await appendSyntheticPrompt(input, state, { text: replay ?? (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION) });
+  await appendSyntheticPrompt(input, state, {
+    text:
+      replay ??
+      (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION),
+  });
 }
 
 /** Whether a model call failed because the conversation no longer fits the model's context. */

@@ -47,7 +47,8 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
   state.text = answer.text;
   state.finish = answer.finish;
   // Runs recorded before the model activity planned the calls got them whole: planned here.
-  const calls = answer.calls ?? planRecordedCalls(answer.toolCalls ?? [], tools, config.agent.permission, input.directory);
+  const calls =
+    answer.calls ?? planRecordedCalls(answer.toolCalls ?? [], tools, config.agent.permission, input.directory);
   if (calls.length > 0) {
     state.phase = 'tools';
     showProgress(state);
@@ -62,7 +63,15 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
       hostWatch: { host: input.host, state },
       recentCalls: state.recentCalls,
       doomLoopThreshold: config.doomLoopThreshold,
-      task: { config, slots, modelRetry: input.modelRetry, webUrl: input.webUrl, searchAttributes: input.searchAttributes, backgroundChildren: state.backgroundChildren, waiting: state.waiting },
+      task: {
+        config,
+        slots,
+        modelRetry: input.modelRetry,
+        webUrl: input.webUrl,
+        searchAttributes: input.searchAttributes,
+        backgroundChildren: state.backgroundChildren,
+        waiting: state.waiting,
+      },
       bypassTaskAsk: state.bypassTaskAsk,
     });
     // A person rejected a call outright: the turn ends here, as in OpenCode.
@@ -70,6 +79,7 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
   }
   // Some OpenAI-compatible servers report `stop` alongside tool calls: the calls decide.
   const more = calls.length > 0 || state.queued.length > 0;
-  if (more && config.compaction && isOverflow(answer.tokens, config.limit, config.compaction)) state.compactNext = 'full';
+  if (more && config.compaction && isOverflow(answer.tokens, config.limit, config.compaction))
+    state.compactNext = 'full';
   return { more };
 }

@@ -52,7 +52,9 @@ export class PermissionGate {
   /** The update's validator: only a waiting request may be answered, and only once. */
   validateReply(reply: PermissionReply): void {
     if (!this.pending.has(reply.requestId) || this.replies.has(reply.requestId)) {
-      throw new Error(`No permission request "${reply.requestId}" is waiting in session ${this.session.id} (unknown, or answered already).`);
+      throw new Error(
+        `No permission request "${reply.requestId}" is waiting in session ${this.session.id} (unknown, or answered already).`,
+      );
     }
   }
 
@@ -72,7 +74,8 @@ export class PermissionGate {
       }
     }
     if (reply.reply === 'reject' && !reply.message) {
-      for (const id of this.pending.keys()) if (!this.replies.has(id)) this.replies.set(id, { requestId: id, reply: 'reject' });
+      for (const id of this.pending.keys())
+        if (!this.replies.has(id)) this.replies.set(id, { requestId: id, reply: 'reject' });
     }
     return { requestId: reply.requestId, status: reply.reply === 'reject' ? 'rejected' : 'approved' };
   }
@@ -95,7 +98,8 @@ export class PermissionGate {
       }
       if (verdict.action === 'ask') {
         const reply = await this.ask(request, call);
-        if (reply.deniedBy) return { allowed: false, error: pluginDeniedMessage(reply.deniedBy, request), stopTurn: false };
+        if (reply.deniedBy)
+          return { allowed: false, error: pluginDeniedMessage(reply.deniedBy, request), stopTurn: false };
         if (reply.reply === 'reject') {
           return reply.message
             ? { allowed: false, error: correctedMessage(reply.message), stopTurn: false }
@@ -108,7 +112,10 @@ export class PermissionGate {
     return { allowed: true, externalAllowed, ...(localNetworkAllowed ? { localNetworkAllowed } : {}) };
   }
 
-  private async ask(request: PermissionRequest, call: CallDescription): Promise<PermissionReply & { deniedBy?: string }> {
+  private async ask(
+    request: PermissionRequest,
+    call: CallDescription,
+  ): Promise<PermissionReply & { deniedBy?: string }> {
     // Derived from the call, not drawn at random: calls ask concurrently, and replay must give
     // each request the same id whatever order their awaits resolve in.
     const id = patched(DERIVED_PERMISSION_IDS)
@@ -144,7 +151,9 @@ export class PermissionGate {
     if (plugins) {
       this.pending.delete(id);
       this.showWaiting();
-      return plugins.status === 'allow' ? { requestId: id, reply: 'once' } : { requestId: id, reply: 'reject', deniedBy: plugins.plugin };
+      return plugins.status === 'allow'
+        ? { requestId: id, reply: 'once' }
+        : { requestId: id, reply: 'reject', deniedBy: plugins.plugin };
     }
     const timeout = this.config.permissionTimeoutMs;
     const replied = () => this.replies.has(id);
@@ -152,12 +161,21 @@ export class PermissionGate {
     this.pending.delete(id);
     this.showWaiting();
     if (!answered) {
-      await callStore.savePermissionRequest({ ...record, status: 'expired', time: { ...record.time, replied: Date.now() } });
+      await callStore.savePermissionRequest({
+        ...record,
+        status: 'expired',
+        time: { ...record.time, replied: Date.now() },
+      });
       const seconds = Math.round((this.config.permissionTimeoutMs ?? 0) / 1000);
-      return { requestId: id, reply: 'reject', message: `Nobody answered the permission request within ${seconds} s; do not retry this call without asking the user.` };
+      return {
+        requestId: id,
+        reply: 'reject',
+        message: `Nobody answered the permission request within ${seconds} s; do not retry this call without asking the user.`,
+      };
     }
     const reply = this.replies.get(id)!;
-    if (reply.reply === 'always') await callStore.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
+    if (reply.reply === 'always')
+      await callStore.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
     await callStore.savePermissionRequest({
       ...record,
       status: reply.reply === 'reject' ? 'rejected' : 'approved',
@@ -170,7 +188,13 @@ export class PermissionGate {
   /** Marks the run (and its ancestors) as waiting for a person in the Temporal UI (and its visibility search). */
   private showWaiting(): void {
     this.board.setOwn(
-      [...this.pending.values()].map(({ record }) => ({ id: record.id, sessionId: record.sessionID, title: record.title, tool: record.tool, agent: record.agent })),
+      [...this.pending.values()].map(({ record }) => ({
+        id: record.id,
+        sessionId: record.sessionID,
+        title: record.title,
+        tool: record.tool,
+        agent: record.agent,
+      })),
     );
   }
 }

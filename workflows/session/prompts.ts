@@ -27,7 +27,10 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
       await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, synthetic: true });
       continue;
     }
-    const saved = await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, commands: state.config!.commands });
+    const saved = await saveUserMessage(input, state, messageId, {
+      promptId: prompt.promptId,
+      commands: state.config!.commands,
+    });
     if (saved.command) {
       const prepared = await commandsOn(placementOf(input, state)).prepareCommand({
         directory: input.directory,
@@ -60,7 +63,12 @@ async function takeTextPrompt(input: SessionRunInput, state: RunState, text: str
 }
 
 /** A subtask command: recorded for the loop to run as its next step. */
-async function recordSubtask(input: SessionRunInput, state: RunState, prepared: PreparedCommand, messageId: string): Promise<void> {
+async function recordSubtask(
+  input: SessionRunInput,
+  state: RunState,
+  prepared: PreparedCommand,
+  messageId: string,
+): Promise<void> {
   state.userMessageId = messageId;
   await store.saveSubtaskMessage({
     sessionId: input.sessionId,
@@ -89,7 +97,14 @@ async function saveUserMessage(
   // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
   const saved = await onWorkspace(
     'saveUserMessage',
-    { sessionId: input.sessionId, messageId, agent: state.config!.agent.name, model: state.config!.model, directory: input.directory, ...prompt },
+    {
+      sessionId: input.sessionId,
+      messageId,
+      agent: state.config!.agent.name,
+      model: state.config!.model,
+      directory: input.directory,
+      ...prompt,
+    },
     placementOf(input, state),
     state,
   );
@@ -101,7 +116,11 @@ async function saveUserMessage(
 }
 
 /** Appends a prompt Loom writes itself (not the user's), which the next step answers. */
-export async function appendSyntheticPrompt(input: SessionRunInput, state: RunState, prompt: QueuedPrompt): Promise<void> {
+export async function appendSyntheticPrompt(
+  input: SessionRunInput,
+  state: RunState,
+  prompt: QueuedPrompt,
+): Promise<void> {
   state.userMessageId = drawId(state, 'msg');
   await onWorkspace(
     'saveUserMessage',
@@ -120,10 +139,22 @@ export async function appendSyntheticPrompt(input: SessionRunInput, state: RunSt
 }
 
 /** Another agent (a command's) takes over the run: its rules, tools and model from now on. */
-async function switchAgent(input: SessionRunInput, state: RunState, agent: string, model: string | undefined): Promise<void> {
+async function switchAgent(
+  input: SessionRunInput,
+  state: RunState,
+  agent: string,
+  model: string | undefined,
+): Promise<void> {
   const config = await onWorkspace(
     'prepareRun',
-    { sessionId: input.sessionId, parentId: input.parentId, directory: input.directory, agent, model, sessionRules: state.config!.sessionRules },
+    {
+      sessionId: input.sessionId,
+      parentId: input.parentId,
+      directory: input.directory,
+      agent,
+      model,
+      sessionRules: state.config!.sessionRules,
+    },
     placementOf(input, state),
     state,
   );

@@ -64,7 +64,11 @@ export function initialState(input: SessionRunInput): RunState {
     title: carried?.title ?? input.title,
     backgroundChildren: carried?.backgroundChildren ?? [],
   };
-  state.waiting = new WaitingBoard({ id: input.sessionId, parentId: input.parentId, searchAttributes: input.searchAttributes }, carried?.waiting, () => showProgress(state as RunState));
+  state.waiting = new WaitingBoard(
+    { id: input.sessionId, parentId: input.parentId, searchAttributes: input.searchAttributes },
+    carried?.waiting,
+    () => showProgress(state as RunState),
+  );
   return state as RunState;
 }
 
@@ -86,7 +90,9 @@ export function showProgress(state: RunState): void {
       `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
       (state.queued.length ? ` · ${state.queued.length} queued` : '') +
       state.waiting.details() +
-      (state.waitingForHost ? `\n\n⏳ waiting for host ${state.waitingForHost}: no worker serves its workspace (start \`loom worker\` there)` : ''),
+      (state.waitingForHost
+        ? `\n\n⏳ waiting for host ${state.waitingForHost}: no worker serves its workspace (start \`loom worker\` there)`
+        : ''),
   );
 }
 

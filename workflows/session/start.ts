@@ -10,7 +10,11 @@ import { showProgress, type RunState } from './run-state.js';
  * root session with no title gets one from the `title` agent, without holding the loop up: the
  * returned promise settles when the title is there (or could not be had).
  */
-export async function startSession(input: SessionRunInput, state: RunState, firstPrompt: QueuedPrompt | undefined): Promise<{ config: RunConfig; titling: Promise<void> }> {
+export async function startSession(
+  input: SessionRunInput,
+  state: RunState,
+  firstPrompt: QueuedPrompt | undefined,
+): Promise<{ config: RunConfig; titling: Promise<void> }> {
   const config = await onWorkspace(
     'prepareRun',
     {
@@ -41,14 +45,22 @@ export async function startSession(input: SessionRunInput, state: RunState, firs
   const wantsTitle = config.autoTitle && opened?.created && !input.parentId && !input.title && firstPrompt;
   const workspace = config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {};
   const titling = wantsTitle
-    ? titles.generateTitle({ sessionId: input.sessionId, directory: input.directory, model: config.model, ...workspace, ...firstPrompt! }).then(
-        (title) => {
-          if (title) state.title = title;
-          if (title) showTitle(title);
-          showProgress(state);
-        },
-        () => undefined, // A session without a generated title is still a session.
-      )
+    ? titles
+        .generateTitle({
+          sessionId: input.sessionId,
+          directory: input.directory,
+          model: config.model,
+          ...workspace,
+          ...firstPrompt!,
+        })
+        .then(
+          (title) => {
+            if (title) state.title = title;
+            if (title) showTitle(title);
+            showProgress(state);
+          },
+          () => undefined, // A session without a generated title is still a session.
+        )
     : Promise.resolve();
   return { config, titling };
 }

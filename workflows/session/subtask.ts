@@ -36,7 +36,9 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
     model: subtask.model ?? config.model,
     step: state.step,
     callId,
-    input: recorded ? (taskInput as unknown as Record<string, unknown>) : { description: subtask.description, subagent_type: subtask.agent, command: subtask.command },
+    input: recorded
+      ? (taskInput as unknown as Record<string, unknown>)
+      : { description: subtask.description, subagent_type: subtask.agent, command: subtask.command },
     ...(recorded ? {} : { promptId: subtask.promptId }),
   });
   await runTaskCall({ partId, callId, tool: 'task' }, taskInput, {

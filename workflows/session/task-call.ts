@@ -12,7 +12,12 @@ import { derivedId, newId } from '../../core/ids.js';
 import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
 import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
-import { AgentAttribute, ParentSessionAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/search-attributes.js';
+import {
+  AgentAttribute,
+  ParentSessionAttribute,
+  RootSessionAttribute,
+  withSearchAttributes,
+} from '../../core/search-attributes.js';
 import { preview } from '../../core/prompt.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import type { TaskCallPlan } from '../../core/tool-call/plan.js';
@@ -98,7 +103,9 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
     return callStore.failToolCall({ partId: call.partId, error });
   };
   if (config.depth >= config.subagentDepth) {
-    return fail(`Subagent depth limit reached (${config.subagentDepth}). Increase "subagent_depth" to allow nested subagents.`);
+    return fail(
+      `Subagent depth limit reached (${config.subagentDepth}). Increase "subagent_depth" to allow nested subagents.`,
+    );
   }
   const agent = config.subagents.find((candidate) => candidate.name === input.subagent_type);
   if (!agent) return fail(`Unknown agent type: ${input.subagent_type} is not a valid agent type`);
@@ -110,7 +117,9 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
   if (input.session_id) {
     const found = await callStore.lookupTaskSession({ sessionId: input.session_id, rootId: config.rootId });
     if (found.exists && !found.inTree) {
-      return fail(`Session ${input.session_id} is not part of this session's tree: a task can only continue sessions of its own subagents.`);
+      return fail(
+        `Session ${input.session_id} is not part of this session's tree: a task can only continue sessions of its own subagents.`,
+      );
     }
     if (found.exists) sessionId = input.session_id;
     else note = `(No session ${input.session_id} exists, so this task started a new session: ${sessionId}.)\n\n`;
@@ -122,9 +131,19 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
     const model = input.model ?? agent.model ?? config.model;
     const recorded = input.prompt !== undefined;
     const promptId = derivedId('prm', call.partId);
-    const record = { partId: call.partId, description: input.description, sessionId, ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}) };
+    const record = {
+      partId: call.partId,
+      description: input.description,
+      sessionId,
+      ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}),
+    };
     const background = input.background === true;
-    await callStore.startTaskCall({ ...record, model, ...(recorded ? {} : { promptId }), ...(background ? { background } : {}) });
+    await callStore.startTaskCall({
+      ...record,
+      model,
+      ...(recorded ? {} : { promptId }),
+      ...(background ? { background } : {}),
+    });
     const child: SessionRunInput = {
       sessionId,
       parentId: context.sessionId,
@@ -148,7 +167,9 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
         workflowId: sessionId,
         args: [child],
         // A background subagent outlives this run: `loom cancel` of the session cancels it (see cancelSession).
-        cancellationType: background ? ChildWorkflowCancellationType.ABANDON : ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        cancellationType: background
+          ? ChildWorkflowCancellationType.ABANDON
+          : ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${input.description}`,
         staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
@@ -178,7 +199,11 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
       if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
       const outcome = isCancellation(error) ? 'Task cancelled' : `Task failed: ${failureMessage(error)}`;
       span.fail(outcome);
-      await callStore.finishTaskCall({ ...record, error: `${outcome}. Continue it with session_id ${sessionId}.`, canDelegate: true });
+      await callStore.finishTaskCall({
+        ...record,
+        error: `${outcome}. Continue it with session_id ${sessionId}.`,
+        canDelegate: true,
+      });
     } finally {
       context.waiting?.childEnded(sessionId);
     }

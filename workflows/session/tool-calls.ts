@@ -7,7 +7,15 @@ import { planToolCall, type PlannedToolCall } from '../../core/tool-call/plan.js
 import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { DEFAULT_HOST_WAIT_MS, isNotThisHost } from '../../core/workspace.js';
-import { LOCAL_TOOLS, callStore, hostWaitExpired, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
+import {
+  LOCAL_TOOLS,
+  callStore,
+  hostWaitExpired,
+  localTool,
+  mutatingTool,
+  retriedTool,
+  type Placement,
+} from './activities.js';
 import { failureMessage } from './failure-message.js';
 import { whileHostWaits, type HostWatch } from './host-wait.js';
 import { runBatchCall, type BatchCallInput } from './batch-call.js';
@@ -44,7 +52,12 @@ export interface ToolCallContext {
  * Plans the calls of a model answer recorded before the activity did, exactly as the loop did then:
  * bash lines as the scanner of that time read them, which the replays of those runs depend on.
  */
-export function planRecordedCalls(calls: ToolCall[], offered: string[], agentRules: Ruleset, directory: string): CallToRun[] {
+export function planRecordedCalls(
+  calls: ToolCall[],
+  offered: string[],
+  agentRules: Ruleset,
+  directory: string,
+): CallToRun[] {
   return calls.map((call) => {
     const check = planToolCall(call, { offered, agentRules, directory, digest: (input) => JSON.stringify(input) });
     if (!check.ok) return { ...check.plan, error: check.error };
@@ -99,7 +112,9 @@ function isDoomLoop(call: CallToRun, context: ToolCallContext): boolean {
   const key = `${call.tool}:${call.digest}`;
   context.recentCalls.push(key);
   if (context.recentCalls.length > context.doomLoopThreshold) context.recentCalls.shift();
-  return context.recentCalls.length >= context.doomLoopThreshold && context.recentCalls.every((previous) => previous === key);
+  return (
+    context.recentCalls.length >= context.doomLoopThreshold && context.recentCalls.every((previous) => previous === key)
+  );
 }
 
 interface ToolCallOutcome {
@@ -125,12 +140,21 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     ...(repeated ? [{ permission: 'doom_loop', patterns: [call.tool], always: [call.tool] }] : []),
     ...call.permissions.filter((request) => !(context.bypassTaskAsk && request.permission === 'task')),
   ];
-  const authorization = await context.gate.authorize(requests, { call, messageId: context.messageId, title: call.title });
+  const authorization = await context.gate.authorize(requests, {
+    call,
+    messageId: context.messageId,
+    title: call.title,
+  });
   if (!authorization.allowed) {
     await callStore.failToolCall({ partId: call.partId, error: authorization.error });
     return { stopTurn: authorization.stopTurn };
   }
-  const orchestration = { ...context.task, sessionId: context.sessionId, directory: context.directory, host: context.placement.host };
+  const orchestration = {
+    ...context.task,
+    sessionId: context.sessionId,
+    directory: context.directory,
+    host: context.placement.host,
+  };
   if (spec.name === 'batch') {
     await runBatchCall(call, (call.input as unknown as BatchCallInput) ?? call.batch!, orchestration);
     return { stopTurn: false };
@@ -141,26 +165,30 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
   }
   const local = spec.local === true && patched(LOCAL_TOOLS);
   const placement: Placement = spec.storeOnly ? {} : context.placement;
-  const remote = (summary: string) => (spec.effect === 'mutating' ? mutatingTool(summary, placement) : retriedTool(summary, placement));
+  const remote = (summary: string) =>
+    spec.effect === 'mutating' ? mutatingTool(summary, placement) : retriedTool(summary, placement);
   const run = local ? localTool(call.title) : remote(call.title);
   const toolInput = {
-      sessionId: context.sessionId,
-      messageId: context.messageId,
-      partId: call.partId,
-      callId: call.callId,
-      tool: call.tool,
-      ...(call.input ? { input: call.input } : {}),
-      ...(call.mcp ? { mcp: { server: call.mcp.server, tool: call.mcp.tool } } : {}),
-      directory: context.directory,
-      model: context.model,
-      canDelegate: context.offered.includes('task'),
-      externalAllowed: authorization.externalAllowed,
-      ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
-      ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
-      ...(call.tool === 'bash' ? { agent: context.task.config.agent.name } : {}),
+    sessionId: context.sessionId,
+    messageId: context.messageId,
+    partId: call.partId,
+    callId: call.callId,
+    tool: call.tool,
+    ...(call.input ? { input: call.input } : {}),
+    ...(call.mcp ? { mcp: { server: call.mcp.server, tool: call.mcp.tool } } : {}),
+    directory: context.directory,
+    model: context.model,
+    canDelegate: context.offered.includes('task'),
+    externalAllowed: authorization.externalAllowed,
+    ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
+    ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
+    ...(call.tool === 'bash' ? { agent: context.task.config.agent.name } : {}),
     ...(placement.host ? { requireHost: placement.host } : {}),
   };
-  const failed = (error: unknown) => ({ partId: call.partId, error: describeToolFailure(call.tool, spec.effect, error, placement) });
+  const failed = (error: unknown) => ({
+    partId: call.partId,
+    error: describeToolFailure(call.tool, spec.effect, error, placement),
+  });
   try {
     const result = await run(toolInput);
     if (local && isNotThisHost(result)) {
@@ -183,7 +211,9 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
 
 /** The rules on reading files, which also decide what a search may show of a file's lines. */
 function readRules(config: RunConfig): Ruleset {
-  return [...config.agent.permission, ...config.sessionRules, ...config.approved].filter((rule) => wildcardMatch('read', rule.permission));
+  return [...config.agent.permission, ...config.sessionRules, ...config.approved].filter((rule) =>
+    wildcardMatch('read', rule.permission),
+  );
 }
 
 /** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */

@@ -1,4 +1,11 @@
-import { CancellationScope, condition, getExternalWorkflowHandle, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { CarriedWaiting, WaitingRequest } from '../../core/run.js';
 import { waitingSignal, type WaitingReport } from '../api.js';
@@ -63,7 +70,9 @@ export class WaitingBoard {
   }
 
   carry(): CarriedWaiting | undefined {
-    return Object.keys(this.children).length > 0 || this.reported.length > 0 ? { children: this.children, reported: this.reported } : undefined;
+    return Object.keys(this.children).length > 0 || this.reported.length > 0
+      ? { children: this.children, reported: this.reported }
+      : undefined;
   }
 
   /** The run ends: nothing of it waits any more, and its parent is told so before it closes. */
@@ -120,7 +129,10 @@ export class WaitingBoard {
 }
 
 function same(a: WaitingRequest[], b: WaitingRequest[]): boolean {
-  return a.length === b.length && a.every((request, index) => request.id === b[index].id && request.sessionId === b[index].sessionId);
+  return (
+    a.length === b.length &&
+    a.every((request, index) => request.id === b[index].id && request.sessionId === b[index].sessionId)
+  );
 }
 
 /** The run's details in the Temporal UI for each waiting request: what asks, where, and how to answer. */

@@ -2,7 +2,15 @@ import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
 import { isNotThisHost, type NotThisHost } from '../../core/workspace.js';
-import { hostUnavailable, hostWaitExpired, localStore, onHost, store, storePolicy, type Placement } from './activities.js';
+import {
+  hostUnavailable,
+  hostWaitExpired,
+  localStore,
+  onHost,
+  store,
+  storePolicy,
+  type Placement,
+} from './activities.js';
 import { whileHostWaits } from './host-wait.js';
 import type { RunState } from './run-state.js';
 
@@ -22,7 +30,11 @@ export async function onWorkspace<K extends WorkspaceStoreActivity>(
   type Result = Exclude<Awaited<ReturnType<LoomActivities[K]>>, NotThisHost>;
   type Call = (input: Parameters<LoomActivities[K]>[0]) => Promise<Result | NotThisHost>;
   const done = (result: Result | NotThisHost): Result => {
-    if (isNotThisHost(result)) throw ApplicationFailure.nonRetryable(`A worker of ${result.servedHost || 'no host'} took work of host ${placement.host}`, 'WrongHost');
+    if (isNotThisHost(result))
+      throw ApplicationFailure.nonRetryable(
+        `A worker of ${result.servedHost || 'no host'} took work of host ${placement.host}`,
+        'WrongHost',
+      );
     return result;
   };
   if (!placement.host) return done(await (store[name] as Call)(input));
@@ -37,4 +49,3 @@ export async function onWorkspace<K extends WorkspaceStoreActivity>(
     throw error;
   }
 }
-

@@ -11,7 +11,8 @@ export interface MarkupCall {
 
 const QWEN_FUNCTION = /<function=([\w.-]+)>([\s\S]*?)<\/function>/g;
 const QWEN_PARAMETER = /<parameter=([\w.-]+)>\s*([\s\S]*?)\s*<\/parameter>/g;
-const NAMED_FUNCTION = /<function>\s*<name>\s*([\w.-]+)\s*<\/name>\s*<(?:arguments|parameters)>([\s\S]*?)<\/(?:arguments|parameters)>\s*<\/function>/g;
+const NAMED_FUNCTION =
+  /<function>\s*<name>\s*([\w.-]+)\s*<\/name>\s*<(?:arguments|parameters)>([\s\S]*?)<\/(?:arguments|parameters)>\s*<\/function>/g;
 /** `<task><description>…</description>…</task>`: an element whose children are all elements. */
 const TOOL_ELEMENT = /<([A-Za-z_][\w.-]*)>((?:\s*<([A-Za-z_][\w.-]*)>[\s\S]*?<\/\3>)+\s*)<\/\1>/g;
 const LEAF = /<([A-Za-z_][\w.-]*)>([^<]*)<\/\1>/g;
@@ -26,7 +27,8 @@ const NESTED = /<([A-Za-z_][\w.-]*)>\s*<[\s\S]*?<\/\1>/g;
  */
 export function markupCalls(text: string): MarkupCall[] {
   const calls: MarkupCall[] = [];
-  for (const match of text.matchAll(QWEN_FUNCTION)) calls.push(at(match, match[1], [...match[2].matchAll(QWEN_PARAMETER)]));
+  for (const match of text.matchAll(QWEN_FUNCTION))
+    calls.push(at(match, match[1], [...match[2].matchAll(QWEN_PARAMETER)]));
   for (const match of text.matchAll(NAMED_FUNCTION)) calls.push(at(match, match[1], leaves(match[2])));
   for (const match of text.matchAll(TOOL_ELEMENT)) {
     if (['function', 'tools', 'tool_call', 'arguments', 'parameters'].includes(match[1])) continue;
@@ -47,7 +49,11 @@ function leaves(body: string): string[][] {
 }
 
 function unescape(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 /** Markup carries text; a value that reads as JSON (a number, `true`, a list) is taken as such. */

@@ -7,7 +7,15 @@ const SCRIPT_DEPTH = 4;
 /** Every command a shell line would run, the scripts it hands to `bash -c` and the like included. */
 export async function analyseLine(line: string, depth = 0): Promise<ShellAnalysis> {
   const analysis = await withSyntaxTree(line, (root): ShellAnalysis =>
-    root ? analyse(root) : { commands: [], redirects: [], unsupported: ['the shell parser could not read the line'], scripts: [], syntaxError: true },
+    root
+      ? analyse(root)
+      : {
+          commands: [],
+          redirects: [],
+          unsupported: ['the shell parser could not read the line'],
+          scripts: [],
+          syntaxError: true,
+        },
   );
   for (const script of analysis.scripts) {
     if (depth >= SCRIPT_DEPTH) {
@@ -17,7 +25,9 @@ export async function analyseLine(line: string, depth = 0): Promise<ShellAnalysi
     const inner = await analyseLine(script, depth + 1);
     analysis.commands.push(...inner.commands);
     analysis.redirects.push(...inner.redirects);
-    analysis.unsupported.push(...inner.unsupported.map((reason) => (inner.syntaxError ? `a script the line runs: ${reason}` : reason)));
+    analysis.unsupported.push(
+      ...inner.unsupported.map((reason) => (inner.syntaxError ? `a script the line runs: ${reason}` : reason)),
+    );
   }
   return analysis;
 }

@@ -72,11 +72,13 @@ function command(node: SyntaxNode, analysis: ShellAnalysis): void {
   for (const child of node.namedChildren) {
     if (!child) continue;
     if (child.type === 'variable_assignment' && words.length === 0) assignments = true;
-    else if (child.type === 'command_name' || (words.length > 0 && !child.type.endsWith('_redirect'))) words.push(wordOf(child));
+    else if (child.type === 'command_name' || (words.length > 0 && !child.type.endsWith('_redirect')))
+      words.push(wordOf(child));
   }
   // The text as written, with the redirections that follow the command (`echo hi > f`).
   const parent = node.parent;
-  const text = parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.equals(node) ? parent.text : node.text;
+  const text =
+    parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.equals(node) ? parent.text : node.text;
   analysis.commands.push({ text, words });
   if (words.length === 0) return;
   if (!known(words, analysis)) return;

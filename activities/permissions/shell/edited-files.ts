@@ -21,7 +21,8 @@ export function editedFiles(words: ShellWord[]): PathWord[] {
     if (turnsOnInPlace(editor, name, value)) {
       inPlace = true;
       // GNU sed and perl put a backup whose suffix holds a `/` in that folder, `*` standing for the file's name.
-      if (value?.value?.includes('/')) found.push({ word: { raw: value.raw, value: value.value.replaceAll('*', 'x') }, folder: false });
+      if (value?.value?.includes('/'))
+        found.push({ word: { raw: value.raw, value: value.value.replaceAll('*', 'x') }, folder: false });
     }
     if (value && editor.output?.includes(name)) found.push({ word: value, folder: false });
     if (value && editor.directory?.includes(name)) found.push({ word: value, folder: true });
@@ -30,7 +31,9 @@ export function editedFiles(words: ShellWord[]): PathWord[] {
   const programGiven = !editor.program || options.some((option) => editor.program!.includes(option.name));
   // A hidden option may give the program too (`-e$S`), making a literal first operand a file.
   const firstIsFile = programGiven || (hidden && operands[0]?.value !== undefined);
-  const files = (firstIsFile ? operands : operands.slice(1)).filter((word) => !(editor.notFile?.test(word.value ?? '') ?? false));
+  const files = (firstIsFile ? operands : operands.slice(1)).filter(
+    (word) => !(editor.notFile?.test(word.value ?? '') ?? false),
+  );
   if (inPlace) found.push(...files.map((word) => ({ word, folder: false })));
   return found;
 }
@@ -38,11 +41,17 @@ export function editedFiles(words: ShellWord[]): PathWord[] {
 /** `sed -i`, `awk -i inplace`; a value only known when the line runs may be the one that does. */
 function turnsOnInPlace(editor: FileEditor, name: string, value: ShellWord | undefined): boolean {
   if (typeof editor.writes !== 'object' || !editor.writes.options.includes(name)) return false;
-  return !editor.writes.value || (value !== undefined && (value.value === undefined || editor.writes.value.test(value.value)));
+  return (
+    !editor.writes.value ||
+    (value !== undefined && (value.value === undefined || editor.writes.value.test(value.value)))
+  );
 }
 
 /** The options (as written: `-i`, `--in-place`) with their values, the operands, and whether a word may hide an option. */
-function readArguments(editor: FileEditor, args: ShellWord[]): { options: Option[]; operands: ShellWord[]; hidden: boolean } {
+function readArguments(
+  editor: FileEditor,
+  args: ShellWord[],
+): { options: Option[]; operands: ShellWord[]; hidden: boolean } {
   const options: Option[] = [];
   const operands: ShellWord[] = [];
   let hidden = false;
@@ -64,7 +73,8 @@ function readArguments(editor: FileEditor, args: ShellWord[]): { options: Option
     else if (text.startsWith('--')) {
       const equals = text.indexOf('=');
       const name = equals < 0 ? text : text.slice(0, equals);
-      const value = equals >= 0 ? literal(text.slice(equals + 1)) : editor.long?.includes(name) ? args[++index] : undefined;
+      const value =
+        equals >= 0 ? literal(text.slice(equals + 1)) : editor.long?.includes(name) ? args[++index] : undefined;
       options.push({ name, value });
     } else {
       for (let at = 1; at < text.length; at++) {

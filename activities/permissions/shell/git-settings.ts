@@ -17,7 +17,9 @@ export function settingOf(word: ShellWord | undefined): GitSetting {
   if (!word) return {};
   if (word.value !== undefined) {
     const equals = word.value.indexOf('=');
-    return equals < 0 ? { key: word.value, value: { raw: '', value: '' } } : { key: word.value.slice(0, equals), value: literal(word.value.slice(equals + 1)) };
+    return equals < 0
+      ? { key: word.value, value: { raw: '', value: '' } }
+      : { key: word.value.slice(0, equals), value: literal(word.value.slice(equals + 1)) };
   }
   const key = /^"?([^=$`"'\\]+)=/.exec(word.raw)?.[1];
   return key ? { key } : {};
@@ -47,7 +49,8 @@ function commandOf(key: string, value: string): string | undefined {
   if (value === '') return undefined;
   if (key.startsWith('alias.')) return value.startsWith('!') ? value.slice(1) : `git ${value}`;
   if (key.startsWith('submodule.')) return value.startsWith('!') ? value.slice(1) : undefined;
-  if (key.startsWith('credential.')) return value.startsWith('!') ? value.slice(1) : value.includes('/') ? value : `git credential-${value}`;
+  if (key.startsWith('credential.'))
+    return value.startsWith('!') ? value.slice(1) : value.includes('/') ? value : `git credential-${value}`;
   if ((key === 'core.fsmonitor' || key.startsWith('pager.')) && BOOLEAN.test(value)) return undefined;
   if (key === 'core.pager' && value === 'cat') return undefined;
   return value;
@@ -64,13 +67,25 @@ export function configRuns(args: ShellWord[]): HiddenRuns {
     const text = args[index].value;
     if (text === undefined || !text.startsWith('-') || text === '-') positional.push(args[index]);
     else if (/^(-f|--file|--blob|-t|--type|--default|--comment|--value|--url)$/.test(text)) index++;
-    else if (/^(-l|-e|--list|--edit|--get.*|--unset.*|--remove-section|--rename-section|--show-.*|--name-only)$/.test(text)) reading = true;
+    else if (
+      /^(-l|-e|--list|--edit|--get.*|--unset.*|--remove-section|--rename-section|--show-.*|--name-only)$/.test(text)
+    )
+      reading = true;
   }
   const first = positional[0]?.value;
-  const sets = first === 'set' ? positional.slice(1) : ['get', 'list', 'unset', 'rename-section', 'remove-section', 'edit'].includes(first ?? '') || reading ? [] : positional;
+  const sets =
+    first === 'set'
+      ? positional.slice(1)
+      : ['get', 'list', 'unset', 'rename-section', 'remove-section', 'edit'].includes(first ?? '') || reading
+        ? []
+        : positional;
   const [key, value] = sets;
   if (!key || !value) return noRuns();
-  if (key.value === undefined) return { ...noRuns(), unsupported: [`\`git config\` sets \`${key.raw}\`, a setting only known when the line runs`] };
+  if (key.value === undefined)
+    return {
+      ...noRuns(),
+      unsupported: [`\`git config\` sets \`${key.raw}\`, a setting only known when the line runs`],
+    };
   return settingRuns({ key: key.value, value });
 }
 

@@ -4,7 +4,16 @@ import type { HiddenRuns } from './wrappers.js';
 import { mayBeOption, type ShellWord } from './words.js';
 
 /** git's own options that take the next word as their value. */
-const VALUED = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--attr-source'];
+const VALUED = [
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--super-prefix',
+  '--attr-source',
+];
 /** git's own options that name the folder it works in. */
 const FOLDER_OPTIONS = ['-C', '--git-dir', '--work-tree'];
 
@@ -31,7 +40,8 @@ function readGitOptions(words: ShellWord[]): GitOptions {
     if (name === '-c') options.settings.push(settingOf(value));
     // The value comes from the environment, which the line may not show.
     if (name === '--config-env') options.settings.push({ key: settingOf(value).key });
-    if (name === '--exec-path' && value) options.unsupported.push('`git --exec-path` runs git commands from a folder the line does not show');
+    if (name === '--exec-path' && value)
+      options.unsupported.push('`git --exec-path` runs git commands from a folder the line does not show');
     if (FOLDER_OPTIONS.includes(name) && value) options.folders.push(value);
   }
   return options;
@@ -72,13 +82,17 @@ function subcommandRuns(command: string, verb: string, args: ShellWord[], flags:
   let index = 0;
   while (index < args.length && flags.includes(args[index].value ?? '')) index++;
   const word = args[index];
-  if (word && word.value === undefined && mayBeOption(word)) runs.unsupported.push(`\`git ${command}\` is given \`${word.raw}\`, only known when the line runs`);
+  if (word && word.value === undefined && mayBeOption(word))
+    runs.unsupported.push(`\`git ${command}\` is given \`${word.raw}\`, only known when the line runs`);
   if (word?.value !== verb) return runs;
   index++;
   while (index < args.length && flags.includes(args[index].value ?? '')) index++;
   const run = args.slice(index);
   if (run.length > 1) runs.commands.push(run);
-  else if (run.length === 1 && run[0].value === undefined) runs.unsupported.push(`the command given to \`git ${command} ${verb}\` (\`${run[0].raw}\`) is only known when the line runs`);
+  else if (run.length === 1 && run[0].value === undefined)
+    runs.unsupported.push(
+      `the command given to \`git ${command} ${verb}\` (\`${run[0].raw}\`) is only known when the line runs`,
+    );
   else if (run.length === 1) runs.scripts.push(run[0].value!);
   return runs;
 }
@@ -94,13 +108,17 @@ function optionRuns(command: string, args: ShellWord[]): HiddenRuns {
   const runs = noRuns();
   const run = (option: string, value: ShellWord | undefined) => {
     if (value?.value !== undefined) runs.scripts.push(value.value);
-    else if (value) runs.unsupported.push(`the command given to \`git ${command} ${option}\` is only known when the line runs`);
+    else if (value)
+      runs.unsupported.push(`the command given to \`git ${command} ${option}\` is only known when the line runs`);
   };
   for (let index = 0; index < args.length; index++) {
     const word = args[index];
     const text = word.value;
     if (text === undefined) {
-      if (mayBeOption(word)) runs.unsupported.push(`\`git ${command}\` is given \`${word.raw}\`, only known when the line runs, which may be an option that runs a command`);
+      if (mayBeOption(word))
+        runs.unsupported.push(
+          `\`git ${command}\` is given \`${word.raw}\`, only known when the line runs, which may be an option that runs a command`,
+        );
       continue;
     }
     if (text === '--') break;
@@ -110,9 +128,11 @@ function optionRuns(command: string, args: ShellWord[]): HiddenRuns {
       const attached = equals < 0 ? undefined : literal(text.slice(equals + 1));
       if (runsCommand?.long.includes(name)) run(name, attached ?? args[++index]);
       else if (setsConfig?.long.includes(name)) merge(runs, settingRuns(settingOf(attached ?? args[++index])));
-      else if (hides.includes(name)) runs.unsupported.push(`\`git ${command} ${name}\` makes git run programs the line does not show`);
+      else if (hides.includes(name))
+        runs.unsupported.push(`\`git ${command} ${name}\` makes git run programs the line does not show`);
       else if (pager && name === '--open-files-in-pager' && attached) run(name, attached);
-      else if (callbacks && /-callback$/.test(name)) runs.unsupported.push(`\`git filter-repo ${name}\` runs Python code this check cannot follow`);
+      else if (callbacks && /-callback$/.test(name))
+        runs.unsupported.push(`\`git filter-repo ${name}\` runs Python code this check cannot follow`);
       continue;
     }
     if (!text.startsWith('-') || text === '-') continue;

@@ -35,9 +35,12 @@ export function pathWords(words: ShellWord[]): PathWord[] {
     else if (value !== '-' && !(name === 'rsync' && isRemote(value))) paths.push(word);
   }
   // chmod's mode and chown's owner come first (`chmod 755 x`), unless given by --reference.
-  const modeFirst = (name === 'chmod' || name === 'chown' || name === 'chgrp') && !args.some((word) => word.value?.startsWith('--reference'));
+  const modeFirst =
+    (name === 'chmod' || name === 'chown' || name === 'chgrp') &&
+    !args.some((word) => word.value?.startsWith('--reference'));
   const named = modeFirst ? paths.slice(1) : paths;
-  if ((name === 'cd' || name === 'pushd') && named.length === 0) return [{ word: { raw: '~', value: '~' }, folder: true }];
+  if ((name === 'cd' || name === 'pushd') && named.length === 0)
+    return [{ word: { raw: '~', value: '~' }, folder: true }];
   return named.map((word) => ({ word, folder }));
 }
 

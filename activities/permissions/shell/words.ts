@@ -7,7 +7,17 @@ export interface ShellWord {
   value?: string;
 }
 
-const ANSI_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', e: '\x1b', E: '\x1b', a: '\x07', b: '\b', f: '\f', v: '\v' };
+const ANSI_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  e: '\x1b',
+  E: '\x1b',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+};
 
 /** The word a syntax node stands for. */
 export function wordOf(node: SyntaxNode): ShellWord {

@@ -37,8 +37,29 @@ interface Wrapper {
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
-  env: { valued: 'uCS', long: ['--unset', '--chdir', '--split-string'], assignments: true, unsupported: /^(-[^-]*[CS]|--chdir|--split-string)/ },
-  sudo: { valued: 'ughpCDrtUT', long: ['--user', '--group', '--host', '--prompt', '--close-from', '--chdir', '--role', '--type', '--other-user', '--command-timeout'], assignments: true, noRun: /^(-[^-]*[elvVK]|--(edit|list|validate|version|help|remove-timestamp|reset-timestamp)$)/ },
+  env: {
+    valued: 'uCS',
+    long: ['--unset', '--chdir', '--split-string'],
+    assignments: true,
+    unsupported: /^(-[^-]*[CS]|--chdir|--split-string)/,
+  },
+  sudo: {
+    valued: 'ughpCDrtUT',
+    long: [
+      '--user',
+      '--group',
+      '--host',
+      '--prompt',
+      '--close-from',
+      '--chdir',
+      '--role',
+      '--type',
+      '--other-user',
+      '--command-timeout',
+    ],
+    assignments: true,
+    noRun: /^(-[^-]*[elvVK]|--(edit|list|validate|version|help|remove-timestamp|reset-timestamp)$)/,
+  },
   doas: { valued: 'uC', noRun: /^-[^-]*C/ },
   nice: { valued: 'n', long: ['--adjustment'] },
   timeout: { valued: 'sk', long: ['--signal', '--kill-after'], operands: 1 },
@@ -51,7 +72,17 @@ const WRAPPERS: Record<string, Wrapper> = {
   stdbuf: { valued: 'ioe', long: ['--input', '--output', '--error'] },
   xargs: {
     valued: 'adEeIiLlnPs',
-    long: ['--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'],
+    long: [
+      '--arg-file',
+      '--delimiter',
+      '--eof',
+      '--replace',
+      '--max-lines',
+      '--max-args',
+      '--max-procs',
+      '--max-chars',
+      '--process-slot-var',
+    ],
   },
 };
 
@@ -64,7 +95,8 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash']);
 export function unwrap(words: ShellWord[]): Unwrapped {
   const name = words[0]?.value;
   if (name === undefined) return { kind: 'none' };
-  if (name === 'eval') return { kind: 'unsupported', reason: '`eval` runs text that is only put together when the line runs' };
+  if (name === 'eval')
+    return { kind: 'unsupported', reason: '`eval` runs text that is only put together when the line runs' };
   if (name === 'trap') return trapAction(words.slice(1));
   // `/usr/bin/rm x` is `rm x` to a rule on `rm`.
   const bin = /^\/(?:usr\/)?(?:local\/)?s?bin\/([^/]+)$/.exec(name);
@@ -78,18 +110,24 @@ function wrapped(name: string, wrapper: Wrapper, args: ShellWord[]): Unwrapped {
   let index = 0;
   while (index < args.length) {
     const word = args[index].value;
-    if (word === undefined) return { kind: 'unsupported', reason: `\`${name}\` is given \`${args[index].raw}\`, only known when the line runs` };
+    if (word === undefined)
+      return {
+        kind: 'unsupported',
+        reason: `\`${name}\` is given \`${args[index].raw}\`, only known when the line runs`,
+      };
     if (word === '--') {
       index++;
       break;
     }
     if (!word.startsWith('-') || word === '-') break;
-    if (wrapper.unsupported?.test(word)) return { kind: 'unsupported', reason: `\`${name} ${word}\` runs a command this check cannot follow` };
+    if (wrapper.unsupported?.test(word))
+      return { kind: 'unsupported', reason: `\`${name} ${word}\` runs a command this check cannot follow` };
     if (wrapper.noRun?.test(word)) return { kind: 'none' };
     index += takesValue(name, wrapper, word) ? 2 : 1;
   }
   const start = index;
-  if (wrapper.assignments) while (index < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[index].value ?? '')) index++;
+  if (wrapper.assignments)
+    while (index < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[index].value ?? '')) index++;
   const assignments = args.slice(start, index);
   // `nice -10 cmd`: an old-style adjustment is an option too, handled above; `timeout 5 cmd` has its duration here.
   index += wrapper.operands ?? 0;
@@ -133,10 +171,18 @@ function shellScript(name: string, args: ShellWord[]): Unwrapped {
   const operand = args[index];
   if (command) {
     if (!operand) return { kind: 'unsupported', reason: `\`${name} -c\` is given no script` };
-    if (operand.value === undefined) return { kind: 'unsupported', reason: `the script given to \`${name} -c\` (\`${operand.raw}\`) is only known when the line runs` };
+    if (operand.value === undefined)
+      return {
+        kind: 'unsupported',
+        reason: `the script given to \`${name} -c\` (\`${operand.raw}\`) is only known when the line runs`,
+      };
     return { kind: 'script', script: operand.value };
   }
-  if (stdin || !operand) return { kind: 'unsupported', reason: `\`${name}\` reads the commands it runs from its input, which the line does not show` };
+  if (stdin || !operand)
+    return {
+      kind: 'unsupported',
+      reason: `\`${name}\` reads the commands it runs from its input, which the line does not show`,
+    };
   return { kind: 'none' };
 }
 
@@ -146,7 +192,11 @@ function trapAction(args: ShellWord[]): Unwrapped {
   if (!first || first.value === '-' || first.value === '' || /^-[lp]/.test(first.value ?? '')) return { kind: 'none' };
   const action = first.value === '--' ? args[1] : first;
   if (!action || action.value === '-') return { kind: 'none' };
-  if (action.value === undefined) return { kind: 'unsupported', reason: `the action given to \`trap\` (\`${action.raw}\`) is only known when the line runs` };
+  if (action.value === undefined)
+    return {
+      kind: 'unsupported',
+      reason: `the action given to \`trap\` (\`${action.raw}\`) is only known when the line runs`,
+    };
   return { kind: 'script', script: action.value };
 }
 
@@ -158,7 +208,12 @@ export function findCommands(words: ShellWord[]): ShellWord[][] {
     if (!['-exec', '-execdir', '-ok', '-okdir'].includes(words[index].value ?? '')) continue;
     const start = index + 1;
     let end = start;
-    while (end < words.length && words[end].value !== ';' && !(words[end].value === '+' && words[end - 1]?.value === '{}')) end++;
+    while (
+      end < words.length &&
+      words[end].value !== ';' &&
+      !(words[end].value === '+' && words[end - 1]?.value === '{}')
+    )
+      end++;
     if (end > start) found.push(words.slice(start, end));
     index = end;
   }

@@ -32,7 +32,8 @@ export function postgresBatchRows(db: PostgresTransactions): BatchRows {
       );
     },
     get: (id) => one(db.pool, 'SELECT data FROM batch WHERE id = $1', [id], BatchRecord),
-    list: (limit) => all(db.pool, 'SELECT data FROM batch ORDER BY time_created DESC, id DESC LIMIT $1', [limit], BatchRecord),
+    list: (limit) =>
+      all(db.pool, 'SELECT data FROM batch ORDER BY time_created DESC, id DESC LIMIT $1', [limit], BatchRecord),
     task: async (batchId, index) => (await tasks(batchId, index, 1)).find((row) => row.outcome.index === index),
     tasks,
     async saveOutcomes(batchId, outcomes) {
@@ -40,12 +41,10 @@ export function postgresBatchRows(db: PostgresTransactions): BatchRows {
         async (client) => {
           await client.query("UPDATE batch SET rev = nextval('revision') WHERE id = $1", [batchId]);
           for (const outcome of outcomes) {
-            await client.query('UPDATE batch_task SET outcome = $1::jsonb, session_id = $2 WHERE batch_id = $3 AND idx = $4', [
-              JSON.stringify(outcome),
-              outcome.sessionId ?? null,
-              batchId,
-              outcome.index,
-            ]);
+            await client.query(
+              'UPDATE batch_task SET outcome = $1::jsonb, session_id = $2 WHERE batch_id = $3 AND idx = $4',
+              [JSON.stringify(outcome), outcome.sessionId ?? null, batchId, outcome.index],
+            );
           }
         },
         () => batchId,
@@ -65,9 +64,15 @@ export function postgresBatchRows(db: PostgresTransactions): BatchRows {
            WHERE b.data->>'status' = 'running' GROUP BY 1`,
         ),
         db.pool.query<{ count: string }>(`SELECT COUNT(*) AS count FROM permission_request WHERE status = 'pending'`),
-        db.pool.query<{ count: string }>(`SELECT COUNT(*) AS count FROM session WHERE parent_id IS NOT NULL AND data->>'status' = 'busy'`),
+        db.pool.query<{ count: string }>(
+          `SELECT COUNT(*) AS count FROM session WHERE parent_id IS NOT NULL AND data->>'status' = 'busy'`,
+        ),
       ]);
-      return { tasksOfRunning: counted(tasks.rows), permissionsWaiting: Number(waiting.rows[0]!.count), subagentsRunning: Number(subagents.rows[0]!.count) };
+      return {
+        tasksOfRunning: counted(tasks.rows),
+        permissionsWaiting: Number(waiting.rows[0]!.count),
+        subagentsRunning: Number(subagents.rows[0]!.count),
+      };
     },
   };
 }
@@ -82,7 +87,11 @@ async function upsertBatch(client: Queryable, batch: BatchRecord): Promise<void>
 }
 
 /** Inserts every task of a new batch, a thousand rows per statement. */
-async function insertBatchTasks(client: Queryable, batchId: string, tasks: { task: BatchTaskInput; outcome: BatchTaskOutcome }[]): Promise<void> {
+async function insertBatchTasks(
+  client: Queryable,
+  batchId: string,
+  tasks: { task: BatchTaskInput; outcome: BatchTaskOutcome }[],
+): Promise<void> {
   const chunk = 1000;
   for (let start = 0; start < tasks.length; start += chunk) {
     const slice = tasks.slice(start, start + chunk);

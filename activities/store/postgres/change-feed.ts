@@ -14,9 +14,24 @@ export function postgresChangeFeedRows(db: PostgresTransactions, watcher: Postgr
       const cursor = await db.committedCursor();
       return {
         cursor,
-        messages: await all(db.pool, 'SELECT data FROM message WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Message),
-        parts: await all(db.pool, 'SELECT data FROM part WHERE session_id = $1 AND rev > $2 ORDER BY id', [sessionID, since], Part),
-        removedParts: (await db.pool.query<{ id: string }>('SELECT id FROM part_removed WHERE session_id = $1 AND rev > $2 ORDER BY rev', [sessionID, since])).rows.map((row) => row.id),
+        messages: await all(
+          db.pool,
+          'SELECT data FROM message WHERE session_id = $1 AND rev > $2 ORDER BY id',
+          [sessionID, since],
+          Message,
+        ),
+        parts: await all(
+          db.pool,
+          'SELECT data FROM part WHERE session_id = $1 AND rev > $2 ORDER BY id',
+          [sessionID, since],
+          Part,
+        ),
+        removedParts: (
+          await db.pool.query<{ id: string }>(
+            'SELECT id FROM part_removed WHERE session_id = $1 AND rev > $2 ORDER BY rev',
+            [sessionID, since],
+          )
+        ).rows.map((row) => row.id),
       };
     },
     async tablesAfter(since, perTable) {

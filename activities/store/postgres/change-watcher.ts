@@ -143,6 +143,9 @@ async function sessionChangedSince(db: Queryable, sessionID: string, since: numb
 
 /** Whether anything took a revision after the cursor (committed or not: a hint to look). */
 async function anyChangeSince(db: Queryable, since: number): Promise<boolean> {
-  const { rows } = await db.query<{ changed: boolean }>('SELECT (CASE WHEN is_called THEN last_value ELSE 0 END) > $1 AS changed FROM revision', [since]);
+  const { rows } = await db.query<{ changed: boolean }>(
+    'SELECT (CASE WHEN is_called THEN last_value ELSE 0 END) > $1 AS changed FROM revision',
+    [since],
+  );
   return rows[0].changed;
 }

@@ -9,7 +9,10 @@ export interface ConnectOptions {
 }
 
 /** Where a `postgres://` URL points, for messages: host, port and database, never the password. */
-export function describePostgresUrl(url: string, source = 'LOOM_STORE_URL'): { host: string; database: string; display: string } {
+export function describePostgresUrl(
+  url: string,
+  source = 'LOOM_STORE_URL',
+): { host: string; database: string; display: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -26,7 +29,8 @@ export function describePostgresUrl(url: string, source = 'LOOM_STORE_URL'): { h
 function reasonOf(error: unknown, password: string): string {
   const code = (error as { code?: string }).code;
   let message = error instanceof Error ? error.message : String(error);
-  if (error instanceof AggregateError && error.errors.length > 0) message = error.errors.map((e: Error) => e.message).join('; ');
+  if (error instanceof AggregateError && error.errors.length > 0)
+    message = error.errors.map((e: Error) => e.message).join('; ');
   if (password) message = message.split(password).join('***');
   return code && !message.includes(code) ? `${message} (${code})` : message;
 }
@@ -35,7 +39,10 @@ function reasonOf(error: unknown, password: string): string {
  * A pool for the session store, with the schema brought up to date. Fails with an error that names
  * the host and database (and what went wrong) when the server cannot be reached or refuses us.
  */
-export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<{ pool: pg.Pool; display: string }> {
+export async function connectPostgres(
+  url: string,
+  options: ConnectOptions = {},
+): Promise<{ pool: pg.Pool; display: string }> {
   const source = options.source ?? 'LOOM_STORE_URL';
   const { host, database, display } = describePostgresUrl(url, source);
   const password = decodeURIComponent(new URL(url).password);
@@ -48,7 +55,9 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     client = await pool.connect();
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(`Cannot open the session store: PostgreSQL database "${database}" on host ${host} (${source}): ${reasonOf(error, password)}`);
+    throw new Error(
+      `Cannot open the session store: PostgreSQL database "${database}" on host ${host} (${source}): ${reasonOf(error, password)}`,
+    );
   }
   const ignore = () => undefined; // a server gone mid-migration fails the query below instead
   client.on('error', ignore);

@@ -11,7 +11,10 @@ export function postgresFileReadTimes({ pool }: PostgresTransactions): FileReadT
       );
     },
     async fileReadMtime(sessionID, path) {
-      const { rows } = await pool.query<{ mtime: number }>('SELECT mtime FROM file_read WHERE session_id = $1 AND path = $2', [sessionID, path]);
+      const { rows } = await pool.query<{ mtime: number }>(
+        'SELECT mtime FROM file_read WHERE session_id = $1 AND path = $2',
+        [sessionID, path],
+      );
       return rows[0]?.mtime;
     },
   };

@@ -23,8 +23,18 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
       db.transaction(async (client) => {
         await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
         return {
-          messages: await all(client, 'SELECT data FROM message WHERE session_id = $1 AND id >= $2 ORDER BY id', [sessionID, since], Message),
-          parts: await all(client, 'SELECT data FROM part WHERE session_id = $1 AND message_id >= $2 ORDER BY id', [sessionID, since], Part),
+          messages: await all(
+            client,
+            'SELECT data FROM message WHERE session_id = $1 AND id >= $2 ORDER BY id',
+            [sessionID, since],
+            Message,
+          ),
+          parts: await all(
+            client,
+            'SELECT data FROM part WHERE session_id = $1 AND message_id >= $2 ORDER BY id',
+            [sessionID, since],
+            Part,
+          ),
         };
       }),
     async compactionRequests(sessionID) {
@@ -42,7 +52,12 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
         Message,
       ),
     recentAssistant: (sessionID) =>
-      all(db.pool, `SELECT data FROM message WHERE session_id = $1 AND data->>'role' = 'assistant' ORDER BY id DESC LIMIT 20`, [sessionID], Message),
+      all(
+        db.pool,
+        `SELECT data FROM message WHERE session_id = $1 AND data->>'role' = 'assistant' ORDER BY id DESC LIMIT 20`,
+        [sessionID],
+        Message,
+      ),
     async usage(sessionID) {
       const sum = (path: string) => `COALESCE(SUM((data #>> '{${path}}')::float8), 0)`;
       const { rows } = await db.pool.query<UsageSums>(

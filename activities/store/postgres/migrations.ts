@@ -145,8 +145,10 @@ export async function migratePostgres(client: pg.ClientBase, where: string): Pro
         `Session store ${where} has schema version ${applied}, newer than this Loom (${postgresMigrations.length}). Upgrade Loom.`,
       );
     }
-    for (let version = applied; version < postgresMigrations.length; version++) await client.query(postgresMigrations[version]);
-    if (rows.length === 0) await client.query('INSERT INTO loom_schema (version) VALUES ($1)', [postgresMigrations.length]);
+    for (let version = applied; version < postgresMigrations.length; version++)
+      await client.query(postgresMigrations[version]);
+    if (rows.length === 0)
+      await client.query('INSERT INTO loom_schema (version) VALUES ($1)', [postgresMigrations.length]);
     else await client.query('UPDATE loom_schema SET version = $1', [postgresMigrations.length]);
     await client.query('COMMIT');
   } catch (error) {

@@ -5,7 +5,8 @@ import type { PostgresTransactions } from './transaction.js';
 
 export function postgresPartRows(db: PostgresTransactions): PartRows {
   return {
-    ofMessage: (messageID) => all(db.pool, 'SELECT data FROM part WHERE message_id = $1 ORDER BY id', [messageID], Part),
+    ofMessage: (messageID) =>
+      all(db.pool, 'SELECT data FROM part WHERE message_id = $1 ORDER BY id', [messageID], Part),
     async upsert(part) {
       await db.revisioned(
         (client) => upsertPart(client, part),
@@ -13,12 +14,15 @@ export function postgresPartRows(db: PostgresTransactions): PartRows {
       );
     },
     modify: (id, change) =>
-      db.revisioned(async (client) => {
-        // The row lock makes a second writer (on any machine) wait and then read this one's result.
-        const next = change(await one(client, 'SELECT data FROM part WHERE id = $1 FOR UPDATE', [id], Part));
-        await upsertPart(client, next);
-        return next;
-      }, (part) => part.sessionID),
+      db.revisioned(
+        async (client) => {
+          // The row lock makes a second writer (on any machine) wait and then read this one's result.
+          const next = change(await one(client, 'SELECT data FROM part WHERE id = $1 FOR UPDATE', [id], Part));
+          await upsertPart(client, next);
+          return next;
+        },
+        (part) => part.sessionID,
+      ),
     get: (id) => one(db.pool, 'SELECT data FROM part WHERE id = $1', [id], Part),
     async deleteOfMessage(messageID) {
       // Almost always there is nothing to delete (the first attempt of a model call): one read then.

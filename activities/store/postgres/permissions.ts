@@ -25,7 +25,10 @@ export function postgresPermissionRows(db: PostgresTransactions): PermissionRows
         PermissionRequestRecord,
       ),
     async grants(rootID) {
-      const { rows } = await db.pool.query<Grant>('SELECT permission, pattern FROM approved_rule WHERE root_id = $1 ORDER BY seq', [rootID]);
+      const { rows } = await db.pool.query<Grant>(
+        'SELECT permission, pattern FROM approved_rule WHERE root_id = $1 ORDER BY seq',
+        [rootID],
+      );
       return rows;
     },
     async grant(rootID, grants) {

@@ -11,7 +11,10 @@ export function postgresPromptRows({ pool }: PostgresTransactions): PromptRows {
       );
     },
     async get(id) {
-      const { rows } = await pool.query<PromptRow>('SELECT id, session_id, time_created, text FROM prompt WHERE id = $1', [id]);
+      const { rows } = await pool.query<PromptRow>(
+        'SELECT id, session_id, time_created, text FROM prompt WHERE id = $1',
+        [id],
+      );
       return rows[0];
     },
   };

@@ -13,7 +13,11 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
     },
     async modify(id, change) {
       await db.revisioned(
-        async (client) => upsertSession(client, change(await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session))),
+        async (client) =>
+          upsertSession(
+            client,
+            change(await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session)),
+          ),
         () => id,
       );
     },
@@ -26,7 +30,8 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
         [roots ?? false, directory ?? null, limit ?? null],
         Session,
       ),
-    children: (parentID) => all(db.pool, 'SELECT data FROM session WHERE parent_id = $1 ORDER BY id', [parentID], Session),
+    children: (parentID) =>
+      all(db.pool, 'SELECT data FROM session WHERE parent_id = $1 ORDER BY id', [parentID], Session),
   };
 }
 

@@ -36,7 +36,10 @@ export class PostgresTransactions {
    * so a reader fixes its cursor only when no writer holding a smaller revision is still open. Its
    * NOTIFY, delivered at commit, wakes the session's followers (`waitForChange`) on every machine.
    */
-  async revisioned<T>(work: (client: Queryable) => Promise<T>, sessionOf: (result: T) => string | undefined): Promise<T> {
+  async revisioned<T>(
+    work: (client: Queryable) => Promise<T>,
+    sessionOf: (result: T) => string | undefined,
+  ): Promise<T> {
     return this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock_shared($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
       const result = await work(client);
@@ -52,7 +55,9 @@ export class PostgresTransactions {
     // Waiting for the exclusive lock waits out every open writer.
     return this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
-      const { rows } = await client.query<{ value: string }>('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS value FROM revision');
+      const { rows } = await client.query<{ value: string }>(
+        'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS value FROM revision',
+      );
       return Number(rows[0].value);
     });
   }

@@ -5,7 +5,10 @@ import type { PostgresTransactions } from './transaction.js';
 export function postgresWorkspaceSnapshotRows({ pool }: PostgresTransactions): WorkspaceSnapshotRows {
   return {
     async insert(id, snapshot) {
-      await pool.query('INSERT INTO workspace_snapshot (id, data) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, JSON.stringify(snapshot)]);
+      await pool.query('INSERT INTO workspace_snapshot (id, data) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+        id,
+        JSON.stringify(snapshot),
+      ]);
     },
     async get(id) {
       // The column is text, not jsonb: the driver gives it as it was written.

@@ -27,18 +27,36 @@ export function sqliteBatchRows(connection: SqliteConnection): BatchRows {
        WHERE json_extract(b.data, '$.status') = 'running' GROUP BY status`,
     ),
     permissionsWaiting: db.prepare(`SELECT COUNT(*) AS count FROM permission_request WHERE status = 'pending'`).pluck(),
-    subagentsRunning: db.prepare(`SELECT COUNT(*) AS count FROM session WHERE parent_id IS NOT NULL AND json_extract(data, '$.status') = 'busy'`).pluck(),
+    subagentsRunning: db
+      .prepare(
+        `SELECT COUNT(*) AS count FROM session WHERE parent_id IS NOT NULL AND json_extract(data, '$.status') = 'busy'`,
+      )
+      .pluck(),
   };
   const write = (batch: BatchRecord) =>
-    statements.upsert.run({ id: batch.id, created: batch.time.created, rev: connection.revision(), data: JSON.stringify(batch) });
-  const taskOf = (row: TaskRow) => ({ task: BatchTaskInput.parse(JSON.parse(row.task)), outcome: BatchTaskOutcome.parse(JSON.parse(row.outcome)) });
+    statements.upsert.run({
+      id: batch.id,
+      created: batch.time.created,
+      rev: connection.revision(),
+      data: JSON.stringify(batch),
+    });
+  const taskOf = (row: TaskRow) => ({
+    task: BatchTaskInput.parse(JSON.parse(row.task)),
+    outcome: BatchTaskOutcome.parse(JSON.parse(row.outcome)),
+  });
 
   return {
     async create(batch, tasks) {
       connection.write(() => {
         write(batch);
         for (const { task, outcome } of tasks) {
-          statements.insertTask.run(batch.id, outcome.index, JSON.stringify(task), task.session_id ?? null, JSON.stringify(outcome));
+          statements.insertTask.run(
+            batch.id,
+            outcome.index,
+            JSON.stringify(task),
+            task.session_id ?? null,
+            JSON.stringify(outcome),
+          );
         }
       });
       connection.written(undefined);
@@ -56,7 +74,8 @@ export function sqliteBatchRows(connection: SqliteConnection): BatchRows {
     tasks: async (batchId, from, limit) => (statements.tasks.all(batchId, from, limit ?? -1) as TaskRow[]).map(taskOf),
     async saveOutcomes(batchId, outcomes) {
       connection.write(() => {
-        for (const outcome of outcomes) statements.saveOutcome.run(JSON.stringify(outcome), outcome.sessionId ?? null, batchId, outcome.index);
+        for (const outcome of outcomes)
+          statements.saveOutcome.run(JSON.stringify(outcome), outcome.sessionId ?? null, batchId, outcome.index);
         // The batch's progress changed: its row takes a new revision, so the event stream says so.
         statements.touch.run(connection.revision(), batchId);
       });

@@ -7,7 +7,8 @@ import { readAll } from './documents.js';
 
 export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRows {
   const { db } = connection;
-  const after = (table: string) => db.prepare(`SELECT rev, data FROM ${table} WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?`);
+  const after = (table: string) =>
+    db.prepare(`SELECT rev, data FROM ${table} WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?`);
   const statements = {
     cursor: db.prepare('SELECT value FROM revision WHERE id = 1').pluck(),
     messagesSince: db.prepare('SELECT data FROM message WHERE session_id = ? AND rev > ? ORDER BY id'),
@@ -18,7 +19,9 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
     part: after('part'),
     permission: after('permission_request'),
     batch: after('batch'),
-    removed: db.prepare('SELECT rev, id, message_id, session_id FROM part_removed WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?'),
+    removed: db.prepare(
+      'SELECT rev, id, message_id, session_id FROM part_removed WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?',
+    ),
   };
 
   return {
@@ -33,7 +36,10 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
       db.transaction(() => {
         const cursor = statements.cursor.get() as number;
         const rows = (name: 'session' | 'message' | 'part' | 'permission' | 'batch'): FeedDocument[] =>
-          (statements[name].all(since, cursor, perTable) as { rev: number; data: string }[]).map((row) => ({ rev: row.rev, data: JSON.parse(row.data) }));
+          (statements[name].all(since, cursor, perTable) as { rev: number; data: string }[]).map((row) => ({
+            rev: row.rev,
+            data: JSON.parse(row.data),
+          }));
         const tables: FeedTables = {
           session: rows('session'),
           message: rows('message'),

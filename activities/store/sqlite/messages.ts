@@ -15,7 +15,9 @@ export function sqliteMessageRows(connection: SqliteConnection): MessageRows {
     messages: db.prepare('SELECT data FROM message WHERE session_id = ? AND id >= ? ORDER BY id'),
     parts: db.prepare('SELECT data FROM part WHERE session_id = ? AND message_id >= ? ORDER BY id'),
     compactionRequests: db
-      .prepare(`SELECT message_id FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'compaction' ORDER BY id DESC LIMIT 20`)
+      .prepare(
+        `SELECT message_id FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'compaction' ORDER BY id DESC LIMIT 20`,
+      )
       .pluck(),
     summaryAfter: db.prepare(
       `SELECT data FROM message WHERE session_id = ? AND id > ? AND json_extract(data, '$.summary') = 1 ORDER BY id LIMIT 1`,
@@ -36,7 +38,14 @@ export function sqliteMessageRows(connection: SqliteConnection): MessageRows {
 
   return {
     async upsert(message) {
-      connection.write(() => statements.upsert.run({ id: message.id, session: message.sessionID, rev: connection.revision(), data: JSON.stringify(message) }));
+      connection.write(() =>
+        statements.upsert.run({
+          id: message.id,
+          session: message.sessionID,
+          rev: connection.revision(),
+          data: JSON.stringify(message),
+        }),
+      );
       connection.written(message.sessionID);
     },
     get: async (id) => readOne(statements.get, [id], Message),

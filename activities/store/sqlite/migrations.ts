@@ -131,7 +131,9 @@ export function migrateSqlite(db: Database.Database, file: string): void {
   db.transaction(() => {
     const applied = db.pragma('user_version', { simple: true }) as number;
     if (applied > migrations.length) {
-      throw new Error(`Session store ${file} has schema version ${applied}, newer than this Loom (${migrations.length}). Upgrade Loom.`);
+      throw new Error(
+        `Session store ${file} has schema version ${applied}, newer than this Loom (${migrations.length}). Upgrade Loom.`,
+      );
     }
     for (let version = applied; version < migrations.length; version++) {
       db.exec(migrations[version]);

@@ -19,7 +19,13 @@ export function sqlitePartRows(connection: SqliteConnection): PartRows {
     ),
   };
   const write = (part: Part) =>
-    statements.upsert.run({ id: part.id, message: part.messageID, session: part.sessionID, rev: connection.revision(), data: JSON.stringify(part) });
+    statements.upsert.run({
+      id: part.id,
+      message: part.messageID,
+      session: part.sessionID,
+      rev: connection.revision(),
+      data: JSON.stringify(part),
+    });
 
   return {
     ofMessage: async (messageID) => readAll(statements.ofMessage, [messageID], Part),
@@ -41,7 +47,13 @@ export function sqlitePartRows(connection: SqliteConnection): PartRows {
       const sessionID = connection.write(() => {
         const parts = readAll(statements.ofMessage, [messageID], Part);
         // Followers of the event stream learn of each removal, each at its own revision.
-        for (const part of parts) statements.removed.run({ id: part.id, message: messageID, session: part.sessionID, rev: connection.revision() });
+        for (const part of parts)
+          statements.removed.run({
+            id: part.id,
+            message: messageID,
+            session: part.sessionID,
+            rev: connection.revision(),
+          });
         statements.delete.run(messageID);
         return parts[0]?.sessionID;
       });

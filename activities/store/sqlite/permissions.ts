@@ -26,11 +26,18 @@ export function sqlitePermissionRows(connection: SqliteConnection): PermissionRo
   return {
     async upsert(request) {
       const { id, sessionID: session, rootID: root, status } = request;
-      connection.write(() => statements.upsert.run({ id, session, root, status, rev: connection.revision(), data: JSON.stringify(request) }));
+      connection.write(() =>
+        statements.upsert.run({ id, session, root, status, rev: connection.revision(), data: JSON.stringify(request) }),
+      );
       connection.written(request.sessionID);
     },
     get: async (id) => readOne(statements.get, [id], PermissionRequestRecord),
-    list: async (filter) => readAll(statements.list, [{ status: filter.status ?? null, root: filter.rootID ?? null }], PermissionRequestRecord),
+    list: async (filter) =>
+      readAll(
+        statements.list,
+        [{ status: filter.status ?? null, root: filter.rootID ?? null }],
+        PermissionRequestRecord,
+      ),
     grants: async (rootID) => statements.grants.all(rootID) as Grant[],
     async grant(rootID, grants) {
       connection.write(() => {

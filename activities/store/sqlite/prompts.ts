@@ -11,7 +11,12 @@ export function sqlitePromptRows({ db }: SqliteConnection): PromptRows {
   };
   return {
     async upsert(prompt) {
-      statements.upsert.run({ id: prompt.id, session: prompt.sessionID ?? null, created: prompt.time.created, text: prompt.text });
+      statements.upsert.run({
+        id: prompt.id,
+        session: prompt.sessionID ?? null,
+        created: prompt.time.created,
+        text: prompt.text,
+      });
     },
     get: async (id) => statements.get.get(id) as PromptRow | undefined,
   };

@@ -18,7 +18,13 @@ export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
     children: connection.db.prepare('SELECT data FROM session WHERE parent_id = ? ORDER BY id'),
   };
   const write = (session: Session) =>
-    statements.upsert.run({ id: session.id, parent: session.parentID ?? null, updated: session.time.updated, rev: connection.revision(), data: JSON.stringify(session) });
+    statements.upsert.run({
+      id: session.id,
+      parent: session.parentID ?? null,
+      updated: session.time.updated,
+      rev: connection.revision(),
+      data: JSON.stringify(session),
+    });
 
   return {
     async upsert(session) {

@@ -4,7 +4,9 @@ import { readOne } from './documents.js';
 
 export function sqliteTodoRows({ db }: SqliteConnection): TodoRows {
   const statements = {
-    save: db.prepare('INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data'),
+    save: db.prepare(
+      'INSERT INTO todo (session_id, data) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET data = excluded.data',
+    ),
     get: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
   };
   return {

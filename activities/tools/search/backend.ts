@@ -70,7 +70,11 @@ export interface SearchTarget {
  * What to walk for `pattern` under `root`, or undefined when there is nothing there. A pattern that
  * climbs out (`../x/*`, `/etc/*`) is refused before anything outside the project is read.
  */
-export async function searchTarget(root: string, pattern: string | undefined, scope: SearchScope): Promise<SearchTarget | undefined> {
+export async function searchTarget(
+  root: string,
+  pattern: string | undefined,
+  scope: SearchScope,
+): Promise<SearchTarget | undefined> {
   const boundary = isInside(scope.project, root) ? scope.project : root;
   const scan = pattern === undefined ? undefined : picomatch.scan(pattern);
   let dir = root;
@@ -90,7 +94,8 @@ export async function searchTarget(root: string, pattern: string | undefined, sc
   const kind = await stat(dir).catch(() => undefined);
   if (!kind) return undefined;
   const literal = scan && !scan.isGlob;
-  const matcher = glob === undefined ? () => true : literal ? (path: string) => path === glob : picomatch(glob, { dot: true });
+  const matcher =
+    glob === undefined ? () => true : literal ? (path: string) => path === glob : picomatch(glob, { dot: true });
   if (!kind.isDirectory()) {
     // A file root (`grep` in one file) is searched as itself, if its name fits the pattern.
     const name = basename(dir);

@@ -27,7 +27,8 @@ export class IgnoreRules {
    */
   static async above(boundary: string, dir: string): Promise<IgnoreRules> {
     const chain: string[] = [];
-    for (let folder = dir; folder !== boundary && isInside(boundary, folder); folder = dirname(folder)) chain.unshift(folder);
+    for (let folder = dir; folder !== boundary && isInside(boundary, folder); folder = dirname(folder))
+      chain.unshift(folder);
     const sets: RuleSet[] = [];
     // `dir`'s own files are read when the walk enters it.
     for (const folder of chain.length ? [boundary, ...chain.slice(0, -1)] : []) {
@@ -80,6 +81,8 @@ async function load(dir: string, names: string[]): Promise<RuleSet | undefined> 
 
 /** An anchored `!/folder/` rule: the folder stops counting as excluded in this set, its contents do not change. */
 function reinclude(set: RuleSet, folder: string): void {
-  const escaped = relative(set.dir, folder).replace(/[\\*?[\]]/g, '\\$&').replace(/ $/, '\\ ');
+  const escaped = relative(set.dir, folder)
+    .replace(/[\\*?[\]]/g, '\\$&')
+    .replace(/ $/, '\\ ');
   set.rules.add(`!/${escaped}/`);
 }

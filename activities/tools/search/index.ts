@@ -29,5 +29,7 @@ export async function newestFirst(paths: string[]): Promise<DatedFile[]> {
       return info && { path, mtime: info.mtimeMs };
     }),
   );
-  return dated.filter((file): file is DatedFile => file !== undefined).sort((a, b) => b.mtime - a.mtime || a.path.localeCompare(b.path));
+  return dated
+    .filter((file): file is DatedFile => file !== undefined)
+    .sort((a, b) => b.mtime - a.mtime || a.path.localeCompare(b.path));
 }

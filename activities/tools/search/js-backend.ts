@@ -38,7 +38,11 @@ export function walkingBackend(budget: number): SearchBackend {
   };
 }
 
-async function searchContent(root: string, options: Parameters<SearchBackend['searchContent']>[1], budget: number): Promise<ContentMatch[]> {
+async function searchContent(
+  root: string,
+  options: Parameters<SearchBackend['searchContent']>[1],
+  budget: number,
+): Promise<ContentMatch[]> {
   let regex: RegExp;
   try {
     regex = new RegExp(options.pattern);

@@ -28,7 +28,13 @@ export function ripgrepBackend(rg: string, env: NodeJS.ProcessEnv): SearchBacken
       // `ignore` globs are relative to the root, as ripgrep's are to its working directory.
       const cwd = target.file ? target.dir : root;
       const extra = (options.ignore ?? []).map((glob) => `--glob=!${glob}`);
-      const stdout = await ripgrep(rg, env, ['--files', '--null', ...walkArgs(target), ...extra, '--', where(target, cwd)], cwd, options.signal);
+      const stdout = await ripgrep(
+        rg,
+        env,
+        ['--files', '--null', ...walkArgs(target), ...extra, '--', where(target, cwd)],
+        cwd,
+        options.signal,
+      );
       return stdout
         .split('\0')
         .filter(Boolean)
@@ -61,7 +67,13 @@ export function ripgrepBackend(rg: string, env: NodeJS.ProcessEnv): SearchBacken
 
 /** The flags both searches share: hidden files, ignore files even outside a git repo, no config. */
 function walkArgs(target: SearchTarget): string[] {
-  const args = ['--no-config', '--no-messages', '--hidden', '--no-require-git', ...ALWAYS_IGNORED.map((name) => `--glob=!${name}`)];
+  const args = [
+    '--no-config',
+    '--no-messages',
+    '--hidden',
+    '--no-require-git',
+    ...ALWAYS_IGNORED.map((name) => `--glob=!${name}`),
+  ];
   if (target.nameGlob) args.push(`--type-add=loom:${target.nameGlob}`, '--type=loom');
   // ripgrep counts the searched folder itself as depth 0.
   if (target.maxDepth !== undefined) args.push(`--max-depth=${target.maxDepth}`);
@@ -77,7 +89,14 @@ function where(target: SearchTarget, cwd: string): string {
  * Runs ripgrep, killing it when `signal` aborts. Exit 1 means nothing found; exit 2 with nothing
  * on stderr means some files could not be read, which `--no-messages` keeps quiet.
  */
-function ripgrep(rg: string, env: NodeJS.ProcessEnv, args: string[], cwd: string, signal: AbortSignal, pattern?: string): Promise<string> {
+function ripgrep(
+  rg: string,
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  cwd: string,
+  signal: AbortSignal,
+  pattern?: string,
+): Promise<string> {
   signal.throwIfAborted();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(rg, args, { cwd, env, signal, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -89,8 +108,10 @@ function ripgrep(rg: string, env: NodeJS.ProcessEnv, args: string[], cwd: string
     child.on('close', (code) => {
       if (signal.aborted) return reject(signal.reason);
       const message = Buffer.concat(stderr).toString('utf8').trim();
-      if (code === 0 || code === 1 || (code === 2 && !message)) return resolvePromise(Buffer.concat(stdout).toString('utf8'));
-      if (pattern !== undefined && /\bregex\b/i.test(message)) return reject(invalidRegex(pattern, message.replace(/^rg: /, '')));
+      if (code === 0 || code === 1 || (code === 2 && !message))
+        return resolvePromise(Buffer.concat(stdout).toString('utf8'));
+      if (pattern !== undefined && /\bregex\b/i.test(message))
+        return reject(invalidRegex(pattern, message.replace(/^rg: /, '')));
       reject(new ToolError(`ripgrep (${rg}) failed with exit code ${code}: ${message || 'no message'}`));
     });
   });

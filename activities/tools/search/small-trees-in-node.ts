@@ -19,7 +19,15 @@ export function smallTreesInNode(ripgrep: SearchBackend, budget = NODE_WALK_BUDG
     });
   return {
     name: 'ripgrep',
-    listFiles: (root, options) => fallBack(() => node.listFiles(root, options), () => ripgrep.listFiles(root, options)),
-    searchContent: (root, options) => fallBack(() => node.searchContent(root, options), () => ripgrep.searchContent(root, options)),
+    listFiles: (root, options) =>
+      fallBack(
+        () => node.listFiles(root, options),
+        () => ripgrep.listFiles(root, options),
+      ),
+    searchContent: (root, options) =>
+      fallBack(
+        () => node.searchContent(root, options),
+        () => ripgrep.searchContent(root, options),
+      ),
   };
 }

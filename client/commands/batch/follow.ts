@@ -4,7 +4,13 @@ import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery } from '../../../workflows/api.js';
 import type { BatchHandle } from '../../services/batches.js';
 import type { CliContext } from '../../context.js';
-import { BatchProgressView, batchSpan, formatRate, tasksPerSecond, type BatchSpan } from '../../render/batch-progress.js';
+import {
+  BatchProgressView,
+  batchSpan,
+  formatRate,
+  tasksPerSecond,
+  type BatchSpan,
+} from '../../render/batch-progress.js';
 import { plural } from '../../render/quantities.js';
 
 const POLL_MS = 500;
@@ -13,7 +19,12 @@ const POLL_MS = 500;
  * Follows a batch with a progress bar until it ends, or until Ctrl-C, which only detaches: the
  * batch keeps running. Returns the exit code: 0 all done, 1 some failed, 130 cancelled or detached.
  */
-export async function followBatch(context: CliContext, handle: BatchHandle, batch: BatchRecord, options: { quiet?: boolean } = {}): Promise<number> {
+export async function followBatch(
+  context: CliContext,
+  handle: BatchHandle,
+  batch: BatchRecord,
+  options: { quiet?: boolean } = {},
+): Promise<number> {
   const view = options.quiet ? undefined : new BatchProgressView(batch.total, batchSpan(batch));
   let detached = false;
   const detach = () => (detached = true);
@@ -35,8 +46,13 @@ export async function followBatch(context: CliContext, handle: BatchHandle, batc
   }
   if (detached) {
     view?.stop();
-    context.report(`\nLeft batch ${handle.workflowId} running. \`loom batch status ${handle.workflowId} --watch\` follows it again.`);
-    if (context.hasInProcessWorker) context.report(pc.yellow('This command ran the only worker: the batch goes on when a worker runs (`loom worker`).'));
+    context.report(
+      `\nLeft batch ${handle.workflowId} running. \`loom batch status ${handle.workflowId} --watch\` follows it again.`,
+    );
+    if (context.hasInProcessWorker)
+      context.report(
+        pc.yellow('This command ran the only worker: the batch goes on when a worker runs (`loom worker`).'),
+      );
     return 130;
   }
   const progress = await result;

@@ -44,41 +44,68 @@ async function progressOf(context: CliContext, batch: BatchRecord): Promise<Batc
 }
 
 /** `loom batch status <id> [--watch]`. */
-export async function batchStatusCommand(context: CliContext, batchId: string, options: { watch?: boolean; json?: boolean }): Promise<number> {
+export async function batchStatusCommand(
+  context: CliContext,
+  batchId: string,
+  options: { watch?: boolean; json?: boolean },
+): Promise<number> {
   const batch = await findBatch(context, batchId);
   const progress = await progressOf(context, batch);
   if (options.watch && (progress.status === 'running' || progress.status === 'paused')) {
     const { client } = await context.temporal();
     await context.ensureWorker();
-    return followBatch(context, client.workflow.getHandle<typeof batchWorkflow>(batch.id), batch, { quiet: options.json });
+    return followBatch(context, client.workflow.getHandle<typeof batchWorkflow>(batch.id), batch, {
+      quiet: options.json,
+    });
   }
   if (options.json) process.stdout.write(`${JSON.stringify(progress)}\n`);
-  else process.stdout.write(`${summary(progress, batchSpan(batch))}\n  ${progress.running} running · ${progress.pending} waiting · concurrency ${progress.concurrency}\n`);
+  else
+    process.stdout.write(
+      `${summary(progress, batchSpan(batch))}\n  ${progress.running} running · ${progress.pending} waiting · concurrency ${progress.concurrency}\n`,
+    );
   return 0;
 }
 
 /** `loom batch results <id>`: every task and what became of it (JSONL with --json). */
-export async function batchResultsCommand(context: CliContext, batchId: string, options: { json?: boolean }): Promise<number> {
+export async function batchResultsCommand(
+  context: CliContext,
+  batchId: string,
+  options: { json?: boolean },
+): Promise<number> {
   await findBatch(context, batchId);
   for (const { task, outcome } of await context.store.batchTasks(batchId)) {
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ ...outcome, description: task.description })}\n`);
       continue;
     }
-    const mark = outcome.status === 'completed' ? pc.green('✓') : outcome.status === 'failed' ? pc.red('✗') : pc.yellow('·');
+    const mark =
+      outcome.status === 'completed' ? pc.green('✓') : outcome.status === 'failed' ? pc.red('✗') : pc.yellow('·');
     const answer = (outcome.text ?? outcome.error ?? '').split('\n')[0].slice(0, 100);
-    process.stdout.write(`${mark} ${String(outcome.index).padStart(5)}  ${outcome.status.padEnd(9)}  ${outcome.sessionId ?? '-'}  ${task.description}${answer ? pc.dim(`  — ${answer}`) : ''}\n`);
+    process.stdout.write(
+      `${mark} ${String(outcome.index).padStart(5)}  ${outcome.status.padEnd(9)}  ${outcome.sessionId ?? '-'}  ${task.description}${answer ? pc.dim(`  — ${answer}`) : ''}\n`,
+    );
   }
   return 0;
 }
 
 /** `loom batch pause|resume|cancel <id>` and `loom batch concurrency <id> <n>`. */
-export async function batchControlCommand(context: CliContext, batchId: string, control: BatchControl): Promise<number> {
+export async function batchControlCommand(
+  context: CliContext,
+  batchId: string,
+  control: BatchControl,
+): Promise<number> {
   await findBatch(context, batchId);
   const { client } = await context.temporal();
   const progress = await controlBatch(client, batchId, control);
-  const what = control.action === 'concurrency' ? `concurrency ${control.value}` : control.action === 'cancel' ? 'cancelling' : progress.status;
-  context.report(`Batch ${batchId}: ${what} · ${progress.done} done · ${progress.running} running · ${progress.pending} waiting`);
+  const what =
+    control.action === 'concurrency'
+      ? `concurrency ${control.value}`
+      : control.action === 'cancel'
+        ? 'cancelling'
+        : progress.status;
+  context.report(
+    `Batch ${batchId}: ${what} · ${progress.done} done · ${progress.running} running · ${progress.pending} waiting`,
+  );
   return 0;
 }
 
@@ -90,7 +117,9 @@ export function concurrencyControl(value: string): BatchControl {
 export async function batchLsCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
   const batches = await context.store.listBatches();
   if (options.json) {
-    const rows = await Promise.all(batches.map(async (batch) => ({ ...batch, counts: await context.store.batchCounts(batch.id) })));
+    const rows = await Promise.all(
+      batches.map(async (batch) => ({ ...batch, counts: await context.store.batchCounts(batch.id) })),
+    );
     process.stdout.write(`${JSON.stringify(rows)}\n`);
     return 0;
   }

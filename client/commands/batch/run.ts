@@ -48,12 +48,15 @@ export async function batchRunCommand(context: CliContext, file: string, options
     webUrl: context.settings.webUrl,
     searchAttributes,
   });
-  context.report(`Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`);
+  context.report(
+    `Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`,
+  );
   return followBatch(context, handle, batch, { quiet: options.json });
 }
 
 export function wholeNumber(flag: string, value: string, minimum: number): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < minimum) throw new CliError(`${flag} must be a whole number of at least ${minimum}, not "${value}".`);
+  if (!Number.isInteger(number) || number < minimum)
+    throw new CliError(`${flag} must be a whole number of at least ${minimum}, not "${value}".`);
   return number;
 }

@@ -112,7 +112,9 @@ class Connection {
   private shape(event: ServerEvent): ServerEvent {
     if (event.type === 'session.updated') {
       const { info } = event.properties;
-      const isNew = !this.sessions.has(info.id) && (info.time.created === info.time.updated || info.time.created >= this.connectedAt);
+      const isNew =
+        !this.sessions.has(info.id) &&
+        (info.time.created === info.time.updated || info.time.created >= this.connectedAt);
       this.sessions.add(info.id);
       return isNew ? { type: 'session.created', properties: event.properties } : event;
     }
@@ -122,7 +124,9 @@ class Connection {
       const before = this.texts.get(part.id);
       if (this.texts.size >= DELTA_PARTS) this.texts.clear();
       this.texts.set(part.id, part.text);
-      return before !== undefined && part.text.startsWith(before) ? { ...event, properties: { part, delta: part.text.slice(before.length) } } : event;
+      return before !== undefined && part.text.startsWith(before)
+        ? { ...event, properties: { part, delta: part.text.slice(before.length) } }
+        : event;
     }
     return event;
   }

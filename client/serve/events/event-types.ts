@@ -23,7 +23,8 @@ export type LiveStatus = z.infer<typeof LiveStatus>;
 
 const BatchCounts = z.record(z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']), z.number());
 
-const event = <T extends string, P extends z.ZodType>(type: T, properties: P) => z.object({ type: z.literal(type), properties });
+const event = <T extends string, P extends z.ZodType>(type: T, properties: P) =>
+  z.object({ type: z.literal(type), properties });
 
 /**
  * One event of `GET /event`, sent as an SSE `data:` line of JSON (no `event:` field, so

@@ -74,7 +74,13 @@ export class HostWatch {
     for (const host of new Set([...hosts, ...this.unserved])) {
       try {
         // A host no busy session waits for any more counts as served: it leaves the list.
-        const served = !hosts.has(host) || (await activityQueueServed(client.workflowService, client.options.namespace, hostTaskQueue(this.taskQueue, host)));
+        const served =
+          !hosts.has(host) ||
+          (await activityQueueServed(
+            client.workflowService,
+            client.options.namespace,
+            hostTaskQueue(this.taskQueue, host),
+          ));
         if (served === this.unserved.has(host)) changed.add(host);
         if (served) this.unserved.delete(host);
         else this.unserved.add(host);

@@ -11,7 +11,10 @@ export function liveStatus(session: Session, pending: PermissionRequestRecord[],
   if (session.status !== 'busy') return { type: session.status };
   const isRoot = session.parentID === undefined;
   const requestIDs = pending
-    .filter((request) => request.status === 'pending' && (request.sessionID === session.id || (isRoot && request.rootID === session.id)))
+    .filter(
+      (request) =>
+        request.status === 'pending' && (request.sessionID === session.id || (isRoot && request.rootID === session.id)),
+    )
     .map((request) => request.id);
   if (requestIDs.length > 0) return { type: 'waiting-approval', requestIDs };
   if (hostUnserved && session.host) return { type: 'waiting-host', host: session.host };

@@ -97,7 +97,10 @@ export class SharedFeed {
   }
 
   private status(session: Session, pending: PermissionRequestRecord[]): ServerEvent {
-    return { type: 'session.status', properties: { sessionID: session.id, status: liveStatus(session, pending, this.hosts.isUnserved(session.host)) } };
+    return {
+      type: 'session.status',
+      properties: { sessionID: session.id, status: liveStatus(session, pending, this.hosts.isUnserved(session.host)) },
+    };
   }
 }
 

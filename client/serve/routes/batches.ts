@@ -8,7 +8,16 @@ import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js
 import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError } from '../errors.js';
-import { Batch, BatchCounts, BatchIdParam, BatchOutcome, BatchProgress, BatchTask, json, StartBatchBody } from '../schemas.js';
+import {
+  Batch,
+  BatchCounts,
+  BatchIdParam,
+  BatchOutcome,
+  BatchProgress,
+  BatchTask,
+  json,
+  StartBatchBody,
+} from '../schemas.js';
 import { plural } from '../../render/quantities.js';
 
 const BatchRow = Batch.extend({ counts: BatchCounts }).meta({ id: 'BatchRow' });
@@ -22,7 +31,11 @@ const list = createRoute({
   method: 'get',
   path: '/batch',
   summary: 'Batches, newest first, with how many tasks are in each status',
-  request: { query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: 'how many (default 50)' }) }) },
+  request: {
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: 'how many (default 50)' }),
+    }),
+  },
   responses: { 200: json(z.array(BatchRow), 'the batches'), 400: json(ErrorBody, 'invalid query') },
 });
 
@@ -45,7 +58,11 @@ const results = createRoute({
       limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: 'how many (default 100)' }),
     }),
   },
-  responses: { 200: json(z.array(BatchResult), 'the tasks with their outcomes'), 400: json(ErrorBody, 'invalid query'), ...notFound },
+  responses: {
+    200: json(z.array(BatchResult), 'the tasks with their outcomes'),
+    400: json(ErrorBody, 'invalid query'),
+    ...notFound,
+  },
 });
 
 const start = createRoute({
@@ -66,7 +83,13 @@ const controlled = {
 };
 
 const controlRoute = (action: 'pause' | 'resume' | 'cancel', summary: string) =>
-  createRoute({ method: 'post', path: `/batch/{id}/${action}`, summary, request: { params: BatchIdParam }, responses: controlled });
+  createRoute({
+    method: 'post',
+    path: `/batch/{id}/${action}`,
+    summary,
+    request: { params: BatchIdParam },
+    responses: controlled,
+  });
 
 const concurrency = createRoute({
   method: 'post',
@@ -74,7 +97,12 @@ const concurrency = createRoute({
   summary: 'Change how many tasks run at once',
   request: {
     params: BatchIdParam,
-    body: { content: { 'application/json': { schema: z.object({ concurrency: z.number().int().min(1) }).openapi('BatchConcurrency') } }, required: true },
+    body: {
+      content: {
+        'application/json': { schema: z.object({ concurrency: z.number().int().min(1) }).openapi('BatchConcurrency') },
+      },
+      required: true,
+    },
   },
   responses: { ...controlled, 400: json(ErrorBody, 'invalid body') },
 });
@@ -91,7 +119,8 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   /** Sends a control to the batch's run through the update `loom batch pause|resume|cancel|concurrency` uses. */
   const control = async (id: string, change: BatchControl) => {
     const batch = await existing(id);
-    if (batch.status === 'completed' || batch.status === 'cancelled') throw new HttpError(409, `Batch ${id} is no longer running: it was ${batch.status}.`);
+    if (batch.status === 'completed' || batch.status === 'cancelled')
+      throw new HttpError(409, `Batch ${id} is no longer running: it was ${batch.status}.`);
     try {
       return await controlBatch(await deps.client(), id, change);
     } catch (error) {
@@ -102,12 +131,18 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
 
   app.openapi(list, async (c) => {
     const batches = await store.listBatches(c.req.valid('query').limit ?? 50);
-    return c.json(await Promise.all(batches.map(async (batch) => ({ ...batch, counts: await store.batchCounts(batch.id) }))), 200);
+    return c.json(
+      await Promise.all(batches.map(async (batch) => ({ ...batch, counts: await store.batchCounts(batch.id) }))),
+      200,
+    );
   });
 
   app.openapi(get, async (c) => {
     const batch = await existing(c.req.valid('param').id);
-    return c.json({ ...batch, counts: await store.batchCounts(batch.id), tokens: await batchTokens(store, batch.id) }, 200);
+    return c.json(
+      { ...batch, counts: await store.batchCounts(batch.id), tokens: await batchTokens(store, batch.id) },
+      200,
+    );
   });
 
   app.openapi(results, async (c) => {
@@ -129,7 +164,8 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       const problem = !task.prompt.trim() ? 'empty prompt' : promptSizeProblem(task.prompt, maxPromptBytes);
       return problem ? [`tasks.${index}: ${problem}`] : [];
     });
-    if (problems.length) throw new HttpError(400, `${plural(problems.length, 'bad task')}: ${problems.slice(0, 20).join('; ')}`);
+    if (problems.length)
+      throw new HttpError(400, `${plural(problems.length, 'bad task')}: ${problems.slice(0, 20).join('; ')}`);
     for (const task of body.tasks) {
       if (task.agent) chooseAgent(task.agent, project);
       if (task.model) checkModelFlag(task.model);
@@ -157,7 +193,9 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     ['resume', 'Resume a paused batch'],
     ['cancel', 'Cancel a batch: running tasks are cancelled, finished results are kept'],
   ] as const) {
-    app.openapi(controlRoute(action, summary), async (c) => c.json(await control(c.req.valid('param').id, { action }), 200));
+    app.openapi(controlRoute(action, summary), async (c) =>
+      c.json(await control(c.req.valid('param').id, { action }), 200),
+    );
   }
 
   app.openapi(concurrency, async (c) => {

@@ -13,8 +13,19 @@ const events = createRoute({
     'Server-Sent Events: every change to sessions, messages, parts, permission requests and batches, as `data:` lines of JSON. ' +
     'Send `Last-Event-ID` (browsers do on reconnect) to get what was missed; a heartbeat comes every 10 s.',
   request: {
-    headers: z.object({ 'last-event-id': z.string().regex(/^\d+$/).optional().openapi({ description: 'the id of the last event received' }) }),
-    query: z.object({ token: z.string().optional().openapi({ description: 'the server token, for clients that cannot send headers (EventSource)' }) }),
+    headers: z.object({
+      'last-event-id': z
+        .string()
+        .regex(/^\d+$/)
+        .optional()
+        .openapi({ description: 'the id of the last event received' }),
+    }),
+    query: z.object({
+      token: z
+        .string()
+        .optional()
+        .openapi({ description: 'the server token, for clients that cannot send headers (EventSource)' }),
+    }),
   },
   responses: { 200: { content: { 'text/event-stream': { schema: ServerEvent } }, description: 'the event stream' } },
 });
@@ -27,6 +38,8 @@ export function registerEventRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     const lastEventId = c.req.valid('header')['last-event-id'];
     // Proxies such as nginx buffer responses unless told not to; events must arrive as they happen.
     c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, (stream) => streamEvents(stream, bus, lastEventId === undefined ? undefined : Number(lastEventId)));
+    return streamSSE(c, (stream) =>
+      streamEvents(stream, bus, lastEventId === undefined ? undefined : Number(lastEventId)),
+    );
   });
 }

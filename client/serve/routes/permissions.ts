@@ -11,9 +11,12 @@ import { json, PermissionReplyBody, PermissionRequest, SessionIdParam, SessionPe
 /** How long a reply waits for the run to record it in the store before answering from the reply itself. */
 const RECORD_WAIT_MS = 3_000;
 
-const RequestIdParam = z.object({ requestID: z.string().openapi({ param: { name: 'requestID', in: 'path' }, example: 'per_…' }) });
+const RequestIdParam = z.object({
+  requestID: z.string().openapi({ param: { name: 'requestID', in: 'path' }, example: 'per_…' }),
+});
 
-const unknownRequest = (id: string) => new HttpError(404, `Unknown permission request "${id}". GET /permission lists those waiting.`);
+const unknownRequest = (id: string) =>
+  new HttpError(404, `Unknown permission request "${id}". GET /permission lists those waiting.`);
 
 const replied = {
   200: json(PermissionRequest, 'the request, with the answer the run recorded'),
@@ -27,7 +30,12 @@ const list = createRoute({
   path: '/permission',
   summary: 'Permission requests waiting for an answer, oldest first, as `loom pending` lists them',
   request: {
-    query: z.object({ session: z.string().optional().openapi({ description: "only this session's tree (any session of it; its root is used)" }) }),
+    query: z.object({
+      session: z
+        .string()
+        .optional()
+        .openapi({ description: "only this session's tree (any session of it; its root is used)" }),
+    }),
   },
   responses: { 200: json(z.array(PermissionRequest), 'the waiting requests'), 404: json(ErrorBody, 'no such session') },
 });
@@ -43,8 +51,12 @@ const get = createRoute({
 const reply = createRoute({
   method: 'post',
   path: '/permission/{requestID}/reply',
-  summary: 'Answer a permission request, as `loom approve` does: once, always, or reject (with `message`: feedback, and the turn goes on)',
-  request: { params: RequestIdParam, body: { content: { 'application/json': { schema: PermissionReplyBody } }, required: true } },
+  summary:
+    'Answer a permission request, as `loom approve` does: once, always, or reject (with `message`: feedback, and the turn goes on)',
+  request: {
+    params: RequestIdParam,
+    body: { content: { 'application/json': { schema: PermissionReplyBody } }, required: true },
+  },
   responses: replied,
 });
 
@@ -53,10 +65,16 @@ const sessionReply = createRoute({
   path: '/session/{id}/permissions/{permissionID}',
   summary: "OpenCode's session-scoped reply: refused unless the request belongs to this session's tree",
   request: {
-    params: SessionIdParam.extend({ permissionID: z.string().openapi({ param: { name: 'permissionID', in: 'path' }, example: 'per_…' }) }),
+    params: SessionIdParam.extend({
+      permissionID: z.string().openapi({ param: { name: 'permissionID', in: 'path' }, example: 'per_…' }),
+    }),
     body: { content: { 'application/json': { schema: SessionPermissionBody } }, required: true },
   },
-  responses: { ...replied, 403: json(ErrorBody, "the request belongs to another session's tree"), 404: json(ErrorBody, 'no such session or request') },
+  responses: {
+    ...replied,
+    403: json(ErrorBody, "the request belongs to another session's tree"),
+    404: json(ErrorBody, 'no such session or request'),
+  },
 });
 
 /** Permission requests: read from the store; replies go to the asking run as a Temporal update. */
@@ -71,7 +89,8 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
     try {
       return await recorded(store, await replyToRequest(await deps.client(), store, answer), answer);
     } catch (error) {
-      if (error instanceof PermissionReplyError) throw new HttpError(error.kind === 'unknown' ? 404 : 409, error.message);
+      if (error instanceof PermissionReplyError)
+        throw new HttpError(error.kind === 'unknown' ? 404 : 409, error.message);
       throw error;
     }
   };
@@ -85,7 +104,10 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
       rootID = await rootOf(store, session);
     }
     const requests = await store.permissionRequests({ status: 'pending', ...(rootID ? { rootID } : {}) });
-    return c.json(requests.sort((a, b) => a.time.created - b.time.created), 200);
+    return c.json(
+      requests.sort((a, b) => a.time.created - b.time.created),
+      200,
+    );
   });
 
   app.openapi(get, async (c) => c.json(await existing(c.req.valid('param').requestID), 200));
@@ -105,7 +127,10 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
     // A client given one session must not answer another tree's requests through it.
     const root = await rootOf(store, session);
     if (request.rootID !== root) {
-      throw new HttpError(403, `Permission request ${request.id} belongs to session ${request.sessionID} (tree ${request.rootID}), not to the tree of session ${id} (root ${root}).`);
+      throw new HttpError(
+        403,
+        `Permission request ${request.id} belongs to session ${request.sessionID} (tree ${request.rootID}), not to the tree of session ${id} (root ${root}).`,
+      );
     }
     return c.json(await answer({ requestId: permissionID, reply: body.response, message: body.message }), 200);
   });
@@ -116,7 +141,11 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
  * soon as the run takes the reply; the run writes it a moment later, so this waits briefly and, if
  * the write is slower, answers with what the run was told.
  */
-async function recorded(store: ChangeFeed & PermissionRecords, asked: PermissionRequestRecord, answer: PermissionReply): Promise<PermissionRequestRecord> {
+async function recorded(
+  store: ChangeFeed & PermissionRecords,
+  asked: PermissionRequestRecord,
+  answer: PermissionReply,
+): Promise<PermissionRequestRecord> {
   const deadline = Date.now() + RECORD_WAIT_MS;
   // The store announces a request's writes as changes of its session.
   let cursor = (await store.changes(asked.sessionID, Number.MAX_SAFE_INTEGER)).cursor;

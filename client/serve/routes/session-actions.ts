@@ -14,16 +14,26 @@ const start = createRoute({
   path: '/session',
   summary: 'Start a session; returns its id at once (GET /session/{id} shows its status)',
   request: { body: { content: { 'application/json': { schema: StartBody } }, required: true } },
-  responses: { 201: json(Started, 'the session was started'), 400: json(ErrorBody, 'invalid body, unknown agent or model, prompt too large') },
+  responses: {
+    201: json(Started, 'the session was started'),
+    400: json(ErrorBody, 'invalid body, unknown agent or model, prompt too large'),
+  },
 });
 
 const prompt = createRoute({
   method: 'post',
   path: '/session/{id}/message',
-  summary: 'Send a prompt, as `loom resume` does: an idle session starts a new run, a busy one queues it; returns at once',
-  request: { params: SessionIdParam, body: { content: { 'application/json': { schema: PromptBody } }, required: true } },
+  summary:
+    'Send a prompt, as `loom resume` does: an idle session starts a new run, a busy one queues it; returns at once',
+  request: {
+    params: SessionIdParam,
+    body: { content: { 'application/json': { schema: PromptBody } }, required: true },
+  },
   responses: {
-    202: json(z.object({ id: z.string(), promptID: z.string(), runID: z.string() }).openapi('PromptSent'), 'the prompt was sent'),
+    202: json(
+      z.object({ id: z.string(), promptID: z.string(), runID: z.string() }).openapi('PromptSent'),
+      'the prompt was sent',
+    ),
     400: json(ErrorBody, 'invalid body'),
     404: json(ErrorBody, 'no such session'),
     409: json(ErrorBody, 'the session is being cancelled'),
@@ -36,7 +46,10 @@ const abort = createRoute({
   summary: "Cancel a session's running run, with its tools and subagents",
   request: { params: SessionIdParam },
   responses: {
-    200: json(z.object({ id: z.string(), result: z.enum(['cancelled', 'not-running']) }).openapi('Aborted'), 'what happened'),
+    200: json(
+      z.object({ id: z.string(), result: z.enum(['cancelled', 'not-running']) }).openapi('Aborted'),
+      'what happened',
+    ),
     404: json(ErrorBody, 'no such session'),
   },
 });
@@ -78,13 +91,16 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     const session = await store.getSession(id);
     if (!session) throw unknownSession(id);
     const model = checkModelFlag(body.model);
-    const agent = body.agent ? chooseAgent(body.agent, loadProjectAgents(session.directory, env, deps.dataDir)) : undefined;
+    const agent = body.agent
+      ? chooseAgent(body.agent, loadProjectAgents(session.directory, env, deps.dataDir))
+      : undefined;
     const maxPromptBytes = promptLimit(session.directory, env);
     checkPromptSize(body.prompt, maxPromptBytes, `session ${id}`);
     const client = await deps.client();
     // A run being cancelled would drop a prompt queued into it; `loom resume` waits for it to
     // close, a request that returns at once cannot, so it says so and the caller sends again.
-    if (await cancellingRun(client, id)) throw new HttpError(409, `Session ${id} is being cancelled; send the prompt again once it is no longer busy.`);
+    if (await cancellingRun(client, id))
+      throw new HttpError(409, `Session ${id} is being cancelled; send the prompt again once it is no longer busy.`);
     const sent = await resumeSession(client, store, session, {
       prompt: body.prompt,
       agent,

@@ -37,7 +37,9 @@ const TYPES: Record<string, string> = {
  * page sends the token on every API call it makes.
  */
 export function registerWebRoutes(app: OpenAPIHono, deps: ServeDeps): void {
-  const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(LIBRARIES).map(([name, lib]) => [name, `/web/lib/${lib.url}`])) });
+  const importMap = JSON.stringify({
+    imports: Object.fromEntries(Object.entries(LIBRARIES).map(([name, lib]) => [name, `/web/lib/${lib.url}`])),
+  });
   // The import map is the page's one inline script; its hash is all the CSP lets through inline.
   const csp = [
     "default-src 'none'",
@@ -65,7 +67,14 @@ export function registerWebRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const notFound = (c: Context) => c.json({ error: `No file ${c.req.path} in the web view.` }, 404);
 
   const index = join(WEB_DIR, 'index.html');
-  app.get('/', (c) => send(c, index, index, readFileSync(index, 'utf8').replace('<!--importmap-->', `<script type="importmap">${importMap}</script>`)));
+  app.get('/', (c) =>
+    send(
+      c,
+      index,
+      index,
+      readFileSync(index, 'utf8').replace('<!--importmap-->', `<script type="importmap">${importMap}</script>`),
+    ),
+  );
   app.get('/web/lib/:name', (c) => {
     const name = c.req.param('name');
     const file = libraries.get(name);
@@ -84,7 +93,11 @@ export function registerWebRoutes(app: OpenAPIHono, deps: ServeDeps): void {
 /** The files under `dir`, as `/`-separated paths relative to it. */
 function listFiles(dir: string, prefix = ''): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name), `${prefix}${entry.name}/`) : TYPES[extname(entry.name)] ? [`${prefix}${entry.name}`] : [],
+    entry.isDirectory()
+      ? listFiles(join(dir, entry.name), `${prefix}${entry.name}/`)
+      : TYPES[extname(entry.name)]
+        ? [`${prefix}${entry.name}`]
+        : [],
   );
 }
 
@@ -93,6 +106,7 @@ function packageDir(name: string): string {
   for (let dir = HERE; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return candidate;
-    if (dirname(dir) === dir) throw new Error(`The web view needs the npm package "${name}", which is not installed (run npm ci).`);
+    if (dirname(dir) === dir)
+      throw new Error(`The web view needs the npm package "${name}", which is not installed (run npm ci).`);
   }
 }

@@ -9,7 +9,9 @@ function takeTokenFromFragment() {
   const match = /([#?&])token=([^&]*)/.exec(location.hash);
   if (!match) return undefined;
   const found = decodeURIComponent(match[2]);
-  const rest = location.hash.slice(0, match.index + (match[1] === '#' ? 1 : 0)) + location.hash.slice(match.index + match[0].length);
+  const rest =
+    location.hash.slice(0, match.index + (match[1] === '#' ? 1 : 0)) +
+    location.hash.slice(match.index + match[0].length);
   history.replaceState(null, '', `${location.pathname}${location.search}${rest === '#' ? '' : rest}`);
   sessionStorage.setItem(TOKEN_KEY, found);
   return found;
@@ -34,8 +36,15 @@ export class ApiError extends Error {
 /** JSON from the API; throws `ApiError` with the server's message on any non-2xx answer. */
 export async function api(path, { method = 'GET', body } = {}) {
   for (let attempt = 0; ; attempt++) {
-    const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const headers = {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    const response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (response.status === 401 && attempt === 0 && askForToken()) continue;
     const data = await response.json().catch(() => undefined);
     if (!response.ok) throw new ApiError(response.status, data?.error ?? `${method} ${path}: HTTP ${response.status}`);

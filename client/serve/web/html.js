@@ -42,7 +42,14 @@ export function TemporalLink({ workflowId }) {
   const { temporalUi, namespace } = state.config;
   if (!temporalUi) return null;
   const href = `${temporalUi}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-  return html`<a class="temporal" href=${href} target="_blank" rel="noopener noreferrer" title="This run in the Temporal UI">Temporal ↗</a>`;
+  return html`<a
+    class="temporal"
+    href=${href}
+    target="_blank"
+    rel="noopener noreferrer"
+    title="This run in the Temporal UI"
+    >Temporal ↗</a
+  >`;
 }
 
 /** A hash route, e.g. `#/session/ses_…`. */

@@ -29,7 +29,10 @@ function App() {
     <header class="top">
       <a class="brand" href=${href('')}>Loom</a>
       <nav><a href=${href('')}>Sessions</a><a href=${href('batches')}>Batches</a></nav>
-      <span class=${connected ? 'live on' : 'live off'} title=${connected ? 'Live: following the event stream' : 'Not connected to the event stream; retrying'}>
+      <span
+        class=${connected ? 'live on' : 'live off'}
+        title=${connected ? 'Live: following the event stream' : 'Not connected to the event stream; retrying'}
+      >
         ${connected ? '● live' : '○ offline'}
       </span>
     </header>

@@ -12,4 +12,3 @@ Your operational mode has changed from plan to build. You are no longer in read-
 export const MAX_STEPS_REMINDER = `<system-reminder>
 CRITICAL - MAXIMUM STEPS REACHED. You have used every step this agent is allowed for this prompt, and tools are now disabled. Do not call tools. Reply with text only: say that the step limit was reached, summarise what you did, list what remains, and recommend next steps.
 </system-reminder>`;
-

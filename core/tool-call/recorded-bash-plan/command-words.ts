@@ -2,7 +2,16 @@
  * FROZEN: part of the plan of bash calls in runs recorded before the model activity planned tool
  * calls (see plan.ts). Do not change it; new runs parse lines with activities/permissions/shell.
  */
-import { heredocAt, scan, skipAnsi, skipBacktick, skipDouble, skipHeredocBodies, skipSingle, type Heredoc } from './split-commands.js';
+import {
+  heredocAt,
+  scan,
+  skipAnsi,
+  skipBacktick,
+  skipDouble,
+  skipHeredocBodies,
+  skipSingle,
+  type Heredoc,
+} from './split-commands.js';
 
 export interface Word {
   /** As written: quotes kept. */
@@ -77,11 +86,15 @@ export function words(command: string): Word[] {
       } else {
         // `$(…)`, `${…}`, backticks and subshells stay as written, inner spaces and all.
         const end =
-          c === '`' ? skipBacktick(command, index + 1)
-          : c === '$' && command[index + 1] === '(' ? scan(command, index + 2, ')')
-          : c === '$' && command[index + 1] === '{' ? scan(command, index + 2, '}')
-          : c === '(' ? scan(command, index + 1, ')')
-          : index + 1;
+          c === '`'
+            ? skipBacktick(command, index + 1)
+            : c === '$' && command[index + 1] === '('
+              ? scan(command, index + 2, ')')
+              : c === '$' && command[index + 1] === '{'
+                ? scan(command, index + 2, '}')
+                : c === '('
+                  ? scan(command, index + 1, ')')
+                  : index + 1;
         text += command.slice(index, end);
         index = end;
       }
@@ -94,7 +107,16 @@ export function words(command: string): Word[] {
   return first < 0 ? [] : result.slice(first);
 }
 
-const ANSI_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', e: '\x1b', a: '\x07', b: '\b', f: '\f', v: '\v' };
+const ANSI_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  e: '\x1b',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+};
 
 /** The text of a quoted stretch from `start` to `end` (just after the closing quote, if there is one). */
 function quoted(command: string, start: number, end: number, quote: string): string {

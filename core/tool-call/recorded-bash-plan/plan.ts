@@ -18,18 +18,85 @@ import { splitCommands } from './split-commands.js';
  * and an unlisted command is its first word. As in OpenCode, options count as words.
  */
 const ARITY: Record<string, number> = {
-  apt: 2, 'apt-get': 2, aws: 3, az: 3, bazel: 2, brew: 2, bundle: 2, 'bundle exec': 3,
-  bun: 2, 'bun run': 3, 'bun x': 3, bunx: 2, cargo: 2, 'cargo add': 3, 'cargo run': 3,
-  cmake: 2, composer: 2, deno: 2, 'deno task': 3, docker: 2, 'docker builder': 3,
-  'docker compose': 3, 'docker container': 3, 'docker image': 3, 'docker network': 3,
-  'docker volume': 3, 'docker-compose': 2, dotnet: 2, firebase: 2, flyctl: 2, gcloud: 3, gem: 2,
-  gh: 3, git: 2, 'git config': 3, 'git remote': 3, 'git stash': 3, go: 2, gradle: 2, helm: 2,
-  kubectl: 2, 'kubectl rollout': 3, mix: 2, mvn: 2, npm: 2, 'npm exec': 3, 'npm init': 3,
-  'npm run': 3, 'npm view': 3, npx: 2, nx: 2, pip: 2, pip3: 2, pipenv: 2, 'pipenv run': 3,
-  pnpm: 2, 'pnpm dlx': 3, 'pnpm exec': 3, 'pnpm run': 3, pnpx: 2, podman: 2, poetry: 2,
-  'poetry run': 3, pulumi: 2, rails: 2, rustup: 2, swift: 2, systemctl: 2, terraform: 2,
-  'terraform workspace': 3, turbo: 2, uv: 2, 'uv pip': 3, 'uv run': 3, vercel: 2, yarn: 2,
-  'yarn dlx': 3, 'yarn run': 3, 'yarn workspace': 3,
+  apt: 2,
+  'apt-get': 2,
+  aws: 3,
+  az: 3,
+  bazel: 2,
+  brew: 2,
+  bundle: 2,
+  'bundle exec': 3,
+  bun: 2,
+  'bun run': 3,
+  'bun x': 3,
+  bunx: 2,
+  cargo: 2,
+  'cargo add': 3,
+  'cargo run': 3,
+  cmake: 2,
+  composer: 2,
+  deno: 2,
+  'deno task': 3,
+  docker: 2,
+  'docker builder': 3,
+  'docker compose': 3,
+  'docker container': 3,
+  'docker image': 3,
+  'docker network': 3,
+  'docker volume': 3,
+  'docker-compose': 2,
+  dotnet: 2,
+  firebase: 2,
+  flyctl: 2,
+  gcloud: 3,
+  gem: 2,
+  gh: 3,
+  git: 2,
+  'git config': 3,
+  'git remote': 3,
+  'git stash': 3,
+  go: 2,
+  gradle: 2,
+  helm: 2,
+  kubectl: 2,
+  'kubectl rollout': 3,
+  mix: 2,
+  mvn: 2,
+  npm: 2,
+  'npm exec': 3,
+  'npm init': 3,
+  'npm run': 3,
+  'npm view': 3,
+  npx: 2,
+  nx: 2,
+  pip: 2,
+  pip3: 2,
+  pipenv: 2,
+  'pipenv run': 3,
+  pnpm: 2,
+  'pnpm dlx': 3,
+  'pnpm exec': 3,
+  'pnpm run': 3,
+  pnpx: 2,
+  podman: 2,
+  poetry: 2,
+  'poetry run': 3,
+  pulumi: 2,
+  rails: 2,
+  rustup: 2,
+  swift: 2,
+  systemctl: 2,
+  terraform: 2,
+  'terraform workspace': 3,
+  turbo: 2,
+  uv: 2,
+  'uv pip': 3,
+  'uv run': 3,
+  vercel: 2,
+  yarn: 2,
+  'yarn dlx': 3,
+  'yarn run': 3,
+  'yarn workspace': 3,
 };
 
 /** The "always" pattern for a command: its first N words + " *", N from the arity table; `''` for no command. */
@@ -38,19 +105,51 @@ export function alwaysPattern(command: string): string {
   if (list.length === 0) return '';
   let arity = 1;
   for (let length = list.length; length > 0; length--) {
-    const known = ARITY[list.slice(0, length).map((word) => word.text).join(' ')];
+    const known =
+      ARITY[
+        list
+          .slice(0, length)
+          .map((word) => word.text)
+          .join(' ')
+      ];
     if (known !== undefined) {
       arity = known;
       break;
     }
   }
   // Written as in the command, quotes kept, so the pattern matches the command's own text.
-  return `${list.slice(0, arity).map((word) => word.raw).join(' ')} *`;
+  return `${list
+    .slice(0, arity)
+    .map((word) => word.raw)
+    .join(' ')} *`;
 }
 
 const PATH_COMMANDS = new Set([
-  'cat', 'cd', 'chgrp', 'chmod', 'chown', 'cp', 'du', 'find', 'head', 'less', 'ln', 'ls', 'mkdir',
-  'more', 'mv', 'pushd', 'rm', 'rmdir', 'stat', 'tail', 'tee', 'touch', 'tree', 'truncate', 'unlink',
+  'cat',
+  'cd',
+  'chgrp',
+  'chmod',
+  'chown',
+  'cp',
+  'du',
+  'find',
+  'head',
+  'less',
+  'ln',
+  'ls',
+  'mkdir',
+  'more',
+  'mv',
+  'pushd',
+  'rm',
+  'rmdir',
+  'stat',
+  'tail',
+  'tee',
+  'touch',
+  'tree',
+  'truncate',
+  'unlink',
 ]);
 
 /**
@@ -68,7 +167,8 @@ export function pathArguments(command: string): string[] {
     else if (arg !== '-') paths.push(arg);
   }
   // chmod's mode and chown's owner come first (`chmod 755 x`, `chmod +x x`), unless given by --reference.
-  const modeFirst = (name === 'chmod' || name === 'chown' || name === 'chgrp') && !args.some((arg) => arg.startsWith('--reference'));
+  const modeFirst =
+    (name === 'chmod' || name === 'chown' || name === 'chgrp') && !args.some((arg) => arg.startsWith('--reference'));
   return modeFirst ? paths.slice(1) : paths;
 }
 
@@ -79,7 +179,11 @@ const FOLDER_COMMANDS = new Set(['cd', 'pushd', 'ls', 'mkdir', 'rmdir', 'find', 
  * A recorded bash call's permissions: folders outside the project it works in or names (`cd`,
  * `rm`, …), then each command of the line, with "always" offering the command's prefix.
  */
-export function recordedBashPlan(command: string, workdir: string | undefined, context: PermissionContext): PermissionRequest[] {
+export function recordedBashPlan(
+  command: string,
+  workdir: string | undefined,
+  context: PermissionContext,
+): PermissionRequest[] {
   const cwd = resolvePath(context.directory, workdir ?? '.');
   const commands = splitCommands(command);
   const folders = new Set<string>([cwd]);
@@ -95,6 +199,10 @@ export function recordedBashPlan(command: string, workdir: string | undefined, c
   const unique = [...new Set(external.flatMap((request) => request.patterns))];
   return [
     ...(unique.length ? [{ permission: 'external_directory', patterns: unique, always: unique }] : []),
-    { permission: 'bash', patterns: commands.length ? commands : [command.trim()], always: [...new Set(commands.map(alwaysPattern))] },
+    {
+      permission: 'bash',
+      patterns: commands.length ? commands : [command.trim()],
+      always: [...new Set(commands.map(alwaysPattern))],
+    },
   ];
 }

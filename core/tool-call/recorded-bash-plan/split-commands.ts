@@ -148,8 +148,10 @@ export function scan(line: string, index: number, close?: ')' | '}', cuts?: Cut[
       index++;
     } else if (char === '&' || char === '|') {
       const previous = line[index - 1];
-      if (char === '&' && (previous === '>' || previous === '<' || next === '>')) index++; // 2>&1, &>file
-      else if (char === '|' && previous === '>') index++; // >|file
+      if (char === '&' && (previous === '>' || previous === '<' || next === '>'))
+        index++; // 2>&1, &>file
+      else if (char === '|' && previous === '>')
+        index++; // >|file
       else {
         const length = next === '&' || next === '|' ? 2 : 1; // &&, ||, |&
         cut(index, index + length, true);

@@ -1,7 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +63,11 @@ beforeAll(async () => {
     }
     const body: Buffer[] = [];
     req.on('data', (chunk: Buffer) => body.push(chunk));
-    req.on('end', () => res.writeHead(200, { 'x-seen': req.method ?? '' }).end(`${req.method} ${req.url} ${Buffer.concat(body).toString()}`));
+    req.on('end', () =>
+      res
+        .writeHead(200, { 'x-seen': req.method ?? '' })
+        .end(`${req.method} ${req.url} ${Buffer.concat(body).toString()}`),
+    );
   });
   webPort = await listen(web);
   const echo = createTcpServer((socket) => socket.on('error', () => {}).pipe(socket));
@@ -75,8 +85,13 @@ afterEach(async () => {
   await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
 });
 
-function listen(server: { listen(port: number, host: string, done: () => void): unknown; address(): unknown }): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+function listen(server: {
+  listen(port: number, host: string, done: () => void): unknown;
+  address(): unknown;
+}): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  );
 }
 
 async function proxy(allow: string[]): Promise<FilteringProxy> {
@@ -86,13 +101,27 @@ async function proxy(allow: string[]): Promise<FilteringProxy> {
 }
 
 /** An absolute-form request through the proxy, as curl sends it with `-x`. */
-function viaProxy(socketPath: string, url: string, options: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
+function viaProxy(
+  socketPath: string,
+  url: string,
+  options: { method?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   return new Promise<{ status: number; body: string; headers: IncomingHttpHeaders }>((resolve, reject) => {
-    const req = request({ socketPath, path: url, method: options.method, headers: { host: URL.canParse(url) ? new URL(url).host : 'proxy', ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers }));
-    });
+    const req = request(
+      {
+        socketPath,
+        path: url,
+        method: options.method,
+        headers: { host: URL.canParse(url) ? new URL(url).host : 'proxy', ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -188,7 +217,9 @@ describe('startFilteringProxy', () => {
   it('keeps `*` and wildcards off loopback: IP literals, localhost, and names that resolve there', async () => {
     const { socketPath, refused } = await proxy(['*', '*.localhost']);
     const loopbackName = hostname();
-    const nameIsLocal = (await lookup(loopbackName, { all: true }).catch(() => [])).some(({ address }) => isLocalAddress(address));
+    const nameIsLocal = (await lookup(loopbackName, { all: true }).catch(() => [])).some(({ address }) =>
+      isLocalAddress(address),
+    );
     const targets = ['127.0.0.1', 'localhost', 'app.localhost', '[::1]', ...(nameIsLocal ? [loopbackName] : [])];
     for (const host of targets) {
       const tunnel = await openTunnel(socketPath, `${host}:${echoPort}`);
@@ -197,13 +228,17 @@ describe('startFilteringProxy', () => {
     }
     const reply = await viaProxy(socketPath, `http://localhost:${webPort}/`);
     expect(reply.status).toBe(403);
-    expect(reply.body).toMatch(/^Loom's sandbox refused localhost:\d+: it resolves to 127\.0\.0\.1, a local-network address/);
+    expect(reply.body).toMatch(
+      /^Loom's sandbox refused localhost:\d+: it resolves to 127\.0\.0\.1, a local-network address/,
+    );
     expect(refused).toHaveLength(targets.length + 1);
   });
 
   it('lets loopback through when the host itself is listed', async () => {
     const loopbackName = hostname();
-    const nameIsLocal = (await lookup(loopbackName, { all: true }).catch(() => [])).some(({ address }) => address === '127.0.0.1');
+    const nameIsLocal = (await lookup(loopbackName, { all: true }).catch(() => [])).some(
+      ({ address }) => address === '127.0.0.1',
+    );
     const { socketPath, refused } = await proxy(['localhost', `127.0.0.1:${echoPort}`, loopbackName]);
     expect((await viaProxy(socketPath, `http://localhost:${webPort}/hi`)).body).toBe('GET /hi ');
     expect((await openTunnel(socketPath, `127.0.0.1:${echoPort}`)).status).toBe(200);
@@ -215,7 +250,9 @@ describe('startFilteringProxy', () => {
     const { socketPath, refused } = await proxy(['*']);
     const reply = await viaProxy(socketPath, 'http://no-such-host.invalid/');
     expect(reply.status).toBe(502);
-    expect(reply.body).toMatch(/^Loom's sandbox could not reach no-such-host\.invalid:80: the host name does not resolve \(\w+\)\.$/);
+    expect(reply.body).toMatch(
+      /^Loom's sandbox could not reach no-such-host\.invalid:80: the host name does not resolve \(\w+\)\.$/,
+    );
     expect(refused).toMatchObject([{ host: 'no-such-host.invalid', port: 80 }]);
   });
 
@@ -239,7 +276,9 @@ describe('startFilteringProxy', () => {
     const started = await proxy([`127.0.0.1:${echoPort}`, `127.0.0.1:${webPort}`]);
     const { socket } = await openTunnel(started.socketPath, `127.0.0.1:${echoPort}`);
     const tunnelEnded = new Promise((resolve) => socket.on('close', resolve));
-    const streaming = await new Promise<IncomingMessage>((resolve) => request({ socketPath: started.socketPath, path: `http://127.0.0.1:${webPort}/stream` }, resolve).end());
+    const streaming = await new Promise<IncomingMessage>((resolve) =>
+      request({ socketPath: started.socketPath, path: `http://127.0.0.1:${webPort}/stream` }, resolve).end(),
+    );
     const streamEnded = new Promise((resolve) => streaming.on('error', () => {}).on('close', resolve));
     await started.close();
     await Promise.all([tunnelEnded, streamEnded]);
@@ -250,13 +289,31 @@ describe('startFilteringProxy', () => {
   it('works through the bridge the sandbox uses: curl -x to socat to the socket', async (context) => {
     const curl = findExecutable(['curl'], process.env);
     const socat = findExecutable(['socat'], process.env);
-    context.skip(!curl || !socat, `needs curl and socat on PATH (missing: ${[!curl && 'curl', !socat && 'socat'].filter(Boolean).join(', ')})`);
+    context.skip(
+      !curl || !socat,
+      `needs curl and socat on PATH (missing: ${[!curl && 'curl', !socat && 'socat'].filter(Boolean).join(', ')})`,
+    );
     const { socketPath } = await proxy([`127.0.0.1:${webPort}`]);
     const bridgePort = await freePort();
-    const bridge = spawn(socat!, [`TCP-LISTEN:${bridgePort},bind=127.0.0.1,fork,reuseaddr`, `UNIX-CONNECT:${socketPath}`], { stdio: 'ignore' });
+    const bridge = spawn(
+      socat!,
+      [`TCP-LISTEN:${bridgePort},bind=127.0.0.1,fork,reuseaddr`, `UNIX-CONNECT:${socketPath}`],
+      { stdio: 'ignore' },
+    );
     try {
       const run = (url: string, ...flags: string[]) =>
-        promisify(execFile)(curl!, ['-sS', '--retry', '5', '--retry-connrefused', '--retry-delay', '1', ...flags, '-x', `http://127.0.0.1:${bridgePort}`, url]);
+        promisify(execFile)(curl!, [
+          '-sS',
+          '--retry',
+          '5',
+          '--retry-connrefused',
+          '--retry-delay',
+          '1',
+          ...flags,
+          '-x',
+          `http://127.0.0.1:${bridgePort}`,
+          url,
+        ]);
       expect((await run(`http://127.0.0.1:${webPort}/through-socat`)).stdout).toBe('GET /through-socat ');
       // --proxytunnel makes curl use CONNECT, as it does for every https:// URL.
       expect((await run(`http://127.0.0.1:${webPort}/tunnelled`, '--proxytunnel')).stdout).toBe('GET /tunnelled ');

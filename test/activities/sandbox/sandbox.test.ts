@@ -21,7 +21,11 @@ let outside: string;
 const contexts: ToolTestContext[] = [];
 
 function context(config: LoomConfig = {}, env: NodeJS.ProcessEnv = {}): ToolTestContext {
-  const created = createToolContext(project, { config, env: { ...process.env, HOME: home, ...env }, sessionId: `ses_sandbox${contexts.length}` });
+  const created = createToolContext(project, {
+    config,
+    env: { ...process.env, HOME: home, ...env },
+    sessionId: `ses_sandbox${contexts.length}`,
+  });
   contexts.push(created);
   return created;
 }
@@ -34,7 +38,8 @@ beforeAll(() => {
   project = join(root, 'project');
   home = join(root, 'home');
   outside = join(root, 'outside');
-  for (const folder of [project, join(home, '.ssh'), join(home, '.cache'), outside]) mkdirSync(folder, { recursive: true });
+  for (const folder of [project, join(home, '.ssh'), join(home, '.cache'), outside])
+    mkdirSync(folder, { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_ed25519'), 'ssh-secret\n');
   writeFileSync(join(home, '.netrc'), 'machine example.com password netrc-secret\n');
   writeFileSync(join(outside, 'readme.txt'), 'readable\n');
@@ -52,8 +57,13 @@ afterAll(async () => {
 describe('a sandboxed bash call', () => {
   it('writes in the project and its own /tmp, and nowhere else', async () => {
     const on = context();
-    const result = await run(`echo kept > made.txt && echo scratch > /tmp/scratch && cat /tmp/scratch && touch ${outside}/new.txt`, on);
-    expect(result.output).toMatch(/^scratch\ntouch: cannot touch '.*new.txt': Read-only file system\n\nExit code: 1\n\nLoom's sandbox refused/);
+    const result = await run(
+      `echo kept > made.txt && echo scratch > /tmp/scratch && cat /tmp/scratch && touch ${outside}/new.txt`,
+      on,
+    );
+    expect(result.output).toMatch(
+      /^scratch\ntouch: cannot touch '.*new.txt': Read-only file system\n\nExit code: 1\n\nLoom's sandbox refused/,
+    );
     expect(result.output).toContain(`${outside}/new.txt is read-only in the sandbox (writable: ${project}, /tmp)`);
     expect(result.metadata).toMatchObject({ exit: 1, sandboxRefused: true });
     expect(existsSync(join(project, 'made.txt'))).toBe(true);
@@ -66,7 +76,13 @@ describe('a sandboxed bash call', () => {
   it('reads outside the project, but not the credentials of the home folder, however they are reached', async () => {
     const on = context();
     expect((await run(`cat ${outside}/readme.txt`, on)).output).toBe('readable');
-    for (const command of ['cat ~/.ssh/id_ed25519', 'cat keys/id_ed25519', 'cat ~/.netrc', 'cat ../.env.local', 'ls ~/.ssh']) {
+    for (const command of [
+      'cat ~/.ssh/id_ed25519',
+      'cat keys/id_ed25519',
+      'cat ~/.netrc',
+      'cat ../.env.local',
+      'ls ~/.ssh',
+    ]) {
       const { output } = await run(command, on);
       expect(output, command).not.toMatch(/ssh-secret|netrc-secret|ancestor-secret|id_ed25519\n/);
     }
@@ -86,7 +102,10 @@ describe('a sandboxed bash call', () => {
     expect(result.output).not.toMatch(/^readable/m);
     expect(existsSync(join(outside, 'by-agent.txt'))).toBe(false);
     // An agent's list adds to the project's; a denial stays.
-    expect(mergeSandboxConfig(config.sandbox, config.agent!.build.sandbox)).toEqual({ write: ['~/.cache', '../outside'], deny: ['../outside'] });
+    expect(mergeSandboxConfig(config.sandbox, config.agent!.build.sandbox)).toEqual({
+      write: ['~/.cache', '../outside'],
+      deny: ['../outside'],
+    });
   });
 
   it('makes the folders a person granted the call writable', async () => {
@@ -125,12 +144,16 @@ describe('where bubblewrap cannot start', () => {
     expect(existsSync(join(project, 'refused.txt'))).toBe(false);
   });
 
-  it('runs unconfined when configured so, warning on the run\'s first call only', async () => {
+  it("runs unconfined when configured so, warning on the run's first call only", async () => {
     const on = context({ sandbox: { unavailable: 'unconfined' } }, missing);
     const first = await bash({ command: 'echo one', description: 'd' }, { ...on, runId: 'run-a' });
-    expect(first.output).toMatch(/^one\n\nWarning: bash ran unconfined \(sandbox.unavailable is "unconfined"\)\. Loom's sandbox cannot start/);
+    expect(first.output).toMatch(
+      /^one\n\nWarning: bash ran unconfined \(sandbox.unavailable is "unconfined"\)\. Loom's sandbox cannot start/,
+    );
     expect((await bash({ command: 'echo two', description: 'd' }, { ...on, runId: 'run-a' })).output).toBe('two');
-    expect((await bash({ command: 'echo three', description: 'd' }, { ...on, runId: 'run-b' })).output).toContain('Warning: bash ran unconfined');
+    expect((await bash({ command: 'echo three', description: 'd' }, { ...on, runId: 'run-b' })).output).toContain(
+      'Warning: bash ran unconfined',
+    );
   });
 
   it('defaults to refusing on Linux and to unconfined elsewhere', () => {
@@ -142,9 +165,14 @@ describe('where bubblewrap cannot start', () => {
 
 describe('the policy', () => {
   it('hides the defaults that exist, never the workspace or a folder it is in', async () => {
-    const policy = await sandboxPolicy({ deny: [root] }, { workspace: project, dataDir: join(root, 'data-missing'), env: { HOME: home } });
+    const policy = await sandboxPolicy(
+      { deny: [root] },
+      { workspace: project, dataDir: join(root, 'data-missing'), env: { HOME: home } },
+    );
     expect(policy.workspace).toBe(project);
-    expect(policy.hidden).toEqual(expect.arrayContaining([join(home, '.ssh'), join(home, '.netrc'), join(root, '.env.local')]));
+    expect(policy.hidden).toEqual(
+      expect.arrayContaining([join(home, '.ssh'), join(home, '.netrc'), join(root, '.env.local')]),
+    );
     expect(policy.hidden).not.toContain(join(root, '.env.example'));
     expect(policy.hidden).not.toContain(root);
     expect(policy.hidden).not.toContain(join(root, 'data-missing'));
@@ -173,8 +201,10 @@ describe('explainRefusal', () => {
 
   it('says nothing for a command that failed for its own reasons, and names what the proxy refused', () => {
     expect(explainRefusal('npm ERR! missing script: test', true, policy, [])).toBeUndefined();
-    expect(explainRefusal('ok', false, policy, [{ host: 'evil.example', port: 443, reason: 'the host is not in sandbox.network.allow' }])).toContain(
-      "the sandbox's proxy refused evil.example:443 (the host is not in sandbox.network.allow)",
-    );
+    expect(
+      explainRefusal('ok', false, policy, [
+        { host: 'evil.example', port: 443, reason: 'the host is not in sandbox.network.allow' },
+      ]),
+    ).toContain("the sandbox's proxy refused evil.example:443 (the host is not in sandbox.network.allow)");
   });
 });

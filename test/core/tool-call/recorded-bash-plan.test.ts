@@ -34,7 +34,10 @@ describe('splitCommands', () => {
     expect(splitCommands('x=$((1 + (2; 3))) && y')).toEqual(['x=$((1 + (2; 3)))', 'y']);
     expect(splitCommands('echo `a; b` ; echo ${x:-a;b}')).toEqual(['echo `a; b`', 'echo ${x:-a;b}']);
     expect(splitCommands('(cd a && make) && echo ok')).toEqual(['(cd a && make)', 'echo ok']);
-    expect(splitCommands('echo "$(git log | head; echo "x;y")" && pwd')).toEqual(['echo "$(git log | head; echo "x;y")"', 'pwd']);
+    expect(splitCommands('echo "$(git log | head; echo "x;y")" && pwd')).toEqual([
+      'echo "$(git log | head; echo "x;y")"',
+      'pwd',
+    ]);
   });
 
   it('does not split at redirections that contain & or |', () => {
@@ -50,14 +53,24 @@ describe('splitCommands', () => {
 
   it('keeps heredoc bodies with their command', () => {
     const line = `cat > f.py <<'EOF'\nimport os; os.system("rm")\nprint(1) && x\nEOF\necho done`;
-    expect(splitCommands(line)).toEqual([`cat > f.py <<'EOF'\nimport os; os.system("rm")\nprint(1) && x\nEOF`, 'echo done']);
-    expect(splitCommands('cat <<-END | wc -l\n\ta; b\n\tEND\nls')).toEqual(['cat <<-END', 'wc -l\n\ta; b\n\tEND', 'ls']);
+    expect(splitCommands(line)).toEqual([
+      `cat > f.py <<'EOF'\nimport os; os.system("rm")\nprint(1) && x\nEOF`,
+      'echo done',
+    ]);
+    expect(splitCommands('cat <<-END | wc -l\n\ta; b\n\tEND\nls')).toEqual([
+      'cat <<-END',
+      'wc -l\n\ta; b\n\tEND',
+      'ls',
+    ]);
     expect(splitCommands('grep x <<< "a; b" && ls')).toEqual(['grep x <<< "a; b"', 'ls']);
   });
 
   it('reads a commit message heredoc inside $(...) with apostrophes', () => {
     const line = `git commit -m "$(cat <<'EOF'\nIt's done; really && truly\nEOF\n)" && git push`;
-    expect(splitCommands(line)).toEqual([`git commit -m "$(cat <<'EOF'\nIt's done; really && truly\nEOF\n)"`, 'git push']);
+    expect(splitCommands(line)).toEqual([
+      `git commit -m "$(cat <<'EOF'\nIt's done; really && truly\nEOF\n)"`,
+      'git push',
+    ]);
   });
 
   it('keeps an unterminated quote to the end of the line', () => {
@@ -182,19 +195,29 @@ describe('recordedBashPlan', () => {
 
   it('checks each command of a bash line, offering its prefix for "always"', () => {
     expect(recordedBashPlan('git add -A && git commit -m "wip; fix"', undefined, context)).toEqual([
-      { permission: 'bash', patterns: ['git add -A', 'git commit -m "wip; fix"'], always: ['git add *', 'git commit *'] },
+      {
+        permission: 'bash',
+        patterns: ['git add -A', 'git commit -m "wip; fix"'],
+        always: ['git add *', 'git commit *'],
+      },
     ]);
     expect(recordedBashPlan('npm run test -- --watch=false', undefined, context)[0].always).toEqual(['npm run test *']);
   });
 
   it('asks external_directory for a working folder or a path argument outside the project', () => {
-    expect(recordedBashPlan('ls', '/tmp', context)[0]).toEqual({ permission: 'external_directory', patterns: ['/tmp/*'], always: ['/tmp/*'] });
+    expect(recordedBashPlan('ls', '/tmp', context)[0]).toEqual({
+      permission: 'external_directory',
+      patterns: ['/tmp/*'],
+      always: ['/tmp/*'],
+    });
     expect(recordedBashPlan('rm ../secrets/key', undefined, context)[0].patterns).toEqual(['/work/secrets/*']);
     expect(recordedBashPlan('cat src/a.ts', undefined, context)).toHaveLength(1);
   });
 
   it('reads no in-place editor or git setting, as it did not then', () => {
-    expect(recordedBashPlan('sed -i s/a/b/ /etc/x', undefined, context)).toEqual([{ permission: 'bash', patterns: ['sed -i s/a/b/ /etc/x'], always: ['sed *'] }]);
+    expect(recordedBashPlan('sed -i s/a/b/ /etc/x', undefined, context)).toEqual([
+      { permission: 'bash', patterns: ['sed -i s/a/b/ /etc/x'], always: ['sed *'] },
+    ]);
     expect(recordedBashPlan("git -c alias.x='!touch /tmp/x' x", undefined, context)).toEqual([
       { permission: 'bash', patterns: ["git -c alias.x='!touch /tmp/x' x"], always: ['git -c *'] },
     ]);

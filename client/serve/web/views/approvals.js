@@ -25,7 +25,10 @@ function Request({ request, currentId }) {
     setSending(true);
     setError(undefined);
     try {
-      const answered = await api(`/permission/${encodeURIComponent(request.id)}/reply`, { method: 'POST', body: { reply: kind, ...(message ? { message } : {}) } });
+      const answered = await api(`/permission/${encodeURIComponent(request.id)}/reply`, {
+        method: 'POST',
+        body: { reply: kind, ...(message ? { message } : {}) },
+      });
       state.permissions.set(answered.id, answered);
       changed();
     } catch (failure) {
@@ -38,27 +41,49 @@ function Request({ request, currentId }) {
     <div class="request" data-request=${request.id}>
       <p>
         <strong>${request.title}</strong>
-        <span class="muted"> · ${request.agent}${request.sessionID === currentId ? '' : html` in <a href=${href('session', request.sessionID)}>${request.sessionID}</a>`}</span>
+        <span class="muted">
+          ·
+          ${request.agent}${request.sessionID === currentId ? '' : html` in <a href=${href('session', request.sessionID)}>${request.sessionID}</a>`}</span
+        >
       </p>
       ${request.reason ? html`<p class="muted">${request.reason}</p>` : null}
-      <p class="muted">${request.permission}: ${request.patterns.join(', ')}${request.always.length ? ` · “Always” allows ${request.always.join(', ')}` : ''}</p>
+      <p class="muted">
+        ${request.permission}:
+        ${request.patterns.join(', ')}${request.always.length ? ` · “Always” allows ${request.always.join(', ')}` : ''}
+      </p>
       <div class="row">
         <button disabled=${sending} onClick=${() => void reply('once')}>Allow once</button>
         <button disabled=${sending} onClick=${() => void reply('always')}>Always</button>
         <button disabled=${sending} class="danger" onClick=${() => void reply('reject')}>Reject</button>
-        <button disabled=${sending} class="danger" onClick=${() => setFeedback(feedback === undefined ? '' : undefined)}>Reject with feedback…</button>
+        <button
+          disabled=${sending}
+          class="danger"
+          onClick=${() => setFeedback(feedback === undefined ? '' : undefined)}
+        >
+          Reject with feedback…
+        </button>
       </div>
-      ${feedback === undefined
-        ? null
-        : html`
-            <form class="feedback" onSubmit=${(event) => {
-              event.preventDefault();
-              void reply('reject', feedback.trim());
-            }}>
-              <textarea placeholder="What the agent should do instead" value=${feedback} onInput=${(event) => setFeedback(event.currentTarget.value)} rows="2"></textarea>
-              <button type="submit" disabled=${sending || !feedback.trim()}>Send feedback</button>
-            </form>
-          `}
+      ${
+        feedback === undefined
+          ? null
+          : html`
+              <form
+                class="feedback"
+                onSubmit=${(event) => {
+                  event.preventDefault();
+                  void reply('reject', feedback.trim());
+                }}
+              >
+                <textarea
+                  placeholder="What the agent should do instead"
+                  value=${feedback}
+                  onInput=${(event) => setFeedback(event.currentTarget.value)}
+                  rows="2"
+                ></textarea>
+                <button type="submit" disabled=${sending || !feedback.trim()}>Send feedback</button>
+              </form>
+            `
+      }
       <${ErrorLine} error=${error} />
     </div>
   `;

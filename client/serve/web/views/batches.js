@@ -13,7 +13,8 @@ function Progress({ batch, counts = {} }) {
       <progress max=${batch.total} value=${done} aria-label="tasks finished"></progress>
       <span class="num">${done}/${batch.total}</span>
       <span class="muted">
-        ${counts.running ?? 0} running · ${counts.completed ?? 0} completed${counts.failed ? ` · ${counts.failed} failed` : ''}${counts.cancelled ? ` · ${counts.cancelled} cancelled` : ''}
+        ${counts.running ?? 0} running · ${counts.completed ?? 0}
+        completed${counts.failed ? ` · ${counts.failed} failed` : ''}${counts.cancelled ? ` · ${counts.cancelled} cancelled` : ''}
       </span>
     </div>
   `;
@@ -36,7 +37,8 @@ export function BatchesPage() {
           ({ batch, counts }) => html`
             <li key=${batch.id} data-batch=${batch.id}>
               <a href=${href('batch', batch.id)}>${batch.source}</a> <${Status} status=${batch.status} />
-              <span class="muted">${batch.agent} · ${ago(batch.time.created)}</span> <${TemporalLink} workflowId=${batch.id} />
+              <span class="muted">${batch.agent} · ${ago(batch.time.created)}</span>
+              <${TemporalLink} workflowId=${batch.id} />
               <${Progress} batch=${batch} counts=${counts} />
             </li>
           `,
@@ -78,29 +80,51 @@ export function BatchPage({ id }) {
     <section class="batch-page" data-batch=${id}>
       <h1>${batch.source}</h1>
       <p class="meta">
-        <${Status} status=${batch.status} /> <span class="muted">${batch.agent}${batch.model ? ` · ${batch.model}` : ''} · concurrency ${batch.concurrency} · retries ${batch.retries}</span>
+        <${Status} status=${batch.status} />
+        <span class="muted"
+          >${batch.agent}${batch.model ? ` · ${batch.model}` : ''} · concurrency ${batch.concurrency} · retries
+          ${batch.retries}</span
+        >
         <span class="id">${batch.id}</span> <${TemporalLink} workflowId=${batch.id} />
         ${tokens ? html`<span class="muted">${formatTokens(tokens)}</span>` : null}
       </p>
       ${batch.parentSessionID ? html`<p><a href=${href('session', batch.parentSessionID)}>↑ started by ${batch.parentSessionID}</a></p>` : null}
       <${Progress} batch=${batch} counts=${counts} />
-      ${live
-        ? html`<div class="row">
-            ${batch.status === 'running' ? html`<button onClick=${() => void control('pause')}>Pause</button>` : html`<button onClick=${() => void control('resume')}>Resume</button>`}
-            <button class="danger" onClick=${() => void control('cancel')}>Cancel batch</button>
-          </div>`
-        : null}
+      ${
+        live
+          ? html`<div class="row">
+              ${batch.status === 'running' ? html`<button onClick=${() => void control('pause')}>Pause</button>` : html`<button onClick=${() => void control('resume')}>Resume</button>`}
+              <button class="danger" onClick=${() => void control('cancel')}>Cancel batch</button>
+            </div>`
+          : null
+      }
       <${ErrorLine} error=${error} />
       <table class="results">
-        <thead><tr><th>#</th><th>Task</th><th>Status</th><th>Answer</th><th>Tokens</th></tr></thead>
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Task</th>
+            <th>Status</th>
+            <th>Answer</th>
+            <th>Tokens</th>
+          </tr>
+        </thead>
         <tbody>
           ${results.map(
             ({ task, outcome }) => html`
               <tr key=${outcome.index} data-task=${outcome.index}>
                 <td class="num">${outcome.index + 1}</td>
-                <td>${outcome.sessionId ? html`<a href=${href('session', outcome.sessionId)}>${task.description}</a>` : task.description}</td>
-                <td><${Status} status=${outcome.status} />${outcome.attempts > 1 ? html`<span class="muted"> ×${outcome.attempts}</span>` : null}</td>
-                <td class="answer">${outcome.error ? html`<span class="error">${outcome.error}</span>` : (outcome.text ?? '').split('\n')[0]}</td>
+                <td>
+                  ${outcome.sessionId ? html`<a href=${href('session', outcome.sessionId)}>${task.description}</a>` : task.description}
+                </td>
+                <td>
+                  <${Status}
+                    status=${outcome.status}
+                  />${outcome.attempts > 1 ? html`<span class="muted"> ×${outcome.attempts}</span>` : null}
+                </td>
+                <td class="answer">
+                  ${outcome.error ? html`<span class="error">${outcome.error}</span>` : (outcome.text ?? '').split('\n')[0]}
+                </td>
                 <td class="num">${formatTokens(outcome.tokens)}</td>
               </tr>
             `,

@@ -3,9 +3,13 @@
 import { formatTokens, href, html, Markdown } from '../html.js';
 
 export function Transcript({ transcript }) {
-  const messages = [...transcript.values()].filter((entry) => entry.info).sort((a, b) => (a.info.id < b.info.id ? -1 : 1));
+  const messages = [...transcript.values()]
+    .filter((entry) => entry.info)
+    .sort((a, b) => (a.info.id < b.info.id ? -1 : 1));
   if (messages.length === 0) return html`<p class="muted">No messages yet.</p>`;
-  return html`<div class="transcript">${messages.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} />`)}</div>`;
+  return html`<div class="transcript">
+    ${messages.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} />`)}
+  </div>`;
 }
 
 function MessageView({ entry: { info, parts } }) {
@@ -27,10 +31,17 @@ function MessageView({ entry: { info, parts } }) {
 function PartView({ part, user }) {
   switch (part.type) {
     case 'text':
-      if (part.synthetic) return html`<details class="synthetic"><summary>Loom note</summary><pre>${part.text}</pre></details>`;
+      if (part.synthetic)
+        return html`<details class="synthetic">
+          <summary>Loom note</summary>
+          <pre>${part.text}</pre>
+        </details>`;
       return user ? html`<div class="user-text">${part.text}</div>` : html`<${Markdown} text=${part.text} />`;
     case 'reasoning':
-      return html`<details class="reasoning"><summary>Reasoning</summary><${Markdown} text=${part.text} /></details>`;
+      return html`<details class="reasoning">
+        <summary>Reasoning</summary>
+        <${Markdown} text=${part.text} />
+      </details>`;
     case 'tool':
       return html`<${ToolView} part=${part} />`;
     case 'file':
@@ -60,10 +71,21 @@ function ToolView({ part }) {
   const input = state.input ?? {};
   const metadata = state.metadata ?? {};
   const title = state.title || about(tool, input);
-  const output = state.status === 'completed' ? state.output : state.status === 'running' && typeof metadata.output === 'string' ? metadata.output : undefined;
+  const output =
+    state.status === 'completed'
+      ? state.output
+      : state.status === 'running' && typeof metadata.output === 'string'
+        ? metadata.output
+        : undefined;
   const child = tool === 'task' ? metadata.sessionId : undefined;
   return html`
-    <details class=${`tool tool-${state.status}`} open=${state.status !== 'completed' || undefined} data-tool=${tool} data-part=${part.id} data-state=${state.status}>
+    <details
+      class=${`tool tool-${state.status}`}
+      open=${state.status !== 'completed' || undefined}
+      data-tool=${tool}
+      data-part=${part.id}
+      data-state=${state.status}
+    >
       <summary>
         <span class="icon">${ICON[state.status]}</span> <strong>${tool}</strong> <span class="title">${title}</span>
         <span class="state">${state.status}</span>
@@ -71,9 +93,13 @@ function ToolView({ part }) {
       </summary>
       <div class="tool-body">
         ${tool === 'bash' ? html`<pre class="input">$ ${input.command}</pre>` : html`<pre class="input">${JSON.stringify(input, null, 2)}</pre>`}
-        ${Array.isArray(metadata.summary) && metadata.summary.length
-          ? html`<ul class="steps">${metadata.summary.map((step) => html`<li key=${step.id}>${ICON[step.status] ?? '·'} ${step.description ?? `${step.tool} ${step.title ?? ''}`}</li>`)}</ul>`
-          : null}
+        ${
+          Array.isArray(metadata.summary) && metadata.summary.length
+            ? html`<ul class="steps">
+                ${metadata.summary.map((step) => html`<li key=${step.id}>${ICON[step.status] ?? '·'} ${step.description ?? `${step.tool} ${step.title ?? ''}`}</li>`)}
+              </ul>`
+            : null
+        }
         ${typeof metadata.diff === 'string' ? html`<${Diff} text=${metadata.diff} />` : null}
         ${output ? html`<pre class="output">${output}</pre>` : null}
         ${state.status === 'error' ? html`<pre class="error">${state.error}</pre>` : null}
@@ -86,6 +112,16 @@ function ToolView({ part }) {
 /** A unified diff, a line per row, coloured by what happened to it. */
 function Diff({ text }) {
   const lines = text.split('\n').filter((line) => !/^(Index:|={5,})/.test(line));
-  const kind = (line) => (line.startsWith('@@') ? 'hunk' : line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx');
-  return html`<pre class="diff">${lines.map((line, i) => html`<span key=${i} class=${kind(line)}>${line}\n</span>`)}</pre>`;
+  const kind = (line) =>
+    line.startsWith('@@')
+      ? 'hunk'
+      : line.startsWith('+++') || line.startsWith('---')
+        ? 'file'
+        : line.startsWith('+')
+          ? 'add'
+          : line.startsWith('-')
+            ? 'del'
+            : 'ctx';
+  return html`<pre class="diff">
+${lines.map((line, i) => html`<span key=${i} class=${kind(line)}>${line} </span>`)}</pre>`;
 }

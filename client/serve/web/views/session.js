@@ -4,7 +4,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
 import { ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
-import { changed, isBusy, loadPermissions, loadSession, loadTree, state, statusOf, useStore, watchTranscript } from '../state.js';
+import {
+  changed,
+  isBusy,
+  loadPermissions,
+  loadSession,
+  loadTree,
+  state,
+  statusOf,
+  useStore,
+  watchTranscript,
+} from '../state.js';
 import { Approvals } from './approvals.js';
 import { Transcript } from './parts.js';
 
@@ -37,7 +47,11 @@ export function SessionPage({ id }) {
     if (missing && missing !== id) loadSession(missing).catch(setError);
   }, [missing]);
   const session = store.sessions.get(id);
-  if (!session) return error?.status === 404 ? html`<${ErrorLine} error=${error} />` : html`<p class="muted">Loading ${id}…</p><${ErrorLine} error=${error} />`;
+  if (!session)
+    return error?.status === 404
+      ? html`<${ErrorLine} error=${error} />`
+      : html`<p class="muted">Loading ${id}…</p>
+          <${ErrorLine} error=${error} />`;
   const parent = session.parentID ? store.sessions.get(session.parentID) : undefined;
   const status = statusOf(session);
   return html`
@@ -46,7 +60,8 @@ export function SessionPage({ id }) {
         ${session.parentID ? html`<a class="parent" href=${href('session', session.parentID)}>↑ ${parent?.title ?? session.parentID}</a>` : null}
         <h1>${session.title}</h1>
         <p class="meta">
-          <${Status} status=${status} /> <span class="muted">${session.agent} · ${session.model} · ${session.directory}</span>
+          <${Status} status=${status} />
+          <span class="muted">${session.agent} · ${session.model} · ${session.directory}</span>
           <span class="id">${session.id}</span> <${TemporalLink} workflowId=${session.id} />
           ${isBusy(status) ? html`<${CancelButton} id=${id} />` : null}
         </p>
@@ -74,7 +89,8 @@ function Tree({ rootId, currentId }) {
   const store = useStore();
   const [usage, setUsage] = useState(new Map());
   const sessions = [...store.sessions.values()];
-  const childrenOf = (id) => sessions.filter((session) => session.parentID === id).sort((a, b) => a.time.created - b.time.created);
+  const childrenOf = (id) =>
+    sessions.filter((session) => session.parentID === id).sort((a, b) => a.time.created - b.time.created);
   const collect = (id) => [id, ...childrenOf(id).flatMap((child) => collect(child.id))];
   const members = collect(rootId);
   const key = members.map((member) => `${member}:${store.sessions.get(member)?.time.updated}`).join(',');
@@ -100,11 +116,22 @@ function Tree({ rootId, currentId }) {
         <a href=${href('session', id)} class=${id === currentId ? 'current' : ''}>${session.title}</a>
         <span class="muted"> ${session.agent}</span> <${Status} status=${statusOf(session)} />
         <span class="muted num"> ${formatTokens(usage.get(id)?.tokens)}</span>
-        ${children.length ? html`<ul>${children.map((child) => node(child.id))}</ul>` : null}
+        ${
+          children.length
+            ? html`<ul>
+                ${children.map((child) => node(child.id))}
+              </ul>`
+            : null
+        }
       </li>
     `;
   };
-  return html`<section class="tree" aria-label="Session tree"><h2>Session tree</h2><ul>${node(rootId)}</ul></section>`;
+  return html`<section class="tree" aria-label="Session tree">
+    <h2>Session tree</h2>
+    <ul>
+      ${node(rootId)}
+    </ul>
+  </section>`;
 }
 
 function CancelButton({ id }) {
@@ -120,7 +147,8 @@ function CancelButton({ id }) {
       setSending(false);
     }
   };
-  return html`<button class="danger" disabled=${sending} onClick=${() => void cancel()}>Cancel</button><${ErrorLine} error=${error} />`;
+  return html`<button class="danger" disabled=${sending} onClick=${() => void cancel()}>Cancel</button
+    ><${ErrorLine} error=${error} />`;
 }
 
 function PromptBox({ id, busy }) {
@@ -142,8 +170,16 @@ function PromptBox({ id, busy }) {
   };
   return html`
     <form class="prompt" onSubmit=${send}>
-      <textarea aria-label="Prompt" placeholder=${busy ? 'Queue a prompt: the running loop takes it at its next step' : 'Continue this session…'} value=${prompt} onInput=${(event) => setPrompt(event.currentTarget.value)} rows="3"></textarea>
-      <div class="row"><button type="submit" disabled=${sending || !prompt.trim()}>${busy ? 'Queue' : 'Send'}</button></div>
+      <textarea
+        aria-label="Prompt"
+        placeholder=${busy ? 'Queue a prompt: the running loop takes it at its next step' : 'Continue this session…'}
+        value=${prompt}
+        onInput=${(event) => setPrompt(event.currentTarget.value)}
+        rows="3"
+      ></textarea>
+      <div class="row">
+        <button type="submit" disabled=${sending || !prompt.trim()}>${busy ? 'Queue' : 'Send'}</button>
+      </div>
       <${ErrorLine} error=${error} />
     </form>
   `;

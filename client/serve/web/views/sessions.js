@@ -43,17 +43,35 @@ export function SessionsPage() {
     <${NewSession} />
     <section>
       <h1>Sessions</h1>
-      <label class="toggle"><input type="checkbox" checked=${all} onChange=${(event) => setAll(event.currentTarget.checked)} /> include subagent sessions</label>
+      <label class="toggle"
+        ><input type="checkbox" checked=${all} onChange=${(event) => setAll(event.currentTarget.checked)} /> include
+        subagent sessions</label
+      >
       <${ErrorLine} error=${error} />
       ${sessions.length === 0 ? html`<p class="muted">No sessions yet.</p>` : null}
       <table class="sessions">
-        <thead><tr><th>Title</th><th>Agent</th><th>Status</th><th>Tokens</th><th>Updated</th><th></th></tr></thead>
+        <thead>
+          <tr>
+            <th>Title</th>
+            <th>Agent</th>
+            <th>Status</th>
+            <th>Tokens</th>
+            <th>Updated</th>
+            <th></th>
+          </tr>
+        </thead>
         <tbody>
           ${sessions.map(
             (session) => html`
               <tr key=${session.id} data-session=${session.id}>
-                <td><a href=${href('session', session.id)}>${session.title}</a><div class="id">${session.id}</div></td>
-                <td>${session.agent}<div class="muted">${session.model}</div></td>
+                <td>
+                  <a href=${href('session', session.id)}>${session.title}</a>
+                  <div class="id">${session.id}</div>
+                </td>
+                <td>
+                  ${session.agent}
+                  <div class="muted">${session.model}</div>
+                </td>
                 <td><${Status} status=${statusOf(session)} /></td>
                 <td class="num">${formatTokens(tokensOf(session.id))}</td>
                 <td class="muted">${ago(session.time.updated)}</td>
@@ -94,7 +112,12 @@ function NewSession() {
   };
   return html`
     <form class="prompt new-session" onSubmit=${start}>
-      <textarea placeholder="Ask Loom to do something in this project…" value=${prompt} onInput=${(event) => setPrompt(event.currentTarget.value)} rows="2"></textarea>
+      <textarea
+        placeholder="Ask Loom to do something in this project…"
+        value=${prompt}
+        onInput=${(event) => setPrompt(event.currentTarget.value)}
+        rows="2"
+      ></textarea>
       <div class="row">
         <select aria-label="Agent" value=${agent} onChange=${(event) => setAgent(event.currentTarget.value)}>
           <option value="">default agent</option>
