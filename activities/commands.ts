@@ -24,7 +24,10 @@ interface ShellOptions {
   /** The project's configuration: its providers' keys are hidden, its `shell_env` applied. */
   config: LoomConfig;
   signal?: AbortSignal;
-  /** The session whose command it is (its sandbox's `/tmp` is the session's), the agent that runs it, and Loom's data folder. */
+  /**
+   * The session whose command it is (its sandbox's `/tmp` is the
+   * session's), the agent that runs it, and Loom's data folder.
+   */
   sessionId?: string;
   agent?: string;
   dataDir?: string;

@@ -36,7 +36,9 @@ const batchConcurrency = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 50);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const stores = (process.env.BENCH_STORES ?? STORES.join(',')).split(',').map((name) => name.trim().toLowerCase());
 
-/** A benchmark runs once on SQLite (`run`), or on each store in `BENCH_STORES`, taking turns run by run (`onEachStore`). */
+/**
+ * A benchmark runs once on SQLite (`run`), or on each store in `BENCH_STORES`, taking turns run by run (`onEachStore`).
+ */
 type Benchmark = { name: string } & (
   { run: (bench: BenchEnv) => Promise<Row[]> } | { onEachStore: (bench: BenchEnv) => Measurement; runs: number }
 );

@@ -31,7 +31,9 @@ export function summarize(row: Row): Summary {
   };
 }
 
-/** Runs `warmUp` (by default `measure` itself) once, then `measure` `runs` times, collecting each run's values by name. */
+/**
+ * Runs `warmUp` (by default `measure` itself) once, then `measure` `runs` times, collecting each run's values by name.
+ */
 export async function repeat(
   runs: number,
   measure: () => Promise<Record<string, number>>,

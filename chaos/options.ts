@@ -25,7 +25,10 @@ export interface ChaosOptions {
   postgresRestart: boolean;
   /** How long each server stays down, ms (`CHAOS_OUTAGE_MS`). */
   outageMs: number;
-  /** Share of model requests answered with a 500, and left hanging or cut mid-answer (`CHAOS_MODEL_500`, `CHAOS_MODEL_HANG`). */
+  /**
+   * Share of model requests answered with a 500, and left hanging or cut
+   * mid-answer (`CHAOS_MODEL_500`, `CHAOS_MODEL_HANG`).
+   */
   model500: number;
   modelHang: number;
   /** After the faults, how long runs get to finish before they count as stuck, ms (`CHAOS_SETTLE_MS`). */

@@ -11,7 +11,10 @@ export interface ChaosReport {
   seconds: { setup: number; faults: number; settle: number; checks: number; total: number };
   /** True when nothing was lost, duplicated or left stuck, and every task and ask went through. */
   ok: boolean;
-  /** Where a failed run's folder was kept (worker logs, the dev server's database when the run had its own, the workspace). */
+  /**
+   * Where a failed run's folder was kept (worker logs, the dev server's
+   * database when the run had its own, the workspace).
+   */
   kept?: string;
 }
 

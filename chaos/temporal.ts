@@ -25,7 +25,10 @@ export async function chaosTemporal(named: TemporalTarget | undefined, dataDir: 
   return { address: devServer.address, namespace: 'default', devServer };
 }
 
-/** What workers need over the user's environment: the own server's address, or nothing, as the user's `TEMPORAL_*` name the server. */
+/**
+ * What workers need over the user's environment: the own server's address,
+ * or nothing, as the user's `TEMPORAL_*` name the server.
+ */
 export function workerTemporalEnv(temporal: ChaosTemporal): NodeJS.ProcessEnv {
   return temporal.devServer ? { TEMPORAL_ADDRESS: temporal.address } : {};
 }

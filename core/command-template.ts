@@ -20,7 +20,10 @@ export function parseSlashCommand(prompt: string): { name: string; arguments: st
   return { name: match[1], arguments: (match[2] ?? '').trim() };
 }
 
-/** OpenCode's argument tokens: a "double quoted" or 'single quoted' string (quotes stripped), `[Image N]`, or a run of non-space characters. */
+/**
+ * OpenCode's argument tokens: a "double quoted" or 'single quoted' string
+ * (quotes stripped), `[Image N]`, or a run of non-space characters.
+ */
 export function tokenizeArguments(args: string): string[] {
   return (args.match(ARGUMENT_TOKEN) ?? []).map((token) => (isQuoted(token) ? token.slice(1, -1) : token));
 }

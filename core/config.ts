@@ -184,7 +184,10 @@ export const LoomConfig = z
     max_prompt_bytes: z.number().int().positive().optional(),
     /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
     shell_env: ShellEnvConfig.optional(),
-    /** Loom only: how the operating system confines bash, commands' shell lines and local MCP servers (see sandbox-config.ts). */
+    /**
+     * Loom only: how the operating system confines bash, commands' shell
+     * lines and local MCP servers (see sandbox-config.ts).
+     */
     sandbox: SandboxConfig.optional(),
     /** Plugin modules: paths relative to the config file, or package names installed for the project. */
     plugin: z.array(z.string()).optional(),
@@ -195,7 +198,9 @@ export const LoomConfig = z
     /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
     store: z
       .strictObject({
-        /** `postgres://user:password@host:5432/database`, for several machines; without it, SQLite in the data folder. */
+        /**
+         * `postgres://user:password@host:5432/database`, for several machines; without it, SQLite in the data folder.
+         */
         url: z.string().optional(),
       })
       .optional(),

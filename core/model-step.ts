@@ -17,7 +17,11 @@ export interface ModelStepInput {
   tools: string[];
   /** The agent has used its last step: the model is told to answer without tools. */
   lastStep?: boolean;
-  /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`); absent: read from this worker's disk. */
+  /**
+   * The project's configuration as its host read it
+   * (`RunConfig.workspaceConfigId`); absent: read from this worker's
+   * disk.
+   */
   workspaceConfigId?: string;
 }
 

@@ -44,7 +44,9 @@ export function merge(...rulesets: (Ruleset | undefined)[]): Ruleset {
   return rulesets.flatMap((ruleset) => ruleset ?? []);
 }
 
-/** The last rule whose permission and pattern both match; `{permission, pattern: '*', action: 'ask'}` when none does. */
+/**
+ * The last rule whose permission and pattern both match; `{permission, pattern: '*', action: 'ask'}` when none does.
+ */
 export function evaluate(permission: string, pattern: string, ...rulesets: Ruleset[]): PermissionRule {
   const match = merge(...rulesets).findLast(
     (rule) => wildcardMatch(permission, rule.permission) && wildcardMatch(pattern, rule.pattern),
@@ -52,7 +54,10 @@ export function evaluate(permission: string, pattern: string, ...rulesets: Rules
   return match ?? { permission, pattern: '*', action: 'ask' };
 }
 
-/** Tools to hide from the model: the last rule matching the tool's permission (ignoring the rule's pattern while matching) has pattern '*' and action deny. */
+/**
+ * Tools to hide from the model: the last rule matching the tool's permission (ignoring
+ * the rule's pattern while matching) has pattern '*' and action deny.
+ */
 export function disabled(tools: string[], ruleset: Ruleset): Set<string> {
   const result = new Set<string>();
   for (const tool of tools) {

@@ -19,7 +19,10 @@ export const SandboxConfig = z.strictObject({
       allow: z.array(z.string().min(1)).optional(),
     })
     .optional(),
-  /** When the sandbox cannot start on a worker: `refuse` the command (the default on Linux), or run it `unconfined` with a warning (elsewhere). */
+  /**
+   * When the sandbox cannot start on a worker: `refuse` the command (the default
+   * on Linux), or run it `unconfined` with a warning (elsewhere).
+   */
   unavailable: z.enum(['refuse', 'unconfined']).optional(),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;

@@ -401,6 +401,9 @@ export const COMMAND_VARIABLES = new Set([
   'VISUAL',
 ]);
 
-/** Environment variables that hand git settings or programs the line does not show; `/dev/null` as a config file is none. */
+/**
+ * Environment variables that hand git settings or programs the line
+ * does not show; `/dev/null` as a config file is none.
+ */
 export const HIDDEN_VARIABLES =
   /^(GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/;

@@ -11,7 +11,9 @@ export interface EvalOptions {
   openCode: boolean;
   /** The agents' sampling temperature (default: the agents' own, else the server's). */
   temperature?: number;
-  /** Loom's prompt for the local models: their default (`small`, by their size) unless `full` is asked for, to compare. */
+  /**
+   * Loom's prompt for the local models: their default (`small`, by their size) unless `full` is asked for, to compare.
+   */
   prompt?: 'full' | 'small';
   taskTimeoutMs: number;
   /** Write every result here as JSON. */

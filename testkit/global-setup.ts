@@ -10,7 +10,9 @@ declare module 'vitest' {
   }
 }
 
-/** One real Temporal dev server for the whole run, from the binary `temporal-dev.sh` installs; the sandbox's programs. */
+/**
+ * One real Temporal dev server for the whole run, from the binary `temporal-dev.sh` installs; the sandbox's programs.
+ */
 export default async function setup(project: TestProject) {
   installSandboxTools();
   const binary = await installTemporal();

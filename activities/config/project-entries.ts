@@ -6,7 +6,8 @@ const MAX_ENTRIES = 40;
 const SKIPPED = new Set(['node_modules', '__pycache__', 'venv']);
 
 /**
- * The names in a folder (the project's, for a small model's prompt; the nearest to a missing path), sorted, folders ending in `/`, hidden ones left out, at most 40
+ * The names in a folder (the project's, for a small model's prompt; the nearest to a
+ * missing path), sorted, folders ending in `/`, hidden ones left out, at most 40
  * and then how many more; none when the folder cannot be read.
  */
 export function projectEntries(directory: string): string[] {

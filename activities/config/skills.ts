@@ -18,7 +18,10 @@ const PROJECT_FOLDERS = [
   ['.loom', 'skill'],
   ['.loom', 'skills'],
 ];
-/** Skills may be grouped in folders (`skills/team/review/SKILL.md`), as OpenCode's `**` finds them; not deeper than this. */
+/**
+ * Skills may be grouped in folders (`skills/team/review/SKILL.md`),
+ * as OpenCode's `**` finds them; not deeper than this.
+ */
 const MAX_DEPTH = 4;
 
 /** Agent Skills' rule, as OpenCode documents it: lowercase words of letters and digits joined by single hyphens. */

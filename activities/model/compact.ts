@@ -45,7 +45,11 @@ export interface CompactionInput {
   model: string;
   directory: string;
   step: number;
-  /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`); absent: read from this worker's disk. */
+  /**
+   * The project's configuration as its host read it
+   * (`RunConfig.workspaceConfigId`); absent: read from this worker's
+   * disk.
+   */
   workspaceConfigId?: string;
   /** The model's context overflowed: the last user message is kept out and replayed after. */
   overflow: boolean;

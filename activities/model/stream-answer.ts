@@ -288,7 +288,9 @@ function repairCalls(
   }));
 }
 
-/** A call's arguments as the AI SDK reads them: none is `{}`, JSON is parsed (safely), anything else stays the raw text. */
+/**
+ * A call's arguments as the AI SDK reads them: none is `{}`, JSON is parsed (safely), anything else stays the raw text.
+ */
 async function toolInput(raw: string): Promise<unknown> {
   if (raw.trim() === '') return {};
   const parsed = await safeParseJSON({ text: raw });

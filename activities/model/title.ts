@@ -32,7 +32,11 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
     sessionId: string;
     directory: string;
     model: string;
-    /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`); absent: read from this worker's disk. */
+    /**
+     * The project's configuration as its host read it
+     * (`RunConfig.workspaceConfigId`); absent: read from this worker's
+     * disk.
+     */
     workspaceConfigId?: string;
     /** The first prompt, by id; runs recorded before passed its text (`prompt`, or `text`). */
     promptId?: string;

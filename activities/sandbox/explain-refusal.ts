@@ -1,7 +1,10 @@
 import type { RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 
-/** `touch: cannot touch '/x': Read-only file system`, `EROFS: read-only file system, open '/x'`, Python's `[Errno 30] … : '/x'`. */
+/**
+ * `touch: cannot touch '/x': Read-only file system`, `EROFS: read-only
+ * file system, open '/x'`, Python's `[Errno 30] … : '/x'`.
+ */
 const READ_ONLY = [
   /['"‘]?(\/[^\s'"’:]+)['"’]?:? Read-only file system/i,
   /read-only file system(?:, \w+)? ['"](\/[^'"]+)['"]/i,

@@ -7,7 +7,10 @@ export interface SessionChanges {
   cursor: number;
   messages: Message[];
   parts: Part[];
-  /** Ids of parts deleted since the cursor (a retried model call starts its answer again); a part written again after is in `parts`. */
+  /**
+   * Ids of parts deleted since the cursor (a retried model call starts its
+   * answer again); a part written again after is in `parts`.
+   */
   removedParts: string[];
 }
 
@@ -27,7 +30,8 @@ export interface ChangeFeed {
   changes(sessionID: string, since: number): Promise<SessionChanges>;
   /**
    * Waits, without polling `changes`, until the session may hold messages or parts newer than
-   * `since` (a cursor from `changes`), or its own row or a permission request of it changed, or until `timeoutMs` passes or `signal` aborts; it never
+   * `since` (a cursor from `changes`), or its own row or a permission request of it
+   * changed, or until `timeoutMs` passes or `signal` aborts; it never
    * rejects. A wake-up is a hint, not a promise: the caller then calls `changes`, which says what
    * (if anything) is new. A follower loops `changes` → `waitForChange` with the cursor it got.
    * PostgreSQL learns of commits from any machine by LISTEN/NOTIFY; SQLite wakes at once on writes

@@ -33,7 +33,9 @@ export interface StoreRows {
   workspaceSnapshots: WorkspaceSnapshotRows;
 }
 
-/** A `SessionStore` made of each concern's records over one dialect's rows; the dialect adds how it opens and closes. */
+/**
+ * A `SessionStore` made of each concern's records over one dialect's rows; the dialect adds how it opens and closes.
+ */
 export abstract class ComposedStore implements SessionStore {
   private readonly sessions;
   private readonly messageRecords;

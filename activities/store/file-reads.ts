@@ -1,4 +1,7 @@
-/** When each session last read each file, so edits of files changed since then are refused. A dialect implements it as it is: there is no step around its SQL. */
+/**
+ * When each session last read each file, so edits of files changed since then are
+ * refused. A dialect implements it as it is: there is no step around its SQL.
+ */
 export interface FileReadTimes {
   /** Remembers the modification time of a file the session has read (or written). */
   recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void>;

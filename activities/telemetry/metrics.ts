@@ -3,7 +3,8 @@ import type { MetricMeter } from '@temporalio/common';
 import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
 import type { Tokens } from '../../core/tokens.js';
 
-// Loom's counters go through the activity's meter (`loom worker --metrics-port`), which goes nowhere when metrics are off.
+// Loom's counters go through the activity's meter (`loom worker
+// --metrics-port`), which goes nowhere when metrics are off.
 
 /** An answered model call: one agent step, its tokens by kind, and its price. */
 export function countModelCall(call: { model: string; agent: string; tokens: Tokens; cost: number }): void {

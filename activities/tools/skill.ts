@@ -43,7 +43,10 @@ export const skill: ToolHandler<z.infer<typeof skillSpec.parameters>> = async (i
   };
 };
 
-/** Up to `FILE_SAMPLE` files of the skill's folder besides `SKILL.md`, nearest first (dot entries and node_modules left out). */
+/**
+ * Up to `FILE_SAMPLE` files of the skill's folder besides `SKILL.md`,
+ * nearest first (dot entries and node_modules left out).
+ */
 function sampleFiles(base: string): string[] {
   const files: string[] = [];
   const queue = [base];

@@ -13,7 +13,11 @@ const LOOM_SECRETS = new Set([
   'OTEL_EXPORTER_OTLP_HEADERS',
   'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
 ]);
-/** Prefixes of names that are secret as a whole: `TEMPORAL_GRPC_META_AUTHORIZATION` and its kind are headers sent to Temporal. */
+/**
+ * Prefixes of names that are secret as a whole:
+ * `TEMPORAL_GRPC_META_AUTHORIZATION` and its kind are headers sent to
+ * Temporal.
+ */
 const SECRET_PREFIXES = ['TEMPORAL_GRPC_META_'];
 /** Words (between `_`) that make a name secret wherever they stand: `AWS_BEARER_TOKEN_BEDROCK`. */
 const SECRET_WORDS = new Set(['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD']);

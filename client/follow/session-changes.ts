@@ -7,7 +7,9 @@ import type { RunPrinter } from '../render/run-printer.js';
  * notification lost while the store's listening connection was down.
  */
 const WAIT_MS = 2_000;
-/** After a wake-up, what else a burst of writes (a streaming answer, a tool's parts) brings is read in the same look. */
+/**
+ * After a wake-up, what else a burst of writes (a streaming answer, a tool's parts) brings is read in the same look.
+ */
 const GATHER_MS = 50;
 
 /** Prints a session's changes from the store until `done` settles, then prints the rest. */

@@ -7,7 +7,10 @@ export interface BatchSpan {
   ended?: number;
 }
 
-/** A batch's span, from its record in the store: a completed or cancelled batch's clock stopped at its last status change. */
+/**
+ * A batch's span, from its record in the store: a completed or
+ * cancelled batch's clock stopped at its last status change.
+ */
 export function batchSpan(batch: Pick<BatchRecord, 'status' | 'time'>): BatchSpan {
   const ended = batch.status === 'completed' || batch.status === 'cancelled';
   return { started: batch.time.created, ...(ended ? { ended: batch.time.updated } : {}) };

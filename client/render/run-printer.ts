@@ -68,7 +68,9 @@ export class RunPrinter {
     }
   }
 
-  /** A subagent's tool calls, as its parent's task part lists them: one line each once done, as `loom show` prints them. */
+  /**
+   * A subagent's tool calls, as its parent's task part lists them: one line each once done, as `loom show` prints them.
+   */
   private printSubagentSteps(partId: string, metadata: Record<string, unknown> | undefined): void {
     if (metadata?.sessionId && this.once(`task:${partId}`))
       this.statusLine(pc.dim(`→ subagent session ${String(metadata.sessionId)}`));

@@ -139,7 +139,10 @@ export class BatchControlError extends CliError {
   override name = 'BatchControlError';
 }
 
-/** Sends a control to a batch's run (the update `loom batch pause|resume|cancel|concurrency` sends) and returns its progress. */
+/**
+ * Sends a control to a batch's run (the update `loom batch
+ * pause|resume|cancel|concurrency` sends) and returns its progress.
+ */
 export async function controlBatch(client: Client, batchId: string, control: BatchControl): Promise<BatchProgress> {
   try {
     return await client.workflow

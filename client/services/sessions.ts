@@ -67,7 +67,9 @@ export interface ResumeOptions {
   agent?: string;
   model?: string;
   taskQueue: string;
-  /** For a session of an older version, which has no host yet: the machine that holds its directory (default: this one). */
+  /**
+   * For a session of an older version, which has no host yet: the machine that holds its directory (default: this one).
+   */
   host?: string;
   modelRetry?: ModelRetry;
   /** Where `loom serve`'s web view is, for links from the Temporal UI. */

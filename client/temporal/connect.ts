@@ -72,7 +72,10 @@ export async function connectTemporal(
   };
 }
 
-/** What became of Loom's search attributes: added (said), there, or missing (said once, with how to add them; runs go without). */
+/**
+ * What became of Loom's search attributes: added (said), there, or
+ * missing (said once, with how to add them; runs go without).
+ */
 function sayOfSearchAttributes(
   found: SearchAttributeState,
   target: TemporalTarget,

@@ -154,7 +154,8 @@ describe('toolEnvironment', () => {
       'PGPASSWORD',
       'LOOM_SERVER_TOKEN',
     ];
-    // Temporal's credentials and the tracing collector's headers: a tool with them could act on every run of the namespace.
+    // Temporal's credentials and the tracing collector's headers: a tool
+    // with them could act on every run of the namespace.
     secret.push(
       'TEMPORAL_API_KEY',
       'TEMPORAL_TLS_CLIENT_KEY_DATA',

@@ -19,7 +19,10 @@ let globalDir: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 
-/** A project configured in every way the traversal knows: JSON files in the project and an ancestor, markdown agents, modes and commands in nested folders. */
+/**
+ * A project configured in every way the traversal knows: JSON files in the project and
+ * an ancestor, markdown agents, modes and commands in nested folders.
+ */
 function writeProject(): void {
   write(
     join(root, 'work', 'loom.json'),

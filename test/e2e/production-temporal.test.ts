@@ -342,7 +342,9 @@ describe('traces and metrics of a session tree', () => {
   });
   afterAll(() => receiver?.stop());
 
-  /** A root that delegates to `general`, whose subagent reads a file and (when `ask`) runs a command a person approves. */
+  /**
+   * A root that delegates to `general`, whose subagent reads a file and (when `ask`) runs a command a person approves.
+   */
   function treeScript(prompt: string, ask: boolean) {
     const child = `Read the notes (${prompt.replace(/\D/g, '')}).`;
     env.model.setScript([

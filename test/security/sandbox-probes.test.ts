@@ -58,7 +58,8 @@ beforeAll(async () => {
     mkdirSync(join(path, '..'), { recursive: true });
     writeFileSync(path, content);
   }
-  // The secret is in the environment of the `loom run` processes, which a process outside the sandbox could read in /proc.
+  // The secret is in the environment of the `loom run` processes, which
+  // a process outside the sandbox could read in /proc.
   cliEnv = { ...env.env, HOME: home, NO_COLOR: '1', PROBE_API_KEY: 'worker-env-secret' };
   await env.worker({ env: cliEnv });
 });

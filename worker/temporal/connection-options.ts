@@ -1,7 +1,9 @@
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { TemporalTarget } from './target.js';
 
-/** What both of Temporal's clients (the SDK's `Connection` and a worker's `NativeConnection`) take to reach the target. */
+/**
+ * What both of Temporal's clients (the SDK's `Connection` and a worker's `NativeConnection`) take to reach the target.
+ */
 export interface TemporalConnectionOptions {
   address: string;
   tls?: TLSConfig;

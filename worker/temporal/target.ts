@@ -37,7 +37,9 @@ export interface TemporalTls {
 export interface TargetSources {
   address: string;
   namespace: string;
-  /** What turned TLS on (or off): `TEMPORAL_TLS`, `TEMPORAL_TLS_CLIENT_CERT_PATH`, `the API key (…)`, a profile's `tls`. */
+  /**
+   * What turned TLS on (or off): `TEMPORAL_TLS`, `TEMPORAL_TLS_CLIENT_CERT_PATH`, `the API key (…)`, a profile's `tls`.
+   */
   tls?: string;
   apiKey?: string;
   clientCert?: string;
@@ -189,7 +191,9 @@ function grpcMetadata(
 
 type SourceOf = (variable: string, key: string, inFile: unknown) => string | undefined;
 
-/** TLS is on when any TLS setting is (and `TEMPORAL_TLS` is not false), or an API key is given, as in Temporal's SDKs. */
+/**
+ * TLS is on when any TLS setting is (and `TEMPORAL_TLS` is not false), or an API key is given, as in Temporal's SDKs.
+ */
 function tlsOf(
   effective: ClientConfigProfile,
   fromFile: ClientConfigProfile,

@@ -1,7 +1,10 @@
 import { isLoopback } from '../../core/loopback.js';
 import type { TemporalTarget } from './target.js';
 
-/** Temporal Cloud's frontends: `<namespace>.<account>.tmprl.cloud` (mTLS) and `<region>.<cloud>.api.temporal.io` (API keys). */
+/**
+ * Temporal Cloud's frontends: `<namespace>.<account>.tmprl.cloud`
+ * (mTLS) and `<region>.<cloud>.api.temporal.io` (API keys).
+ */
 const CLOUD_HOST = /(\.tmprl\.cloud|\.api\.temporal\.io)$/;
 
 /**

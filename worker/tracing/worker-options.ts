@@ -8,7 +8,10 @@ import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { Tracing } from './setup.js';
 
-/** What a traced worker adds: spans around activities, the context passed on by the activities' client, and the sink the workflow spans leave by. */
+/**
+ * What a traced worker adds: spans around activities, the context passed on by
+ * the activities' client, and the sink the workflow spans leave by.
+ */
 export function tracedWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   const exporter = makeWorkflowExporter(tracing.spanProcessor, tracing.resource);
   const sinks: InjectedSinks<OpenTelemetrySinks> = {

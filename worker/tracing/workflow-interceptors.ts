@@ -32,7 +32,10 @@ import { forgetRun, RunIdGenerator } from './run-ids.js';
  */
 
 let tracer: Tracer | undefined;
-/** Spans of each run not ended yet: a run that ends before an activity it started (a title) ends them too, or they would never leave. */
+/**
+ * Spans of each run not ended yet: a run that ends before an activity it
+ * started (a title) ends them too, or they would never leave.
+ */
 const open = new Map<string, Set<Span>>();
 
 function workflowTracer(): Tracer {

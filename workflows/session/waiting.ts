@@ -111,7 +111,10 @@ export class WaitingBoard {
     void CancellationScope.nonCancellable(() => this.send(parentId));
   }
 
-  /** Sends the latest list until the parent has been told the current one; one signal at a time, so they arrive in order. */
+  /**
+   * Sends the latest list until the parent has been told the current
+   * one; one signal at a time, so they arrive in order.
+   */
   private async send(parentId: string): Promise<void> {
     try {
       while (!same(this.requests(), this.reported) && patched(REPORT_WAITING)) {

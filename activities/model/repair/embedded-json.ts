@@ -9,7 +9,8 @@ export interface EmbeddedJson {
  * Every outermost `{…}` or `[…]` of a text that parses as JSON, in order: an answer that is only
  * JSON, a fenced block, JSON inside any tags, several objects one per line. What small models get
  * wrong is forgiven where the meaning is plain: doubled braces (`{{…}}`, a template's escaping),
- * commas before a closing bracket, and a Python docstring's `"""` left unescaped in a string. A stretch that does not parse is skipped, and the
+ * commas before a closing bracket, and a Python docstring's `"""` left unescaped
+ * in a string. A stretch that does not parse is skipped, and the
  * objects inside it are looked at instead.
  */
 export function embeddedJson(text: string): EmbeddedJson[] {

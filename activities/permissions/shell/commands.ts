@@ -113,7 +113,9 @@ function unwrapAll(words: ShellWord[], analysis: ShellAnalysis, depth = 0): void
   analysis.unsupported.push('wrappers are nested too deep to follow');
 }
 
-/** Checks what a command runs besides itself: its commands as commands of the line, its scripts as lines of their own. */
+/**
+ * Checks what a command runs besides itself: its commands as commands of the line, its scripts as lines of their own.
+ */
 function collect(runs: HiddenRuns, analysis: ShellAnalysis, depth = 0): void {
   analysis.scripts.push(...runs.scripts);
   analysis.unsupported.push(...runs.unsupported);

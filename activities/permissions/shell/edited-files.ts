@@ -47,7 +47,9 @@ function turnsOnInPlace(editor: FileEditor, name: string, value: ShellWord | und
   );
 }
 
-/** The options (as written: `-i`, `--in-place`) with their values, the operands, and whether a word may hide an option. */
+/**
+ * The options (as written: `-i`, `--in-place`) with their values, the operands, and whether a word may hide an option.
+ */
 function readArguments(
   editor: FileEditor,
   args: ShellWord[],

@@ -44,7 +44,9 @@ export function pathWords(words: ShellWord[]): PathWord[] {
   return named.map((word) => ({ word, folder }));
 }
 
-/** Words whose files a command reads, to hold against `read` rules (`cat .env`, `grep TOKEN .env`, `--env-file=.env`). */
+/**
+ * Words whose files a command reads, to hold against `read` rules (`cat .env`, `grep TOKEN .env`, `--env-file=.env`).
+ */
 export function readWords(words: ShellWord[]): ShellWord[] {
   const found: ShellWord[] = [];
   for (const word of words.slice(1)) {

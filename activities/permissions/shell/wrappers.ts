@@ -146,7 +146,10 @@ function takesValue(name: string, wrapper: Wrapper, option: string): boolean {
   return false;
 }
 
-/** `bash -c 'script'`: the script is what runs. A shell reading its commands from stdin runs what the line does not show. */
+/**
+ * `bash -c 'script'`: the script is what runs. A shell reading its
+ * commands from stdin runs what the line does not show.
+ */
 function shellScript(name: string, args: ShellWord[]): Unwrapped {
   let command = false;
   let stdin = false;

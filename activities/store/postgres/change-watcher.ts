@@ -129,7 +129,10 @@ export class PostgresChangeWatcher {
   }
 }
 
-/** Whether rows of the session (its messages, parts, own row and permission requests) newer than the cursor are committed; no lock. */
+/**
+ * Whether rows of the session (its messages, parts, own row and permission
+ * requests) newer than the cursor are committed; no lock.
+ */
 async function sessionChangedSince(db: Queryable, sessionID: string, since: number): Promise<boolean> {
   const { rows } = await db.query<{ changed: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = $1 AND rev > $2)

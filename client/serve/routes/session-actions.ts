@@ -54,7 +54,9 @@ const abort = createRoute({
   },
 });
 
-/** The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, but never wait for a run. */
+/**
+ * The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, but never wait for a run.
+ */
 export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const { store, env } = deps;
 

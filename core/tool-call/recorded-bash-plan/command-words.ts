@@ -128,7 +128,10 @@ function unescapeDouble(text: string): string {
   return text.replace(/\\([$`"\\\n])/g, (_, char: string) => (char === '\n' ? '' : char));
 }
 
-/** The words of one command with quotes removed (simple POSIX-ish tokenizer: single quotes, double quotes with backslash escapes, backslash outside quotes). Leading `VAR=value` assignments are skipped. */
+/**
+ * The words of one command with quotes removed (simple POSIX-ish tokenizer: single quotes, double quotes with
+ * backslash escapes, backslash outside quotes). Leading `VAR=value` assignments are skipped.
+ */
 export function commandWords(command: string): string[] {
   return words(command).map((word) => word.text);
 }

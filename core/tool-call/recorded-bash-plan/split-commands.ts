@@ -166,7 +166,10 @@ export function scan(line: string, index: number, close?: ')' | '}', cuts?: Cut[
   return line.length;
 }
 
-/** The simple commands in a shell line, split at `&&`, `||`, `;`, `|`, `&` and newlines outside quotes, trimmed, empty ones dropped. Subshell/`$(...)` contents need not be parsed, just kept inside the command that contains them. */
+/**
+ * The simple commands in a shell line, split at `&&`, `||`, `;`, `|`, `&` and newlines outside quotes, trimmed, empty
+ * ones dropped. Subshell/`$(...)` contents need not be parsed, just kept inside the command that contains them.
+ */
 export function splitCommands(line: string): string[] {
   const cuts: Cut[] = [];
   scan(line, 0, undefined, cuts);
