@@ -12,6 +12,7 @@ import { perStep } from './per-step.js';
 import { describeMachine, table, writeResults } from './report.js';
 import { resumeLatency } from './resume-latency.js';
 import { sandboxStart } from './sandbox-start.js';
+import { snapshotCost } from './snapshot.js';
 import { takeTurns, type Measurement, type Row } from './stats.js';
 import { sideBySide, startPostgresBench, STORES, type PostgresBench } from './stores.js';
 import { workerMemory } from './worker-memory.js';
@@ -56,6 +57,7 @@ const benchmarks: Benchmark[] = [
   { name: 'memory', run: (bench) => workerMemory(bench) },
   { name: 'peer', run: (bench) => peer(bench, runs) },
   { name: 'sandbox', run: (bench) => sandboxStart(bench, runs) },
+  { name: 'snapshot', run: () => snapshotCost(runs) },
 ];
 const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { nulFields, type ShadowGit } from './shadow-git.js';
+
+/** What restoring files did: those put back, and those left alone because a person changed them since. */
+export interface RestoreResult {
+  restored: string[];
+  conflicts: string[];
+}
+
+interface TreeEntry {
+  mode: string;
+  blob: string;
+}
+
+/**
+ * Puts the files at `paths` back as they were in the snapshot `target`: written, or deleted where
+ * `target` has no such file; nothing else in the project is touched. A file that is no longer as
+ * the snapshot `expected` holds it (someone changed it after the agent) is a conflict and left as
+ * it is, unless `force`. Each file is replaced whole (written beside it, then renamed over it), so
+ * a process killed midway leaves every file either restored or as it was.
+ */
+export async function restoreFiles(
+  git: ShadowGit,
+  target: string,
+  paths: string[],
+  options: { expected?: string; force?: boolean } = {},
+): Promise<RestoreResult> {
+  const wanted = await treeEntries(git, target, paths);
+  const conflicts =
+    options.expected && !options.force ? await changedSince(git, options.expected, paths) : new Set<string>();
+  const restored: string[] = [];
+  for (const path of paths) {
+    if (conflicts.has(path)) continue;
+    const entry = wanted.get(path);
+    if (entry) await writeEntry(git, path, entry);
+    else removeFile(join(git.workTree, path));
+    restored.push(path);
+  }
+  return { restored, conflicts: paths.filter((path) => conflicts.has(path)) };
+}
+
+/** The entries of the paths in a snapshot's tree, by path (a path the tree lacks has none). */
+async function treeEntries(git: ShadowGit, tree: string, paths: string[]): Promise<Map<string, TreeEntry>> {
+  const entries = new Map<string, TreeEntry>();
+  if (paths.length === 0) return entries;
+  for (const line of nulFields(await git.run(['ls-tree', '-z', '--full-tree', tree, '--', ...paths]))) {
+    const [meta, path] = line.split('\t');
+    const [mode, , blob] = meta.split(' ');
+    entries.set(path, { mode, blob });
+  }
+  return entries;
+}
+
+/** The paths whose file on disk is not what the snapshot holds (changed, created or deleted since). */
+async function changedSince(git: ShadowGit, snapshot: string, paths: string[]): Promise<Set<string>> {
+  const expected = await treeEntries(git, snapshot, paths);
+  const present = paths.filter((path) => isFile(join(git.workTree, path)));
+  const hashes =
+    present.length > 0
+      ? (await git.run(['hash-object', '--stdin-paths'], present.join('\n'))).toString().trim().split('\n')
+      : [];
+  const onDisk = new Map(present.map((path, index) => [path, hashes[index]]));
+  return new Set(paths.filter((path) => onDisk.get(path) !== expected.get(path)?.blob));
+}
+
+async function writeEntry(git: ShadowGit, path: string, entry: TreeEntry): Promise<void> {
+  const file = join(git.workTree, path);
+  mkdirSync(dirname(file), { recursive: true });
+  const content = await git.run(['cat-file', 'blob', entry.blob]);
+  const temporary = join(dirname(file), `.loom-restore-${randomBytes(6).toString('hex')}`);
+  if (entry.mode === '120000') symlinkSync(content.toString('utf8'), temporary);
+  else writeFileSync(temporary, content, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
+  // A folder where the file should be (the agent replaced a file by a folder) goes first.
+  if (existsSync(file) && lstatSync(file).isDirectory()) rmSync(file, { recursive: true, force: true });
+  renameSync(temporary, file);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function removeFile(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

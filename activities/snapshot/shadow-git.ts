@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** What git prints, as bytes: paths and blobs are not always UTF-8. */
+const MAX_OUTPUT = 256 * 1024 * 1024;
+
+/**
+ * A git repository of Loom's own that keeps snapshots of a project's files: its objects live under
+ * Loom's data folder, its work tree is the project. The project's own `.git` is never read or
+ * written, and a project that is no git repository is snapshotted the same way.
+ */
+export class ShadowGit {
+  constructor(
+    /** The shadow repository (`<data>/snapshots/<digest of the project folder>`). */
+    readonly gitDir: string,
+    /** The project folder whose files are snapshotted. */
+    readonly workTree: string,
+    /**
+     * Whose snapshots these are: each session stages into an index of its own (so sessions never
+     * contend) and keeps its snapshots reachable from a ref of its own (so collecting keeps them).
+     */
+    readonly owner = 'shared',
+  ) {
+    if (!/^[A-Za-z0-9_-]+$/.test(owner)) throw new Error(`Not a session id for snapshots: "${owner}"`);
+  }
+
+  /** The shadow repository of a project folder, under `snapshotsDir`. */
+  static of(snapshotsDir: string, workTree: string, owner?: string): ShadowGit {
+    return new ShadowGit(
+      join(snapshotsDir, createHash('sha256').update(workTree).digest('hex').slice(0, 24)),
+      workTree,
+      owner,
+    );
+  }
+
+  get indexFile(): string {
+    return join(this.gitDir, `index-${this.owner}`);
+  }
+
+  /** The ref whose history holds every snapshot the owner took. */
+  get ref(): string {
+    return `refs/loom/${this.owner}`;
+  }
+
+  /** Creates the repository on first use: made aside, then moved into place, so sessions starting at once share one. */
+  async ensure(): Promise<void> {
+    if (existsSync(join(this.gitDir, 'HEAD'))) return;
+    mkdirSync(dirname(this.gitDir), { recursive: true });
+    const aside = `${this.gitDir}.new-${randomBytes(6).toString('hex')}`;
+    await new ShadowGit(aside, this.workTree, this.owner).run(
+      ['init', '--quiet', '--bare', '--template=', aside],
+      undefined,
+      false,
+    );
+    try {
+      renameSync(aside, this.gitDir);
+    } catch (error) {
+      rmSync(aside, { recursive: true, force: true });
+      if (!existsSync(join(this.gitDir, 'HEAD'))) throw error;
+    }
+  }
+
+  /** Runs git on the shadow repository and the project; rejects with git's own message. */
+  async run(args: string[], input?: Buffer | string, onWorkTree = true): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        'git',
+        [
+          '--git-dir',
+          this.gitDir,
+          ...(onWorkTree ? ['--work-tree', this.workTree] : []),
+          // The user's settings stay out: they could run filters or hooks, or convert line endings.
+          '-c',
+          'core.autocrlf=false',
+          '-c',
+          'core.fsmonitor=false',
+          '-c',
+          'core.quotePath=false',
+          '-c',
+          'gc.auto=0',
+          '-c',
+          'maintenance.auto=false',
+          ...args,
+        ],
+        { encoding: 'buffer', maxBuffer: MAX_OUTPUT, env: this.env(), cwd: this.workTree },
+        (error, stdout, stderr) => {
+          if (error)
+            reject(
+              new Error(
+                `git ${args[0]} in the snapshots of ${this.workTree}: ${stderr.toString().trim() || error.message}`,
+              ),
+            );
+          else resolve(stdout);
+        },
+      );
+      if (input !== undefined) child.stdin!.end(input);
+    });
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_INDEX_FILE: this.indexFile,
+      // Paths are file names, never patterns: `a*.ts` names one file.
+      GIT_LITERAL_PATHSPECS: '1',
+      GIT_TERMINAL_PROMPT: '0',
+      // Snapshots are committed to keep them; the commits are Loom's, whoever runs it.
+      GIT_AUTHOR_NAME: 'Loom',
+      GIT_AUTHOR_EMAIL: 'loom@localhost',
+      GIT_COMMITTER_NAME: 'Loom',
+      GIT_COMMITTER_EMAIL: 'loom@localhost',
+    };
+  }
+}
+
+/** NUL-separated fields of git's `-z` output. */
+export function nulFields(output: Buffer): string[] {
+  const text = output.toString('utf8');
+  return text.split('\0').filter((field) => field !== '');
+}

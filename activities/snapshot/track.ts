@@ -1,0 +1,114 @@
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { nulFields, type ShadowGit } from './shadow-git.js';
+
+/** Files larger than this are left out of snapshots (OpenCode's limit): build outputs and data, not what agents edit. */
+export const SNAPSHOT_FILE_LIMIT = 2 * 1024 * 1024;
+
+/**
+ * Takes a snapshot of the project's files: stages what changed since the index last looked (the
+ * index keeps each file's size and time, so an unchanged project costs one pass of `stat`s) and
+ * writes the tree. Returns the tree's hash, the snapshot's id. Honours `.gitignore` and the
+ * project repository's `info/exclude`; skips files over the limit and nested repositories.
+ */
+export async function trackFiles(git: ShadowGit, limit = SNAPSHOT_FILE_LIMIT): Promise<string> {
+  await git.ensure();
+  seedIndex(git);
+  copyProjectExcludes(git);
+  const listed = nulFields(
+    await git.run(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard']),
+  );
+  const staged: string[] = [];
+  const unstaged: string[] = [];
+  for (const path of new Set(listed)) {
+    // A folder listed whole is a repository of its own inside the project: not ours to snapshot.
+    if (path.endsWith('/')) continue;
+    const size = sizeOf(join(git.workTree, path));
+    if (size === undefined || size <= limit) staged.push(path);
+    else unstaged.push(path);
+  }
+  // Paths go to the index as they are, never matched as pathspecs (which costs a comparison per file per path).
+  if (staged.length > 0) await git.run(['update-index', '--add', '--remove', '-z', '--stdin'], staged.join('\0'));
+  if (unstaged.length > 0) await git.run(['update-index', '--force-remove', '-z', '--stdin'], unstaged.join('\0'));
+  // Nothing staged: the index, and so its tree, is what the last snapshot wrote.
+  const last = lastSnapshot(git);
+  if (staged.length === 0 && unstaged.length === 0 && last) return last.tree;
+  const tree = (await git.run(['write-tree'])).toString().trim();
+  await keepReachable(git, tree, last);
+  return tree;
+}
+
+/** The owner's last snapshot and the commit that keeps it, when it took one with this index. */
+function lastSnapshot(git: ShadowGit): { tree: string; commit: string } | undefined {
+  const headFile = `${git.indexFile}.head`;
+  if (!existsSync(headFile)) return undefined;
+  const [tree, commit] = readFileSync(headFile, 'utf8').split(' ');
+  return { tree, commit };
+}
+
+/**
+ * Snapshots are trees; each is also committed on the owner's ref, so that collecting keeps every
+ * snapshot of a session that exists and drops those of a deleted one. Unchanged trees add nothing.
+ */
+async function keepReachable(
+  git: ShadowGit,
+  tree: string,
+  last: { tree: string; commit: string } | undefined,
+): Promise<void> {
+  if (last?.tree === tree) return;
+  const parent = last ? ['-p', last.commit] : [];
+  const commit = (await git.run(['commit-tree', tree, ...parent, '-m', git.owner])).toString().trim();
+  // The ref written as git writes a loose ref, without another git process per snapshot.
+  writeWhole(join(git.gitDir, git.ref), `${commit}\n`);
+  writeWhole(`${git.indexFile}.head`, `${tree} ${commit}`);
+}
+
+/** Written beside, then renamed over: a process killed midway leaves the old content, never half. */
+function writeWhole(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, content);
+  renameSync(aside, path);
+}
+
+/** The file's size, or undefined when it is gone (its deletion is staged). */
+function sizeOf(path: string): number | undefined {
+  try {
+    return lstatSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A new index starts as a copy of the newest one of the same project: its sizes and times are as
+ * good as its own would be, so a session's first snapshot does not read every file again.
+ */
+function seedIndex(git: ShadowGit): void {
+  if (existsSync(git.indexFile)) return;
+  const newest = readdirSync(git.gitDir)
+    .filter((name) => /^index-[^.]+$/.test(name))
+    .map((name) => join(git.gitDir, name))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (newest) copyFileSync(newest, git.indexFile);
+}
+
+/** The project repository's own exclusions (`.git/info/exclude`) apply to its snapshots too. */
+function copyProjectExcludes(git: ShadowGit): void {
+  const own = join(git.workTree, '.git', 'info', 'exclude');
+  const exclude = existsSync(own) ? readFileSync(own) : Buffer.alloc(0);
+  const shadow = join(git.gitDir, 'info', 'exclude');
+  if (existsSync(shadow) && readFileSync(shadow).equals(exclude)) return;
+  mkdirSync(join(git.gitDir, 'info'), { recursive: true });
+  writeFileSync(shadow, exclude);
+}
