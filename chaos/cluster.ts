@@ -13,6 +13,7 @@ import { checkTemporal } from '../client/temporal/check.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { snapshotCode } from './snapshot.js';
 import { chaosTemporal, workerTemporalEnv, type ChaosTemporal } from './temporal.js';
+import { errorMessage } from '../core/error-message.js';
 
 export const CHAOS_MODEL = 'scripted/chaos';
 export const HOST_ID = 'chaos-host';
@@ -72,7 +73,7 @@ export class WorkerPool {
 
   private replace() {
     const started = this.add()
-      .catch((error: unknown) => void this.startFailures.push(error instanceof Error ? error.message : String(error)))
+      .catch((error: unknown) => void this.startFailures.push(errorMessage(error)))
       .finally(() => this.starting.delete(started));
     this.starting.add(started);
   }

@@ -1,4 +1,5 @@
 /** Awaits `ms`. */
+import { errorMessage } from '../core/error-message.js';
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -16,7 +17,7 @@ export async function throughOutages<T>(
       return await attempt();
     } catch (error) {
       if (options.isFinal?.(error) || Date.now() + delay > deadline) {
-        throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(`${what}: ${errorMessage(error)}`, { cause: error });
       }
       await sleep(delay);
     }

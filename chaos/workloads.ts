@@ -13,6 +13,7 @@ import { sessionWorkflow } from '../workflows/index.js';
 import { CHAOS_MODEL, HOST_ID } from './cluster.js';
 import { sleep, throughOutages } from './retry.js';
 import { promptOf, type WorkloadKind } from './script.js';
+import { errorMessage } from '../core/error-message.js';
 
 /** Model calls retry quickly and often: 500s and hung answers are part of the weather. */
 export const CHAOS_MODEL_RETRY: ModelRetry = { maximumAttempts: 40, initialIntervalMs: 200, maximumIntervalMs: 2_000 };
@@ -120,7 +121,7 @@ export class Driver {
       );
       return undefined;
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
     }
   }
 

@@ -5,6 +5,7 @@ import { CliError } from './cli-error.js';
 import { endQuietlyWhenReaderCloses, exitWhenWritten } from './process-output.js';
 import type { CliContext } from './context.js';
 import { tracingWanted } from '../worker/tracing/wanted.js';
+import { errorMessage } from '../core/error-message.js';
 
 endQuietlyWhenReaderCloses();
 
@@ -328,7 +329,7 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
     exitCode = await action(context);
   } catch (error) {
     exitCode = error instanceof CliError ? error.exitCode : 1;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     process.stderr.write(`${pc.red('Error:')} ${message}\n`);
     if (!(error instanceof CliError) && process.env.LOOM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   } finally {

@@ -18,6 +18,7 @@ import {
   type WireToolCall,
 } from './scripted-model-protocol.js';
 import type { RecordedRequest, ScriptRule } from './scripted-model-script.js';
+import { errorMessage } from '../core/error-message.js';
 
 export interface ScriptedModel {
   url: string;
@@ -192,7 +193,7 @@ export async function startScriptedModel(
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      const message = `Scripted model failed: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `Scripted model failed: ${errorMessage(err)}`;
       const protocol = nearestProtocol(new URL(req.url ?? '/', 'http://scripted').pathname);
       if (res.headersSent) req.socket.destroy();
       else sendJson(res, 500, protocol.errorBody(500, message));

@@ -5,6 +5,7 @@ import { configDir } from '../paths.js';
 import { ConfigError } from './errors.js';
 import { diskFiles, type ConfigFiles } from './files.js';
 import { parseMarkdown } from './markdown.js';
+import { errorMessage } from '../../core/error-message.js';
 
 export const SKILL_FILE = 'SKILL.md';
 
@@ -69,11 +70,7 @@ export function discoverSkills(
       byName.delete(skill.name);
       byName.set(skill.name, skill);
     } catch (error) {
-      problems.push(
-        error instanceof ConfigError
-          ? error
-          : new ConfigError(`${file}: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      problems.push(error instanceof ConfigError ? error : new ConfigError(`${file}: ${errorMessage(error)}`));
     }
   }
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

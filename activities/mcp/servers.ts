@@ -3,6 +3,7 @@ import { mcpEffect, mcpToolName } from '../../core/mcp.js';
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig, type McpToolInfo } from '../../core/mcp-config.js';
 import { findTool } from '../../core/tools/index.js';
 import { McpConnection, type ServerPlace } from './connection.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** A server that failed to start is tried again on the next run after this long, not on every run. */
 const RETRY_FAILED_AFTER_MS = 15_000;
@@ -174,7 +175,7 @@ function toolInfo(server: string, tool: Tool): McpToolInfo {
 }
 
 function describe(error: unknown, server: McpServerConfig): string {
-  let message = error instanceof Error ? error.message : String(error);
+  let message = errorMessage(error);
   if (server.type === 'local' && /Connection closed/.test(message)) message = 'the process exited before it answered';
   const where = server.type === 'local' ? `command ${JSON.stringify(server.command)}` : server.url;
   return `${message} (${where})`;

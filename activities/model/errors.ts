@@ -3,6 +3,7 @@ import { APICallError, LoadAPIKeyError } from 'ai';
 import { ConfigError } from '../config/load.js';
 import { ProviderError } from './provider.js';
 import { ModelStreamIdleError } from './stream-watchdog.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** Failure types the workflow, retry policies and the CLI act on. */
 export const ModelFailure = {
@@ -46,7 +47,7 @@ export function classifyModelError(error: unknown, model: string): ApplicationFa
   }
   if (LoadAPIKeyError.isInstance(error)) return failure(ModelFailure.auth, error.message, false);
   if (APICallError.isInstance(error)) return classifyApiError(error, model);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return failure(ModelFailure.other, `Model ${model} failed: ${message}`, true);
 }
 

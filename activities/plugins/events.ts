@@ -6,8 +6,9 @@ import type { BatchRecords } from '../store/batches.js';
 import type { FeedEntry } from '../store/feed-page.js';
 import { warnInWorkerLog } from '../worker-log.js';
 import { callHook } from './hooks.js';
-import { eventHooksSeen, loadPlugins, messageOf } from './load.js';
+import { eventHooksSeen, loadPlugins } from './load.js';
 import type { LoadedPlugin } from './types.js';
+import { errorMessage } from '../../core/error-message.js';
 
 export interface PluginEventsOptions {
   store: BatchRecords & ChangeFeed & SessionRecords;
@@ -99,7 +100,7 @@ class Follower {
         if (!page.more) await store.waitForFeed(cursor, { timeoutMs: WAIT_MS, signal: this.signal });
       } catch (error) {
         if (this.signal.aborted) return;
-        this.warnOnce('store', `Plugin events: cannot read the store's feed (${messageOf(error)}); trying again`);
+        this.warnOnce('store', `Plugin events: cannot read the store's feed (${errorMessage(error)}); trying again`);
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
       }
     }
@@ -138,7 +139,7 @@ class Follower {
       .catch((error: unknown) =>
         this.warnOnce(
           `hook:${plugin.name}`,
-          `${messageOf(error)} (event ${event.type}; later failures of this plugin are not logged)`,
+          `${errorMessage(error)} (event ${event.type}; later failures of this plugin are not logged)`,
         ),
       )
       .finally(() => current.length--);
@@ -193,7 +194,10 @@ class Follower {
           timeoutMs: plugins.timeoutMs,
         };
       } catch (error) {
-        this.warnOnce(`load:${directory}:${messageOf(error)}`, `${messageOf(error)} (its "event" hooks get no events)`);
+        this.warnOnce(
+          `load:${directory}:${errorMessage(error)}`,
+          `${errorMessage(error)} (its "event" hooks get no events)`,
+        );
       }
     }
     this.hooks.delete(directory);

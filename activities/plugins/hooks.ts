@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findTool } from '../../core/tools/index.js';
 import type { ToolOutput } from '../tools/tool-handler.js';
-import { messageOf } from './load.js';
 import { withTimeout } from './timeout.js';
 import {
   PluginError,
@@ -11,6 +10,7 @@ import {
   type Plugins,
   type ToolCallInput,
 } from './types.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /**
  * Calls one plugin's hook within the plugins' timeout. A hook that throws fails with its message
@@ -28,7 +28,7 @@ export async function callHook<K extends HookName>(
     Promise.resolve().then(() => hook.call(plugin.hooks, ...args)),
     timeoutMs,
     () => new PluginError(`Plugin ${plugin.name}: hook "${name}" did not finish within ${timeoutMs / 1000} s`),
-    (error) => new PluginError(`Plugin ${plugin.name}: ${messageOf(error)}`),
+    (error) => new PluginError(`Plugin ${plugin.name}: ${errorMessage(error)}`),
   );
 }
 

@@ -9,6 +9,7 @@ import { configDir } from '../paths.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
 import { withTimeout } from './timeout.js';
 import { HOOK_NAMES, PluginError, type Hooks, type LoadedPlugin, type PluginInput, type Plugins } from './types.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** Folders of plugin modules inside each config folder (OpenCode's old and new spelling). */
 const PLUGIN_FOLDERS = ['plugin', 'plugins'];
@@ -126,7 +127,7 @@ async function initialise(directory: string, modules: PluginModule[], timeoutMs:
     try {
       exports = await importModule(module);
     } catch (error) {
-      throw new PluginError(`${module.label}: cannot be imported: ${messageOf(error)}`);
+      throw new PluginError(`${module.label}: cannot be imported: ${errorMessage(error)}`);
     }
     // Every exported function is a plugin (as in OpenCode); one exported twice runs once.
     const initialised = new Set<unknown>();
@@ -140,7 +141,7 @@ async function initialise(directory: string, modules: PluginModule[], timeoutMs:
         Promise.resolve().then(() => (value as (input: PluginInput) => unknown)(input)),
         timeoutMs,
         () => new PluginError(`${name}: initialiser did not finish within ${timeoutMs / 1000} s`),
-        (error) => new PluginError(`${name}: initialiser threw: ${messageOf(error)}`),
+        (error) => new PluginError(`${name}: initialiser threw: ${errorMessage(error)}`),
       );
       list.push({ name: module.label, hooks: checkHooks(hooks, name) });
     }
@@ -227,8 +228,4 @@ function ancestors(directory: string): string[] {
   const folders = [directory];
   while (dirname(folders[0]) !== folders[0]) folders.unshift(dirname(folders[0]));
   return folders;
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

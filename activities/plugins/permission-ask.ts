@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { warnInWorkerLog } from '../worker-log.js';
 import { callHook } from './hooks.js';
-import { loadPlugins, messageOf } from './load.js';
+import { loadPlugins } from './load.js';
 import type { PermissionStatus, PluginPermission, Plugins } from './types.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** What the plugins answered instead of a person, and which plugin had the last word. */
 export interface PluginVerdict {
@@ -43,7 +44,7 @@ export async function pluginPermissionVerdict(
   try {
     plugins = await loadPlugins(directory, env);
   } catch (error) {
-    return fallBack(messageOf(error));
+    return fallBack(errorMessage(error));
   }
   const asking = plugins.list.filter((plugin) => plugin.hooks['permission.ask']);
   if (asking.length === 0) return undefined;
@@ -57,7 +58,7 @@ export async function pluginPermissionVerdict(
     try {
       await callHook(plugin, 'permission.ask', timeoutMs, structuredClone(input), output);
     } catch (error) {
-      return fallBack(messageOf(error));
+      return fallBack(errorMessage(error));
     }
     if (!STATUSES.includes(output.status)) {
       return fallBack(

@@ -9,6 +9,7 @@ import { startProcessGroup, type Exit, type ProcessGroup } from './process-group
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
 import { toolEnvironment } from './tool-env.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** How much of the output so far a progress update carries. */
 const PROGRESS_CHARS = 30_000;
@@ -42,9 +43,7 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     });
   } catch (error) {
     await sandbox?.close();
-    throw new ToolError(
-      `Could not start bash in ${workdir}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new ToolError(`Could not start bash in ${workdir}: ${errorMessage(error)}`);
   }
 
   let stoppedBy: 'timeout' | 'abort' | undefined;
@@ -112,9 +111,7 @@ async function confined(
     });
   } catch (error) {
     if (error instanceof SandboxUnavailableError) throw new ToolError(error.message);
-    throw new ToolError(
-      `Could not prepare the sandbox for bash: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new ToolError(`Could not prepare the sandbox for bash: ${errorMessage(error)}`);
   }
 }
 

@@ -17,6 +17,7 @@ import { mcpToolHandler } from './mcp.js';
 import { countToolCall } from '../telemetry/metrics.js';
 import { inToolCallSpan } from '../telemetry/spans.js';
 import { noteWorkspace } from '../sandbox/hidden-paths.js';
+import { errorMessage } from '../../core/error-message.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -116,7 +117,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     } catch (error) {
       await progress.stop();
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       await setToolState(store, input.partId, {
         status: 'error',
         input: toolInput,

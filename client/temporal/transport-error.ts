@@ -1,5 +1,6 @@
 import { isGrpcDeadlineError, isGrpcServiceError, isRetryableError } from '@temporalio/client';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /**
  * Whether an error says the Temporal server could not be reached (connection refused or dropped,
@@ -19,7 +20,7 @@ export function transportReason(error: unknown): string {
   for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
     if (isGrpcServiceError(cause)) return cause.details.split('. ')[0] || cause.message;
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { loadClientConfig, type ClientConfigProfile } from '@temporalio/envconfig';
 import { TemporalConfigError } from './errors.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /** The TOML file of Temporal's profiles, as Temporal's CLI and SDKs find it. */
 export interface ProfileFile {
@@ -63,5 +64,5 @@ export function readProfiles(file: ProfileFile): { profiles: Record<string, Clie
 }
 
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  return errorMessage(error).split('\n')[0]!;
 }

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import { WORKFLOW_TRACER_KEY, type WorkflowSpan, type WorkflowTracer } from '../../workflows/tracing.js';
 import { forgetRun, RunIdGenerator } from './run-ids.js';
+import { errorMessage } from '../../core/error-message.js';
 
 /*
  * The spans of Temporal's OpenTelemetry interceptors (`RunWorkflow:…`, `StartActivity:…`,
@@ -86,8 +87,7 @@ function inSpan<T>(
 }
 
 function endWith(span: Span, error: unknown): void {
-  if (!(error instanceof ContinueAsNew))
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  if (!(error instanceof ContinueAsNew)) span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
   end(span);
 }
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { migratePostgres } from './migrations.js';
+import { errorMessage } from '../../../core/error-message.js';
 
 export interface ConnectOptions {
   /** The most connections the pool opens. */
@@ -28,7 +29,7 @@ export function describePostgresUrl(
 /** The reason a connection failed, without the driver's stack or anything from the URL's password. */
 function reasonOf(error: unknown, password: string): string {
   const code = (error as { code?: string }).code;
-  let message = error instanceof Error ? error.message : String(error);
+  let message = errorMessage(error);
   if (error instanceof AggregateError && error.errors.length > 0)
     message = error.errors.map((e: Error) => e.message).join('; ');
   if (password) message = message.split(password).join('***');
