@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ShadowGit } from './shadow-git.js';
 
@@ -16,10 +16,8 @@ export async function collectSnapshots(git: ShadowGit, now = Date.now()): Promis
   if (!existsSync(git.gitDir) || (existsSync(stamp) && now - statSync(stamp).mtimeMs < DAY_MS)) return false;
   writeFileSync(stamp, '');
   utimesSync(stamp, now / 1000, now / 1000);
-  for (const name of readdirSync(git.gitDir)) {
-    const path = join(git.gitDir, name);
-    if (/^index-[^.]+$/.test(name) && now - statSync(path).mtimeMs > SNAPSHOT_KEEP_DAYS * DAY_MS)
-      rmSync(path, { force: true });
+  for (const path of git.sessionIndexes()) {
+    if (now - statSync(path).mtimeMs > SNAPSHOT_KEEP_DAYS * DAY_MS) rmSync(path, { force: true });
   }
   await git.run(['gc', '--quiet', `--prune=${SNAPSHOT_KEEP_DAYS}.days.ago`]);
   return true;
@@ -30,5 +28,5 @@ export async function forgetSnapshots(git: ShadowGit): Promise<void> {
   if (!existsSync(git.gitDir)) return;
   await git.run(['update-ref', '-d', git.ref]);
   rmSync(git.indexFile, { force: true });
-  rmSync(`${git.indexFile}.head`, { force: true });
+  rmSync(git.headFile, { force: true });
 }

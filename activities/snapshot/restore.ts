@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { nulFields, type ShadowGit } from './shadow-git.js';
+import { writeWhole } from './write-whole.js';
 
 /** What restoring files did: those put back, and those left alone because a person changed them since. */
 export interface RestoreResult {
@@ -67,14 +67,10 @@ async function changedSince(git: ShadowGit, snapshot: string, paths: string[]): 
 
 async function writeEntry(git: ShadowGit, path: string, entry: TreeEntry): Promise<void> {
   const file = join(git.workTree, path);
-  mkdirSync(dirname(file), { recursive: true });
   const content = await git.run(['cat-file', 'blob', entry.blob]);
-  const temporary = join(dirname(file), `.loom-restore-${randomBytes(6).toString('hex')}`);
-  if (entry.mode === '120000') symlinkSync(content.toString('utf8'), temporary);
-  else writeFileSync(temporary, content, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
   // A folder where the file should be (the agent replaced a file by a folder) goes first.
   if (existsSync(file) && lstatSync(file).isDirectory()) rmSync(file, { recursive: true, force: true });
-  renameSync(temporary, file);
+  writeWhole(file, content, { symlink: entry.mode === '120000', mode: entry.mode === '100755' ? 0o755 : 0o644 });
 }
 
 function isFile(path: string): boolean {

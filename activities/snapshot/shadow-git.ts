@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** What git prints, as bytes: paths and blobs are not always UTF-8. */
+/** The most git may print: a whole blob when a file is restored. */
 const MAX_OUTPUT = 256 * 1024 * 1024;
 
 /**
@@ -37,6 +37,18 @@ export class ShadowGit {
 
   get indexFile(): string {
     return join(this.gitDir, `index-${this.owner}`);
+  }
+
+  /** The owner's last snapshot and the commit that keeps it (`<tree> <commit>`), beside its index. */
+  get headFile(): string {
+    return `${this.indexFile}.head`;
+  }
+
+  /** Every session's index in the repository. */
+  sessionIndexes(): string[] {
+    return readdirSync(this.gitDir)
+      .filter((name) => /^index-[^.]+$/.test(name))
+      .map((name) => join(this.gitDir, name));
   }
 
   /** The ref whose history holds every snapshot the owner took. */

@@ -1,16 +1,7 @@
-import {
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { nulFields, type ShadowGit } from './shadow-git.js';
+import { writeWhole } from './write-whole.js';
 
 /** Files larger than this are left out of snapshots (OpenCode's limit): build outputs and data, not what agents edit. */
 export const SNAPSHOT_FILE_LIMIT = 2 * 1024 * 1024;
@@ -50,9 +41,8 @@ export async function trackFiles(git: ShadowGit, limit = SNAPSHOT_FILE_LIMIT): P
 
 /** The owner's last snapshot and the commit that keeps it, when it took one with this index. */
 function lastSnapshot(git: ShadowGit): { tree: string; commit: string } | undefined {
-  const headFile = `${git.indexFile}.head`;
-  if (!existsSync(headFile)) return undefined;
-  const [tree, commit] = readFileSync(headFile, 'utf8').split(' ');
+  if (!existsSync(git.headFile)) return undefined;
+  const [tree, commit] = readFileSync(git.headFile, 'utf8').split(' ');
   return { tree, commit };
 }
 
@@ -70,15 +60,7 @@ async function keepReachable(
   const commit = (await git.run(['commit-tree', tree, ...parent, '-m', git.owner])).toString().trim();
   // The ref written as git writes a loose ref, without another git process per snapshot.
   writeWhole(join(git.gitDir, git.ref), `${commit}\n`);
-  writeWhole(`${git.indexFile}.head`, `${tree} ${commit}`);
-}
-
-/** Written beside, then renamed over: a process killed midway leaves the old content, never half. */
-function writeWhole(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const aside = `${path}.${process.pid}.tmp`;
-  writeFileSync(aside, content);
-  renameSync(aside, path);
+  writeWhole(git.headFile, `${tree} ${commit}`);
 }
 
 /** The file's size, or undefined when it is gone (its deletion is staged). */
@@ -96,10 +78,7 @@ function sizeOf(path: string): number | undefined {
  */
 function seedIndex(git: ShadowGit): void {
   if (existsSync(git.indexFile)) return;
-  const newest = readdirSync(git.gitDir)
-    .filter((name) => /^index-[^.]+$/.test(name))
-    .map((name) => join(git.gitDir, name))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  const newest = git.sessionIndexes().sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   if (newest) copyFileSync(newest, git.indexFile);
 }
 
