@@ -14,6 +14,8 @@ import { createBackgroundDeliveryActivities } from './background-delivery.js';
 import { createUserMessageActivities } from './user-message.js';
 import { createToolActivities } from './tools/run-tool.js';
 import { createHostStatusActivities } from './hosts/host-status.js';
+import { createFilesActivities } from './snapshot/files-activities.js';
+import { createSnapshotActivities } from './snapshot/step-activities.js';
 import { guardWorkspaceActivities } from './hosts/workspace-guard.js';
 
 export type { ActivityDeps } from './deps.js';
@@ -36,6 +38,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createPruneActivities(deps),
     ...createToolActivities(deps),
     ...createHostStatusActivities(),
+    ...createSnapshotActivities(deps),
+    ...createFilesActivities(deps),
   };
   return guardWorkspaceActivities(activities, deps.hostId);
 }

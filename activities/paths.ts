@@ -29,3 +29,8 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.LOOM_CACHE_DIR) return env.LOOM_CACHE_DIR;
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'loom');
 }
+
+/** Where the shadow repositories of projects' snapshots live (see activities/snapshot/). */
+export function snapshotsDir(dir = dataDir()): string {
+  return join(dir, 'snapshots');
+}

@@ -111,6 +111,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         },
         lastStepTokens: session ? (await store.lastFinishedStep(input.sessionId))?.tokens : undefined,
         autoTitle: config.auto_title ?? true,
+        snapshot: config.snapshot ?? true,
         primaryTools: config.experimental?.primary_tools ?? [],
         workspaceConfigId: workspaceSnapshotId(snapshot),
       };

@@ -131,6 +131,72 @@ program
   );
 
 program
+  .command('diff')
+  .description('print the files a session and its subagents changed, as unified diffs')
+  .argument('<sessionId>')
+  .option('--step <n>', "only the session's n-th step (as `loom show` numbers them)")
+  .option('--message <messageId>', "only one message's changes (a prompt's: its whole turn)")
+  .option('--json', 'print {sessionId, files: [{file, status, additions, deletions, diff}]}')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  loom diff ses_… \n  loom diff ses_… --step 3\n  loom diff ses_… --json | jq .files[].file',
+  )
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/diff.js')).diffCommand(context, sessionId, options)),
+  );
+
+program
+  .command('revert')
+  .description(
+    'undo a turn: put back the files the session (and its subagents) changed from a message on, and hide those messages from the model',
+  )
+  .argument('<sessionId>')
+  .argument('[messageId]', "where to go back to (default: the session's last prompt)")
+  .option('--force', 'also overwrite files someone changed after the agent (otherwise reported and left alone)')
+  .option('--json', 'print {sessionId, messageID, restored, conflicts}')
+  .addHelpText(
+    'after',
+    '\nOnly files the agents changed are touched. `loom unrevert` brings files and messages back, until the next prompt drops them.\nExamples:\n  loom revert ses_…\n  loom revert ses_… msg_…',
+  )
+  .action(async (sessionId: string, messageId: string | undefined, options) =>
+    execute(async (context) =>
+      (await import('./commands/revert.js')).revertCommand(context, sessionId, messageId, options),
+    ),
+  );
+
+program
+  .command('unrevert')
+  .description("undo the session's last revert: its files and messages come back")
+  .argument('<sessionId>')
+  .option('--force', 'also overwrite files someone changed after the revert')
+  .option('--json', 'print {sessionId, messageID, restored, conflicts}')
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/revert.js')).unrevertCommand(context, sessionId, options)),
+  );
+
+program
+  .command('fork')
+  .description(
+    "start a new session from a session's history before a message, optionally with the files of that moment",
+  )
+  .argument('<sessionId>')
+  .argument('[messageId]', 'the fork keeps the messages before this one (default: all)')
+  .option(
+    '--dir <path>',
+    'write the files as they were at that point into this new folder (a git worktree on a new branch in a git project) and work there',
+  )
+  .option('--json', 'print {sessionId, directory}')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  loom fork ses_…\n  loom fork ses_… msg_… --dir ../try-again\n  loom resume $(loom fork ses_… msg_…) "try it another way"',
+  )
+  .action(async (sessionId: string, messageId: string | undefined, options) =>
+    execute(async (context) =>
+      (await import('./commands/fork.js')).forkCommand(context, sessionId, messageId, options),
+    ),
+  );
+
+program
   .command('cancel')
   .description("cancel a session's running run, with its tools and subagents")
   .argument('<sessionId>')

@@ -174,6 +174,8 @@ export const LoomConfig = z
         reserved: z.number().int().min(0).optional(),
       })
       .optional(),
+    /** Snapshot the project's files around each step that may change them, for `loom diff`/`revert` (default true). */
+    snapshot: z.boolean().optional(),
     /** Loom only: name new sessions with the hidden `title` agent (default true). */
     auto_title: z.boolean().optional(),
     /** How deep subagents may nest: 1 lets a primary agent delegate, but not its subagents. */

@@ -111,6 +111,18 @@ export const CompactionPart = PartBase.extend({
   overflow: z.boolean().optional(),
 });
 
+/**
+ * What one step did to the project's files: the snapshot before its tools ran (`hash`, OpenCode's
+ * name), the one after (`snapshot`), and the files that differ, by path from the snapshot root (the
+ * project's git repository, else its folder). Ids only, never contents; the model never sees it.
+ */
+export const PatchPart = PartBase.extend({
+  type: z.literal('patch'),
+  hash: z.string(),
+  snapshot: z.string(),
+  files: z.array(z.string()),
+});
+
 export const Part = z.discriminatedUnion('type', [
   TextPart,
   ReasoningPart,
@@ -119,12 +131,14 @@ export const Part = z.discriminatedUnion('type', [
   AgentPart,
   SubtaskPart,
   CompactionPart,
+  PatchPart,
 ]);
 export type Part = z.infer<typeof Part>;
 export type TextPart = z.infer<typeof TextPart>;
 export type ReasoningPart = z.infer<typeof ReasoningPart>;
 export type ToolPart = z.infer<typeof ToolPart>;
 export type FilePart = z.infer<typeof FilePart>;
+export type PatchPart = z.infer<typeof PatchPart>;
 
 /** A part before it has its ids: what a writer fills in. */
 export type PartContent = Part extends infer P

@@ -142,6 +142,8 @@ export interface RunConfig {
   lastStepTokens?: Tokens;
   /** Name new root sessions with the `title` agent. */
   autoTitle: boolean;
+  /** Snapshot the files around steps that may change them (`snapshot`, default true; runs recorded before have none). */
+  snapshot?: boolean;
   /** Tools only primary agents get (`experimental.primary_tools`). */
   primaryTools: string[];
   /**

@@ -27,6 +27,23 @@ export const Session = z.object({
   parentPartID: z.string().optional(),
   /** Why the last run failed when no message says it: its configuration, before the first step. */
   error: z.object({ name: z.string(), message: z.string() }).optional(),
+  /**
+   * The session was reverted to `messageID`: those messages on are hidden from the model until
+   * `loom unrevert` brings them back or the next prompt drops them. `snapshot` holds the files
+   * as they were before the revert, `reverted` as it left them; `files` are those it restored.
+   */
+  revert: z
+    .object({
+      messageID: z.string(),
+      partID: z.string().optional(),
+      snapshot: z.string(),
+      reverted: z.string().optional(),
+      files: z.array(z.string()),
+      conflicts: z.array(z.string()).optional(),
+    })
+    .optional(),
+  /** A fork: the session and message it was forked from (its history is theirs before that message). */
+  forkedFrom: z.object({ sessionID: z.string(), messageID: z.string().optional() }).optional(),
   time: z.object({ created: z.number(), updated: z.number() }),
 });
 export type Session = z.infer<typeof Session>;

@@ -1,2 +1,3 @@
 export { batchWorkflow } from './batch.js';
 export { sessionWorkflow } from './session.js';
+export { sessionFilesWorkflow } from './session-files.js';

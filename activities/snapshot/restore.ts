@@ -16,9 +16,10 @@ interface TreeEntry {
 
 /**
  * Puts the files at `paths` back as they were in the snapshot `target`: written, or deleted where
- * `target` has no such file; nothing else in the project is touched. A file that is no longer as
- * the snapshot `expected` holds it (someone changed it after the agent) is a conflict and left as
- * it is, unless `force`. Each file is replaced whole (written beside it, then renamed over it), so
+ * `target` has no such file; nothing else in the project is touched. A file that is neither as the
+ * snapshot `expected` holds it nor as `target` does (someone changed it after the agent) is a
+ * conflict and left as it is, unless `force`; one already as `target` holds it counts as restored,
+ * so a restore that is run again after an interruption finishes what it started. Each file is replaced whole (written beside it, then renamed over it), so
  * a process killed midway leaves every file either restored or as it was.
  */
 export async function restoreFiles(
@@ -28,8 +29,12 @@ export async function restoreFiles(
   options: { expected?: string; force?: boolean } = {},
 ): Promise<RestoreResult> {
   const wanted = await treeEntries(git, target, paths);
-  const conflicts =
-    options.expected && !options.force ? await changedSince(git, options.expected, paths) : new Set<string>();
+  const conflicts = new Set<string>();
+  if (options.expected && !options.force) {
+    const changed = await changedSince(git, options.expected, paths);
+    const notYet = await changedSince(git, target, [...changed]);
+    for (const path of notYet) conflicts.add(path);
+  }
   const restored: string[] = [];
   for (const path of paths) {
     if (conflicts.has(path)) continue;

@@ -32,8 +32,13 @@ export function renderSession(
     lines.push(pc.red(`✗ ${session.error.name}: ${session.error.message}`));
     lines.push(pc.dim(`  Fix it, then \`loom resume ${session.id} "…"\` runs the session again.`));
   }
+  const revert = session.revert;
   for (const { info, parts } of messages) {
     lines.push('');
+    if (revert && info.id === revert.messageID) {
+      lines.push(pc.yellow(`── reverted from here: hidden from the model (\`loom unrevert ${session.id}\` brings it back)`));
+      lines.push('');
+    }
     if (info.role === 'user') {
       lines.push(pc.cyan(`── user · ${time(info.time.created)}`));
     } else {
@@ -78,7 +83,16 @@ function renderPart(part: Part, options: SessionViewOptions): string[] {
       return [pc.dim(`[subtask @${part.agent}: ${part.description}]`)];
     case 'compaction':
       return [pc.dim(`[compaction${part.auto ? ' (automatic)' : ''}]`)];
+    case 'patch':
+      return [pc.yellow(`± ${plural(part.files.length, 'file')} changed: ${listed(part.files)}`)];
   }
+}
+
+const FILES_LISTED = 8;
+
+function listed(files: string[]): string {
+  const more = files.length > FILES_LISTED ? `, … ${files.length - FILES_LISTED} more` : '';
+  return files.slice(0, FILES_LISTED).join(', ') + more;
 }
 
 function preview(text: string, full: boolean): string[] {

@@ -6,7 +6,8 @@ import { isContextOverflow } from './compaction.js';
 import { drawId } from './ids.js';
 import { placementOf, showProgress, type RunState } from './run-state.js';
 import type { Slots } from './slots.js';
-import { planRecordedCalls, runToolCalls } from './tool-calls.js';
+import { betweenSnapshots } from './step-snapshots.js';
+import { mayChangeFiles, planRecordedCalls, runToolCalls } from './tool-calls.js';
 
 /**
  * One step of the loop: a model call, then the tool calls it asked for. Returns whether the loop
@@ -52,28 +53,32 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
   if (calls.length > 0) {
     state.phase = 'tools';
     showProgress(state);
-    const { stopTurn } = await runToolCalls(calls, {
-      sessionId: input.sessionId,
-      messageId: state.assistantMessageId,
-      directory: input.directory,
-      model: config.model,
-      offered: tools,
-      gate: state.gate!,
-      placement: placementOf(input, state),
-      hostWatch: { host: input.host, state },
-      recentCalls: state.recentCalls,
-      doomLoopThreshold: config.doomLoopThreshold,
-      task: {
-        config,
-        slots,
-        modelRetry: input.modelRetry,
-        webUrl: input.webUrl,
-        searchAttributes: input.searchAttributes,
-        backgroundChildren: state.backgroundChildren,
-        waiting: state.waiting,
-      },
-      bypassTaskAsk: state.bypassTaskAsk,
-    });
+    const messageId = state.assistantMessageId!;
+    const step = { messageId, changesFiles: mayChangeFiles(calls) };
+    const { stopTurn } = await betweenSnapshots(input, state, step, () =>
+      runToolCalls(calls, {
+        sessionId: input.sessionId,
+        messageId,
+        directory: input.directory,
+        model: config.model,
+        offered: tools,
+        gate: state.gate!,
+        placement: placementOf(input, state),
+        hostWatch: { host: input.host, state },
+        recentCalls: state.recentCalls,
+        doomLoopThreshold: config.doomLoopThreshold,
+        task: {
+          config,
+          slots,
+          modelRetry: input.modelRetry,
+          webUrl: input.webUrl,
+          searchAttributes: input.searchAttributes,
+          backgroundChildren: state.backgroundChildren,
+          waiting: state.waiting,
+        },
+        bypassTaskAsk: state.bypassTaskAsk,
+      }),
+    );
     // A person rejected a call outright: the turn ends here, as in OpenCode.
     if (stopTurn && state.queued.length === 0) return { more: false };
   }

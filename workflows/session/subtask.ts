@@ -4,6 +4,7 @@ import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './prompts.js';
 import type { RunState } from './run-state.js';
 import type { Slots } from './slots.js';
+import { betweenSnapshots } from './step-snapshots.js';
 import { runTaskCall, type TaskInput } from './task-call.js';
 
 /** The synthetic prompt after a command's subtask, so the primary agent picks up its result. */
@@ -41,16 +42,19 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
       : { description: subtask.description, subagent_type: subtask.agent, command: subtask.command },
     ...(recorded ? {} : { promptId: subtask.promptId }),
   });
-  await runTaskCall({ partId, callId, tool: 'task' }, taskInput, {
-    sessionId: input.sessionId,
-    directory: input.directory,
-    host: input.host,
-    config,
-    slots,
-    modelRetry: input.modelRetry,
-    webUrl: input.webUrl,
-    searchAttributes: input.searchAttributes,
-    waiting: state.waiting,
-  });
+  const step = { messageId: state.assistantMessageId, changesFiles: true };
+  await betweenSnapshots(input, state, step, () =>
+    runTaskCall({ partId, callId, tool: 'task' }, taskInput, {
+      sessionId: input.sessionId,
+      directory: input.directory,
+      host: input.host,
+      config,
+      slots,
+      modelRetry: input.modelRetry,
+      webUrl: input.webUrl,
+      searchAttributes: input.searchAttributes,
+      waiting: state.waiting,
+    }),
+  );
   await appendSyntheticPrompt(input, state, { text: SUMMARIZE_SUBTASK });
 }

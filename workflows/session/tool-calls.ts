@@ -102,6 +102,14 @@ function runsOnHostQueue(call: CallToRun, placement: Placement): boolean {
   return !(spec.local === true && patched(LOCAL_TOOLS));
 }
 
+/** Whether any call that will run may change the project's files (so the step is snapshotted). */
+export function mayChangeFiles(calls: CallToRun[]): boolean {
+  return calls.some((call) => {
+    const spec = call.rejected ? undefined : specOf(call);
+    return spec !== undefined && spec.effect === 'mutating' && !spec.storeOnly;
+  });
+}
+
 /** What the loop needs of a call's tool: Loom's spec, or an MCP tool's effect from the plan. */
 function specOf(call: CallToRun): Pick<ToolSpec, 'name' | 'effect' | 'local' | 'storeOnly'> | undefined {
   return call.mcp ? { name: call.tool, effect: call.mcp.effect } : findTool(call.tool);

@@ -1,0 +1,31 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityDeps } from '../deps.js';
+import { forkSession, type Fork } from './fork.js';
+import { FilesRequestError } from './request-error.js';
+import type { CutPoint } from './session-patches.js';
+import { revertSession, unrevertSession, type FilesRestored } from './session-revert.js';
+
+/** What a person asked of a session's files, run on the host that holds them. */
+export type FilesRequest =
+  | { action: 'revert'; sessionId: string; to?: CutPoint; force?: boolean }
+  | { action: 'unrevert'; sessionId: string; force?: boolean }
+  | { action: 'fork'; sessionId: string; messageId?: string; dir?: string };
+
+export type FilesOutcome = FilesRestored | Fork;
+
+/** Revert, unrevert and fork as activities: a request that cannot be done as asked fails at once, with its reason. */
+export function createFilesActivities({ store, dataDir }: Pick<ActivityDeps, 'store' | 'dataDir'>) {
+  return {
+    async changeSessionFiles(request: FilesRequest): Promise<FilesOutcome> {
+      try {
+        if (request.action === 'revert') return await revertSession(store, dataDir, request);
+        if (request.action === 'unrevert') return await unrevertSession(store, dataDir, request);
+        return await forkSession(store, dataDir, request);
+      } catch (error) {
+        if (error instanceof FilesRequestError)
+          throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { CliContext } from '../context.js';
+import { forkWithFiles } from '../services/session-files.js';
+import { filesAccess } from './revert.js';
+
+/**
+ * `loom fork <sessionId> [messageId] [--dir PATH] [--json]`: a new session with the history
+ * before that message; with `--dir`, the files as they were then are written into PATH.
+ */
+export async function forkCommand(
+  context: CliContext,
+  sessionId: string,
+  messageId: string | undefined,
+  options: { dir?: string; json?: boolean },
+): Promise<number> {
+  const fork = await forkWithFiles(await filesAccess(context), { sessionId, messageId, dir: options.dir });
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(fork)}\n`);
+    return 0;
+  }
+  const where = fork.files
+    ? fork.files.kind === 'worktree'
+      ? ` in ${fork.directory} (a git worktree on branch ${fork.files.branch})`
+      : ` in ${fork.directory}`
+    : '';
+  context.report(`Forked ${sessionId} into ${fork.sessionId}${where}.`);
+  context.report(`\`loom resume ${fork.sessionId} "…"\` goes on from there.`);
+  process.stdout.write(`${fork.sessionId}\n`);
+  return 0;
+}

@@ -1,0 +1,63 @@
+import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
+import type { CliContext } from '../context.js';
+import { plural } from '../render/quantities.js';
+import { revertFiles, unrevertFiles, type FilesAccess } from '../services/session-files.js';
+
+/**
+ * `loom revert <sessionId> [messageId] [--force] [--json]`: puts back the files the session and
+ * its subagents changed from that message on (default: its last prompt) and hides those messages
+ * from the model. Exits 1 when files a person changed since were left alone.
+ */
+export async function revertCommand(
+  context: CliContext,
+  sessionId: string,
+  messageId: string | undefined,
+  options: { force?: boolean; json?: boolean },
+): Promise<number> {
+  const result = await revertFiles(await filesAccess(context), {
+    sessionId,
+    ...(messageId ? { to: { messageID: messageId } } : {}),
+    force: options.force,
+  });
+  return report(context, result, 'reverted', options.json, [
+    `The messages from ${result.messageID} on are hidden from the model; \`loom unrevert ${sessionId}\` brings them and the files back, until the next prompt drops them.`,
+  ]);
+}
+
+/** `loom unrevert <sessionId> [--force] [--json]`: undoes the last revert, files and messages. */
+export async function unrevertCommand(
+  context: CliContext,
+  sessionId: string,
+  options: { force?: boolean; json?: boolean },
+): Promise<number> {
+  const result = await unrevertFiles(await filesAccess(context), { sessionId, force: options.force });
+  return report(context, result, 'unreverted', options.json, []);
+}
+
+export async function filesAccess(context: CliContext): Promise<FilesAccess> {
+  const { client } = await context.temporal();
+  await context.ensureWorker();
+  return { client, taskQueue: context.settings.taskQueue, store: context.store };
+}
+
+function report(
+  context: CliContext,
+  result: FilesRestored,
+  done: string,
+  json: boolean | undefined,
+  notes: string[],
+): number {
+  const code = result.conflicts.length > 0 ? 1 : 0;
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return code;
+  }
+  const files = result.restored.length ? `: ${result.restored.join(', ')}` : ' (it had changed no files)';
+  context.report(`${result.sessionId} ${done}, ${plural(result.restored.length, 'file')} restored${files}.`);
+  if (result.conflicts.length > 0)
+    context.report(
+      `Left alone, changed since by someone else: ${result.conflicts.join(', ')}. Run it again with --force to overwrite them.`,
+    );
+  for (const note of notes) context.report(note);
+  return code;
+}

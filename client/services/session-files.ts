@@ -1,0 +1,90 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { FilesOutcome, FilesRequest } from '../../activities/snapshot/files-activities.js';
+import type { Fork } from '../../activities/snapshot/fork.js';
+import { FilesRequestError } from '../../activities/snapshot/request-error.js';
+import { sessionDiff, type DiffSelection, type FileDiff } from '../../activities/snapshot/session-diff.js';
+import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
+import type { SessionStore } from '../../activities/store/store.js';
+import { errorMessage } from '../../core/error-message.js';
+import { sessionFilesWorkflow } from '../../workflows/index.js';
+
+/** Where a request about a session's files goes: Temporal, the shared task queue, and the store. */
+export interface FilesAccess {
+  client: Client;
+  taskQueue: string;
+  store: SessionStore;
+}
+
+/**
+ * Runs a revert, unrevert or fork on the host that holds the session's files, as a workflow
+ * (`loom-files-<session>`: one at a time per session), and returns what it did. A request that
+ * cannot be done as asked rejects with a `FilesRequestError` that says why.
+ */
+export async function changeSessionFiles(access: FilesAccess, request: FilesRequest): Promise<FilesOutcome> {
+  const session = await access.store.getSession(request.sessionId);
+  if (!session) throw new FilesRequestError(`Unknown session "${request.sessionId}". \`loom ls\` lists sessions.`);
+  let handle;
+  try {
+    handle = await access.client.workflow.start(sessionFilesWorkflow, {
+      workflowId: `loom-files-${session.id}`,
+      taskQueue: access.taskQueue,
+      args: [{ ...request, ...(session.host ? { host: session.host } : {}) }],
+      staticSummary: `${request.action} · ${session.title}`,
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      throw new FilesRequestError(
+        `A revert, unrevert or fork of ${session.id} is under way; try again once it is done.`,
+      );
+    throw error;
+  }
+  try {
+    return await handle.result();
+  } catch (error) {
+    throw new FilesRequestError(failureReason(error));
+  }
+}
+
+export const revertFiles = (
+  access: FilesAccess,
+  request: Omit<Extract<FilesRequest, { action: 'revert' }>, 'action'>,
+) => changeSessionFiles(access, { action: 'revert', ...request }) as Promise<FilesRestored>;
+
+export const unrevertFiles = (
+  access: FilesAccess,
+  request: Omit<Extract<FilesRequest, { action: 'unrevert' }>, 'action'>,
+) => changeSessionFiles(access, { action: 'unrevert', ...request }) as Promise<FilesRestored>;
+
+export const forkWithFiles = (
+  access: FilesAccess,
+  request: Omit<Extract<FilesRequest, { action: 'fork' }>, 'action'>,
+) => changeSessionFiles(access, { action: 'fork', ...request }) as Promise<Fork>;
+
+/**
+ * What a session changed, read from its snapshots, which are on the host that holds its files:
+ * read here when that is this machine (or the session names no host).
+ */
+export async function readSessionDiff(
+  store: SessionStore,
+  dataDir: string,
+  hostId: string,
+  sessionId: string,
+  selection: DiffSelection = {},
+): Promise<FileDiff[]> {
+  const session = await store.getSession(sessionId);
+  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (session.host && session.host !== hostId)
+    throw new FilesRequestError(
+      `Session ${sessionId}'s files and snapshots are on host ${session.host}: run \`loom diff\` there.`,
+    );
+  return sessionDiff(store, dataDir, sessionId, selection);
+}
+
+/** The reason a files workflow failed, as its activity said it. */
+function failureReason(error: unknown): string {
+  let cause: unknown = error instanceof WorkflowFailedError ? error.cause : error;
+  while (cause && !(cause instanceof ApplicationFailure) && (cause as { cause?: unknown }).cause)
+    cause = (cause as { cause?: unknown }).cause;
+  return errorMessage(cause);
+}

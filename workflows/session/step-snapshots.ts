@@ -1,0 +1,63 @@
+import { CancellationScope, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
+import type { LoomActivities } from '../../activities/index.js';
+import type { SessionRunInput } from '../../core/run.js';
+import { onHost, type Placement } from './activities.js';
+import { whileHostWaits } from './host-wait.js';
+import { drawId } from './ids.js';
+import { placementOf, type RunState } from './run-state.js';
+
+/** Steps snapshot the files around tools that may change them (docs/compatibility.md). */
+export const STEP_SNAPSHOTS = 'step-snapshots';
+
+/** A snapshot reads every file of a project the first time (seconds for a large one), then only what changed. */
+function snapshotActivities(placement: Placement) {
+  return proxyActivities<LoomActivities>(
+    onHost(
+      {
+        summary: 'snapshot',
+        startToCloseTimeout: '5 minutes',
+        retry: { initialInterval: '1 second', maximumAttempts: 3 },
+      },
+      placement,
+    ),
+  );
+}
+
+/**
+ * Runs a step's tools between two snapshots of the project's files, taken on the workspace's host,
+ * when they may change files (a subagent's work included: it edits the same folder). The files
+ * that changed become the step's `patch` part on `messageId`, what `loom diff` shows and `loom
+ * revert` undoes. Read-only steps, and sessions with `"snapshot": false`, take none. A snapshot
+ * that fails leaves the step without one, never fails it.
+ */
+export async function betweenSnapshots<T>(
+  input: SessionRunInput,
+  state: RunState,
+  step: { messageId: string; changesFiles: boolean },
+  run: () => Promise<T>,
+): Promise<T> {
+  if (!step.changesFiles || state.config?.snapshot === false || !patched(STEP_SNAPSHOTS)) return run();
+  const placement = placementOf(input, state);
+  const activities = snapshotActivities(placement);
+  const watch = { host: placement.host, state };
+  const target = { sessionId: input.sessionId, directory: input.directory };
+  const before = await whileHostWaits(activities.snapshotBeforeStep(target), watch).catch(skipped);
+  if (!before?.tree) return run();
+  const partId = drawId(state, 'prt');
+  try {
+    return await run();
+  } finally {
+    // A cancelled step's changes are recorded too: they are what a person may want to undo.
+    await CancellationScope.nonCancellable(() =>
+      whileHostWaits(
+        activities.recordStepChanges({ ...target, messageId: step.messageId, partId, from: before.tree! }),
+        watch,
+      ).catch(skipped),
+    );
+  }
+}
+
+function skipped(error: unknown): undefined {
+  if (isCancellation(error)) throw error;
+  return undefined;
+}
