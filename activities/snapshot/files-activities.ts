@@ -23,7 +23,12 @@ export function createFilesActivities({ store, dataDir }: Pick<ActivityDeps, 'st
         return await forkSession(store, dataDir, request);
       } catch (error) {
         if (error instanceof FilesRequestError)
-          throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: error.name,
+            message: error.message,
+            nonRetryable: true,
+            details: [error.problem],
+          });
         throw error;
       }
     },

@@ -31,7 +31,8 @@ export async function forkSession(
 ): Promise<Fork> {
   const now = request.now ?? Date.now();
   const session = await store.getSession(request.sessionId);
-  if (!session) throw new FilesRequestError(`Unknown session "${request.sessionId}". \`loom ls\` lists sessions.`);
+  if (!session)
+    throw new FilesRequestError(`Unknown session "${request.sessionId}". \`loom ls\` lists sessions.`, 'unknown');
   const messages = await store.messages(session.id);
   // A reverted session's hidden messages are not its history.
   const until = request.messageId ?? session.revert?.messageID;

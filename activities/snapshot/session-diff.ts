@@ -32,7 +32,7 @@ export async function sessionDiff(
   selection: DiffSelection = {},
 ): Promise<FileDiff[]> {
   const session = await store.getSession(sessionId);
-  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}".`);
+  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}".`, 'unknown');
   const messages = await store.messages(sessionId);
   const patches = await selectedPatches(store, sessionId, messages, selection);
   const git = sessionShadow(dataDir, session.directory, sessionId);

@@ -54,7 +54,7 @@ export async function patchesFrom(
 /** The index of a message of the session; a clear error names both when it has no such message. */
 export function indexOf(sessionId: string, messages: MessageWithParts[], messageId: string): number {
   const index = messages.findIndex(({ info }) => info.id === messageId);
-  if (index < 0) throw new FilesRequestError(`Session ${sessionId} has no message "${messageId}".`);
+  if (index < 0) throw new FilesRequestError(`Session ${sessionId} has no message "${messageId}".`, 'unknown');
   return index;
 }
 

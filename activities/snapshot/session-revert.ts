@@ -79,13 +79,14 @@ export async function unrevertSession(
 /** The session, when neither it nor any session under it is running. */
 async function idleSession(store: Store, sessionId: string, verb: string): Promise<Session> {
   const session = await store.getSession(sessionId);
-  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`, 'unknown');
   const busy = await busyIn(store, session);
   if (busy)
     throw new FilesRequestError(
       busy === session.id
         ? `Session ${session.id} is busy: ${verb} it once its run has finished (or \`loom cancel ${session.id}\`).`
         : `Session ${session.id} has a subagent still running (${busy}): ${verb} it once that has finished.`,
+      'busy',
     );
   return session;
 }

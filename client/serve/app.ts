@@ -10,6 +10,7 @@ import { registerBatchRoutes } from './routes/batches.js';
 import { registerPermissionRoutes } from './routes/permissions.js';
 import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
+import { registerSessionFilesRoutes } from './routes/session-files.js';
 import { registerWebRoutes } from './routes/web.js';
 
 export type ServeApp = OpenAPIHono;
@@ -27,6 +28,7 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   app.notFound((c) => c.json({ error: `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.` }, 404));
   registerSessionReadRoutes(app, deps);
   registerSessionWriteRoutes(app, deps);
+  registerSessionFilesRoutes(app, deps);
   registerAgentRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerPermissionRoutes(app, deps);

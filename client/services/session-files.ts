@@ -2,11 +2,10 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client 
 import { ApplicationFailure } from '@temporalio/common';
 import type { FilesOutcome, FilesRequest } from '../../activities/snapshot/files-activities.js';
 import type { Fork } from '../../activities/snapshot/fork.js';
-import { FilesRequestError } from '../../activities/snapshot/request-error.js';
+import { FilesRequestError, type FilesRequestProblem } from '../../activities/snapshot/request-error.js';
 import { sessionDiff, type DiffSelection, type FileDiff } from '../../activities/snapshot/session-diff.js';
 import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
 import type { SessionStore } from '../../activities/store/store.js';
-import { errorMessage } from '../../core/error-message.js';
 import { sessionFilesWorkflow } from '../../workflows/index.js';
 
 /** Where a request about a session's files goes: Temporal, the shared task queue, and the store. */
@@ -23,7 +22,8 @@ export interface FilesAccess {
  */
 export async function changeSessionFiles(access: FilesAccess, request: FilesRequest): Promise<FilesOutcome> {
   const session = await access.store.getSession(request.sessionId);
-  if (!session) throw new FilesRequestError(`Unknown session "${request.sessionId}". \`loom ls\` lists sessions.`);
+  if (!session)
+    throw new FilesRequestError(`Unknown session "${request.sessionId}". \`loom ls\` lists sessions.`, 'unknown');
   let handle;
   try {
     handle = await access.client.workflow.start(sessionFilesWorkflow, {
@@ -36,13 +36,19 @@ export async function changeSessionFiles(access: FilesAccess, request: FilesRequ
     if (error instanceof WorkflowExecutionAlreadyStartedError)
       throw new FilesRequestError(
         `A revert, unrevert or fork of ${session.id} is under way; try again once it is done.`,
+        'busy',
       );
     throw error;
   }
   try {
     return await handle.result();
   } catch (error) {
-    throw new FilesRequestError(failureReason(error));
+    const failure = applicationFailure(error);
+    if (!failure) throw error;
+    throw new FilesRequestError(
+      failure.message,
+      (failure.details?.[0] as FilesRequestProblem | undefined) ?? 'invalid',
+    );
   }
 }
 
@@ -73,7 +79,7 @@ export async function readSessionDiff(
   selection: DiffSelection = {},
 ): Promise<FileDiff[]> {
   const session = await store.getSession(sessionId);
-  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`, 'unknown');
   if (session.host && session.host !== hostId)
     throw new FilesRequestError(
       `Session ${sessionId}'s files and snapshots are on host ${session.host}: run \`loom diff\` there.`,
@@ -81,10 +87,9 @@ export async function readSessionDiff(
   return sessionDiff(store, dataDir, sessionId, selection);
 }
 
-/** The reason a files workflow failed, as its activity said it. */
-function failureReason(error: unknown): string {
-  let cause: unknown = error instanceof WorkflowFailedError ? error.cause : error;
-  while (cause && !(cause instanceof ApplicationFailure) && (cause as { cause?: unknown }).cause)
-    cause = (cause as { cause?: unknown }).cause;
-  return errorMessage(cause);
+/** The failure a files workflow's activity reported, in its own words. */
+function applicationFailure(error: unknown): ApplicationFailure | undefined {
+  let cause: unknown = error instanceof WorkflowFailedError ? error.cause : undefined;
+  while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
+  return cause as ApplicationFailure | undefined;
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptRule } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { startTestServer } from '../../testkit/serve-app.js';
 
 let env: LoomTestEnv;
 
@@ -186,5 +187,57 @@ describe('loom fork', () => {
     const taken = await loom(['fork', session, second, '--dir', dir]);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(`${dir} is not empty`);
+  });
+});
+
+describe('the server: revert, unrevert, fork and diff in OpenCode shapes', () => {
+  it('answers each, and refuses what cannot be done with the status that says why', async () => {
+    const server = await startTestServer(env);
+    const call = async (method: string, path: string, body?: object) => {
+      const response = await fetch(`${server.base}${path}`, {
+        method,
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    try {
+      const folder = project('served', { 'm.txt': 'm0\n' });
+      const session = await turn(folder, prompt(put('m.txt', 'm1'), write('n.txt', 'n\n')));
+
+      const diff = await call('GET', `/session/${session}/diff`);
+      expect(diff.status).toBe(200);
+      expect(diff.body.map((f: any) => [f.file, f.before, f.after, f.additions, f.deletions])).toEqual([
+        ['m.txt', 'm0\n', 'm1\n', 1, 1],
+        ['n.txt', '', 'n\n', 1, 0],
+      ]);
+
+      const reverted = await call('POST', `/session/${session}/revert`, {});
+      expect(reverted.status).toBe(200);
+      expect(reverted.body).toMatchObject({ id: session, revert: { files: ['m.txt', 'n.txt'] }, conflicts: [] });
+      expect(read(join(folder, 'm.txt'))).toBe('m0\n');
+      const unreverted = await call('POST', `/session/${session}/unrevert`);
+      expect(unreverted.status).toBe(200);
+      expect(unreverted.body.revert).toBeUndefined();
+      expect(read(join(folder, 'n.txt'))).toBe('n\n');
+
+      const forked = await call('POST', `/session/${session}/fork`, {});
+      expect(forked.status).toBe(200);
+      expect(forked.body).toMatchObject({ forkedFrom: { sessionID: session }, directory: folder });
+
+      expect((await call('GET', '/session/ses_nope/diff')).status).toBe(404);
+      const noMessage = await call('POST', `/session/${session}/revert`, { messageID: 'msg_nope' });
+      expect(noMessage).toMatchObject({
+        status: 404,
+        body: { error: `Session ${session} has no message "msg_nope".` },
+      });
+      await env.store.setSessionStatus(session, 'busy', Date.now());
+      const busy = await call('POST', `/session/${session}/revert`, {});
+      expect(busy.status).toBe(409);
+      expect(busy.body.error).toContain(`Session ${session} is busy`);
+      await env.store.setSessionStatus(session, 'idle', Date.now());
+    } finally {
+      await server.close();
+    }
   });
 });

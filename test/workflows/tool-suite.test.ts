@@ -75,10 +75,15 @@ describe('the coding tools in a session', () => {
         ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)]
         : [],
     );
+    // Steps whose tools may change files run between two snapshots; a step that only reads takes none.
     expect(summaries.filter((s) => !s.startsWith('llm'))).toEqual([
       'read · math.mjs',
+      'snapshot · before step 2',
       'edit · math.mjs',
+      'snapshot · after step 2',
+      'snapshot · before step 3',
       'bash · node test.mjs',
+      'snapshot · after step 3',
     ]);
     await env.checkReplay(sessionId, 'read-edit-bash');
   });

@@ -10,11 +10,11 @@ import { placementOf, type RunState } from './run-state.js';
 export const STEP_SNAPSHOTS = 'step-snapshots';
 
 /** A snapshot reads every file of a project the first time (seconds for a large one), then only what changed. */
-function snapshotActivities(placement: Placement) {
+function snapshotActivities(placement: Placement, summary: string) {
   return proxyActivities<LoomActivities>(
     onHost(
       {
-        summary: 'snapshot',
+        summary,
         startToCloseTimeout: '5 minutes',
         retry: { initialInterval: '1 second', maximumAttempts: 3 },
       },
@@ -38,10 +38,11 @@ export async function betweenSnapshots<T>(
 ): Promise<T> {
   if (!step.changesFiles || state.config?.snapshot === false || !patched(STEP_SNAPSHOTS)) return run();
   const placement = placementOf(input, state);
-  const activities = snapshotActivities(placement);
   const watch = { host: placement.host, state };
   const target = { sessionId: input.sessionId, directory: input.directory };
-  const before = await whileHostWaits(activities.snapshotBeforeStep(target), watch).catch(skipped);
+  const { snapshotBeforeStep } = snapshotActivities(placement, `snapshot · before step ${state.step}`);
+  const { recordStepChanges } = snapshotActivities(placement, `snapshot · after step ${state.step}`);
+  const before = await whileHostWaits(snapshotBeforeStep(target), watch).catch(skipped);
   if (!before?.tree) return run();
   const partId = drawId(state, 'prt');
   try {
@@ -50,7 +51,7 @@ export async function betweenSnapshots<T>(
     // A cancelled step's changes are recorded too: they are what a person may want to undo.
     await CancellationScope.nonCancellable(() =>
       whileHostWaits(
-        activities.recordStepChanges({ ...target, messageId: step.messageId, partId, from: before.tree! }),
+        recordStepChanges({ ...target, messageId: step.messageId, partId, from: before.tree! }),
         watch,
       ).catch(skipped),
     );
