@@ -205,6 +205,58 @@ program
   );
 
 program
+  .command('rm')
+  .description('delete a session with its subagent sessions, stored messages and snapshots (refused while busy)')
+  .argument('<sessionId>')
+  .option('--json', 'print {removed: [session ids, children first]}')
+  .addHelpText(
+    'after',
+    `
+Every session below it (its subagents', recursively) goes too, children first. A session that is
+busy, or whose run is still open in Temporal, is refused: \`loom cancel\` it first. Snapshots of
+the session's files are let go when its folder is on this machine.
+  loom rm ses_01…
+  loom ls --json | jq -r '.[] | select(.status == "failed") | .id' | xargs -n1 loom rm`,
+  )
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/rm.js')).rmCommand(context, sessionId, options)),
+  );
+
+program
+  .command('export')
+  .description("write a session as JSON in OpenCode's export shape {info, messages: [{info, parts}], todos}")
+  .argument('<sessionId>')
+  .option('-o, --output <file>', 'write it to this file (default: stdout)')
+  .addHelpText(
+    'after',
+    `
+The session's own messages and parts; its subagents' sessions are not exported (the task calls
+that started them keep their results). \`loom import\` brings the file back as a new session.
+  loom export ses_01… > session.json
+  loom export ses_01… --output session.json`,
+  )
+  .action(async (sessionId: string, options) =>
+    execute(async (context) => (await import('./commands/export.js')).exportCommand(context, sessionId, options)),
+  );
+
+program
+  .command('import')
+  .description('store a session written by `loom export` as a new session (new ids), and print its id')
+  .argument('<file>', 'the JSON file `loom export` wrote')
+  .option('-d, --dir <path>', "the folder the session works in (default: the exported session's)")
+  .option('--json', 'print {sessionId} and nothing else')
+  .addHelpText(
+    'after',
+    `
+The new session has the same title and transcript, new ids, and is idle: \`loom resume\` continues it.
+  loom import session.json
+  loom import session.json --dir ~/src/other-checkout --json`,
+  )
+  .action(async (file: string, options) =>
+    execute(async (context) => (await import('./commands/import.js')).importCommand(context, file, options)),
+  );
+
+program
   .command('pending')
   .description('list permission requests waiting for an answer, in every session')
   .option('--json', 'print the requests as JSON')

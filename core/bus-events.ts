@@ -11,6 +11,10 @@ export type FeedRow =
   | { kind: 'part'; part: Part }
   /** A part deleted (a retried model call starts its answer again). */
   | { kind: 'part-removed'; partID: string; messageID: string; sessionID: string }
+  /** A message deleted with its parts (`removeMessages`). */
+  | { kind: 'message-removed'; messageID: string; sessionID: string }
+  /** A session deleted with everything of it (`removeSession`): the last state it had. */
+  | { kind: 'session-removed'; session: Session }
   | { kind: 'permission'; request: PermissionRequestRecord }
   | { kind: 'batch'; batch: BatchRecord };
 
@@ -27,6 +31,8 @@ export type BusEvent =
   | { type: 'message.updated'; properties: { info: Message } }
   | { type: 'message.part.updated'; properties: { part: Part; delta?: string } }
   | { type: 'message.part.removed'; properties: { sessionID: string; messageID: string; partID: string } }
+  | { type: 'message.removed'; properties: { sessionID: string; messageID: string } }
+  | { type: 'session.deleted'; properties: { sessionID: string; info: Session } }
   | { type: 'permission.asked'; properties: { request: PermissionRequestRecord } }
   | { type: 'permission.replied'; properties: { request: PermissionRequestRecord } }
   | { type: 'batch.updated'; properties: { batch: BatchRecord; counts: BatchCounts } };
@@ -48,6 +54,10 @@ export function busEventOf(row: FeedRow, counts?: BatchCounts): BusEvent {
         type: 'message.part.removed',
         properties: { sessionID: row.sessionID, messageID: row.messageID, partID: row.partID },
       };
+    case 'message-removed':
+      return { type: 'message.removed', properties: { sessionID: row.sessionID, messageID: row.messageID } };
+    case 'session-removed':
+      return { type: 'session.deleted', properties: { sessionID: row.session.id, info: row.session } };
     case 'permission':
       return {
         type: row.request.status === 'pending' ? 'permission.asked' : 'permission.replied',
@@ -70,6 +80,8 @@ export function sessionOfEvent(event: BusEvent): string | undefined {
     case 'message.part.updated':
       return event.properties.part.sessionID;
     case 'message.part.removed':
+    case 'message.removed':
+    case 'session.deleted':
       return event.properties.sessionID;
     case 'permission.asked':
     case 'permission.replied':

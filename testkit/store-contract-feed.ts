@@ -17,6 +17,10 @@ function label(entry: FeedEntry): string {
       return `part:${entry.part.id}`;
     case 'part-removed':
       return `part-removed:${entry.partID}`;
+    case 'message-removed':
+      return `message-removed:${entry.messageID}`;
+    case 'session-removed':
+      return `session-removed:${entry.session.id}`;
     case 'permission':
       return `permission:${entry.request.id}:${entry.request.status}`;
     case 'batch':

@@ -5,6 +5,7 @@ import { NotFoundError } from '../activities/store/not-found-error.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';
+import { describeRemovalContract } from './store-contract-removal.js';
 import { describeWorkspaceSnapshotContract } from './store-contract-workspace.js';
 import { session, textPart, textsOf, userMessage } from './store-records.js';
 
@@ -187,7 +188,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       expect(textsOf(second.parts)).toEqual(['one, edited', 'two']);
 
       const third = await store.changes('ses_a', second.cursor);
-      expect(third).toEqual({ cursor: second.cursor, messages: [], parts: [], removedParts: [] });
+      expect(third).toEqual({ cursor: second.cursor, messages: [], parts: [], removedParts: [], removedMessages: [] });
     });
 
     it('reports updatePart changes', async () => {
@@ -218,6 +219,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
   describeRecordsContract(name, openStore);
   describeChangeFeedContract(name, openStore);
   describeFeedContract(name, openStore);
+  describeRemovalContract(name, openStore);
   describeWorkspaceSnapshotContract(name, openStore);
 
   describe(`${name} shared by several processes`, () => {
@@ -286,6 +288,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
         messages: [],
         parts: [],
         removedParts: [],
+        removedMessages: [],
       });
     });
 

@@ -50,6 +50,12 @@ class SessionTranscript {
       this.parts.get(messageId)?.delete(id);
       this.built.delete(messageId);
     }
+    for (const id of changes.removedMessages) {
+      for (const partId of this.parts.get(id)?.keys() ?? []) this.messageOfPart.delete(partId);
+      this.parts.delete(id);
+      this.built.delete(id);
+      if (this.infos.delete(id)) this.order = this.order.filter((kept) => kept !== id);
+    }
     let added = false;
     for (const info of changes.messages) {
       if (info.id < this.start) continue;

@@ -157,7 +157,10 @@ class Follower {
       case 'part':
         return this.sessionWorkspace(entry.part.sessionID);
       case 'part-removed':
+      case 'message-removed':
         return this.sessionWorkspace(entry.sessionID);
+      case 'session-removed':
+        return { directory: entry.session.directory, host: entry.session.host };
       case 'permission':
         return this.sessionWorkspace(entry.request.sessionID);
     }

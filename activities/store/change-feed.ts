@@ -12,6 +12,11 @@ export interface SessionChanges {
    * answer again); a part written again after is in `parts`.
    */
   removedParts: string[];
+  /**
+   * Ids of messages deleted since the cursor (`removeMessages`), their parts with them; a message
+   * written again after is in `messages`.
+   */
+  removedMessages: string[];
 }
 
 /** How long `waitForChange` may wait, and what ends the wait early. */
@@ -39,8 +44,8 @@ export interface ChangeFeed {
    */
   waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void>;
   /**
-   * Every session's changes after `since`, with sessions, permission requests, batches and removed
-   * parts, each at its latest state, in revision order, at most `limit` (default 500) at a time.
+   * Every session's changes after `since`, with sessions, permission requests, batches, and removed
+   * parts, messages and sessions, each at its latest state, in revision order, at most `limit` (default 500) at a time.
    * Every revision up to the returned cursor is committed, so a reader that resumes from it misses
    * nothing. What `loom serve`'s event stream is made of.
    */

@@ -69,6 +69,7 @@ export abstract class ComposedStore implements SessionStore {
   children = (parentID: string) => this.sessions.children(parentID);
   setSessionStatus = (id: string, status: SessionStatus, now: number) =>
     this.sessions.setSessionStatus(id, status, now);
+  removeSession = (id: string) => this.sessions.removeSession(id);
 
   saveMessage = (message: Message) => this.messageRecords.saveMessage(message);
   getMessage = (id: string) => this.messageRecords.getMessage(id);
@@ -76,6 +77,8 @@ export abstract class ComposedStore implements SessionStore {
   compactionStart = (sessionID: string) => this.messageRecords.compactionStart(sessionID);
   lastFinishedStep = (sessionID: string) => this.messageRecords.lastFinishedStep(sessionID);
   usage = (sessionID: string) => this.messageRecords.usage(sessionID);
+  removeMessages = (sessionID: string, messageIDs: string[]) =>
+    this.messageRecords.removeMessages(sessionID, messageIDs);
 
   parts = (messageID: string) => this.partRecords.parts(messageID);
   savePart = (part: Part) => this.partRecords.savePart(part);

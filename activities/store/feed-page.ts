@@ -26,6 +26,9 @@ export interface FeedTables {
   permission: FeedDocument[];
   batch: FeedDocument[];
   removed: { rev: number; id: string; message_id: string; session_id: string }[];
+  messageRemoved: { rev: number; id: string; session_id: string }[];
+  /** Deleted sessions' tombstones: `data` is the session as it was last. */
+  sessionRemoved: FeedDocument[];
 }
 
 /**
@@ -57,6 +60,17 @@ function entriesOf(tables: FeedTables): FeedEntry[] {
       partID: row.id,
       messageID: row.message_id,
       sessionID: row.session_id,
+    })),
+    ...tables.messageRemoved.map((row): FeedEntry => ({
+      rev: row.rev,
+      kind: 'message-removed',
+      messageID: row.id,
+      sessionID: row.session_id,
+    })),
+    ...tables.sessionRemoved.map(({ rev, data }): FeedEntry => ({
+      rev,
+      kind: 'session-removed',
+      session: Session.parse(data),
     })),
   ];
 }

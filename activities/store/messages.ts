@@ -16,6 +16,12 @@ export interface MessageRecords {
   lastFinishedStep(sessionID: string): Promise<AssistantMessage | undefined>;
   /** Tokens and cost of a session's own assistant messages (not its subagents'). */
   usage(sessionID: string): Promise<{ tokens: Tokens; cost: number }>;
+  /**
+   * Deletes these messages of the session and all their parts, in one transaction, each leaving a
+   * removal row at its own revision (parts first), so followers learn of it. Ids the session does
+   * not hold are ignored.
+   */
+  removeMessages(sessionID: string, messageIDs: string[]): Promise<void>;
 }
 
 /** The sums `usage` is made of. */
@@ -35,6 +41,8 @@ export interface MessageRows {
   /** The session's latest assistant messages, newest first. */
   recentAssistant(sessionID: string): Promise<Message[]>;
   usage(sessionID: string): Promise<UsageSums>;
+  /** Deletes the session's messages of these ids and their parts, with removal rows, in one transaction. */
+  remove(sessionID: string, messageIDs: string[]): Promise<void>;
 }
 
 export function messageRecords(rows: MessageRows): MessageRecords {
@@ -71,6 +79,9 @@ export function messageRecords(rows: MessageRows): MessageRecords {
         },
         cost: sums.cost,
       };
+    },
+    async removeMessages(sessionID, messageIDs) {
+      if (messageIDs.length > 0) await rows.remove(sessionID, [...new Set(messageIDs)]);
     },
   };
 }

@@ -15,6 +15,13 @@ export interface SessionRecords {
   listSessions(options?: ListSessionsOptions): Promise<Session[]>;
   children(parentID: string): Promise<Session[]>;
   setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void>;
+  /**
+   * Deletes one session and everything kept of it (messages, parts, removal rows, todos, file reads,
+   * permission requests, its tree's approvals when it is a root, prompts), in one transaction,
+   * leaving a removal row with its last state for followers. Its children are not touched: the
+   * caller deletes a subtree child-first. Batches keep their tasks' outcomes. Unknown ids are ignored.
+   */
+  removeSession(id: string): Promise<void>;
 }
 
 /** Session rows as a dialect stores them; what it is given is already validated. */
@@ -26,6 +33,8 @@ export interface SessionRows {
   get(id: string): Promise<Session | undefined>;
   list(options: ListSessionsOptions): Promise<Session[]>;
   children(parentID: string): Promise<Session[]>;
+  /** Deletes the session and its rows in every table, leaving a removal row, in one transaction. */
+  remove(id: string): Promise<void>;
 }
 
 export function sessionRecords(rows: SessionRows): SessionRecords {
@@ -39,5 +48,6 @@ export function sessionRecords(rows: SessionRows): SessionRecords {
         if (!session) throw new NotFoundError(`Unknown session "${id}"`);
         return Session.parse({ ...session, status, time: { ...session.time, updated: now } });
       }),
+    removeSession: async (id) => rows.remove(id),
   };
 }

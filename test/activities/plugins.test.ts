@@ -464,12 +464,20 @@ describe('event', () => {
         text: 'hi',
       } as Part);
       await store.savePermissionRequest({ ...request('ses_ev'), id: 'per_ev' });
+      // A deleted session's event names its last state, so it still reaches its workspace's plugins.
+      await store.saveSession({ id: 'ses_ev_gone', directory: where.directory, host: 'here', ...session });
+      await store.removeSession('ses_ev_gone');
       // Idle until this process has loaded a plugin with an `event` hook (a tool call would); then
       // it catches up from its start.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(existsSync(log)).toBe(false);
       await loadPlugins(where.directory, where.env);
-      const expected = ['session.updated ses_ev', 'message.part.updated prt_ev', 'permission.asked per_ev'];
+      const expected = [
+        'session.updated ses_ev',
+        'message.part.updated prt_ev',
+        'permission.asked per_ev',
+        'session.deleted ses_ev_gone',
+      ];
       let lines: string[] = [];
       for (let i = 0; i < 100 && lines.length < expected.length; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));

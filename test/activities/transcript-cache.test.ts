@@ -134,4 +134,24 @@ describe('the transcript kept between model calls', () => {
     expect(history).toEqual(await fresh());
     expect(history.map((m) => m.parts.map((p) => p.id))).toEqual([[], ['prt_a', 'prt_c'], ['prt_b']]);
   });
+
+  it('drops removed messages with their parts, and takes back one written again', async () => {
+    const cache = new TranscriptCache(store);
+    for (const id of ['msg_01', 'msg_02', 'msg_03']) {
+      await store.saveMessage(id === 'msg_01' ? user(id) : assistant(id));
+      await store.savePart(text(`prt_${id}`, id, `text of ${id}`));
+    }
+    expect(await cache.history(SESSION)).toEqual(await fresh());
+    // What a revert leaves for good at the next prompt.
+    await store.removeMessages(SESSION, ['msg_02', 'msg_03']);
+    const after = await cache.history(SESSION);
+    expect(after).toEqual(await fresh());
+    expect(after.map((m) => m.info.id)).toEqual(['msg_01']);
+    await store.saveMessage(assistant('msg_03'));
+    expect(await cache.history(SESSION)).toEqual(await fresh());
+    expect((await cache.history(SESSION)).map((m) => [m.info.id, m.parts.length])).toEqual([
+      ['msg_01', 1],
+      ['msg_03', 0],
+    ]);
+  });
 });

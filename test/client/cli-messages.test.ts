@@ -114,7 +114,7 @@ describe('a subagent tool call, live and stored', () => {
   it('reads the same in the live follower and in loom show, under the task call', () => {
     let status = '';
     const printer = new RunPrinter({ write: () => undefined }, { write: (text: string) => (status += text) });
-    printer.update({ cursor: 1, messages: [], parts: [task], removedParts: [] });
+    printer.update({ cursor: 1, messages: [], parts: [task], removedParts: [], removedMessages: [] });
     const messages: MessageWithParts[] = [
       {
         info: {

@@ -207,6 +207,7 @@ describe('loom serve: the session API', () => {
     );
     expect(Object.keys(doc.body.paths['/event'])).toEqual(['get']);
     expect(Object.keys(doc.body.paths['/session']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.body.paths['/session/{id}']).sort()).toEqual(['delete', 'get']);
     expect(Object.keys(doc.body.components.schemas)).toEqual(
       expect.arrayContaining([
         'Session',

@@ -32,6 +32,12 @@ export function postgresChangeFeedRows(db: PostgresTransactions, watcher: Postgr
             [sessionID, since],
           )
         ).rows.map((row) => row.id),
+        removedMessages: (
+          await db.pool.query<{ id: string }>(
+            'SELECT id FROM message_removed WHERE session_id = $1 AND rev > $2 ORDER BY rev',
+            [sessionID, since],
+          )
+        ).rows.map((row) => row.id),
       };
     },
     async tablesAfter(since, perTable) {
@@ -51,15 +57,34 @@ export function postgresChangeFeedRows(db: PostgresTransactions, watcher: Postgr
         );
         return rows.map((row) => ({ ...row, rev: Number(row.rev) }));
       };
-      const [session, message, part, permission, batch, removedParts] = await Promise.all([
-        rows('session'),
-        rows('message'),
-        rows('part'),
-        rows('permission_request'),
-        rows('batch'),
-        removed(),
-      ]);
-      const tables: FeedTables = { session, message, part, permission, batch, removed: removedParts };
+      const messageRemoved = async () => {
+        const { rows } = await db.pool.query<{ rev: string; id: string; session_id: string }>(
+          'SELECT rev, id, session_id FROM message_removed WHERE rev > $1 AND rev <= $2 ORDER BY rev LIMIT $3',
+          [since, cursor, perTable],
+        );
+        return rows.map((row) => ({ ...row, rev: Number(row.rev) }));
+      };
+      const [session, message, part, permission, batch, removedParts, removedMessages, removedSessions] =
+        await Promise.all([
+          rows('session'),
+          rows('message'),
+          rows('part'),
+          rows('permission_request'),
+          rows('batch'),
+          removed(),
+          messageRemoved(),
+          rows('session_removed'),
+        ]);
+      const tables: FeedTables = {
+        session,
+        message,
+        part,
+        permission,
+        batch,
+        removed: removedParts,
+        messageRemoved: removedMessages,
+        sessionRemoved: removedSessions,
+      };
       return { cursor, tables };
     },
     wait: (sessionID, since, options) => watcher.wait(sessionID, since, options),

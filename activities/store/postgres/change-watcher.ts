@@ -130,15 +130,18 @@ export class PostgresChangeWatcher {
 }
 
 /**
- * Whether rows of the session (its messages, parts, own row and permission
- * requests) newer than the cursor are committed; no lock.
+ * Whether rows of the session (its messages, parts, own row, permission requests and removal
+ * rows) newer than the cursor are committed; no lock.
  */
 async function sessionChangedSince(db: Queryable, sessionID: string, since: number): Promise<boolean> {
   const { rows } = await db.query<{ changed: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = $1 AND rev > $2)
          OR EXISTS (SELECT 1 FROM part WHERE session_id = $1 AND rev > $2)
          OR EXISTS (SELECT 1 FROM session WHERE id = $1 AND rev > $2)
-         OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = $1 AND rev > $2) AS changed`,
+         OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM part_removed WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM message_removed WHERE session_id = $1 AND rev > $2)
+         OR EXISTS (SELECT 1 FROM session_removed WHERE id = $1 AND rev > $2) AS changed`,
     [sessionID, since],
   );
   return rows[0].changed;

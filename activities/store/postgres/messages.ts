@@ -68,5 +68,28 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
       );
       return rows[0];
     },
+    async remove(sessionID, messageIDs) {
+      await db.revisioned(
+        async (client) => {
+          // Followers learn of each removal at its own revision: the parts, then their messages.
+          const parts = await client.query(
+            `WITH gone AS (DELETE FROM part WHERE session_id = $1 AND message_id = ANY($2::text[]) RETURNING id, message_id, session_id)
+             INSERT INTO part_removed (id, message_id, session_id, rev)
+             SELECT id, message_id, session_id, nextval('revision') FROM (SELECT * FROM gone ORDER BY id) ordered
+             ON CONFLICT (id) DO UPDATE SET rev = excluded.rev`,
+            [sessionID, messageIDs],
+          );
+          const messages = await client.query(
+            `WITH gone AS (DELETE FROM message WHERE session_id = $1 AND id = ANY($2::text[]) RETURNING id, session_id)
+             INSERT INTO message_removed (id, session_id, rev)
+             SELECT id, session_id, nextval('revision') FROM (SELECT * FROM gone ORDER BY id) ordered
+             ON CONFLICT (id) DO UPDATE SET rev = excluded.rev`,
+            [sessionID, messageIDs],
+          );
+          return (parts.rowCount ?? 0) + (messages.rowCount ?? 0) > 0;
+        },
+        (removed) => (removed ? sessionID : undefined),
+      );
+    },
   };
 }

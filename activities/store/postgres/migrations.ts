@@ -127,6 +127,27 @@ export const postgresMigrations: string[] = [
   CREATE INDEX batch_feed ON batch(rev);
   CREATE INDEX part_removed_feed ON part_removed(rev);
   `,
+  `
+  -- Deleted messages and sessions leave a row saying so, as deleted parts do (the event stream's
+  -- \`message.removed\` and \`session.deleted\`); a session's keeps its last state. Indexes to find
+  -- everything of one session when it is deleted.
+  CREATE TABLE message_removed (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    session_id TEXT COLLATE "C" NOT NULL,
+    rev BIGINT NOT NULL
+  );
+  CREATE INDEX message_removed_feed ON message_removed(rev);
+  CREATE INDEX message_removed_session ON message_removed(session_id, rev);
+  CREATE TABLE session_removed (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    rev BIGINT NOT NULL,
+    data JSONB NOT NULL
+  );
+  CREATE INDEX session_removed_feed ON session_removed(rev);
+  CREATE INDEX part_removed_session ON part_removed(session_id, rev);
+  CREATE INDEX permission_request_session ON permission_request(session_id);
+  CREATE INDEX prompt_session ON prompt(session_id);
+  `,
 ];
 
 /**

@@ -32,8 +32,38 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
       ),
     children: (parentID) =>
       all(db.pool, 'SELECT data FROM session WHERE parent_id = $1 ORDER BY id', [parentID], Session),
+    async remove(id) {
+      await db.revisioned(
+        async (client) => {
+          const session = await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session);
+          if (!session) return false;
+          for (const sql of DELETE_OF_SESSION) await client.query(sql, [id]);
+          await client.query(
+            `INSERT INTO session_removed (id, rev, data) VALUES ($1, nextval('revision'), $2::jsonb)
+             ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+            [id, JSON.stringify(session)],
+          );
+          return true;
+        },
+        (removed) => (removed ? id : undefined),
+      );
+    },
   };
 }
+
+/** Everything kept of one session, by the column that names it; the session row goes last. */
+const DELETE_OF_SESSION = [
+  'DELETE FROM part WHERE session_id = $1',
+  'DELETE FROM part_removed WHERE session_id = $1',
+  'DELETE FROM message WHERE session_id = $1',
+  'DELETE FROM message_removed WHERE session_id = $1',
+  'DELETE FROM todo WHERE session_id = $1',
+  'DELETE FROM file_read WHERE session_id = $1',
+  'DELETE FROM permission_request WHERE session_id = $1',
+  'DELETE FROM approved_rule WHERE root_id = $1',
+  'DELETE FROM prompt WHERE session_id = $1',
+  'DELETE FROM session WHERE id = $1',
+];
 
 /** Must run inside a `revisioned` transaction. */
 async function upsertSession(client: Queryable, session: Session): Promise<void> {

@@ -14,6 +14,9 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
     messagesSince: db.prepare('SELECT data FROM message WHERE session_id = ? AND rev > ? ORDER BY id'),
     partsSince: db.prepare('SELECT data FROM part WHERE session_id = ? AND rev > ? ORDER BY id'),
     removedSince: db.prepare('SELECT id FROM part_removed WHERE session_id = ? AND rev > ? ORDER BY rev').pluck(),
+    messagesRemovedSince: db
+      .prepare('SELECT id FROM message_removed WHERE session_id = ? AND rev > ? ORDER BY rev')
+      .pluck(),
     session: after('session'),
     message: after('message'),
     part: after('part'),
@@ -22,6 +25,10 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
     removed: db.prepare(
       'SELECT rev, id, message_id, session_id FROM part_removed WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?',
     ),
+    messageRemoved: db.prepare(
+      'SELECT rev, id, session_id FROM message_removed WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?',
+    ),
+    sessionRemoved: after('session_removed'),
   };
 
   return {
@@ -31,11 +38,14 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
         messages: readAll(statements.messagesSince, [sessionID, since], Message),
         parts: readAll(statements.partsSince, [sessionID, since], Part),
         removedParts: statements.removedSince.all(sessionID, since) as string[],
+        removedMessages: statements.messagesRemovedSince.all(sessionID, since) as string[],
       }))(),
     tablesAfter: async (since, perTable) =>
       db.transaction(() => {
         const cursor = statements.cursor.get() as number;
-        const rows = (name: 'session' | 'message' | 'part' | 'permission' | 'batch'): FeedDocument[] =>
+        const rows = (
+          name: 'session' | 'message' | 'part' | 'permission' | 'batch' | 'sessionRemoved',
+        ): FeedDocument[] =>
           (statements[name].all(since, cursor, perTable) as { rev: number; data: string }[]).map((row) => ({
             rev: row.rev,
             data: JSON.parse(row.data),
@@ -47,6 +57,8 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
           permission: rows('permission'),
           batch: rows('batch'),
           removed: statements.removed.all(since, cursor, perTable) as FeedTables['removed'],
+          messageRemoved: statements.messageRemoved.all(since, cursor, perTable) as FeedTables['messageRemoved'],
+          sessionRemoved: rows('sessionRemoved'),
         };
         return { cursor, tables };
       })(),

@@ -27,7 +27,10 @@ export class SqliteChangeWatcher {
           `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = @session AND rev > @since)
                OR EXISTS (SELECT 1 FROM part WHERE session_id = @session AND rev > @since)
                OR EXISTS (SELECT 1 FROM session WHERE id = @session AND rev > @since)
-               OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = @session AND rev > @since)`,
+               OR EXISTS (SELECT 1 FROM permission_request WHERE session_id = @session AND rev > @since)
+               OR EXISTS (SELECT 1 FROM part_removed WHERE session_id = @session AND rev > @since)
+               OR EXISTS (SELECT 1 FROM message_removed WHERE session_id = @session AND rev > @since)
+               OR EXISTS (SELECT 1 FROM session_removed WHERE id = @session AND rev > @since)`,
         )
         .pluck(),
     };

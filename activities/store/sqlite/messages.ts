@@ -34,6 +34,17 @@ export function sqliteMessageRows(connection: SqliteConnection): MessageRows {
               IFNULL(SUM(json_extract(data, '$.cost')), 0) AS cost
        FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'assistant'`,
     ),
+    partsOf: db.prepare('SELECT id FROM part WHERE session_id = ? AND message_id = ? ORDER BY id').pluck(),
+    partRemoved: db.prepare(
+      `INSERT INTO part_removed (id, message_id, session_id, rev) VALUES (?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET rev = excluded.rev`,
+    ),
+    deleteParts: db.prepare('DELETE FROM part WHERE session_id = ? AND message_id = ?'),
+    deleteMessage: db.prepare('DELETE FROM message WHERE session_id = ? AND id = ?'),
+    messageRemoved: db.prepare(
+      `INSERT INTO message_removed (id, session_id, rev) VALUES (?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET rev = excluded.rev`,
+    ),
   };
 
   return {
@@ -58,5 +69,22 @@ export function sqliteMessageRows(connection: SqliteConnection): MessageRows {
     summaryAfter: async (sessionID, messageID) => readOne(statements.summaryAfter, [sessionID, messageID], Message),
     recentAssistant: async (sessionID) => readAll(statements.recentAssistant, [sessionID], Message),
     usage: async (sessionID) => statements.usage.get(sessionID) as UsageSums,
+    async remove(sessionID, messageIDs) {
+      const removed = connection.write(() => {
+        let any = false;
+        for (const messageID of messageIDs) {
+          // Followers learn of each removal at its own revision: the parts, then their message.
+          for (const partID of statements.partsOf.all(sessionID, messageID) as string[])
+            statements.partRemoved.run(partID, messageID, sessionID, connection.revision());
+          any = statements.deleteParts.run(sessionID, messageID).changes > 0 || any;
+          if (statements.deleteMessage.run(sessionID, messageID).changes > 0) {
+            statements.messageRemoved.run(messageID, sessionID, connection.revision());
+            any = true;
+          }
+        }
+        return any;
+      });
+      if (removed) connection.written(sessionID);
+    },
   };
 }

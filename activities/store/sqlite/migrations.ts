@@ -124,6 +124,27 @@ export const migrations: string[] = [
   CREATE INDEX batch_feed ON batch(rev);
   CREATE INDEX part_removed_feed ON part_removed(rev);
   `,
+  `
+  -- Deleted messages and sessions leave a row saying so, as deleted parts do (the event stream's
+  -- \`message.removed\` and \`session.deleted\`); a session's keeps its last state. Indexes to find
+  -- everything of one session when it is deleted.
+  CREATE TABLE message_removed (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    rev INTEGER NOT NULL
+  );
+  CREATE INDEX message_removed_feed ON message_removed(rev);
+  CREATE INDEX message_removed_session ON message_removed(session_id, rev);
+  CREATE TABLE session_removed (
+    id TEXT PRIMARY KEY,
+    rev INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX session_removed_feed ON session_removed(rev);
+  CREATE INDEX part_removed_session ON part_removed(session_id, rev);
+  CREATE INDEX permission_request_session ON permission_request(session_id);
+  CREATE INDEX prompt_session ON prompt(session_id);
+  `,
 ];
 
 /** Brings the schema up to date, under the write lock: a worker and the CLI may open a new file at once. */

@@ -16,6 +16,23 @@ export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
        ORDER BY time_updated DESC, id DESC LIMIT @limit`,
     ),
     children: connection.db.prepare('SELECT data FROM session WHERE parent_id = ? ORDER BY id'),
+    // Everything kept of one session, by the column that names it; the session row goes last.
+    deleteOf: [
+      'DELETE FROM part WHERE session_id = ?',
+      'DELETE FROM part_removed WHERE session_id = ?',
+      'DELETE FROM message WHERE session_id = ?',
+      'DELETE FROM message_removed WHERE session_id = ?',
+      'DELETE FROM todo WHERE session_id = ?',
+      'DELETE FROM file_read WHERE session_id = ?',
+      'DELETE FROM permission_request WHERE session_id = ?',
+      'DELETE FROM approved_rule WHERE root_id = ?',
+      'DELETE FROM prompt WHERE session_id = ?',
+      'DELETE FROM session WHERE id = ?',
+    ].map((sql) => connection.db.prepare(sql)),
+    removed: connection.db.prepare(
+      `INSERT INTO session_removed (id, rev, data) VALUES (@id, @rev, @data)
+       ON CONFLICT(id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+    ),
   };
   const write = (session: Session) =>
     statements.upsert.run({
@@ -39,5 +56,15 @@ export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
     list: async ({ roots, directory, limit }) =>
       readAll(statements.list, [{ roots: roots ? 1 : 0, directory: directory ?? null, limit: limit ?? -1 }], Session),
     children: async (parentID) => readAll(statements.children, [parentID], Session),
+    async remove(id) {
+      const removed = connection.write(() => {
+        const session = readOne(statements.get, [id], Session);
+        if (!session) return false;
+        for (const statement of statements.deleteOf) statement.run(id);
+        statements.removed.run({ id, rev: connection.revision(), data: JSON.stringify(session) });
+        return true;
+      });
+      if (removed) connection.written(id);
+    },
   };
 }

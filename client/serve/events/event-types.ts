@@ -39,9 +39,12 @@ export const ServerEvent = z
     event('server.heartbeat', z.object({})),
     event('session.created', z.object({ info: Session })),
     event('session.updated', z.object({ info: Session })),
+    // The session as it was last; `sessionID` too, as newer OpenCode servers send it.
+    event('session.deleted', z.object({ sessionID: z.string(), info: Session })),
     event('session.status', z.object({ sessionID: z.string(), status: LiveStatus })),
     event('message.updated', z.object({ info: Message })),
     event('message.part.updated', z.object({ part: Part, delta: z.string().optional() })),
+    event('message.removed', z.object({ sessionID: z.string(), messageID: z.string() })),
     event('message.part.removed', z.object({ sessionID: z.string(), messageID: z.string(), partID: z.string() })),
     event('permission.asked', z.object({ request: PermissionRequestRecord })),
     event('permission.replied', z.object({ request: PermissionRequestRecord })),

@@ -4,6 +4,7 @@ import { cancellingRun } from '../../services/cancelled-prompts.js';
 import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
+import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
 import { cancelSession, resumeSession, startSession } from '../../services/sessions.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
@@ -51,6 +52,19 @@ const abort = createRoute({
       'what happened',
     ),
     404: json(ErrorBody, 'no such session'),
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/session/{id}',
+  summary:
+    'Delete a session with its subagent sessions (children first), its stored rows and snapshots, as `loom rm` does; refused while any of them is busy',
+  request: { params: SessionIdParam },
+  responses: {
+    200: json(z.literal(true), 'the session and its subtree are deleted'),
+    404: json(ErrorBody, 'no such session'),
+    409: json(ErrorBody, 'the session, or one below it, is busy'),
   },
 });
 
@@ -121,5 +135,18 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     const { id } = c.req.valid('param');
     if (!(await store.getSession(id))) throw unknownSession(id);
     return c.json({ id, result: await cancelSession(await deps.client(), id, store) }, 200);
+  });
+
+  app.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await store.getSession(id))) throw unknownSession(id);
+    try {
+      await removeSessionTree(await deps.client(), store, id, { dataDir: deps.dataDir, hostId: deps.hostId });
+    } catch (error) {
+      if (error instanceof UnknownSessionError) throw unknownSession(id);
+      if (error instanceof BusySessionError) throw new HttpError(409, error.message);
+      throw error;
+    }
+    return c.json(true as const, 200);
   });
 }

@@ -41,6 +41,12 @@ function apply({ type, properties: p }) {
       touch(`ses:${p.info.id}`);
       state.sessions.set(p.info.id, p.info);
       return;
+    case 'session.deleted':
+      touch(`ses:${p.sessionID}`);
+      state.sessions.delete(p.sessionID);
+      state.live.delete(p.sessionID);
+      state.transcripts.delete(p.sessionID);
+      return;
     case 'session.status':
       state.live.set(p.sessionID, p.status);
       return;
@@ -58,6 +64,14 @@ function apply({ type, properties: p }) {
       messageEntry(transcript, p.part.messageID).parts.set(p.part.id, p.part);
       return;
     }
+    case 'message.removed':
+      touch(`msg:${p.messageID}`);
+      state.transcripts.get(p.sessionID)?.delete(p.messageID);
+      return;
+    case 'message.part.removed':
+      touch(`prt:${p.partID}`);
+      state.transcripts.get(p.sessionID)?.get(p.messageID)?.parts.delete(p.partID);
+      return;
     case 'permission.asked':
     case 'permission.replied':
       touch(`per:${p.request.id}`);

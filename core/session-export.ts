@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { idSequence, nextId, partId } from './ids.js';
+import { Message, type MessageWithParts } from './message.js';
+import { Part } from './part.js';
+import { Session } from './session.js';
+import { Todo } from './todo.js';
+
+/**
+ * A session as `loom export` writes it: OpenCode's export shape (`opencode export`), `{ info,
+ * messages: [{ info, parts }], todos }`, with Loom's own session, message and part documents.
+ * Subagents' sessions are not in it (their `task` parts keep their outputs).
+ */
+export const SessionExport = z.object({
+  info: Session,
+  messages: z.array(z.object({ info: Message, parts: z.array(Part) })),
+  todos: z.array(Todo).optional(),
+});
+export type SessionExport = z.infer<typeof SessionExport>;
+
+/** Where an imported session lives: its new id's time, the folder and host it works in. */
+export interface ImportPlace {
+  now: number;
+  random: () => number;
+  directory: string;
+  host: string;
+}
+
+/**
+ * An exported session as a new one: new ids for the session, its messages and parts (in the
+ * order they came), every reference between them remapped; idle, updated now, without a parent.
+ * Prompt ids are dropped: they name prompts stored for the exported session.
+ */
+export function importedSession(
+  exported: SessionExport,
+  place: ImportPlace,
+): { session: Session; messages: MessageWithParts[] } {
+  const sessionID = nextId('ses', idSequence(place.now), place.random);
+  const sequence = idSequence(place.now);
+  const messageIds = new Map(exported.messages.map(({ info }) => [info.id, nextId('msg', sequence, place.random)]));
+  const { info } = exported;
+  const session: Session = {
+    id: sessionID,
+    title: info.title,
+    agent: info.agent,
+    model: info.model,
+    directory: place.directory,
+    host: place.host,
+    status: 'idle',
+    ...(info.permission ? { permission: info.permission } : {}),
+    time: { created: info.time.created, updated: place.now },
+  };
+  let lastUser: string | undefined;
+  const messages = exported.messages.map(({ info: message, parts }) => {
+    const id = messageIds.get(message.id)!;
+    let imported: Message;
+    if (message.role === 'user') {
+      const { promptID: _dropped, ...rest } = message;
+      imported = { ...rest, id, sessionID };
+      lastUser = id;
+    } else {
+      const parentID = messageIds.get(message.parentID) ?? lastUser ?? message.parentID;
+      imported = { ...message, id, sessionID, parentID };
+    }
+    return {
+      info: imported,
+      parts: parts.map((part, index) => ({ ...part, id: partId(id, index), sessionID, messageID: id })),
+    };
+  });
+  return { session, messages };
+}
+
+/** The path and message of each problem zod found, for an error that names the key at fault. */
+export function exportIssues(error: z.ZodError): string {
+  const shown = error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const more = error.issues.length > 5 ? `; and ${error.issues.length - 5} more` : '';
+  return shown.join('; ') + more;
+}
