@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectIsolatedCopies } from '../../activities/batch-isolation.js';
 import { applyChanges } from '../../activities/snapshot/apply-changes.js';
 import { batchSnapshots, materialiseCopy, snapshotCopy, snapshotProject } from '../../activities/snapshot/copies.js';
+import type { BatchRecord } from '../../core/batch.js';
 
 let root: string;
 let project: string;
@@ -88,5 +90,43 @@ describe('copies of a project for isolated batch tasks', () => {
     expect(read(project, 'both.txt')).toBe(lines('1 by the task', '2', '3', '4', '5', '6', '7', '8 by the person'));
     expect(read(project, 'clash.txt')).toBe('by the person\n');
     expect((await applyChanges(git, base, tree, paths)).unchanged).toEqual(['both.txt', 'made.txt', 'same.txt']);
+  });
+});
+
+describe('collecting isolated copies', () => {
+  it('deletes those of batches gone, let go, or ended a week ago, and keeps running and recent ones', async () => {
+    const dataDir = join(root, 'data');
+    const day = 24 * 60 * 60 * 1000;
+    const now = Date.now();
+    const batches = new Map<string, BatchRecord>();
+    const batch = (id: string, status: BatchRecord['status'], updated: number, removed?: number): void => {
+      batches.set(id, {
+        id,
+        source: 'tasks.jsonl',
+        sourceBytes: 1,
+        total: 1,
+        directory: project,
+        agent: 'build',
+        concurrency: 1,
+        retries: 0,
+        status,
+        isolation: { folder: join(dataDir, 'isolated', id), ...(removed ? { removed } : {}) },
+        time: { created: updated, updated },
+      });
+      mkdirSync(join(dataDir, 'isolated', id, 'tasks', '0'), { recursive: true });
+    };
+    batch('bat_running', 'running', now - 30 * day);
+    batch('bat_recent', 'completed', now - day);
+    batch('bat_old', 'completed', now - 8 * day);
+    batch('bat_discarded', 'cancelled', now, now);
+    mkdirSync(join(dataDir, 'isolated', 'bat_gone'), { recursive: true });
+    const store = {
+      getBatch: async (id: string) => batches.get(id),
+      saveBatch: async (record: BatchRecord) => void batches.set(record.id, record),
+    };
+
+    expect((await collectIsolatedCopies(store, dataDir, now)).sort()).toEqual(['bat_discarded', 'bat_gone', 'bat_old']);
+    expect(readdirSync(join(dataDir, 'isolated')).sort()).toEqual(['bat_recent', 'bat_running']);
+    expect(batches.get('bat_old')?.isolation?.removed).toBe(now);
   });
 });
