@@ -95,11 +95,21 @@ export function createBatchActivities({ store }: ActivityDeps) {
     const outcomes = await Promise.all(
       input.outcomes.map(async (outcome) =>
         outcome.status === 'completed' && outcome.sessionId
-          ? { ...outcome, text: await lastText(store, outcome.sessionId) }
+          ? { ...(await withFiles(input.batchId, outcome)), text: await lastText(store, outcome.sessionId) }
           : outcome,
       ),
     );
     await store.saveBatchOutcomes(input.batchId, outcomes);
+  }
+
+  /**
+   * An isolated task's outcome names its copy's snapshot; the files it changed were written on the
+   * stored outcome by the host (`finishTaskCopy`), and stay.
+   */
+  async function withFiles(batchId: string, outcome: BatchTaskOutcome): Promise<BatchTaskOutcome> {
+    if (!outcome.changes || outcome.changes.files) return outcome;
+    const stored = (await store.batchTask(batchId, outcome.index))?.outcome.changes;
+    return stored?.tree === outcome.changes.tree ? { ...outcome, changes: stored } : outcome;
   }
 
   /** Marks the tasks that never started as cancelled. */

@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps.js';
 import { createBatchActivities } from './batch.js';
 import { createBatchCallActivities } from './batch-call.js';
+import { createBatchIsolationActivities } from './batch-isolation.js';
 import { createCommandActivities } from './command-run.js';
 import { createModelActivities } from './model/call-model.js';
 import { createCompactionActivities } from './model/compact.js';
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCommandActivities(deps),
     ...createBatchActivities(deps),
     ...createBatchCallActivities(deps),
+    ...createBatchIsolationActivities(deps),
     ...createModelActivities(deps),
     ...createCompactionActivities(deps),
     ...createTitleActivities(deps),

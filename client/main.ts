@@ -320,6 +320,10 @@ batch
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'no progress bar; print the final progress as JSON')
+  .option(
+    '--isolate',
+    'run each task in its own copy of the project, taken when the batch starts (uncommitted changes included; ignored files and files over 2 MiB left out); the project is untouched until `loom batch apply`',
+  )
   .action(async (file: string, options) =>
     execute(async (context) => (await import('./commands/batch/run.js')).batchRunCommand(context, file, options)),
   );
@@ -373,6 +377,45 @@ batch
       const { batchControlCommand, concurrencyControl } = await import('./commands/batch/manage.js');
       return batchControlCommand(context, batchId, concurrencyControl(n));
     }),
+  );
+
+batch
+  .command('diff')
+  .description(
+    "what an isolated batch's tasks changed in their copies, as unified diffs (paths from the project's root)",
+  )
+  .argument('<batchId>')
+  .argument('[tasks...]', 'task numbers, as `loom batch results` shows them (default: every completed task)')
+  .option('--json', 'print [{index, description, files, diff}] as JSON')
+  .action(async (batchId: string, tasks: string[], options) =>
+    execute(async (context) =>
+      (await import('./commands/batch/isolated.js')).batchDiffCommand(context, batchId, tasks, options),
+    ),
+  );
+
+batch
+  .command('apply')
+  .description(
+    "apply an isolated batch's changes to the project: a file still as it was when the batch started takes the task's version, one changed since (by you, or by a task applied before) is merged when both are text and it merges cleanly, else reported as a conflict and left alone (exit 1)",
+  )
+  .argument('<batchId>')
+  .argument(
+    '[tasks...]',
+    'task numbers, as `loom batch results` shows them (default: every completed task not applied yet)',
+  )
+  .option('--json', 'print {batchId, tasks: [{index, applied, merged, unchanged, conflicts}], removed} as JSON')
+  .action(async (batchId: string, tasks: string[], options) =>
+    execute(async (context) =>
+      (await import('./commands/batch/isolated.js')).batchApplyCommand(context, batchId, tasks, options),
+    ),
+  );
+
+batch
+  .command('discard')
+  .description("delete an isolated batch's copies without applying anything")
+  .argument('<batchId>')
+  .action(async (batchId: string) =>
+    execute(async (context) => (await import('./commands/batch/isolated.js')).batchDiscardCommand(context, batchId)),
   );
 
 batch

@@ -28,6 +28,24 @@ export const BatchTaskInput = z.strictObject({
 });
 export type BatchTaskInput = z.infer<typeof BatchTaskInput>;
 
+/**
+ * A batch whose tasks each work in a copy of the project (`loom batch run --isolate`). The run
+ * fills in the snapshot and the folders when it starts; `loom batch apply` records what it applied.
+ */
+export const BatchIsolation = z.object({
+  /** The snapshot (a tree hash) of the project taken when the batch started: every copy's files. */
+  base: z.string().optional(),
+  /** The folder the snapshot covers: the git repository around the batch's directory, else that directory. */
+  root: z.string().optional(),
+  /** Where the copies and their snapshots are, on the batch's host (`<data>/isolated/<batch>`). */
+  folder: z.string().optional(),
+  /** The tasks `loom batch apply` applied, in the order it applied them. */
+  applied: z.array(z.number()).optional(),
+  /** When the copies were deleted (applied, discarded or collected). */
+  removed: z.number().optional(),
+});
+export type BatchIsolation = z.infer<typeof BatchIsolation>;
+
 export const BatchStatus = z.enum(['running', 'paused', 'completed', 'cancelled']);
 export type BatchStatus = z.infer<typeof BatchStatus>;
 
@@ -47,6 +65,8 @@ export const BatchRecord = z.object({
   retries: z.number().int().min(0),
   /** The session that started it with the `batch` tool, if any. */
   parentSessionID: z.string().optional(),
+  /** Present when each task works in a copy of the project of its own. */
+  isolation: BatchIsolation.optional(),
   status: BatchStatus,
   time: z.object({ created: z.number(), updated: z.number() }),
 });
@@ -54,6 +74,21 @@ export type BatchRecord = z.infer<typeof BatchRecord>;
 
 export const TaskStatus = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
 export type TaskStatus = z.infer<typeof TaskStatus>;
+
+/** A file a task changed in its copy, by its path from the snapshot's root. */
+export const FileChange = z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) });
+export type FileChange = z.infer<typeof FileChange>;
+
+/** What an isolated task changed in its copy, compared with the batch's snapshot. */
+export const TaskChanges = z.object({
+  /** The snapshot of the copy when the task ended. */
+  tree: z.string(),
+  /** How many files differ from the batch's snapshot. */
+  count: z.number(),
+  /** Those files; written by the host (the run's history carries only the tree and the count). */
+  files: z.array(FileChange).optional(),
+});
+export type TaskChanges = z.infer<typeof TaskChanges>;
 
 /** What became of one task. */
 export const BatchTaskOutcome = z.object({
@@ -65,6 +100,8 @@ export const BatchTaskOutcome = z.object({
   text: z.string().optional(),
   tokens: Tokens.optional(),
   error: z.string().optional(),
+  /** An isolated batch's completed task: what it changed in its copy. */
+  changes: TaskChanges.optional(),
 });
 export type BatchTaskOutcome = z.infer<typeof BatchTaskOutcome>;
 

@@ -8,19 +8,28 @@ import { SCRIPTED_MODEL } from './loom-env.js';
 export function runBatch(
   env: LoomTestEnv,
   tasks: BatchTaskInput[],
-  options: { concurrency?: number; retries?: number; agent?: string; modelRetry?: ModelRetry } = {},
+  options: {
+    concurrency?: number;
+    retries?: number;
+    agent?: string;
+    modelRetry?: ModelRetry;
+    isolate?: boolean;
+    /** The batch's directory (default: the project). */
+    directory?: string;
+  } = {},
 ) {
   return startBatch(env.client, env.store, {
     tasks,
     source: 'tasks.jsonl',
     sourceBytes: JSON.stringify(tasks).length,
-    directory: env.project,
+    directory: options.directory ?? env.project,
     agent: options.agent ?? 'build',
     model: SCRIPTED_MODEL,
     concurrency: options.concurrency ?? 5,
     retries: options.retries ?? 0,
     taskQueue: env.taskQueue,
     modelRetry: options.modelRetry ?? { maximumAttempts: 1, initialIntervalMs: 100, maximumIntervalMs: 100 },
+    isolate: options.isolate,
   });
 }
 

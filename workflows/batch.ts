@@ -20,6 +20,7 @@ import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
 import type { ClaimedTask } from '../activities/batch.js';
 import { store } from './session/activities.js';
+import { copiesOn, snapshotFailed } from './batch-isolation.js';
 
 /** Outcomes are written to the store in groups, so history grows by one activity per group. */
 const FLUSH_EVERY = 25;
@@ -42,6 +43,11 @@ export interface BatchRunInput {
   webUrl?: string;
   /** `false`: the namespace lacks Loom's search attributes; task runs set none (see `SessionRunInput`). */
   searchAttributes?: false;
+  /**
+   * Each task works in a copy of the project taken when the batch started (`loom batch run
+   * --isolate`). Batches recorded before never set it, and take none of its steps.
+   */
+  isolate?: true;
   /** State handed over by continue-as-new. */
   carried?: BatchCarried;
 }
@@ -129,6 +135,17 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     },
   );
 
+  const copies = copiesOn(input.host);
+  if (input.isolate && !carried) {
+    try {
+      await copies.prepareIsolatedBatch({ batchId: input.batchId });
+    } catch (error) {
+      await store.cancelBatchTasks({ batchId: input.batchId, indexes: [], from: 0, total: input.total });
+      await store.setBatchStatus({ batchId: input.batchId, status: 'cancelled' });
+      throw snapshotFailed(input.batchId, input.host, error);
+    }
+  }
+
   const waiting = () => state.retryQueue.length + (input.total - state.nextIndex);
   const canStart = () =>
     !state.paused &&
@@ -182,11 +199,14 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       };
       void scope
         .run(async () => {
+          const copy = input.isolate
+            ? await copies.prepareTaskCopy({ batchId: input.batchId, index: task.index })
+            : undefined;
           const handle = await startChild<(input: SessionRunInput) => Promise<SessionRunResult>>(
             SESSION_WORKFLOW_TYPE,
             {
               workflowId: task.sessionId,
-              args: [child],
+              args: [copy ? { ...child, directory: copy.directory } : child],
               cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
               parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
               staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
@@ -199,10 +219,12 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
               ]),
             },
           );
-          return handle.result();
+          const result = await handle.result();
+          const changes = copy ? await copies.finishTaskCopy({ batchId: input.batchId, index: task.index }) : undefined;
+          return { result, changes };
         })
         .then(
-          (result) => {
+          ({ result, changes }) => {
             state.done++;
             state.tokens = addTokens(state.tokens, result.tokens);
             state.unwritten.push({
@@ -211,6 +233,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
               sessionId: task.sessionId,
               attempts: task.attempt,
               tokens: result.tokens,
+              ...(changes ? { changes } : {}),
             });
           },
           (error: unknown) => {

@@ -126,6 +126,9 @@ export const StartBatchBody = z
       .string()
       .optional()
       .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
+    isolate: z.boolean().optional().openapi({
+      description: 'each task works in its own copy of the project, applied with `loom batch apply` (default false)',
+    }),
   })
   .openapi('StartBatch');
 

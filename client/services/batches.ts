@@ -73,6 +73,8 @@ export interface StartBatchOptions {
   webUrl?: string;
   /** `false`: the namespace lacks Loom's search attributes, so runs carry none (see `checkSearchAttributes`). */
   searchAttributes?: boolean;
+  /** Each task works in a copy of the project taken when the batch starts (`loom batch run --isolate`). */
+  isolate?: boolean;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function startBatch(
     model: options.model,
     concurrency: options.concurrency,
     retries: options.retries,
+    ...(options.isolate ? { isolation: {} } : {}),
     status: 'running',
     time: { created: now, updated: now },
   };
@@ -112,13 +115,14 @@ export async function startBatch(
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     searchAttributes: options.searchAttributes === false ? false : undefined,
+    ...(options.isolate ? { isolate: true } : {}),
   };
   const handle = await client.workflow.start(batchWorkflow, {
     workflowId: batch.id,
     taskQueue: options.taskQueue,
     args: [input],
     staticSummary: `batch · ${basename(options.source)} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
-    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
+    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${options.isolate ? ' · each task in a copy of the project' : ''}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
   });
   return { batch, handle };
 }

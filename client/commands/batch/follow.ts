@@ -61,6 +61,10 @@ export async function followBatch(
   if (options.quiet) process.stdout.write(`${JSON.stringify(progress)}\n`);
   // The record's last status change is when the batch ended, as `loom batch status` will count it.
   else context.report(summary(progress, batchSpan((await context.store.getBatch(batch.id)) ?? batch)));
+  if (!options.quiet && batch.isolation && progress.done > 0)
+    context.report(
+      `  The project is unchanged: \`loom batch diff ${batch.id}\` shows what each task changed in its copy, \`loom batch apply ${batch.id}\` applies it.`,
+    );
   return progress.status === 'cancelled' ? 130 : progress.failed > 0 ? 1 : 0;
 }
 

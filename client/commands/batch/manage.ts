@@ -84,6 +84,8 @@ export async function batchResultsCommand(
     process.stdout.write(
       `${mark} ${String(outcome.index).padStart(5)}  ${outcome.status.padEnd(9)}  ${outcome.sessionId ?? '-'}  ${task.description}${answer ? pc.dim(`  — ${answer}`) : ''}\n`,
     );
+    for (const file of outcome.changes?.files ?? [])
+      process.stdout.write(pc.dim(`         ${file.status.padEnd(9)}  ${file.path}\n`));
   }
   return 0;
 }

@@ -16,6 +16,7 @@ export interface BatchRunOptions {
   retries?: string;
   dir?: string;
   json?: boolean;
+  isolate?: boolean;
 }
 
 /** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
@@ -47,9 +48,10 @@ export async function batchRunCommand(context: CliContext, file: string, options
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
     searchAttributes,
+    isolate: options.isolate,
   });
   context.report(
-    `Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency} · Ctrl-C leaves it running`,
+    `Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency}${batch.isolation ? ' · each task in a copy of the project' : ''} · Ctrl-C leaves it running`,
   );
   return followBatch(context, handle, batch, { quiet: options.json });
 }

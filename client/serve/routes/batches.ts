@@ -184,6 +184,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       modelRetry: modelRetryFromEnv(env),
       webUrl: deps.webUrl,
       searchAttributes: await deps.searchAttributes(),
+      isolate: body.isolate,
     });
     return c.json({ id: batch.id, total: batch.total }, 201);
   });

@@ -1,0 +1,115 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localHostId } from '../../activities/hosts/host-id.js';
+import type { BatchRecord } from '../../core/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/run-loom.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({ files: { 'notes.txt': 'start\n' } });
+  execFileSync('git', ['init', '--quiet', env.project]);
+});
+afterAll(() => env?.close());
+
+const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+const read = (path: string) => readFileSync(join(env.project, path), 'utf8');
+
+function storedBatch(id: string, overrides: Partial<BatchRecord>): BatchRecord {
+  const now = Date.now();
+  return {
+    id,
+    source: 'tasks.jsonl',
+    sourceBytes: 10,
+    total: 1,
+    directory: env.project,
+    host: localHostId(env.env),
+    agent: 'build',
+    concurrency: 1,
+    retries: 0,
+    status: 'completed',
+    time: { created: now, updated: now },
+    ...overrides,
+  };
+}
+
+describe('loom batch run --isolate', () => {
+  it('leaves the project alone, shows each task’s diff, applies one and reports the other’s conflict', async () => {
+    env.model.setScript(
+      ['a', 'b'].flatMap((name) => [
+        {
+          name: `${name}-read`,
+          when: { lastUser: `Rewrite as ${name}`, lastRole: 'user' as const },
+          reply: { toolCalls: [{ name: 'read', args: { filePath: 'notes.txt' } }] },
+        },
+        {
+          name: `${name}-write`,
+          when: { lastUser: `Rewrite as ${name}`, lastRole: 'tool' as const, lastTool: /start/ },
+          reply: { toolCalls: [{ name: 'write', args: { filePath: 'notes.txt', content: `${name} was here\n` } }] },
+        },
+        {
+          name: `${name}-done`,
+          when: { lastUser: `Rewrite as ${name}`, lastRole: 'tool' as const },
+          reply: { text: 'done' },
+        },
+      ]),
+    );
+    const file = join(dirname(env.project), 'rewrite.jsonl');
+    writeFileSync(
+      file,
+      ['a', 'b'].map((name) => JSON.stringify({ description: `As ${name}`, prompt: `Rewrite as ${name}` })).join('\n'),
+    );
+    const run = await loom(['batch', 'run', file, '--isolate', '--concurrency', '2', '-m', 'scripted/test-model']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('each task in a copy of the project');
+    const batchId = /Batch (bat_\w+): 2 tasks/.exec(run.stderr)![1];
+    expect(run.stderr).toContain(`\`loom batch apply ${batchId}\` applies it`);
+    expect(read('notes.txt')).toBe('start\n');
+
+    expect((await loom(['batch', 'results', batchId])).stdout).toMatch(/As a[^\n]*\n\s+modified\s+notes.txt/);
+    const diff = await loom(['batch', 'diff', batchId, '1']);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('--- a/notes.txt\n+++ b/notes.txt');
+    expect(diff.stdout).toContain('-start\n+b was here');
+    expect(diff.stderr).toContain('task 1 (As b): 1 file');
+
+    const first = await loom(['batch', 'apply', batchId, '0', '--json']);
+    expect(first.code).toBe(0);
+    expect(parseJson(first)).toMatchObject({
+      batchId,
+      tasks: [{ index: 0, applied: ['notes.txt'], conflicts: [] }],
+      removed: false,
+    });
+    expect(read('notes.txt')).toBe('a was here\n');
+
+    const second = await loom(['batch', 'apply', batchId]);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toContain('task 1 (As b):\n  conflict  notes.txt');
+    expect(second.stderr).toContain('1 file changed in the project since the batch started, left as they are');
+    expect(read('notes.txt')).toBe('a was here\n');
+
+    const unknownTask = await loom(['batch', 'apply', batchId, '7']);
+    expect(unknownTask.code).toBe(1);
+    expect(unknownTask.stderr).toContain(`Batch ${batchId} has no task 7: its tasks are numbered 0 to 1`);
+  });
+
+  it('names the batch it refuses: unknown, not isolated, still running', async () => {
+    expect((await loom(['batch', 'apply', 'bat_nope'])).stderr).toContain('Unknown batch "bat_nope"');
+
+    await env.store.createBatch(storedBatch('bat_plain', {}), [{ description: 'd', prompt: 'p' }]);
+    const plain = await loom(['batch', 'apply', 'bat_plain']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('Batch bat_plain did not run with --isolate');
+
+    await env.store.createBatch(storedBatch('bat_busy', { status: 'running', isolation: {} }), [
+      { description: 'd', prompt: 'p' },
+    ]);
+    const busy = await loom(['batch', 'apply', 'bat_busy']);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain('Batch bat_busy is still running');
+    expect((await loom(['batch', 'diff', 'bat_busy'])).stderr).toContain('Batch bat_busy is still running');
+  });
+});
