@@ -1,4 +1,6 @@
+import { dropRevertedMessages } from './reverted-messages.js';
 import type { MessageRecords } from './store/messages.js';
+import type { SessionRecords } from './store/sessions.js';
 
 /**
  * When a message was first written; a retried activity keeps that time. (A message id sorts the
@@ -8,11 +10,15 @@ export async function createdTime(store: MessageRecords, messageId: string): Pro
   return (await store.getMessage(messageId))?.time.created ?? Date.now();
 }
 
-/** Writes (or rewrites) a user message, naming the stored prompt it came from, if any. */
+/**
+ * Writes (or rewrites) a user message, naming the stored prompt it came from, if any. A reverted
+ * session's hidden messages go first.
+ */
 export async function saveUserMessageRow(
-  store: MessageRecords,
+  store: MessageRecords & SessionRecords,
   input: { sessionId: string; messageId: string; agent: string; model: string; promptId?: string },
 ): Promise<void> {
+  await dropRevertedMessages(store, input.sessionId, input.messageId);
   await store.saveMessage({
     id: input.messageId,
     sessionID: input.sessionId,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { idSequence, nextId, partId } from './ids.js';
+import { idSequence, nextId } from './ids.js';
 import { Message, type MessageWithParts } from './message.js';
+import { copyTranscript } from './transcript-copy.js';
 import { Part } from './part.js';
 import { Session } from './session.js';
 import { Todo } from './todo.js';
@@ -35,8 +36,6 @@ export function importedSession(
   place: ImportPlace,
 ): { session: Session; messages: MessageWithParts[] } {
   const sessionID = nextId('ses', idSequence(place.now), place.random);
-  const sequence = idSequence(place.now);
-  const messageIds = new Map(exported.messages.map(({ info }) => [info.id, nextId('msg', sequence, place.random)]));
   const { info } = exported;
   const session: Session = {
     id: sessionID,
@@ -49,22 +48,11 @@ export function importedSession(
     ...(info.permission ? { permission: info.permission } : {}),
     time: { created: info.time.created, updated: place.now },
   };
-  let lastUser: string | undefined;
-  const messages = exported.messages.map(({ info: message, parts }) => {
-    const id = messageIds.get(message.id)!;
-    let imported: Message;
-    if (message.role === 'user') {
-      const { promptID: _dropped, ...rest } = message;
-      imported = { ...rest, id, sessionID };
-      lastUser = id;
-    } else {
-      const parentID = messageIds.get(message.parentID) ?? lastUser ?? message.parentID;
-      imported = { ...message, id, sessionID, parentID };
-    }
-    return {
-      info: imported,
-      parts: parts.map((part, index) => ({ ...part, id: partId(id, index), sessionID, messageID: id })),
-    };
+  // Snapshots of files are the exporting machine's: an imported session's steps keep no patches.
+  const messages = copyTranscript(exported.messages, sessionID, {
+    now: place.now,
+    random: place.random,
+    keepPatches: false,
   });
   return { session, messages };
 }

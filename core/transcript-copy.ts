@@ -16,12 +16,15 @@ export function copyTranscript(
   const random = options.random ?? Math.random;
   const sequence = idSequence(options.now);
   const newIds = new Map(messages.map(({ info }) => [info.id, nextId('msg', sequence, random)]));
+  let lastPrompt: string | undefined;
   return messages.map(({ info, parts }) => {
     const id = newIds.get(info.id)!;
+    if (info.role === 'user') lastPrompt = id;
+    // An answer to a prompt the copy lacks answers the last prompt it has.
     const message: Message =
       info.role === 'user'
         ? { ...withoutPrompt(info), id, sessionID: sessionId }
-        : { ...info, id, sessionID: sessionId, parentID: newIds.get(info.parentID) ?? info.parentID };
+        : { ...info, id, sessionID: sessionId, parentID: newIds.get(info.parentID) ?? lastPrompt ?? info.parentID };
     const kept = parts.filter((part) => options.keepPatches !== false || part.type !== 'patch');
     return {
       info: message,

@@ -36,7 +36,9 @@ export function renderSession(
   for (const { info, parts } of messages) {
     lines.push('');
     if (revert && info.id === revert.messageID) {
-      lines.push(pc.yellow(`── reverted from here: hidden from the model (\`loom unrevert ${session.id}\` brings it back)`));
+      lines.push(
+        pc.yellow(`── reverted from here: hidden from the model (\`loom unrevert ${session.id}\` brings it back)`),
+      );
       lines.push('');
     }
     if (info.role === 'user') {

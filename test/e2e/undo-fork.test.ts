@@ -154,6 +154,31 @@ describe('undo: loom diff, revert and unrevert', () => {
   });
 });
 
+describe('after a revert, the next prompt', () => {
+  it('drops the hidden messages for good, and the model never sees them', async () => {
+    const folder = project('next-prompt', {});
+    const session = await turn(folder, prompt(write('one.txt', '1\n')));
+    await turn(folder, prompt(write('two.txt', '2\n')), session);
+    const [, second] = await userMessages(session);
+    await loom(['revert', session]);
+    expect(read(join(folder, 'two.txt'))).toBeUndefined();
+
+    await turn(folder, prompt(write('three.txt', '3\n')), session);
+    const texts = (await env.store.messages(session)).flatMap((m) =>
+      m.parts.flatMap((p) => (p.type === 'text' && m.info.role === 'user' ? [p.text] : [])),
+    );
+    expect(texts).toHaveLength(2);
+    expect(texts.join()).not.toContain('two.txt');
+    expect((await userMessages(session)).includes(second)).toBe(false);
+    expect((await env.store.getSession(session))?.revert).toBeUndefined();
+    const asked = env.model.requests.at(-1)!;
+    expect(JSON.stringify(asked.messages)).not.toContain('two.txt');
+    const nothing = await loom(['unrevert', session]);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain(`Session ${session} is not reverted`);
+  });
+});
+
 describe('loom fork', () => {
   it('forks from a message into a folder holding the files of that moment, while the project keeps its own', async () => {
     const root = project('forked', { 'x.txt': 'x0\n' }, true);
