@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import { nulFields, type ShadowGit } from './shadow-git.js';
 import { writeWhole } from './write-whole.js';
 
@@ -28,15 +28,17 @@ export async function restoreFiles(
   paths: string[],
   options: { expected?: string; force?: boolean } = {},
 ): Promise<RestoreResult> {
-  const wanted = await treeEntries(git, target, paths);
-  const conflicts = new Set<string>();
+  // Never through a link out of the project (one an agent made where a folder was), nor up out of it.
+  const conflicts = new Set(paths.filter((path) => !staysInside(git.workTree, path)));
+  const inside = paths.filter((path) => !conflicts.has(path));
+  const wanted = await treeEntries(git, target, inside);
   if (options.expected && !options.force) {
-    const changed = await changedSince(git, options.expected, paths);
+    const changed = await changedSince(git, options.expected, inside);
     const notYet = await changedSince(git, target, [...changed]);
     for (const path of notYet) conflicts.add(path);
   }
   const restored: string[] = [];
-  for (const path of paths) {
+  for (const path of inside) {
     if (conflicts.has(path)) continue;
     const entry = wanted.get(path);
     if (entry) await writeEntry(git, path, entry);
@@ -44,6 +46,17 @@ export async function restoreFiles(
     restored.push(path);
   }
   return { restored, conflicts: paths.filter((path) => conflicts.has(path)) };
+}
+
+/** Whether writing `path` lands in the work tree: no `..` out of it, no folder on the way that links elsewhere. */
+function staysInside(workTree: string, path: string): boolean {
+  const root = realpathSync(workTree);
+  const file = resolve(root, path);
+  if (!file.startsWith(root + sep)) return false;
+  let folder = dirname(file);
+  while (!existsSync(folder)) folder = dirname(folder);
+  const real = realpathSync(folder);
+  return real === root || real.startsWith(root + sep);
 }
 
 /** The entries of the paths in a snapshot's tree, by path (a path the tree lacks has none). */

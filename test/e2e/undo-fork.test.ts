@@ -154,6 +154,18 @@ describe('undo: loom diff, revert and unrevert', () => {
   });
 });
 
+describe('"snapshot": false', () => {
+  it('takes no snapshots, so there is nothing to diff or revert', async () => {
+    const folder = project('no-snapshots', { 'loom.json': JSON.stringify({ snapshot: false }) });
+    const session = await turn(folder, prompt(write('made.txt', 'made\n')));
+    expect(read(join(folder, 'made.txt'))).toBe('made\n');
+    const parts = (await env.store.messages(session)).flatMap((m) => m.parts);
+    expect(parts.some((p) => p.type === 'patch')).toBe(false);
+    const diff = await loom(['diff', session]);
+    expect(diff.stderr).toContain(`Session ${session} changed no files.`);
+  });
+});
+
 describe('after a revert, the next prompt', () => {
   it('drops the hidden messages for good, and the model never sees them', async () => {
     const folder = project('next-prompt', {});
