@@ -33,7 +33,10 @@ export function renderSession(
     lines.push(pc.dim(`  Fix it, then \`loom resume ${session.id} "…"\` runs the session again.`));
   }
   const revert = session.revert;
+  // Steps counted over the whole session, as `loom diff --step` names them (each run counts its own from 1).
+  let sessionStep = 0;
   for (const { info, parts } of messages) {
+    if (info.role === 'assistant' && !info.summary) sessionStep++;
     lines.push('');
     if (revert && info.id === revert.messageID) {
       lines.push(
@@ -51,7 +54,10 @@ export function renderSession(
       lines.push(pc.magenta(`── ${info.agent} · ${facts}`));
       if (info.error) lines.push(pc.red(`  ✗ ${info.error.name}: ${info.error.message}`));
     }
-    for (const part of parts) lines.push(...renderPart(part, options));
+    for (const part of parts) {
+      if (part.type === 'patch') lines.push(patchLine(part.files, session.id, sessionStep));
+      else lines.push(...renderPart(part, options));
+    }
   }
   return lines.join('\n');
 }
@@ -86,11 +92,18 @@ function renderPart(part: Part, options: SessionViewOptions): string[] {
     case 'compaction':
       return [pc.dim(`[compaction${part.auto ? ' (automatic)' : ''}]`)];
     case 'patch':
-      return [pc.yellow(`± ${plural(part.files.length, 'file')} changed: ${listed(part.files)}`)];
+      return [];
   }
 }
 
 const FILES_LISTED = 8;
+
+function patchLine(files: string[], sessionId: string, step: number): string {
+  return (
+    pc.yellow(`± ${plural(files.length, 'file')} changed: ${listed(files)}`) +
+    pc.dim(` (loom diff ${sessionId} --step ${step})`)
+  );
+}
 
 function listed(files: string[]): string {
   const more = files.length > FILES_LISTED ? `, … ${files.length - FILES_LISTED} more` : '';

@@ -80,7 +80,7 @@ describe('undo: loom diff, revert and unrevert', () => {
     ]);
     expect(diff.files[1].diff).toContain('-v1\n+v2');
     const shown = await loom(['show', a]);
-    expect(shown.stdout).toContain('2 files changed: app/gone.ts, app/main.ts');
+    expect(shown.stdout).toContain(`2 files changed: app/gone.ts, app/main.ts (loom diff ${a} --step 1)`);
 
     const reverted = await loom(['revert', a]);
     expect(reverted.code).toBe(0);
@@ -126,6 +126,7 @@ describe('undo: loom diff, revert and unrevert', () => {
     writeFileSync(join(folder, 'b.txt'), 'b by the person\n');
     await turn(folder, prompt(put('a.txt', 'a2')), session);
 
+    expect((await loom(['show', session])).stdout).toContain(`1 file changed: a.txt (loom diff ${session} --step 3)`);
     const second = parseJson(await loom(['diff', session, '--step', '3', '--json']));
     expect(second.files.map((f: { file: string }) => f.file)).toEqual(['a.txt']);
     expect(second.files[0].diff).toContain('-a1\n+a2');
