@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { parse } from 'node:path';
 import type { ActivityDeps } from '../deps.js';
 import { snapshotsDir } from '../paths.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
@@ -23,6 +25,10 @@ export function createSnapshotActivities({ store, dataDir }: Pick<ActivityDeps, 
     /** The project's files before a step's tools run: a tree id, or none when no snapshot could be taken. */
     async snapshotBeforeStep(input: { sessionId: string; directory: string }): Promise<{ tree?: string }> {
       const git = sessionShadow(dataDir, input.directory, input.sessionId);
+      if (tooWide(git.workTree)) {
+        snapshotFailed(git, new Error('a home folder or the root is not snapshotted (run Loom in a project folder)'));
+        return {};
+      }
       try {
         const tree = await trackFiles(git);
         await collectSnapshots(git);
@@ -63,6 +69,11 @@ export function createSnapshotActivities({ store, dataDir }: Pick<ActivityDeps, 
       return { files };
     },
   };
+}
+
+/** A session run in the home folder or at the root would snapshot everything under it. */
+function tooWide(root: string): boolean {
+  return root === homedir() || root === parse(root).root;
 }
 
 function snapshotFailed(git: ShadowGit, error: unknown): void {

@@ -9,14 +9,17 @@ import { placementOf, type RunState } from './run-state.js';
 /** Steps snapshot the files around tools that may change them (docs/compatibility.md). */
 export const STEP_SNAPSHOTS = 'step-snapshots';
 
-/** A snapshot reads every file of a project the first time (seconds for a large one), then only what changed. */
+/**
+ * A snapshot reads every file of a project the first time (seconds for a large one), then only what
+ * changed; one that takes minutes is given up, and the step goes on without.
+ */
 function snapshotActivities(placement: Placement, summary: string) {
   return proxyActivities<LoomActivities>(
     onHost(
       {
         summary,
-        startToCloseTimeout: '5 minutes',
-        retry: { initialInterval: '1 second', maximumAttempts: 3 },
+        startToCloseTimeout: '2 minutes',
+        retry: { initialInterval: '1 second', maximumAttempts: 2 },
       },
       placement,
     ),
