@@ -1,18 +1,42 @@
 // A transcript: messages oldest first, each part as it is now (events replace parts in place, so a
-// running bash call's output grows as it streams).
+// running bash call's output grows as it streams). A turn has Undo and Fork; a reverted session's
+// messages from the revert on are folded under a banner.
+import { useState } from 'preact/hooks';
 import { formatTokens, href, html, Markdown } from '../html.js';
+import { Diff } from './diff.js';
+import { StepFiles } from './step-files.js';
+import { FilesOutcome, Reverted, TurnActions } from './turn-actions.js';
 
-export function Transcript({ transcript }) {
+export function Transcript({ transcript, session, busy }) {
+  const [report, setReport] = useState();
   const messages = [...transcript.values()]
     .filter((entry) => entry.info)
     .sort((a, b) => (a.info.id < b.info.id ? -1 : 1));
   if (messages.length === 0) return html`<p class="muted">No messages yet.</p>`;
+  // Ids sort by creation: the revert hides its message and every later one.
+  const cut = session.revert?.messageID;
+  const shown = cut ? messages.filter((entry) => entry.info.id < cut) : messages;
+  const hidden = cut ? messages.filter((entry) => entry.info.id >= cut) : [];
+  // A redo's report stays until the transcript moves on.
+  const last = messages.at(-1).info.id;
+  const onReport = (outcome) => setReport({ ...outcome, last });
+  const actions = { session, busy, onReport };
   return html`<div class="transcript">
-    ${messages.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} />`)}
+    ${shown.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} actions=${actions} />`)}
+    ${
+      cut
+        ? html`<${Reverted} session=${session} busy=${busy} report=${report} onReport=${onReport} count=${hidden.length}>
+            ${hidden.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} />`)}
+          </${Reverted}>`
+        : report?.action === 'unrevert' && report.last === last
+          ? html`<${FilesOutcome} outcome=${report} />`
+          : null
+    }
   </div>`;
 }
 
-function MessageView({ entry: { info, parts } }) {
+/** A message; `actions` (the session, whether it is busy, where undo reports go) puts Undo and Fork on a turn. */
+function MessageView({ entry: { info, parts }, actions }) {
   const sorted = [...parts.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   const user = info.role === 'user';
   return html`
@@ -21,6 +45,7 @@ function MessageView({ entry: { info, parts } }) {
         <strong>${user ? 'You' : info.agent}</strong>
         ${user ? null : html`<span class="muted">${info.model}${info.step ? ` · step ${info.step}` : ''}${info.tokens ? ` · ${formatTokens(info.tokens)}` : ''}</span>`}
         ${!user && !info.time.completed ? html`<span class="spinner" title="working">…</span>` : null}
+        ${user && actions ? html`<${TurnActions} ...${actions} messageId=${info.id} />` : null}
       </header>
       ${sorted.map((part) => html`<${PartView} key=${part.id} part=${part} user=${user} />`)}
       ${info.error ? html`<p class="error" role="alert">${info.error.name}: ${info.error.message}</p>` : null}
@@ -50,6 +75,8 @@ function PartView({ part, user }) {
       return html`<p class="muted">@${part.name}</p>`;
     case 'subtask':
       return html`<p class="muted">Subtask for @${part.agent}: ${part.description}</p>`;
+    case 'patch':
+      return html`<${StepFiles} part=${part} />`;
     case 'compaction':
       return html`<p class="compaction">— conversation summarised${part.auto ? ' (automatically)' : ''} —</p>`;
     default:
@@ -107,21 +134,4 @@ function ToolView({ part }) {
       </div>
     </details>
   `;
-}
-
-/** A unified diff, a line per row, coloured by what happened to it. */
-function Diff({ text }) {
-  const lines = text.split('\n').filter((line) => !/^(Index:|={5,})/.test(line));
-  const kind = (line) =>
-    line.startsWith('@@')
-      ? 'hunk'
-      : line.startsWith('+++') || line.startsWith('---')
-        ? 'file'
-        : line.startsWith('+')
-          ? 'add'
-          : line.startsWith('-')
-            ? 'del'
-            : 'ctx';
-  return html`<pre class="diff">
-${lines.map((line, i) => html`<span key=${i} class=${kind(line)}>${line} </span>`)}</pre>`;
 }

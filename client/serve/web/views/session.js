@@ -1,5 +1,6 @@
-// A session: its live transcript, its subagent tree, the approvals its tree waits for, a prompt
-// box (an idle session starts a new run, a busy one queues the prompt) and Cancel.
+// A session: its live transcript (undo, redo and fork on its turns, each step's diff), its subagent
+// tree, the approvals its tree waits for, a prompt box (an idle session starts a new run, a busy
+// one queues the prompt) and Cancel.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
@@ -69,7 +70,11 @@ export function SessionPage({ id }) {
       <${ErrorLine} error=${error?.status === 404 ? undefined : error} />
       <div class="columns">
         <div class="main-column">
-          <${Transcript} transcript=${store.transcripts.get(id) ?? new Map()} />
+          <${Transcript}
+            transcript=${store.transcripts.get(id) ?? new Map()}
+            session=${session}
+            busy=${isBusy(status)}
+          />
           <${PromptBox} id=${id} busy=${isBusy(status)} />
         </div>
         <aside>
