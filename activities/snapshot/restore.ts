@@ -19,8 +19,9 @@ interface TreeEntry {
  * `target` has no such file; nothing else in the project is touched. A file that is neither as the
  * snapshot `expected` holds it nor as `target` does (someone changed it after the agent) is a
  * conflict and left as it is, unless `force`; one already as `target` holds it counts as restored,
- * so a restore that is run again after an interruption finishes what it started. Each file is replaced whole (written beside it, then renamed over it), so
- * a process killed midway leaves every file either restored or as it was.
+ * so a restore that is run again after an interruption finishes what it started. Each file is
+ * replaced whole (written beside it, then renamed over it), so a process killed midway leaves every
+ * file either restored or as it was.
  */
 export async function restoreFiles(
   git: ShadowGit,
@@ -28,15 +29,9 @@ export async function restoreFiles(
   paths: string[],
   options: { expected?: string; force?: boolean } = {},
 ): Promise<RestoreResult> {
-  // Never through a link out of the project (one an agent made where a folder was), nor up out of it.
-  const conflicts = new Set(paths.filter((path) => !staysInside(git.workTree, path)));
-  const inside = paths.filter((path) => !conflicts.has(path));
+  const conflicts = await restoreConflicts(git, target, paths, options);
+  const inside = paths.filter((path) => staysInside(git.workTree, path));
   const wanted = await treeEntries(git, target, inside);
-  if (options.expected && !options.force) {
-    const changed = await changedSince(git, options.expected, inside);
-    const notYet = await changedSince(git, target, [...changed]);
-    for (const path of notYet) conflicts.add(path);
-  }
   const restored: string[] = [];
   for (const path of inside) {
     if (conflicts.has(path)) continue;
@@ -46,6 +41,23 @@ export async function restoreFiles(
     restored.push(path);
   }
   return { restored, conflicts: paths.filter((path) => conflicts.has(path)) };
+}
+
+/** The paths `restoreFiles` would leave alone, as it would find them. */
+export async function restoreConflicts(
+  git: ShadowGit,
+  target: string,
+  paths: string[],
+  options: { expected?: string; force?: boolean } = {},
+): Promise<Set<string>> {
+  // Never through a link out of the project (one an agent made where a folder was), nor up out of it.
+  const conflicts = new Set(paths.filter((path) => !staysInside(git.workTree, path)));
+  const inside = paths.filter((path) => !conflicts.has(path));
+  if (options.expected && !options.force) {
+    const changed = await changedSince(git, options.expected, inside);
+    for (const path of await changedSince(git, target, [...changed])) conflicts.add(path);
+  }
+  return conflicts;
 }
 
 /** Whether writing `path` lands in the work tree: no `..` out of it, no folder on the way that links elsewhere. */

@@ -2,7 +2,7 @@ import type { Session } from '../../core/session.js';
 import type { MessageRecords } from '../store/messages.js';
 import type { SessionRecords } from '../store/sessions.js';
 import { FilesRequestError } from './request-error.js';
-import { restoreFiles } from './restore.js';
+import { restoreConflicts, restoreFiles } from './restore.js';
 import { bySnapshots, fileChanges, patchesFrom, type CutPoint } from './session-patches.js';
 import { sessionShadow } from './step-activities.js';
 import { trackFiles } from './track.js';
@@ -55,8 +55,9 @@ export async function revertSession(
 }
 
 /**
- * Undoes a revert: the files it restored go back to how they were before it (a file a person
- * changed since is a conflict, left alone unless `force`), and the hidden messages come back.
+ * Undoes a revert: the files it restored go back to how they were before it, and the hidden
+ * messages come back. When a person changed any of those files since, nothing is done (the
+ * revert stays, so it can be undone with `force`, which overwrites them).
  */
 export async function unrevertSession(
   store: Store,
@@ -67,10 +68,13 @@ export async function unrevertSession(
   const revert = session.revert;
   if (!revert) throw new FilesRequestError(`Session ${session.id} is not reverted: there is nothing to unrevert.`);
   const git = sessionShadow(dataDir, session.directory, session.id);
-  const result = await restoreFiles(git, revert.snapshot, revert.files, {
-    expected: revert.reverted,
-    force: request.force,
-  });
+  const options = { expected: revert.reverted, force: request.force };
+  const conflicts = [...(await restoreConflicts(git, revert.snapshot, revert.files, options))].sort();
+  if (conflicts.length > 0)
+    throw new FilesRequestError(
+      `Not unreverted: ${conflicts.join(', ')} changed since the revert; unrevert with force to overwrite ${conflicts.length === 1 ? 'it' : 'them'}.`,
+    );
+  const result = await restoreFiles(git, revert.snapshot, revert.files, options);
   const { revert: _, ...rest } = (await store.getSession(session.id))!;
   await store.saveSession(rest);
   return { sessionId: session.id, messageID: revert.messageID, ...result };

@@ -149,6 +149,16 @@ describe('undo: loom diff, revert and unrevert', () => {
     expect(forced.code).toBe(0);
     expect(read(join(folder, 'a.txt'))).toBe('a1\n');
 
+    // A redo that would overwrite a file changed since the undo does nothing, unless forced.
+    writeFileSync(join(folder, 'a.txt'), 'a again by the person\n');
+    const noRedo = await loom(['unrevert', session]);
+    expect(noRedo.code).toBe(1);
+    expect(noRedo.stderr).toContain('Not unreverted: a.txt changed since the revert');
+    expect(read(join(folder, 'a.txt'))).toBe('a again by the person\n');
+    expect((await env.store.getSession(session))?.revert).toBeDefined();
+    expect((await loom(['unrevert', session, '--force'])).code).toBe(0);
+    expect(read(join(folder, 'a.txt'))).toBe('a by the person\n');
+
     const unknown = await loom(['revert', session, 'msg_nope']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`Session ${session} has no message "msg_nope".`);

@@ -91,11 +91,13 @@ export function Reverted({ session, busy, report, onReport, count, children }) {
           restored: revert.files.filter((file) => !revert.conflicts?.includes(file)),
           conflicts: revert.conflicts ?? [],
         };
-  const redo = () =>
+  const redo = (force) =>
     run(async () => {
-      const { restored, conflicts } = await post(session.id, 'unrevert', {});
+      const { restored, conflicts } = await post(session.id, 'unrevert', force ? { force: true } : {});
       onReport({ action: 'unrevert', restored, conflicts });
     });
+  // The server refuses a redo that would overwrite files changed since the undo, naming them.
+  const refusedRedo = /^Not unreverted:/.test(error?.message ?? '');
   const force = () =>
     run(async () => {
       const { restored, conflicts } = await post(session.id, 'revert', { messageID: revert.messageID, force: true });
@@ -106,10 +108,11 @@ export function Reverted({ session, busy, report, onReport, count, children }) {
       <div class="revert-banner" role="status">
         <strong>Reverted: hidden from the model</strong>
         <span class="muted">Redo brings the files and messages back; the next prompt drops them for good.</span>
-        <button disabled=${busy || sending} onClick=${() => void redo()}>Redo</button>
+        <button disabled=${busy || sending} onClick=${() => void redo(false)}>Redo</button>
       </div>
       <${FilesOutcome} outcome=${outcome} busy=${busy || sending} onForce=${() => void force()} />
       <${ErrorLine} error=${error} />
+      ${refusedRedo ? html`<button class="danger" disabled=${busy || sending} onClick=${() => void redo(true)}>Redo anyway</button>` : null}
       <details class="reverted-messages">
         <summary>${count === 1 ? '1 hidden message' : `${count} hidden messages`}</summary>
         ${children}
