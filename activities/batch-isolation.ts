@@ -5,6 +5,7 @@ import type { BatchRecords } from './store/batches.js';
 import { isolationFolder, materialiseCopy, snapshotCopy, snapshotProject } from './snapshot/copies.js';
 import { snapshotRoot } from './snapshot/project-root.js';
 import type { ActivityDeps } from './deps.js';
+import { heartbeating } from './heartbeating.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** An ended isolated batch's copies are deleted this long after it ended, applied or not. */
@@ -65,7 +66,11 @@ export function createBatchIsolationActivities({ store, dataDir }: ActivityDeps)
     return { tree, count: files.length };
   }
 
-  return { prepareIsolatedBatch, prepareTaskCopy, finishTaskCopy };
+  return {
+    prepareIsolatedBatch: (input: { batchId: string }) => heartbeating(() => prepareIsolatedBatch(input)),
+    prepareTaskCopy: (input: { batchId: string; index: number }) => heartbeating(() => prepareTaskCopy(input)),
+    finishTaskCopy: (input: { batchId: string; index: number }) => heartbeating(() => finishTaskCopy(input)),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ export function copiesOn(host: string | undefined) {
       {
         summary: 'isolated copies',
         startToCloseTimeout: '10 minutes',
+        heartbeatTimeout: '10 seconds',
         retry: { initialInterval: '1 second', maximumAttempts: 3 },
       },
       { host },

@@ -15,6 +15,7 @@ export async function sessionFilesWorkflow(request: FilesRequest & { host?: stri
       {
         summary: `${asked.action} ${asked.sessionId}`,
         startToCloseTimeout: '10 minutes',
+        heartbeatTimeout: '10 seconds',
         retry: { initialInterval: '1 second', maximumAttempts: 5 },
       },
       { host },

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../deps.js';
+import { heartbeating } from '../heartbeating.js';
 import { forkSession, type Fork } from './fork.js';
 import { FilesRequestError } from './request-error.js';
 import type { CutPoint } from './session-patches.js';
@@ -16,21 +17,23 @@ export type FilesOutcome = FilesRestored | Fork;
 /** Revert, unrevert and fork as activities: a request that cannot be done as asked fails at once, with its reason. */
 export function createFilesActivities({ store, dataDir }: Pick<ActivityDeps, 'store' | 'dataDir'>) {
   return {
-    async changeSessionFiles(request: FilesRequest): Promise<FilesOutcome> {
-      try {
-        if (request.action === 'revert') return await revertSession(store, dataDir, request);
-        if (request.action === 'unrevert') return await unrevertSession(store, dataDir, request);
-        return await forkSession(store, dataDir, request);
-      } catch (error) {
-        if (error instanceof FilesRequestError)
-          throw ApplicationFailure.create({
-            type: error.name,
-            message: error.message,
-            nonRetryable: true,
-            details: [error.problem],
-          });
-        throw error;
-      }
-    },
+    changeSessionFiles: (request: FilesRequest) => heartbeating(() => change(request)),
   };
+
+  async function change(request: FilesRequest): Promise<FilesOutcome> {
+    try {
+      if (request.action === 'revert') return await revertSession(store, dataDir, request);
+      if (request.action === 'unrevert') return await unrevertSession(store, dataDir, request);
+      return await forkSession(store, dataDir, request);
+    } catch (error) {
+      if (error instanceof FilesRequestError)
+        throw ApplicationFailure.create({
+          type: error.name,
+          message: error.message,
+          nonRetryable: true,
+          details: [error.problem],
+        });
+      throw error;
+    }
+  }
 }

@@ -19,6 +19,7 @@ function snapshotActivities(placement: Placement, summary: string) {
       {
         summary,
         startToCloseTimeout: '2 minutes',
+        heartbeatTimeout: '10 seconds',
         retry: { initialInterval: '1 second', maximumAttempts: 2 },
       },
       placement,
