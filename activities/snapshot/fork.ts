@@ -44,7 +44,7 @@ export async function forkSession(
     const git = sessionShadow(dataDir, session.directory, session.id);
     const from = request.messageId ? { messageID: request.messageId } : undefined;
     // The files at that point: as the first step after it found them, or as they are now.
-    const later = request.messageId ? await patchesFrom(store, session.id, messages, from) : [];
+    const later = request.messageId ? await patchesFrom(store, session, messages, from) : [];
     const tree = later[0]?.part.hash ?? (await trackFiles(git));
     const folder = resolve(request.dir);
     const branch = `loom/fork-${id.slice(-10)}`;

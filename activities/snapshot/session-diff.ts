@@ -1,4 +1,5 @@
 import type { MessageWithParts } from '../../core/message.js';
+import type { Session } from '../../core/session.js';
 import type { MessageRecords } from '../store/messages.js';
 import type { SessionRecords } from '../store/sessions.js';
 import { FilesRequestError } from './request-error.js';
@@ -28,14 +29,12 @@ export interface DiffSelection {
 export async function sessionDiff(
   store: MessageRecords & SessionRecords,
   dataDir: string,
-  sessionId: string,
+  session: Session,
   selection: DiffSelection = {},
 ): Promise<FileDiff[]> {
-  const session = await store.getSession(sessionId);
-  if (!session) throw new FilesRequestError(`Unknown session "${sessionId}".`, 'unknown');
-  const messages = await store.messages(sessionId);
-  const patches = await selectedPatches(store, sessionId, messages, selection);
-  const git = sessionShadow(dataDir, session.directory, sessionId);
+  const messages = await store.messages(session.id);
+  const patches = await selectedPatches(store, session, messages, selection);
+  const git = sessionShadow(dataDir, session.directory, session.id);
   const diffs: FileDiff[] = [];
   for (const group of bySnapshots(fileChanges(patches))) {
     const counts = await lineCounts(git, group.before, group.after, group.paths);
@@ -59,7 +58,7 @@ export async function sessionDiff(
 
 async function selectedPatches(
   store: MessageRecords & SessionRecords,
-  sessionId: string,
+  session: Session,
   messages: MessageWithParts[],
   { messageId, step }: DiffSelection,
 ): Promise<StepPatch[]> {
@@ -67,17 +66,17 @@ async function selectedPatches(
     const steps = messages.filter(({ info }) => info.role === 'assistant' && !info.summary);
     const chosen = steps[step - 1];
     if (!chosen)
-      throw new FilesRequestError(`Session ${sessionId} has ${steps.length} steps: there is no step ${step}.`);
+      throw new FilesRequestError(`Session ${session.id} has ${steps.length} steps: there is no step ${step}.`);
     messageId = chosen.info.id;
   }
-  if (messageId === undefined) return patchesFrom(store, sessionId, messages);
-  const index = indexOf(sessionId, messages, messageId);
+  if (messageId === undefined) return patchesFrom(store, session, messages);
+  const index = indexOf(session.id, messages, messageId);
   // A prompt's changes are its whole turn's: every step until the next prompt.
   const next =
     messages[index].info.role === 'user'
       ? messages.slice(index + 1).find(({ info }) => info.role === 'user')
       : messages[index + 1];
-  return patchesFrom(store, sessionId, messages, { messageID: messageId }, next?.info.id);
+  return patchesFrom(store, session, messages, { messageID: messageId }, next?.info.id);
 }
 
 /** A file's text in a snapshot; undefined where the snapshot has no such file. */

@@ -1,6 +1,8 @@
 import type { MessageWithParts } from '../../core/message.js';
+import type { Session } from '../../core/session.js';
 import type { PatchPart } from '../../core/part.js';
 import type { MessageRecords } from '../store/messages.js';
+import { sessionSubtree } from '../store/session-subtree.js';
 import type { SessionRecords } from '../store/sessions.js';
 import { FilesRequestError } from './request-error.js';
 
@@ -32,13 +34,13 @@ export interface CutPoint {
  */
 export async function patchesFrom(
   store: MessageRecords & SessionRecords,
-  sessionId: string,
+  session: Session,
   messages: MessageWithParts[],
   from?: CutPoint,
   until?: string,
 ): Promise<StepPatch[]> {
-  const start = from ? indexOf(sessionId, messages, from.messageID) : 0;
-  const end = until ? indexOf(sessionId, messages, until) : messages.length;
+  const start = from ? indexOf(session.id, messages, from.messageID) : 0;
+  const end = until ? indexOf(session.id, messages, until) : messages.length;
   const since = messages[start]?.info.time.created ?? Infinity;
   const till = messages[end]?.info.time.created ?? Infinity;
   const own = messages.slice(start, end).flatMap(({ info, parts }) => {
@@ -47,7 +49,7 @@ export async function patchesFrom(
       .slice(after + 1)
       .flatMap((part) => (part.type === 'patch' ? [{ part, created: info.time.created }] : []));
   });
-  const below = await descendantPatches(store, sessionId, since, till);
+  const below = await descendantPatches(store, session, since, till);
   return [...own, ...below].sort((a, b) => a.created - b.created || (a.part.id < b.part.id ? -1 : 1));
 }
 
@@ -58,19 +60,20 @@ export function indexOf(sessionId: string, messages: MessageWithParts[], message
   return index;
 }
 
+/** The patches of the sessions under `session` written in [since, till). */
 async function descendantPatches(
   store: MessageRecords & SessionRecords,
-  sessionId: string,
+  session: Session,
   since: number,
   till: number,
 ): Promise<StepPatch[]> {
   const found: StepPatch[] = [];
-  for (const child of await store.children(sessionId)) {
-    for (const { info, parts } of await store.messages(child.id)) {
+  for (const member of await sessionSubtree(store, session)) {
+    if (member.id === session.id) continue;
+    for (const { info, parts } of await store.messages(member.id)) {
       if (info.time.created < since || info.time.created >= till) continue;
       for (const part of parts) if (part.type === 'patch') found.push({ part, created: info.time.created });
     }
-    found.push(...(await descendantPatches(store, child.id, since, till)));
   }
   return found;
 }

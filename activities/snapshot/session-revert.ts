@@ -1,5 +1,6 @@
 import type { Session } from '../../core/session.js';
 import type { MessageRecords } from '../store/messages.js';
+import { sessionSubtree } from '../store/session-subtree.js';
 import type { SessionRecords } from '../store/sessions.js';
 import { FilesRequestError } from './request-error.js';
 import { restoreConflicts, restoreFiles } from './restore.js';
@@ -35,7 +36,7 @@ export async function revertSession(
   const lastPrompt = messages.findLast(({ info }) => info.role === 'user');
   const to = request.to ?? (lastPrompt ? { messageID: lastPrompt.info.id } : undefined);
   if (!to) throw new FilesRequestError(`Session ${session.id} has no prompt to revert.`);
-  const changes = fileChanges(await patchesFrom(store, session.id, messages, to));
+  const changes = fileChanges(await patchesFrom(store, session, messages, to));
   const git = sessionShadow(dataDir, session.directory, session.id);
   const before = session.revert?.snapshot ?? (await trackFiles(git));
   const paths = changes.map((change) => change.path);
@@ -84,7 +85,7 @@ export async function unrevertSession(
 async function idleSession(store: Store, sessionId: string, verb: string): Promise<Session> {
   const session = await store.getSession(sessionId);
   if (!session) throw new FilesRequestError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`, 'unknown');
-  const busy = await busyIn(store, session);
+  const busy = (await sessionSubtree(store, session)).find((member) => member.status === 'busy')?.id;
   if (busy)
     throw new FilesRequestError(
       busy === session.id
@@ -93,13 +94,4 @@ async function idleSession(store: Store, sessionId: string, verb: string): Promi
       'busy',
     );
   return session;
-}
-
-async function busyIn(store: Store, session: Session): Promise<string | undefined> {
-  if (session.status === 'busy') return session.id;
-  for (const child of await store.children(session.id)) {
-    const busy = await busyIn(store, child);
-    if (busy) return busy;
-  }
-  return undefined;
 }

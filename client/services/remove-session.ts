@@ -1,8 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { join } from 'node:path';
 import { forgetSnapshots } from '../../activities/snapshot/collect.js';
-import { snapshotRoot } from '../../activities/snapshot/project-root.js';
-import { ShadowGit } from '../../activities/snapshot/shadow-git.js';
+import { sessionShadow } from '../../activities/snapshot/step-activities.js';
+import { sessionSubtree } from '../../activities/store/session-subtree.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import { errorMessage } from '../../core/error-message.js';
 import type { Session } from '../../core/session.js';
@@ -44,7 +43,7 @@ export async function removeSessionTree(
 ): Promise<Removed> {
   const session = await store.getSession(sessionId);
   if (!session) throw new UnknownSessionError(`Unknown session "${sessionId}".`);
-  const tree = await childFirst(store, session);
+  const tree = await sessionSubtree(store, session);
   for (const member of tree) {
     if (member.status === 'busy' || (await hasOpenRun(client, member.id))) {
       const which =
@@ -62,13 +61,6 @@ export async function removeSessionTree(
   return { sessionIds: tree.map((member) => member.id), notes };
 }
 
-/** The session and its descendants, each after all of its own children. */
-async function childFirst(store: SessionRecords, session: Session): Promise<Session[]> {
-  const below: Session[] = [];
-  for (const child of await store.children(session.id)) below.push(...(await childFirst(store, child)));
-  return [...below, session];
-}
-
 async function hasOpenRun(client: Client, sessionId: string): Promise<boolean> {
   try {
     return (await client.workflow.getHandle(sessionId).describe()).status.name === 'RUNNING';
@@ -84,9 +76,7 @@ async function letSnapshotsGo(session: Session, options: RemoveOptions): Promise
     return [`The snapshots of ${session.id} are on host ${session.host}; they stay there.`];
   }
   try {
-    await forgetSnapshots(
-      ShadowGit.of(join(options.dataDir, 'snapshots'), snapshotRoot(session.directory), session.id),
-    );
+    await forgetSnapshots(sessionShadow(options.dataDir, session.directory, session.id));
     return [];
   } catch (error) {
     return [`The snapshots of ${session.id} could not be let go: ${errorMessage(error)}`];

@@ -84,7 +84,7 @@ export async function readSessionDiff(
     throw new FilesRequestError(
       `Session ${sessionId}'s files and snapshots are on host ${session.host}: run \`loom diff\` there.`,
     );
-  return sessionDiff(store, dataDir, sessionId, selection);
+  return sessionDiff(store, dataDir, session, selection);
 }
 
 /** The failure a files workflow's activity reported, in its own words. */

@@ -2,28 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import { agentDoes, bash, prompt, put, write } from '../../testkit/scripted-agent.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
 import { startTestServer } from '../../testkit/serve-app.js';
 
 let env: LoomTestEnv;
-
-/** The agent does what the prompt says: `do: <tool calls as JSON>`, then answers "done". */
-const agentDoes: ScriptRule = {
-  name: 'do',
-  reply: (request) => {
-    const asked = /^do: (.*)$/s.exec(request.lastUser);
-    if (!asked || request.lastRole === 'tool') return { text: 'done' };
-    return { toolCalls: JSON.parse(asked[1]) };
-  },
-};
-
-const write = (filePath: string, content: string) => ({ name: 'write', args: { filePath, content } });
-const bash = (command: string) => ({ name: 'bash', args: { command, description: command } });
-/** Rewrites a file that exists (`write` wants it read first). */
-const put = (path: string, line: string) => bash(`printf '${line}\\n' > ${path}`);
-const prompt = (...calls: object[]) => `do: ${JSON.stringify(calls)}`;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({ rules: [agentDoes], config: { auto_title: false } });

@@ -5,22 +5,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../testkit/chromium.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import { agentDoes, prompt, write } from '../../testkit/scripted-agent.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 
 const TOKEN = 'web-undo-token';
-
-/** The agent does what the prompt says: `do: <tool calls as JSON>`, then answers "done". */
-const agentDoes: ScriptRule = {
-  name: 'do',
-  reply: (request) => {
-    const asked = /^do: (.*)$/s.exec(request.lastUser);
-    if (!asked || request.lastRole === 'tool') return { text: 'done' };
-    return { toolCalls: JSON.parse(asked[1]) };
-  },
-};
-const write = (filePath: string, content: string) => ({ name: 'write', args: { filePath, content } });
-const prompt = (...calls: object[]) => `do: ${JSON.stringify(calls)}`;
 
 let env: LoomTestEnv;
 let server: TestServer | undefined;

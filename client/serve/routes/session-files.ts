@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { FilesRequestError } from '../../../activities/snapshot/request-error.js';
+import type { FilesRestored } from '../../../activities/snapshot/session-revert.js';
 import { forkWithFiles, readSessionDiff, revertFiles, unrevertFiles } from '../../services/session-files.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError } from '../errors.js';
@@ -114,20 +115,26 @@ const STATUS = { unknown: 404, busy: 409, invalid: 400 } as const;
 export function registerSessionFilesRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const access = async () => ({ client: await deps.client(), taskQueue: deps.taskQueue, store: deps.store });
   const current = async (id: string) => (await deps.store.getSession(id))!;
+  /** The session as the request left it, with the files it put back and those it left alone. */
+  const restoredSession = async ({ sessionId, restored, conflicts }: FilesRestored) => ({
+    ...(await current(sessionId)),
+    restored,
+    conflicts,
+  });
 
   app.openapi(revert, async (c) => {
     const { id } = c.req.valid('param');
     const { messageID, partID, force } = c.req.valid('json') ?? {};
     const to = messageID ? { messageID, ...(partID ? { partID } : {}) } : undefined;
     const result = await answering(async () => revertFiles(await access(), { sessionId: id, to, force }));
-    return c.json({ ...(await current(id)), restored: result.restored, conflicts: result.conflicts }, 200);
+    return c.json(await restoredSession(result), 200);
   });
 
   app.openapi(unrevert, async (c) => {
     const { id } = c.req.valid('param');
     const { force } = c.req.valid('json') ?? {};
     const result = await answering(async () => unrevertFiles(await access(), { sessionId: id, force }));
-    return c.json({ ...(await current(id)), restored: result.restored, conflicts: result.conflicts }, 200);
+    return c.json(await restoredSession(result), 200);
   });
 
   app.openapi(fork, async (c) => {
