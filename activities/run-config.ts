@@ -101,6 +101,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
           model: candidate.model,
           // As OpenCode: a rule naming `task` itself (not `*`) lets a subagent delegate further.
           hasTaskRule: candidate.permission.some((rule) => rule.permission === 'task'),
+          ...(candidate.timeout !== undefined ? { timeout: candidate.timeout } : {}),
         })),
         commands: Object.keys(config.command ?? {}),
         limit: modelInfo(config, model).limit,

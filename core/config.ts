@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LimitsConfig } from './budget.js';
 import { McpServerConfig } from './mcp-config.js';
 import { MODEL_ID_FORM } from './model-id.js';
 import { PermissionConfigSchema } from './permission-config.js';
@@ -101,6 +102,10 @@ const agentFields = {
   options: z.record(z.string(), z.unknown()).optional(),
   /** Loom only: this agent's sandbox, over the project's (see sandbox-config.ts). */
   sandbox: SandboxConfig.optional(),
+  /** Loom only: milliseconds each of this agent's runs as a subagent may take; past it the run is cancelled. */
+  timeout: z.number().int().positive().optional(),
+  /** Loom only: the budget of each session this agent runs as a subagent (see core/budget.ts). */
+  limits: LimitsConfig.optional(),
 };
 const knownAgentKeys = new Set(Object.keys(agentFields));
 
@@ -158,6 +163,8 @@ export const LoomConfig = z
     /** Legacy `{tool: enabled}` for every agent; kept as written for the permission resolver. */
     tools: z.record(z.string(), z.boolean()).optional(),
     experimental: z.looseObject({ primary_tools: z.array(z.string()).optional() }).optional(),
+    /** Loom only: the budget of each new root session: its tokens and cost with every subagent's (see core/budget.ts). */
+    limits: LimitsConfig.optional(),
     /** Loom only: identical tool calls in a row that count as a doom loop (OpenCode fixes 3). */
     doom_loop_threshold: z.number().int().min(2).optional(),
     /** Loom only: seconds a workspace tool waits for its host's worker before the model is told (default 600). */

@@ -1,3 +1,4 @@
+import type { Budget } from './budget.js';
 import type { IdSequence } from './ids.js';
 import type { Tokens } from './message.js';
 import type { CompactionSettings, ModelLimit } from './compaction.js';
@@ -63,6 +64,13 @@ export interface SessionRunInput {
   quietResult?: boolean;
   /** Compact the session instead of answering a prompt (`loom compact`). */
   compact?: boolean;
+  /**
+   * A new budget for this session and every subagent under it (`--max-tokens`, `--max-cost`): kept on the
+   * session in the store, where every run of the tree reads it (see workflows/session/budget-check.ts).
+   */
+  budget?: Budget;
+  /** Milliseconds this run may take before it is cancelled (`--timeout`, or a subagent agent's `timeout`). */
+  timeoutMs?: number;
   /** State handed over by continue-as-new. */
   carried?: CarriedState;
 }
@@ -83,6 +91,8 @@ export interface CarriedState {
   backgroundChildren?: string[];
   /** Permission requests waiting below the run (see workflows/session/waiting.ts). */
   waiting?: CarriedWaiting;
+  /** When the run's time limit passes (workflow time, ms since the epoch), if it has one. */
+  deadline?: number;
 }
 
 /** A permission request waiting for a person somewhere in a session's tree, as the Temporal UI shows it. */
@@ -146,6 +156,8 @@ export interface RunConfig {
   snapshot?: boolean;
   /** Tools only primary agents get (`experimental.primary_tools`). */
   primaryTools: string[];
+  /** Some session from this one up to its root has a budget: each step first checks the tree's spend. */
+  budgeted?: boolean;
   /**
    * The project part of the configuration as the workspace's host read it, by its id in the
    * session store (`wsc_…`, derived from its content): model calls, compaction and titles, which
@@ -161,6 +173,8 @@ export interface SubagentInfo {
   model?: string;
   /** The agent's own rules name `task`: it may delegate further, depth permitting. */
   hasTaskRule: boolean;
+  /** Milliseconds each of its runs as a subagent may take (the agent's `timeout`). */
+  timeout?: number;
 }
 
 export interface SessionRunResult {

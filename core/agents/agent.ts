@@ -1,3 +1,4 @@
+import type { Budget } from '../budget.js';
 import type { Ruleset } from '../permission.js';
 
 export type AgentMode = 'primary' | 'subagent' | 'all';
@@ -20,6 +21,10 @@ export interface AgentInfo {
   topP?: number;
   /** The most loop iterations per prompt. */
   steps?: number;
+  /** Milliseconds each of its runs as a subagent may take before it is cancelled. */
+  timeout?: number;
+  /** A budget for each of its sessions as a subagent (its subtree's spend). */
+  limits?: Budget;
   color?: string;
   permission: Ruleset;
   /** Provider options passed through to the model call. */

@@ -1,3 +1,4 @@
+import { budgetOfLimits } from '../budget.js';
 import type { AgentConfig, LoomConfig } from '../config.js';
 import { fromConfig, merge, permissionOfTool, type PermissionConfig } from '../permission.js';
 import type { AgentInfo } from './agent.js';
@@ -27,6 +28,9 @@ const KNOWN_AGENT_KEYS = new Set([
   'color',
   'disable',
   'options',
+  'sandbox',
+  'timeout',
+  'limits',
 ]);
 
 /**
@@ -115,6 +119,8 @@ function applyConfig(base: AgentInfo, entry: AgentConfig, options: ResolveOption
     temperature: entry.temperature ?? base.temperature,
     topP: entry.top_p ?? base.topP,
     steps: entry.steps ?? base.steps,
+    timeout: entry.timeout ?? base.timeout,
+    limits: budgetOfLimits(entry.limits) ?? base.limits,
     hidden: entry.hidden ?? base.hidden,
     color: entry.color ?? base.color,
     permission: merge(
