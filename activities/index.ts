@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps.js';
 import { createBatchActivities } from './batch.js';
+import { createBudgetActivities } from './budget/budget-activities.js';
 import { createBatchCallActivities } from './batch-call.js';
 import { createBatchIsolationActivities } from './batch-isolation.js';
 import { createCommandActivities } from './command-run.js';
@@ -42,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHostStatusActivities(),
     ...createSnapshotActivities(deps),
     ...createFilesActivities(deps),
+    ...createBudgetActivities(deps),
   };
   return guardWorkspaceActivities(activities, deps.hostId);
 }

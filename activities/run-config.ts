@@ -6,6 +6,8 @@ import { parseModelId } from '../core/model-id.js';
 import { modelInfo } from '../core/model-info.js';
 import { disabled, merge, type Ruleset } from '../core/permission.js';
 import type { RunConfig } from '../core/run.js';
+import { budgetOfLimits, unpricedModelMessage, type Budget } from '../core/budget.js';
+import { budgetStanding } from './budget/standing.js';
 import { toolSpecs } from '../core/tools/index.js';
 import { visibleSkills } from '../core/tools/skill.js';
 import { ConfigError } from './config/load.js';
@@ -21,6 +23,7 @@ import { warnInWorkerLog } from './worker-log.js';
 import { errorMessage } from '../core/error-message.js';
 
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
+
 const DEFAULT_SUBAGENT_DEPTH = 1;
 const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
 
@@ -43,6 +46,8 @@ interface RunInput {
   agent?: string;
   model?: string;
   sessionRules?: Ruleset;
+  /** A new budget for the session's tree (`--max-tokens`, `--max-cost`). */
+  budget?: Budget;
 }
 
 export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps) {
@@ -115,6 +120,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         snapshot: config.snapshot ?? true,
         primaryTools: config.experimental?.primary_tools ?? [],
         workspaceConfigId: workspaceSnapshotId(snapshot),
+        ...(await budgetsOfRun(input, session !== undefined, agent, config, model)),
       };
       return { run, snapshot };
     } catch (error) {
@@ -138,6 +144,28 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
     await store.saveSession(
       newSession({ ...input, agent: input.agent ?? 'build', model: input.model ?? '' }, 'failed', Date.now()),
     );
+  }
+
+  /**
+   * The budget the run gives its session (its own, or a new session's from the agent's or loom.json's
+   * `limits`), and whether any budget covers it. A cost budget needs the model's prices.
+   */
+  async function budgetsOfRun(
+    input: RunInput,
+    exists: boolean,
+    agent: AgentInfo,
+    config: LoomConfig,
+    model: string,
+  ): Promise<Pick<RunConfig, 'budget' | 'budgeted'>> {
+    const budget =
+      input.budget ?? (exists ? undefined : (agent.limits ?? (input.parentId ? undefined : budgetOfLimits(config.limits))));
+    const over = await budgetStanding(store, exists ? input.sessionId : (input.parentId ?? input.sessionId));
+    const costed = [...(budget ? [{ owner: input.sessionId, budget }] : []), ...over.lines].find(
+      (line) => line.budget.cost !== undefined,
+    );
+    if (costed && !modelInfo(config, model).cost) throw new ConfigError(unpricedModelMessage(model, costed.owner));
+    if (!budget && over.lines.length === 0) return {};
+    return { budgeted: true, ...(budget ? { budget } : {}) };
   }
 
   /** How many ancestors a session with this parent has. */

@@ -1,3 +1,4 @@
+import type { Budget } from '../core/budget.js';
 import type { MessageError } from '../core/message.js';
 import type { Part, ToolPart } from '../core/part.js';
 import type { PermissionRule } from '../core/permission.js';
@@ -22,6 +23,8 @@ export function createSessionActivities({ store }: ActivityDeps) {
     /** A subagent's session: the rules its parent sets (replaced on every new task call). */
     permission?: PermissionRule[];
     parentPartId?: string;
+    /** The budget of the session's tree from now on (see RunConfig.budget). */
+    budget?: Budget;
   }): Promise<{ created: boolean; title: string }> {
     const now = Date.now();
     const existing = await store.getSession(input.sessionId);
@@ -41,6 +44,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
         }
       : { ...links, ...newSession(input, 'busy', now) };
     await store.saveSession(session);
+    if (input.budget) await store.setBudget(input.sessionId, input.budget);
     return { created: !existing, title: session.title };
   }
 

@@ -60,6 +60,8 @@ program
   )
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--max-tokens <n>', 'a token budget for the session and all its subagents; runs stop at a step boundary when it is reached')
+  .option('--max-cost <usd>', 'a budget in dollars for the session and all its subagents (needs the models\' prices)')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .addHelpText(
     'after',
@@ -82,6 +84,8 @@ program
   .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
   .option('-a, --agent <name>', 'switch agent for this run')
   .option('-m, --model <provider/model>', 'switch model for this run')
+  .option('--max-tokens <n>', "a new token budget for the session's tree (above what it has used)")
+  .option('--max-cost <usd>', "a new budget in dollars for the session's tree (above what it has spent)")
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .action(async (sessionId: string, words: string[], options) =>
     execute(async (context) =>

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { LimitsConfig } from './budget.js';
 import { McpServerConfig } from './mcp-config.js';
 import { MODEL_ID_FORM } from './model-id.js';
 import { PermissionConfigSchema } from './permission-config.js';
@@ -26,6 +25,14 @@ export const ModelCost = z.looseObject({
   cache_write: z.number().min(0).optional(),
 });
 export type ModelCost = z.infer<typeof ModelCost>;
+
+/** The `limits` key of loom.json and of an agent: the budget of each new session it applies to (core/budget.ts). */
+export const LimitsConfig = z.strictObject({
+  /** Tokens the session and every subagent under it may use in all. */
+  max_tokens: z.number().int().positive().optional(),
+  /** Dollars they may spend in all; needs prices (`cost`) for every model they use. */
+  max_cost: z.number().positive().optional(),
+});
 
 /** Milliseconds, or `false` for no limit (as OpenCode's provider timeouts). */
 const StreamTimeout = z.union([z.number().int().positive(), z.literal(false)]);

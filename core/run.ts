@@ -156,8 +156,10 @@ export interface RunConfig {
   snapshot?: boolean;
   /** Tools only primary agents get (`experimental.primary_tools`). */
   primaryTools: string[];
-  /** Some session from this one up to its root has a budget: each step first checks the tree's spend. */
+  /** Some budget covers this session (its tree's, an ancestor's, a batch's): each step first checks the spend. */
   budgeted?: boolean;
+  /** The budget `openSession` sets on the session: the run's own, or a new session's from its agent or loom.json. */
+  budget?: Budget;
   /**
    * The project part of the configuration as the workspace's host read it, by its id in the
    * session store (`wsc_…`, derived from its content): model calls, compaction and titles, which

@@ -20,3 +20,8 @@ export function addTokens(a: Tokens, b: Tokens): Tokens {
     cache: { read: a.cache.read + b.cache.read, write: a.cache.write + b.cache.write },
   };
 }
+
+/** All tokens a call used, as `loom tree` and budgets count them: input, output and cache reads and writes. */
+export function totalTokens(tokens: Tokens): number {
+  return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
+}

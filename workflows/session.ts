@@ -13,6 +13,7 @@ import { preview } from '../core/prompt.js';
 import type { CarriedState, RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { permissionReplyUpdate, progressQuery, promptSignal, waitingSignal } from './api.js';
 import { store } from './session/activities.js';
+import { checkBudget } from './session/budget-check.js';
 import { compact } from './session/compaction.js';
 import { modelStep } from './session/model-step.js';
 import { PermissionGate } from './session/permission-gate.js';
@@ -97,6 +98,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     if (full || input.compact) await compact(input, state, { auto: false, overflow: false });
     while (!input.compact) {
       await takePrompts(input, state);
+      await checkBudget(input, state);
       if (state.compactNext) {
         const overflow = state.compactNext === 'overflow';
         state.compactNext = undefined;

@@ -8,6 +8,8 @@ import type { Session, SessionStatus } from '../../core/session.js';
 import type { Todo } from '../../core/todo.js';
 import type { WorkspaceSnapshot } from '../config/files.js';
 import { batchRecords, type BatchRows } from './batches.js';
+import { budgetRecords, type BudgetRows } from './budgets.js';
+import type { Budget } from '../../core/budget.js';
 import { changeFeed, type ChangeFeedRows, type WaitOptions } from './change-feed.js';
 import type { FileReadTimes } from './file-reads.js';
 import { messageRecords, type MessageRows } from './messages.js';
@@ -31,6 +33,7 @@ export interface StoreRows {
   todos: TodoRows;
   permissions: PermissionRows;
   workspaceSnapshots: WorkspaceSnapshotRows;
+  budgets: BudgetRows;
 }
 
 /**
@@ -47,6 +50,7 @@ export abstract class ComposedStore implements SessionStore {
   private readonly todoRecords;
   private readonly permissions;
   private readonly snapshots;
+  private readonly budgets;
 
   protected constructor(rows: StoreRows) {
     this.sessions = sessionRecords(rows.sessions);
@@ -59,6 +63,7 @@ export abstract class ComposedStore implements SessionStore {
     this.todoRecords = todoRecords(rows.todos);
     this.permissions = permissionRecords(rows.permissions);
     this.snapshots = workspaceSnapshots(rows.workspaceSnapshots);
+    this.budgets = budgetRecords(rows.budgets);
   }
 
   abstract close(): Promise<void>;
@@ -123,4 +128,10 @@ export abstract class ComposedStore implements SessionStore {
   saveWorkspaceSnapshot = (id: string, snapshot: WorkspaceSnapshot) =>
     this.snapshots.saveWorkspaceSnapshot(id, snapshot);
   workspaceSnapshot = (id: string) => this.snapshots.workspaceSnapshot(id);
+
+  budgetOf = (ownerID: string) => this.budgets.budgetOf(ownerID);
+  setBudget = (ownerID: string, budget: Budget) => this.budgets.setBudget(ownerID, budget);
+  subtreeUsage = (sessionID: string) => this.budgets.subtreeUsage(sessionID);
+  batchUsage = (batchID: string) => this.budgets.batchUsage(batchID);
+  batchBudgetsOf = (sessionID: string) => this.budgets.batchBudgetsOf(sessionID);
 }

@@ -1,5 +1,6 @@
 import { Message, type AssistantMessage, type MessageWithParts, type Tokens } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
+import { usageOfSums } from './budgets.js';
 
 /** A session's messages, and what the workflow asks of them. */
 export interface MessageRecords {
@@ -68,18 +69,7 @@ export function messageRecords(rows: MessageRows): MessageRecords {
       }
       return undefined;
     },
-    async usage(sessionID) {
-      const sums = await rows.usage(sessionID);
-      return {
-        tokens: {
-          input: sums.input,
-          output: sums.output,
-          reasoning: sums.reasoning,
-          cache: { read: sums.cacheRead, write: sums.cacheWrite },
-        },
-        cost: sums.cost,
-      };
-    },
+    usage: async (sessionID) => usageOfSums(await rows.usage(sessionID)),
     async removeMessages(sessionID, messageIDs) {
       if (messageIDs.length > 0) await rows.remove(sessionID, [...new Set(messageIDs)]);
     },

@@ -1,4 +1,5 @@
 import type { BatchRecords } from './batches.js';
+import type { BudgetRecords } from './budgets.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { FileReadTimes } from './file-reads.js';
 import type { MessageRecords } from './messages.js';
@@ -25,6 +26,7 @@ export interface SessionStore
     PromptRecords,
     TodoRecords,
     PermissionRecords,
-    WorkspaceSnapshots {
+    WorkspaceSnapshots,
+    BudgetRecords {
   close(): Promise<void>;
 }

@@ -15,6 +15,10 @@ import { checkPromptSize, promptLimit, savePrompt } from '../services/prompts.js
 import { rootOf, sendPrompt } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
 import { printOutcome } from './outcome.js';
+import { budgetStanding } from '../../activities/budget/standing.js';
+import { budgetExceededMessage } from '../../core/budget.js';
+import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked, cliCheckedAsync } from './budget-flags.js';
+import { budgetForSession, checkBudgetPrices } from '../services/budgets.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */
 const MAX_ROUNDS = 5;
@@ -24,7 +28,7 @@ export async function resumeCommand(
   context: CliContext,
   sessionId: string,
   prompt: string,
-  options: { agent?: string; model?: string; json?: boolean },
+  options: { agent?: string; model?: string; maxTokens?: string; maxCost?: string; json?: boolean },
 ): Promise<number> {
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
@@ -36,7 +40,10 @@ export async function resumeCommand(
   const pinned =
     model ?? (session.model ? undefined : chooseModel(undefined, agent ?? session.agent, project, context.env));
   // The model this run will use, as the run decides it (see prepareRun): checked here, where the user typed.
-  const missingKey = checkProviderHere(pinned ?? agentModel ?? session.model, project.config, context.env);
+  const runModel = pinned ?? agentModel ?? session.model;
+  const missingKey = checkProviderHere(runModel, project.config, context.env);
+  const budget = budgetFlags(options);
+  cliChecked(() => checkBudgetPrices(budget, runModel, project.config, sessionId));
   const maxPromptBytes = promptLimit(session.directory, context.env);
   checkPromptSize(prompt, maxPromptBytes, `session ${sessionId}`);
   warnOfUnknownCommand(context, prompt, project.config);
@@ -45,6 +52,12 @@ export async function resumeCommand(
   const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
   reportMissingKey(context, missingKey);
+  if (budget) {
+    const merged = await cliCheckedAsync(() => budgetForSession(context.store, sessionId, budget, BUDGET_FLAG_NAMES));
+    await context.store.setBudget(sessionId, merged);
+  }
+  const standing = await budgetStanding(context.store, sessionId);
+  if (standing.exceeded) throw new CliError(budgetExceededMessage(standing.exceeded));
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   const rootId = await rootOf(context.store, session);
   const sending = {

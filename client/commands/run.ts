@@ -6,6 +6,8 @@ import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
 import { startSession } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
+import { budgetFlags, cliChecked } from './budget-flags.js';
+import { checkBudgetPrices } from '../services/budgets.js';
 import { printOutcome } from './outcome.js';
 
 export interface RunOptions {
@@ -13,6 +15,8 @@ export interface RunOptions {
   model?: string;
   title?: string;
   dir?: string;
+  maxTokens?: string;
+  maxCost?: string;
   json?: boolean;
 }
 
@@ -23,6 +27,8 @@ export async function runCommand(context: CliContext, prompt: string, options: R
   const agent = chooseAgent(options.agent, project);
   const model = chooseModel(options.model, agent, project, context.env);
   const missingKey = checkProviderHere(model, project.config, context.env);
+  const budget = budgetFlags(options);
+  cliChecked(() => checkBudgetPrices(budget, model, project.config, 'the new session'));
   const maxPromptBytes = promptLimit(directory, context.env);
   checkPromptSize(prompt, maxPromptBytes);
   warnOfUnknownCommand(context, prompt, project.config);
@@ -41,6 +47,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
     searchAttributes,
+    ...(budget ? { budget } : {}),
   });
   const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
   return printOutcome(context, outcome, Boolean(options.json));

@@ -5,6 +5,14 @@ import { formatCost } from '../render/quantities.js';
 import { plural } from '../render/quantities.js';
 import { renderSession } from '../render/session-view.js';
 import { sessionTree, totalTokens } from '../services/session-tree.js';
+import { budgetStanding } from '../../activities/budget/standing.js';
+import { spendAgainstBudget, type BudgetLine } from '../../core/budget.js';
+
+/** `budget of ses_… and its subagents: 45,210 / 60,000 tokens`. */
+export function budgetLine(line: BudgetLine): string {
+  const what = line.kind === 'batch' ? `budget of batch ${line.owner}` : `budget of ${line.owner} and its subagents`;
+  return `${what}: ${spendAgainstBudget(line)}`;
+}
 
 /** `loom show <sessionId>`: every message and part of a session, from the store. */
 export async function showCommand(
@@ -17,10 +25,10 @@ export async function showCommand(
   const messages = await context.store.messages(sessionId);
   const tree = await sessionTree(context.store, session);
   const usage = { own: tree.own, tree: tree.tree };
+  const { lines: budgets } = await budgetStanding(context.store, sessionId);
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify({ session, messages, children: tree.children.map((child) => child.session.id), usage })}\n`,
-    );
+    const children = tree.children.map((child) => child.session.id);
+    process.stdout.write(`${JSON.stringify({ session, messages, children, usage, budgets })}\n`);
     return 0;
   }
   const waiting = hostWaitNote(session, await hostsWithoutWorkers(context, [session]));
@@ -32,5 +40,6 @@ export async function showCommand(
     ? ` · ${plural(totalTokens(usage.tree.tokens), 'token')}${usage.tree.cost ? `, ${formatCost(usage.tree.cost)}` : ''} with ${plural(tree.children.length, 'subagent session')} (\`loom tree ${session.id}\`)`
     : '';
   process.stdout.write(`\n${own}${cost}${withChildren}\n`);
+  for (const line of budgets) process.stdout.write(`${budgetLine(line)}\n`);
   return 0;
 }

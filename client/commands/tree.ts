@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import type { Session } from '../../core/session.js';
+import { spendAgainstBudget } from '../../core/budget.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { formatCost } from '../render/quantities.js';
 import { plural } from '../render/quantities.js';
@@ -36,6 +37,7 @@ function toJson(node: SessionNode): unknown {
     ...(session.host ? { host: session.host } : {}),
     tokens: { own: node.own.tokens, tree: node.tree.tokens },
     cost: { own: node.own.cost, tree: node.tree.cost },
+    ...(node.budget ? { budget: node.budget } : {}),
     children: node.children.map(toJson),
   };
 }
@@ -56,10 +58,13 @@ function render(node: SessionNode, unserved: Set<string>, indent: string, last: 
     : node.children.length
       ? ` · ${formatCost(node.own.cost)} (tree ${formatCost(node.tree.cost)})`
       : ` · ${formatCost(node.own.cost)}`;
+  const budget = node.budget
+    ? ` · budget ${spendAgainstBudget({ budget: node.budget, spent: { tokens: tree, cost: node.tree.cost } })}`
+    : '';
   const branch = root ? '' : last ? '└─ ' : '├─ ';
   const waiting = hostWaitNote(session, unserved);
   const line =
-    `${indent}${branch}${pc.bold(session.agent)} ${session.title} ${pc.dim(`· ${session.status} · ${usage}${cost} · ${session.id}`)}` +
+    `${indent}${branch}${pc.bold(session.agent)} ${session.title} ${pc.dim(`· ${session.status} · ${usage}${cost}${budget} · ${session.id}`)}` +
     (waiting ? ` ${pc.yellow(waiting)}` : '');
   const childIndent = root ? '' : `${indent}${last ? '   ' : '│  '}`;
   return [

@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@tempor
 import { localHostId } from '../../activities/hosts/host-id.js';
 import type { PromptRecords } from '../../activities/store/prompts.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
+import type { Budget } from '../../core/budget.js';
 import { newId } from '../../core/ids.js';
 import { PREVIEW_LIMIT } from '../../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../../core/run.js';
@@ -31,6 +32,8 @@ export interface StartOptions {
   webUrl?: string;
   /** `false`: the namespace lacks Loom's search attributes, so runs carry none (see `checkSearchAttributes`). */
   searchAttributes?: boolean;
+  /** The budget of the session and its subagents (`--max-tokens`, `--max-cost`). */
+  budget?: Budget;
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
@@ -52,6 +55,7 @@ export async function startSession(
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     searchAttributes: options.searchAttributes === false ? false : undefined,
+    ...(options.budget ? { budget: options.budget } : {}),
   };
   const handle = await client.workflow.start(sessionWorkflow, {
     workflowId: sessionId,

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, setCurrentDetails } from '@temporalio/workflow';
+import { spendAgainstBudget, type BudgetLine } from '../../core/budget.js';
 import type { MessageError } from '../../core/message.js';
 import { zeroTokens } from '../../core/tokens.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
@@ -41,6 +42,8 @@ export interface RunState {
   backgroundChildren: string[];
   /** The permission requests waiting in this run's subtree (its own and its subagents'). */
   waiting: WaitingBoard;
+  /** The budgets over the run as its last step found them (see budget-check.ts). */
+  budgets?: BudgetLine[];
 }
 
 export function initialState(input: SessionRunInput): RunState {
@@ -90,10 +93,17 @@ export function showProgress(state: RunState): void {
       `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
       (state.queued.length ? ` · ${state.queued.length} queued` : '') +
       state.waiting.details() +
+      budgetDetails(state.budgets) +
       (state.waitingForHost
         ? `\n\n⏳ waiting for host ${state.waitingForHost}: no worker serves its workspace (start \`loom worker\` there)`
         : ''),
   );
+}
+
+function budgetDetails(lines: BudgetLine[] | undefined): string {
+  if (!lines?.length) return '';
+  const owner = (line: BudgetLine) => (line.kind === 'batch' ? `batch ${line.owner}` : `tree of ${line.owner}`);
+  return lines.map((line) => `\n\nbudget (${owner(line)}): ${spendAgainstBudget(line)}`).join('');
 }
 
 /** Where the run's workspace activities go (its host, and how long they wait for it). */

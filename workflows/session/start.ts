@@ -24,6 +24,7 @@ export async function startSession(
       agent: input.agent,
       model: input.model,
       sessionRules: input.sessionRules,
+      ...(input.budget ? { budget: input.budget } : {}),
     },
     { host: input.host },
     state,
@@ -39,6 +40,7 @@ export async function startSession(
     host: input.host,
     permission: input.sessionRules,
     parentPartId: input.parentPartId,
+    ...(config.budget ? { budget: config.budget } : {}),
   });
   state.title = opened?.title;
   showTitle(state.title);

@@ -148,6 +148,15 @@ export const postgresMigrations: string[] = [
   CREATE INDEX permission_request_session ON permission_request(session_id);
   CREATE INDEX prompt_session ON prompt(session_id);
   `,
+  `
+  -- Budgets (tokens, dollars) of session trees and batches, by the session or batch they cover.
+  CREATE TABLE budget (
+    owner_id TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION,
+    cost DOUBLE PRECISION
+  );
+  CREATE INDEX batch_task_session ON batch_task(session_id);
+  `,
 ];
 
 /**

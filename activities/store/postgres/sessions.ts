@@ -62,6 +62,7 @@ const DELETE_OF_SESSION = [
   'DELETE FROM permission_request WHERE session_id = $1',
   'DELETE FROM approved_rule WHERE root_id = $1',
   'DELETE FROM prompt WHERE session_id = $1',
+  'DELETE FROM budget WHERE owner_id = $1',
   'DELETE FROM session WHERE id = $1',
 ];
 

@@ -1,3 +1,4 @@
+import { postgresBudgetRows } from './budgets.js';
 import { ComposedStore } from '../composed-store.js';
 import { postgresBatchRows } from './batches.js';
 import { postgresChangeFeedRows } from './change-feed.js';
@@ -29,6 +30,7 @@ export class PostgresSessionStore extends ComposedStore {
       parts: postgresPartRows(db),
       changeFeed: postgresChangeFeedRows(db, watcher),
       fileReads: postgresFileReadTimes(db),
+      budgets: postgresBudgetRows(db),
       batches: postgresBatchRows(db),
       prompts: postgresPromptRows(db),
       todos: postgresTodoRows(db),

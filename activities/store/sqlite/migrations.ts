@@ -145,6 +145,15 @@ export const migrations: string[] = [
   CREATE INDEX permission_request_session ON permission_request(session_id);
   CREATE INDEX prompt_session ON prompt(session_id);
   `,
+  `
+  -- Budgets (tokens, dollars) of session trees and batches, by the session or batch they cover.
+  CREATE TABLE budget (
+    owner_id TEXT PRIMARY KEY,
+    tokens REAL,
+    cost REAL
+  );
+  CREATE INDEX batch_task_session ON batch_task(session_id);
+  `,
 ];
 
 /** Brings the schema up to date, under the write lock: a worker and the CLI may open a new file at once. */

@@ -27,6 +27,7 @@ export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
       'DELETE FROM permission_request WHERE session_id = ?',
       'DELETE FROM approved_rule WHERE root_id = ?',
       'DELETE FROM prompt WHERE session_id = ?',
+      'DELETE FROM budget WHERE owner_id = ?',
       'DELETE FROM session WHERE id = ?',
     ].map((sql) => connection.db.prepare(sql)),
     removed: connection.db.prepare(

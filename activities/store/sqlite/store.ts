@@ -1,3 +1,4 @@
+import { sqliteBudgetRows } from './budgets.js';
 import { ComposedStore } from '../composed-store.js';
 import { sqliteBatchRows } from './batches.js';
 import { sqliteChangeFeedRows } from './change-feed.js';
@@ -24,6 +25,7 @@ export class SqliteSessionStore extends ComposedStore {
       parts: sqlitePartRows(connection),
       changeFeed: sqliteChangeFeedRows(connection),
       fileReads: sqliteFileReadTimes(connection),
+      budgets: sqliteBudgetRows(connection),
       batches: sqliteBatchRows(connection),
       prompts: sqlitePromptRows(connection),
       todos: sqliteTodoRows(connection),

@@ -1,0 +1,73 @@
+import type { BudgetRecords } from '../../activities/store/budgets.js';
+import { spentOf } from '../../activities/budget/standing.js';
+import { unpricedModelMessage, type Budget } from '../../core/budget.js';
+import type { LoomConfig } from '../../core/config.js';
+import { modelInfo } from '../../core/model-info.js';
+
+/** A budget a person gave that cannot be used: the message names the flag or field and the value. */
+export class BudgetInputError extends Error {
+  override name = 'BudgetInputError';
+}
+
+/** What a person typed or sent for a budget, by the names they used (`--max-tokens`, or `max_tokens`). */
+export interface BudgetInput {
+  tokens?: { name: string; value: unknown };
+  cost?: { name: string; value: unknown };
+}
+
+/** The budget asked for, checked: a whole number of tokens above zero, dollars above zero. */
+export function budgetFromInput(input: BudgetInput): Budget | undefined {
+  const budget: Budget = {};
+  if (input.tokens && input.tokens.value !== undefined) {
+    const tokens = numberOf(input.tokens.value);
+    if (tokens === undefined || !Number.isInteger(tokens) || tokens <= 0)
+      throw new BudgetInputError(
+        `${input.tokens.name} must be a whole number of tokens above 0, not ${JSON.stringify(input.tokens.value)}.`,
+      );
+    budget.tokens = tokens;
+  }
+  if (input.cost && input.cost.value !== undefined) {
+    const value = input.cost.value;
+    const cost = numberOf(typeof value === 'string' ? value.replace(/^\s*\$/, '') : value);
+    if (cost === undefined || cost <= 0)
+      throw new BudgetInputError(
+        `${input.cost.name} must be an amount of dollars above 0 (like 2.50), not ${JSON.stringify(input.cost.value)}.`,
+      );
+    budget.cost = cost;
+  }
+  return budget.tokens === undefined && budget.cost === undefined ? undefined : budget;
+}
+
+/** A cost budget needs the prices of the model the run starts with (subagents' models are checked as they start). */
+export function checkBudgetPrices(budget: Budget | undefined, model: string, config: LoomConfig, owner: string): void {
+  if (budget?.cost !== undefined && !modelInfo(config, model).cost)
+    throw new BudgetInputError(unpricedModelMessage(model, owner));
+}
+
+/**
+ * A new budget for an existing session's tree, over what it had (a limit not given is kept), refused
+ * when the tree has already spent it: the run would stop before its first step.
+ */
+export async function budgetForSession(
+  store: Pick<BudgetRecords, 'budgetOf' | 'subtreeUsage'>,
+  sessionId: string,
+  asked: Budget,
+  names: { tokens: string; cost: string },
+): Promise<Budget> {
+  const spent = spentOf(await store.subtreeUsage(sessionId));
+  if (asked.tokens !== undefined && asked.tokens <= spent.tokens)
+    throw new BudgetInputError(
+      `Session ${sessionId} and its subagents have already used ${spent.tokens} tokens: ${names.tokens} ${asked.tokens} would stop it at once. Give more than ${spent.tokens}.`,
+    );
+  if (asked.cost !== undefined && asked.cost <= spent.cost)
+    throw new BudgetInputError(
+      `Session ${sessionId} and its subagents have already spent $${spent.cost.toFixed(4)}: ${names.cost} ${asked.cost} would stop it at once. Give more than that.`,
+    );
+  return { ...(await store.budgetOf(sessionId)), ...asked };
+}
+
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string' || !/^\s*\d+(\.\d+)?\s*$/.test(value)) return undefined;
+  return Number(value);
+}
