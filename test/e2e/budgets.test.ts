@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/run-loom.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({
+    config: { model: 'scripted/test-model' },
+    rules: [
+      {
+        name: 'loop',
+        // 1,000 tokens a call, and another command each time (the same one thrice would ask about a doom loop).
+        reply: (request) => ({
+          usage: { prompt_tokens: 900, completion_tokens: 100 },
+          toolCalls: [{ name: 'bash', args: { command: `echo step ${request.index}`, description: 'Again' } }],
+        }),
+      },
+    ],
+    // $10 in and $30 out per million tokens: each call costs $0.012.
+    providers: (url) => ({
+      priced: { options: { baseURL: url, apiKey: 'test' }, models: { m: { cost: { input: 10, output: 30 } } } },
+    }),
+  });
+  await env.worker();
+});
+afterAll(() => env?.close());
+
+const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+const sessionCount = async () => (await env.store.listSessions({ limit: 1000 })).length;
+const userMessages = async (sessionId: string) =>
+  (await env.store.messages(sessionId)).filter((m) => m.info.role === 'user').length;
+
+describe('loom run and resume with a budget', () => {
+  it('stops at the budget, shows spend against it, and goes on only with a larger one', async () => {
+    const run = await loom(['run', '--max-tokens', '3000', '--json', 'Loop until stopped.']);
+    expect(run.code, run.stderr).toBe(1);
+    const { sessionId, status, error } = parseJson(run);
+    expect(status).toBe('failed');
+    expect(error.name).toBe('BudgetExceeded');
+    expect(error.message).toContain(
+      `token budget of session ${sessionId} and its subagents is reached (3,000 tokens spent of 3,000)`,
+    );
+    expect(error.message).toContain(`loom resume ${sessionId} --max-tokens 6000`);
+
+    const tree = await loom(['tree', sessionId]);
+    expect(tree.stdout).toContain('budget 3,000 / 3,000 tokens');
+    expect(parseJson(await loom(['tree', sessionId, '--json'])).budget).toEqual({ tokens: 3000 });
+    const show = await loom(['show', sessionId]);
+    expect(show.stdout).toContain(`budget of ${sessionId} and its subagents: 3,000 / 3,000 tokens`);
+    expect(show.stdout).toContain('BudgetExceeded');
+
+    // No budget given: refused before the prompt is sent, saying how to go on.
+    const stuck = await loom(['resume', sessionId, 'Go on.']);
+    expect(stuck.code).toBe(1);
+    expect(stuck.stderr).toContain(`loom resume ${sessionId} --max-tokens 6000`);
+    // A budget the tree has already spent: refused too.
+    const below = await loom(['resume', sessionId, '--max-tokens', '2500', 'Go on.']);
+    expect(below.code).toBe(1);
+    expect(below.stderr).toContain(
+      `Session ${sessionId} and its subagents have already used 3000 tokens: --max-tokens 2500 would stop it at once. Give more than 3000.`,
+    );
+    expect(await userMessages(sessionId)).toBe(1);
+
+    const more = await loom(['resume', sessionId, '--max-tokens', '5000', '--json', 'Go on.']);
+    expect(parseJson(more).error.message).toContain('(5,000 tokens spent of 5,000)');
+    expect(await userMessages(sessionId)).toBe(2);
+  }, 120_000);
+
+  it('stops at a cost budget when the model has prices', async () => {
+    const run = await loom(['run', '-m', 'priced/m', '--max-cost', '$0.05', '--json', 'Loop until stopped.']);
+    expect(parseJson(run).error.message).toMatch(
+      /cost budget of session ses_\w+ .* is reached \(\$0\.06 spent of \$0\.05\)/,
+    );
+  }, 60_000);
+
+  it.each([
+    [['--max-tokens=-5'], '--max-tokens must be a whole number of tokens above 0, not "-5".'],
+    [['--max-tokens', 'lots'], '--max-tokens must be a whole number of tokens above 0, not "lots".'],
+    [['--max-tokens', '1.5'], '--max-tokens must be a whole number of tokens above 0, not "1.5".'],
+    [['--max-cost', '0'], '--max-cost must be an amount of dollars above 0 (like 2.50), not "0".'],
+    [
+      ['--max-cost', '1'],
+      'Model scripted/test-model cannot be priced, so the cost budget of the new session cannot count what it spends: add its prices to loom.json (provider.scripted.models.test-model.cost',
+    ],
+  ])('refuses %j before anything starts', async (flags, message) => {
+    const before = await sessionCount();
+    const run = await loom(['run', ...flags, 'Loop until stopped.']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(message);
+    expect(await sessionCount()).toBe(before);
+  });
+});
