@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CliError } from '../cli-error.js';
+import { BudgetInputError } from '../services/budgets.js';
 
 /** An error with the HTTP status it answers with; its message names what is at fault. */
 export class HttpError extends Error {
@@ -54,7 +55,7 @@ export function invalidInput(
  */
 export function errorResponse(error: Error, c: Context): Response {
   if (error instanceof HttpError) return c.json({ error: error.message }, error.status);
-  if (error instanceof CliError) return c.json({ error: error.message }, 400);
+  if (error instanceof CliError || error instanceof BudgetInputError) return c.json({ error: error.message }, 400);
   // Hono's own refusals, such as a body that is not JSON.
   if (error instanceof HTTPException) return c.json({ error: error.message || `HTTP ${error.status}` }, error.status);
   return c.json({ error: `Internal error: ${error.message}` }, 500);

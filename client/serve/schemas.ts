@@ -24,10 +24,15 @@ export const SessionIdParam = z.object({
 
 export const Usage = z.object({ tokens: Tokens, cost: z.number() }).openapi('Usage');
 
+export const Budget = z
+  .object({ tokens: z.number().optional(), cost: z.number().optional() })
+  .openapi('Budget', { description: "what the session's tree may spend in all: tokens, and dollars" });
+
 export interface SessionNodeShape {
   session: z.infer<typeof Session>;
   own: z.infer<typeof Usage>;
   tree: z.infer<typeof Usage>;
+  budget?: z.infer<typeof Budget>;
   children: SessionNodeShape[];
 }
 
@@ -37,6 +42,7 @@ export const SessionNode: z.ZodType<SessionNodeShape> = z
     session: Session,
     own: Usage,
     tree: Usage,
+    budget: Budget.optional(),
     get children(): z.ZodArray<z.ZodType<SessionNodeShape>> {
       return z.array(SessionNode);
     },
@@ -53,12 +59,30 @@ export const StartBody = z
       .optional()
       .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
     title: z.string().optional(),
+    ...budgetFields('the session and its subagents'),
   })
   .openapi('StartSession');
 
 export const PromptBody = z
-  .object({ prompt: z.string().min(1), agent: z.string().optional(), model: z.string().optional() })
+  .object({
+    prompt: z.string().min(1),
+    agent: z.string().optional(),
+    model: z.string().optional(),
+    ...budgetFields("the session's tree from now on (above what it has spent)"),
+  })
   .openapi('PromptSession');
+
+/** `max_tokens` and `max_cost`, as `--max-tokens` and `--max-cost`. */
+function budgetFields(what: string) {
+  return {
+    max_tokens: z.number().int().positive().optional().openapi({ description: `a token budget for ${what}` }),
+    max_cost: z
+      .number()
+      .positive()
+      .optional()
+      .openapi({ description: `a budget in dollars for ${what} (needs the models' prices)` }),
+  };
+}
 
 export const Started = z.object({ id: z.string() }).openapi('Started');
 

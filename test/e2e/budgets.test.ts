@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { startTestServer } from '../../testkit/serve-app.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 
@@ -90,4 +92,44 @@ describe('loom run and resume with a budget', () => {
     expect(run.stderr).toContain(message);
     expect(await sessionCount()).toBe(before);
   });
+});
+
+describe('budgets on the server', () => {
+  it('takes max_tokens and max_cost, refusing bad ones with the field, and shows spend against the budget', async () => {
+    const server = await startTestServer(env);
+    const post = (path: string, body: unknown): Promise<{ status: number; json(): Promise<any> }> =>
+      fetch(`${server.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      const negative = await post('/session', { prompt: 'Loop.', max_tokens: -1 });
+      expect(negative.status).toBe(400);
+      expect((await negative.json()).error).toMatch(/max_tokens: .*/);
+      const unpriced = await post('/session', { prompt: 'Loop.', max_cost: 2 });
+      expect(unpriced.status).toBe(400);
+      expect((await unpriced.json()).error).toContain('Model scripted/test-model cannot be priced');
+
+      const started = await post('/session', { prompt: 'Loop until stopped.', max_tokens: 2000 });
+      expect(started.status).toBe(201);
+      const { id } = await started.json();
+      await waitUntil(async () => (await env.store.getSession(id))?.status === 'failed', 30_000);
+      const tree = (await (await fetch(`${server.base}/session/${id}/tree`)).json()) as any;
+      expect(tree.budget).toEqual({ tokens: 2000 });
+      expect(tree.tree.tokens.input + tree.tree.tokens.output).toBe(2000);
+
+      const spent = await post(`/session/${id}/message`, { prompt: 'Go on.' });
+      expect(spent.status).toBe(409);
+      expect((await spent.json()).error).toContain('token budget');
+      const below = await post(`/session/${id}/message`, { prompt: 'Go on.', max_tokens: 1500 });
+      expect(below.status).toBe(400);
+      expect((await below.json()).error).toContain('max_tokens 1500 would stop it at once');
+      const more = await post(`/session/${id}/message`, { prompt: 'Go on.', max_tokens: 3000 });
+      expect(more.status).toBe(202);
+      await waitUntil(async () => (await env.store.budgetOf(id))?.tokens === 3000, 10_000);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 });

@@ -6,6 +6,9 @@ import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
 import { cancelSession, resumeSession, startSession } from '../../services/sessions.js';
+import { budgetForSession, budgetFromInput, checkBudgetPrices } from '../../services/budgets.js';
+import { budgetStanding } from '../../../activities/budget/standing.js';
+import { budgetExceededMessage } from '../../../core/budget.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
@@ -68,6 +71,15 @@ const remove = createRoute({
   },
 });
 
+const BUDGET_FIELD_NAMES = { tokens: 'max_tokens', cost: 'max_cost' };
+
+function budgetOfBody(body: { max_tokens?: number; max_cost?: number }) {
+  return budgetFromInput({
+    tokens: { name: BUDGET_FIELD_NAMES.tokens, value: body.max_tokens },
+    cost: { name: BUDGET_FIELD_NAMES.cost, value: body.max_cost },
+  });
+}
+
 /**
  * The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, but never wait for a run.
  */
@@ -83,6 +95,8 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     // server's environment is left to the worker that makes the calls (it may have one).
     const model = chooseModel(body.model, agent, project, env);
     checkProviderHere(model, project.config, env);
+    const budget = budgetOfBody(body);
+    checkBudgetPrices(budget, model, project.config, 'the new session');
     const maxPromptBytes = promptLimit(directory, env);
     checkPromptSize(body.prompt, maxPromptBytes);
     const { sessionId } = await startSession(await deps.client(), store, {
@@ -97,6 +111,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       modelRetry: modelRetryFromEnv(env),
       webUrl: deps.webUrl,
       searchAttributes: await deps.searchAttributes(),
+      ...(budget ? { budget } : {}),
     });
     return c.json({ id: sessionId }, 201);
   });
@@ -112,6 +127,14 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       : undefined;
     const maxPromptBytes = promptLimit(session.directory, env);
     checkPromptSize(body.prompt, maxPromptBytes, `session ${id}`);
+    const budget = budgetOfBody(body);
+    if (budget) {
+      const project = loadProjectAgents(session.directory, env, deps.dataDir);
+      checkBudgetPrices(budget, model ?? session.model, project.config, id);
+      await store.setBudget(id, await budgetForSession(store, id, budget, BUDGET_FIELD_NAMES));
+    }
+    const standing = await budgetStanding(store, id);
+    if (standing.exceeded) throw new HttpError(409, budgetExceededMessage(standing.exceeded));
     const client = await deps.client();
     // A run being cancelled would drop a prompt queued into it; `loom resume` waits for it to
     // close, a request that returns at once cannot, so it says so and the caller sends again.
