@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TextPart } from '../core/part.js';
 import { type SessionStore } from '../activities/store/store.js';
 import { NotFoundError } from '../activities/store/not-found-error.js';
+import { describeBudgetContract } from './store-contract-budgets.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';
@@ -221,6 +222,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
   describeFeedContract(name, openStore);
   describeRemovalContract(name, openStore);
   describeWorkspaceSnapshotContract(name, openStore);
+  describeBudgetContract(name, openStore);
 
   describe(`${name} shared by several processes`, () => {
     it("lets a second store on the same database (the CLI beside a worker) see the first one's writes", async () => {

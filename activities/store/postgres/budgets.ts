@@ -33,7 +33,7 @@ export function postgresBudgetRows({ pool }: PostgresTransactions): BudgetRows {
     },
     async subtreeUsage(sessionID) {
       const { rows } = await pool.query<UsageSums>(
-        `WITH RECURSIVE tree(id) AS (SELECT $1::text ${TREE_BELOW}) ${ASSISTANT_SUMS}`,
+        `WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE id = $1 ${TREE_BELOW}) ${ASSISTANT_SUMS}`,
         [sessionID],
       );
       return rows[0];

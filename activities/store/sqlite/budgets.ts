@@ -28,7 +28,9 @@ export function sqliteBudgetRows({ db }: SqliteConnection): BudgetRows {
       `SELECT DISTINCT b.owner_id AS batchID, b.tokens, b.cost FROM batch_task t JOIN budget b ON b.owner_id = t.batch_id
        WHERE t.session_id = ? ORDER BY b.owner_id`,
     ),
-    subtree: db.prepare(`WITH RECURSIVE tree(id) AS (SELECT ? ${TREE_BELOW}) ${ASSISTANT_SUMS}`),
+    subtree: db.prepare(
+      `WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE id = ? ${TREE_BELOW}) ${ASSISTANT_SUMS}`,
+    ),
     batch: db.prepare(
       `WITH RECURSIVE tree(id) AS (
          SELECT session_id FROM batch_task WHERE batch_id = ? AND session_id IS NOT NULL ${TREE_BELOW}
