@@ -60,8 +60,11 @@ program
   )
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
-  .option('--max-tokens <n>', 'a token budget for the session and all its subagents; runs stop at a step boundary when it is reached')
-  .option('--max-cost <usd>', 'a budget in dollars for the session and all its subagents (needs the models\' prices)')
+  .option(
+    '--max-tokens <n>',
+    'a token budget for the session and all its subagents; runs stop at a step boundary when it is reached',
+  )
+  .option('--max-cost <usd>', "a budget in dollars for the session and all its subagents (needs the models' prices)")
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .addHelpText(
     'after',
@@ -323,6 +326,10 @@ batch
   .option('-c, --concurrency <n>', 'tasks running at once', '8')
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--max-tokens <n>', 'a token budget for all the tasks together; no task starts once it is reached')
+  .option('--max-cost <usd>', "a budget in dollars for all the tasks together (needs the models' prices)")
+  .option('--task-max-tokens <n>', "a token budget for each task's session and its subagents")
+  .option('--task-max-cost <usd>', "a budget in dollars for each task's session and its subagents")
   .option('--json', 'no progress bar; print the final progress as JSON')
   .option(
     '--isolate',

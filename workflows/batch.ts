@@ -1,4 +1,5 @@
 import {
+  ApplicationFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
@@ -12,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BatchProgress, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
+import type { Budget } from '../core/budget.js';
 import { resolvePath } from '../core/path.js';
 import { addTokens, zeroTokens, type Tokens } from '../core/tokens.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
@@ -48,6 +50,8 @@ export interface BatchRunInput {
    * --isolate`). Batches recorded before never set it, and take none of its steps.
    */
   isolate?: true;
+  /** The budget of each task's session and its subagents (`--task-max-tokens`, `--task-max-cost`). */
+  taskBudget?: Budget;
   /** State handed over by continue-as-new. */
   carried?: BatchCarried;
 }
@@ -62,6 +66,8 @@ interface BatchCarried {
   concurrency: number;
   paused: boolean;
   started: number;
+  /** The batch's own budget was reached: no task starts any more (why, in the batch's words). */
+  budgetReached?: string;
 }
 
 export type BatchResult = BatchProgress;
@@ -85,6 +91,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     paused: carried?.paused ?? false,
     started: carried?.started ?? Date.now(),
     cancelRequested: false,
+    budgetReached: carried?.budgetReached,
     running: new Map<number, { scope: CancellationScope; attempt: number }>(),
     unwritten: [] as BatchTaskOutcome[],
     claiming: false,
@@ -148,6 +155,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
 
   const waiting = () => state.retryQueue.length + (input.total - state.nextIndex);
   const canStart = () =>
+    !state.budgetReached &&
     !state.paused &&
     !state.cancelRequested &&
     state.running.size < state.concurrency &&
@@ -196,6 +204,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         modelRetry: input.modelRetry,
         ...(input.webUrl ? { webUrl: input.webUrl } : {}),
         searchAttributes: input.searchAttributes,
+        ...(input.taskBudget ? { budget: input.taskBudget } : {}),
       };
       void scope
         .run(async () => {
@@ -238,6 +247,9 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
           },
           (error: unknown) => {
             const message = failureMessage(error);
+            // A spent budget is not a failure a retry mends; the batch's own one stops it starting tasks.
+            const overBudget = isBudgetExceeded(error);
+            if (overBudget && message.includes(`batch ${input.batchId}`)) state.budgetReached = message;
             if (state.cancelRequested && isCancellation(error)) {
               state.cancelled++;
               state.unwritten.push({
@@ -247,7 +259,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
                 attempts: task.attempt,
                 error: message,
               });
-            } else if (task.attempt <= input.retries && !state.cancelRequested) {
+            } else if (task.attempt <= input.retries && !state.cancelRequested && !overBudget) {
               state.retryQueue.push({ index: task.index, attempt: task.attempt + 1 });
               state.unwritten.push({
                 index: task.index,
@@ -287,7 +299,8 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         state.cancelRequested ||
         statusKey() !== written ||
         state.unwritten.length >= FLUSH_EVERY ||
-        (state.running.size === 0 && (state.unwritten.length > 0 || waiting() === 0 || draining)) ||
+        (state.running.size === 0 &&
+          (state.unwritten.length > 0 || waiting() === 0 || draining || state.budgetReached !== undefined)) ||
         (!draining && canStart()),
     );
     if (state.cancelRequested) break;
@@ -296,7 +309,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       await store.setBatchStatus({ batchId: input.batchId, status: status(), concurrency: state.concurrency });
     }
     if (state.unwritten.length >= FLUSH_EVERY || state.running.size === 0) await flush();
-    if (waiting() === 0 && state.running.size === 0) break;
+    if ((waiting() === 0 || state.budgetReached) && state.running.size === 0) break;
     // Stop starting tasks a little before Temporal's suggestion, so the running ones can finish
     // and the run still ends under its thresholds.
     const info = workflowInfo();
@@ -310,7 +323,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     if (!draining && canStart()) await start();
   }
 
-  if (state.cancelRequested) {
+  if (state.cancelRequested || state.budgetReached) {
     await condition(() => state.running.size === 0);
     const unstarted = state.retryQueue.map((task) => task.index);
     state.cancelled += waiting();
@@ -324,12 +337,13 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     state.nextIndex = input.total;
   }
   await flush();
-  const final: BatchStatus = state.cancelRequested ? 'cancelled' : 'completed';
+  const final: BatchStatus = state.cancelRequested || state.budgetReached ? 'cancelled' : 'completed';
   await store.setBatchStatus({ batchId: input.batchId, status: final, concurrency: state.concurrency });
   await condition(allHandlersFinished);
   const result = progress(final);
   setCurrentDetails(
-    `**${final}** · ${result.done} done · ${result.failed} failed · ${result.cancelled} cancelled of ${result.total}`,
+    `**${final}** · ${result.done} done · ${result.failed} failed · ${result.cancelled} cancelled of ${result.total}` +
+      (state.budgetReached ? `\n\n${state.budgetReached}` : ''),
   );
   return result;
 
@@ -344,8 +358,15 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       concurrency: s.concurrency,
       paused: s.paused,
       started: s.started,
+      ...(s.budgetReached ? { budgetReached: s.budgetReached } : {}),
     };
   }
+}
+
+function isBudgetExceeded(error: unknown): boolean {
+  for (let current = error as { type?: string; cause?: unknown } | undefined; current; current = current.cause as never)
+    if (current instanceof ApplicationFailure && current.type === 'BudgetExceeded') return true;
+  return false;
 }
 
 function failureMessage(error: unknown): string {

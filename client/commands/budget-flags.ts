@@ -5,11 +5,14 @@ import type { Budget } from '../../core/budget.js';
 export const BUDGET_FLAG_NAMES = { tokens: '--max-tokens', cost: '--max-cost' };
 
 /** `--max-tokens` and `--max-cost`, checked. */
-export function budgetFlags(options: { maxTokens?: string; maxCost?: string }): Budget | undefined {
+export function budgetFlags(
+  options: { maxTokens?: string; maxCost?: string },
+  names = BUDGET_FLAG_NAMES,
+): Budget | undefined {
   return cliChecked(() =>
     budgetFromInput({
-      tokens: { name: BUDGET_FLAG_NAMES.tokens, value: options.maxTokens },
-      cost: { name: BUDGET_FLAG_NAMES.cost, value: options.maxCost },
+      tokens: { name: names.tokens, value: options.maxTokens },
+      cost: { name: names.cost, value: options.maxCost },
     }),
   );
 }

@@ -75,7 +75,12 @@ export const PromptBody = z
 /** `max_tokens` and `max_cost`, as `--max-tokens` and `--max-cost`. */
 function budgetFields(what: string) {
   return {
-    max_tokens: z.number().int().positive().optional().openapi({ description: `a token budget for ${what}` }),
+    max_tokens: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .openapi({ description: `a token budget for ${what}` }),
     max_cost: z
       .number()
       .positive()

@@ -1,3 +1,5 @@
+import type { Budget } from '../../core/budget.js';
+import type { BudgetRecords } from '../../activities/store/budgets.js';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -75,6 +77,10 @@ export interface StartBatchOptions {
   searchAttributes?: boolean;
   /** Each task works in a copy of the project taken when the batch starts (`loom batch run --isolate`). */
   isolate?: boolean;
+  /** What all the tasks together may spend (`--max-tokens`, `--max-cost`). */
+  budget?: Budget;
+  /** What each task's session and its subagents may spend (`--task-max-tokens`, `--task-max-cost`). */
+  taskBudget?: Budget;
 }
 
 /**
@@ -83,7 +89,7 @@ export interface StartBatchOptions {
  */
 export async function startBatch(
   client: Client,
-  store: BatchRecords,
+  store: BatchRecords & Pick<BudgetRecords, 'setBudget'>,
   options: StartBatchOptions,
 ): Promise<{ batch: BatchRecord; handle: BatchHandle }> {
   if (options.host === undefined || options.host === localHostId())
@@ -105,6 +111,7 @@ export async function startBatch(
     time: { created: now, updated: now },
   };
   await store.createBatch(batch, options.tasks);
+  if (options.budget) await store.setBudget(batch.id, options.budget);
   const input: BatchRunInput = {
     batchId: batch.id,
     directory: options.directory,
@@ -116,6 +123,7 @@ export async function startBatch(
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     searchAttributes: options.searchAttributes === false ? false : undefined,
     ...(options.isolate ? { isolate: true } : {}),
+    ...(options.taskBudget ? { taskBudget: options.taskBudget } : {}),
   };
   const handle = await client.workflow.start(batchWorkflow, {
     workflowId: batch.id,

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
@@ -91,6 +93,63 @@ describe('loom run and resume with a budget', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(message);
     expect(await sessionCount()).toBe(before);
+  });
+});
+
+describe('loom batch run with budgets', () => {
+  it('stops each task at its own budget, and starts no task once the batch has spent its own', async () => {
+    const file = join(env.project, 'loops.jsonl');
+    writeFileSync(
+      file,
+      Array.from({ length: 8 }, (_, i) => JSON.stringify({ description: `Loop ${i}`, prompt: `Loop ${i}.` })).join(
+        '\n',
+      ),
+    );
+    const run = await loom([
+      'batch',
+      'run',
+      file,
+      '--concurrency',
+      '2',
+      '--retries',
+      '2',
+      '--max-tokens',
+      '5000',
+      '--task-max-tokens',
+      '2000',
+      '--json',
+    ]);
+    const progress = parseJson(run);
+    expect(progress).toMatchObject({ status: 'cancelled', done: 0 });
+    const lines = (await loom(['batch', 'results', progress.batchId, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const failed = lines.filter((line) => line.status === 'failed');
+    // Two tasks at 2,000 each, then the batch's 5,000 is reached during the next two.
+    expect(failed.length).toBeGreaterThanOrEqual(3);
+    expect(failed.length).toBeLessThanOrEqual(4);
+    expect(lines.filter((line) => line.status === 'cancelled').length).toBe(8 - failed.length);
+    // A spent budget is not retried.
+    for (const line of failed) expect(line.attempts).toBe(1);
+    expect(failed[0].error).toMatch(
+      /token budget of session ses_\w+ and its subagents is reached \(2,000 tokens spent of 2,000\)/,
+    );
+    expect(failed.some((line) => line.error.includes(`budget of batch ${progress.batchId} is reached`))).toBe(true);
+    const spent = await env.store.batchUsage(progress.batchId);
+    expect(spent.tokens.input + spent.tokens.output).toBeGreaterThanOrEqual(5000);
+    expect(spent.tokens.input + spent.tokens.output).toBeLessThanOrEqual(7000);
+  }, 120_000);
+
+  it('refuses bad batch budgets before anything starts', async () => {
+    const file = join(env.project, 'one.jsonl');
+    writeFileSync(file, JSON.stringify({ description: 'One', prompt: 'Loop.' }));
+    const bad = await loom(['batch', 'run', file, '--task-max-tokens', 'many']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--task-max-tokens must be a whole number of tokens above 0, not "many".');
+    const unpriced = await loom(['batch', 'run', file, '--max-cost', '3']);
+    expect(unpriced.code).toBe(1);
+    expect(unpriced.stderr).toContain('Model scripted/test-model cannot be priced, so the cost budget of the batch');
   });
 });
 

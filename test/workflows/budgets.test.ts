@@ -80,7 +80,9 @@ describe('budgets of a tree of agents', () => {
       expect(spent.tokens).toBeGreaterThanOrEqual(20_000);
       // Each of the three runs may finish the call it had started when the budget was reached.
       expect(spent.tokens).toBeLessThanOrEqual(23_000);
-      expect(env.model.requests.filter((r) => r.rule === 'delegate' || r.rule === 'loop').length * 1000).toBe(spent.tokens);
+      expect(env.model.requests.filter((r) => r.rule === 'delegate' || r.rule === 'loop').length * 1000).toBe(
+        spent.tokens,
+      );
 
       const root = (await env.store.getSession(sessionId))!;
       expect(root.status).toBe('failed');

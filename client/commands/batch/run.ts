@@ -3,7 +3,11 @@ import { checkTaskDirectories } from '../../services/batch-directories.js';
 import { readBatchFile, startBatch } from '../../services/batches.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
-import { checkModelFlag, modelRetryFromEnv } from '../../services/model-choice.js';
+import { checkModelFlag, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
+import { checkBudgetPrices } from '../../services/budgets.js';
+import { budgetFlags, cliChecked } from '../budget-flags.js';
+
+const TASK_FLAGS = { tokens: '--task-max-tokens', cost: '--task-max-cost' };
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { promptLimit } from '../../services/prompts.js';
 import { plural } from '../../render/quantities.js';
@@ -17,6 +21,10 @@ export interface BatchRunOptions {
   dir?: string;
   json?: boolean;
   isolate?: boolean;
+  maxTokens?: string;
+  maxCost?: string;
+  taskMaxTokens?: string;
+  taskMaxCost?: string;
 }
 
 /** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
@@ -31,6 +39,20 @@ export async function batchRunCommand(context: CliContext, file: string, options
     if (task.agent) chooseAgent(task.agent, project);
     if (task.model) checkModelFlag(task.model);
     if (!task.prompt.trim()) throw new CliError(`${file}:${index + 1}: empty prompt`);
+  }
+  const budget = budgetFlags(options);
+  const taskBudget = budgetFlags({ maxTokens: options.taskMaxTokens, maxCost: options.taskMaxCost }, TASK_FLAGS);
+  if (budget?.cost !== undefined || taskBudget?.cost !== undefined) {
+    const models = new Set(tasks.map((task) => task.model ?? options.model));
+    for (const model of models)
+      cliChecked(() =>
+        checkBudgetPrices(
+          { cost: 1 },
+          model ?? chooseModel(undefined, agent, project, context.env),
+          project.config,
+          'the batch',
+        ),
+      );
   }
   const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
@@ -49,6 +71,8 @@ export async function batchRunCommand(context: CliContext, file: string, options
     webUrl: context.settings.webUrl,
     searchAttributes,
     isolate: options.isolate,
+    ...(budget ? { budget } : {}),
+    ...(taskBudget ? { taskBudget } : {}),
   });
   context.report(
     `Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency}${batch.isolation ? ' · each task in a copy of the project' : ''} · Ctrl-C leaves it running`,
