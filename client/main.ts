@@ -60,6 +60,7 @@ program
   )
   .option('-t, --title <title>', 'a title for the session')
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
+  .option('--timeout <duration>', 'cancel the run past this long (90s, 30m, 2h, 1h30m, or ms); its work is kept')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .addHelpText(
     'after',
@@ -82,6 +83,10 @@ program
   .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
   .option('-a, --agent <name>', 'switch agent for this run')
   .option('-m, --model <provider/model>', 'switch model for this run')
+  .option(
+    '--timeout <duration>',
+    'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m, or ms); a busy session only queues the prompt, under its own run',
+  )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .action(async (sessionId: string, words: string[], options) =>
     execute(async (context) =>

@@ -14,6 +14,7 @@ import { currentCursor } from '../follow/session-changes.js';
 import { checkPromptSize, promptLimit, savePrompt } from '../services/prompts.js';
 import { rootOf, sendPrompt } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
+import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */
@@ -24,8 +25,9 @@ export async function resumeCommand(
   context: CliContext,
   sessionId: string,
   prompt: string,
-  options: { agent?: string; model?: string; json?: boolean },
+  options: { agent?: string; model?: string; timeout?: string; json?: boolean },
 ): Promise<number> {
+  const timeoutMs = timeoutFlag(options.timeout);
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const model = checkModelFlag(options.model);
@@ -56,6 +58,7 @@ export async function resumeCommand(
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
     searchAttributes,
+    timeoutMs,
   };
 
   // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to

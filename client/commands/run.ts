@@ -6,6 +6,7 @@ import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
 import { startSession } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
+import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
 
 export interface RunOptions {
@@ -13,11 +14,13 @@ export interface RunOptions {
   model?: string;
   title?: string;
   dir?: string;
+  timeout?: string;
   json?: boolean;
 }
 
 /** `loom run "<prompt>"`: a new session, followed until its answer. */
 export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
+  const timeoutMs = timeoutFlag(options.timeout);
   const directory = resolve(options.dir ?? process.cwd());
   const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
   const agent = chooseAgent(options.agent, project);
@@ -41,6 +44,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
     searchAttributes,
+    timeoutMs,
   });
   const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
   return printOutcome(context, outcome, Boolean(options.json));

@@ -43,6 +43,13 @@ export const SessionNode: z.ZodType<SessionNodeShape> = z
   })
   .openapi('SessionNode');
 
+/** A run's time limit, as `--timeout` gives it. */
+const timeout = z.number().int().positive().optional().openapi({
+  description:
+    'milliseconds the run may take; past it the run is cancelled and fails with RunTimedOut (its work is kept)',
+  example: 300000,
+});
+
 export const StartBody = z
   .object({
     prompt: z.string().min(1),
@@ -53,11 +60,19 @@ export const StartBody = z
       .optional()
       .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
     title: z.string().optional(),
+    timeout,
   })
   .openapi('StartSession');
 
 export const PromptBody = z
-  .object({ prompt: z.string().min(1), agent: z.string().optional(), model: z.string().optional() })
+  .object({
+    prompt: z.string().min(1),
+    agent: z.string().optional(),
+    model: z.string().optional(),
+    timeout: timeout.openapi({
+      description: 'as for a new session; applies to the run this prompt starts (an idle session)',
+    }),
+  })
   .openapi('PromptSession');
 
 export const Started = z.object({ id: z.string() }).openapi('Started');

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { runLoom } from '../../testkit/run-loom.js';
+import { processesRunning, waitFor } from '../../testkit/wait.js';
+
+let env: LoomTestEnv;
+
+beforeAll(async () => {
+  env = await createLoomTestEnv({ files: { 'README.md': '# Timeouts\n' } });
+});
+afterAll(() => env?.close());
+
+const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
+
+describe('loom run --timeout', () => {
+  it('cancels a run that takes too long and says how to continue it', async () => {
+    env.model.setScript([
+      {
+        name: 'hang',
+        when: { lastUser: 'Hang for a minute', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'sleep 63', description: 'Hang' } }] },
+      },
+    ]);
+    const started = Date.now();
+    const result = await loom(['run', '--timeout', '2s', '--model', 'scripted/test-model', 'Hang for a minute']);
+    expect(result.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(45_000);
+    const sessionId = /Session (ses_\w+) timed out/.exec(result.stderr)?.[1];
+    expect(sessionId, result.stderr).toBeDefined();
+    expect(result.stderr).toContain(`timed out after 2 s (its --timeout of 2 s); its work so far is kept.`);
+    expect(result.stderr).toContain(`loom resume ${sessionId}`);
+    await waitFor(() => processesRunning('sleep 63').length === 0, 10_000);
+    expect(await env.store.getSession(sessionId!)).toMatchObject({ status: 'failed' });
+
+    // Its work is kept: a resume (with a limit of its own) continues the session.
+    env.model.setScript([{ name: 'answer', when: { lastUser: 'Now just answer' }, reply: { text: 'Answered.' } }]);
+    const resumed = await loom(['resume', '--json', '--timeout', '1h30m', sessionId!, 'Now just answer']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ sessionId, status: 'completed', text: 'Answered.' });
+    expect(env.model.requests.at(-1)!.messages.length).toBeGreaterThan(3);
+  }, 90_000);
+
+  it.each(['abc', '5x', '0', '-5s'])('refuses --timeout %s before anything starts', async (value) => {
+    const before = env.model.requests.length;
+    const result = await loom(['run', '--timeout', value, '--model', 'scripted/test-model', 'Never asked']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Invalid --timeout "${value}"`);
+    expect(result.stderr).not.toContain('ses_');
+    expect(env.model.requests.length).toBe(before);
+  });
+});
