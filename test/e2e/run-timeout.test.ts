@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 import { runLoom } from '../../testkit/run-loom.js';
-import { processesRunning, waitFor } from '../../testkit/wait.js';
+import { processesRunning, waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
+let server: TestServer | undefined;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({ files: { 'README.md': '# Timeouts\n' } });
 });
-afterAll(() => env?.close());
+afterAll(async () => {
+  await server?.close();
+  await env?.close();
+});
 
 const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
@@ -48,4 +53,45 @@ describe('loom run --timeout', () => {
     expect(result.stderr).not.toContain('ses_');
     expect(env.model.requests.length).toBe(before);
   });
+});
+
+describe('loom serve: timeout on a run', () => {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${server!.base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { id?: string; error?: string } };
+  };
+
+  it('refuses a timeout that is not a positive number of milliseconds, naming the field', async () => {
+    server = await startTestServer(env);
+    for (const timeout of ['5s', 0, -1, 1.5]) {
+      const started = await post('/session', { prompt: 'hi', model: SCRIPTED_MODEL, timeout });
+      expect(started.status).toBe(400);
+      expect(started.body.error).toContain('timeout');
+    }
+    const prompted = await post('/session/ses_any/message', { prompt: 'hi', timeout: 'abc' });
+    expect(prompted.status).toBe(400);
+    expect(prompted.body.error).toContain('timeout');
+  });
+
+  it('ends a run started with a timeout once it passes', async () => {
+    await env.worker();
+    env.model.setScript([
+      {
+        name: 'hang',
+        when: { lastUser: 'Hang on the server', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'sleep 64', description: 'Hang' } }] },
+      },
+    ]);
+    const started = await post('/session', { prompt: 'Hang on the server', model: SCRIPTED_MODEL, timeout: 2000 });
+    expect(started.status).toBe(201);
+    const id = started.body.id!;
+    await waitUntil(async () => (await env.store.getSession(id))?.status === 'failed', 30_000);
+    const description = await env.client.workflow.getHandle(id).describe();
+    expect(description.status.name).toBe('FAILED');
+    await waitFor(() => processesRunning('sleep 64').length === 0, 10_000);
+  }, 60_000);
 });
