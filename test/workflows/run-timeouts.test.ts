@@ -29,6 +29,8 @@ const taskPart = async (sessionId: string) =>
     .flatMap((m) => m.parts)
     .findLast((p): p is ToolPart => p.type === 'tool' && p.tool === 'task')!;
 
+const sessionOf = (part: ToolPart) => (part.state as { metadata?: { sessionId?: string } }).metadata?.sessionId;
+
 const lastError = async (sessionId: string) =>
   (await env.store.messages(sessionId)).map((m) => m.info).findLast((info) => info.role === 'assistant') as
     AssistantMessage | undefined;
@@ -80,7 +82,7 @@ describe('a run with a time limit', () => {
     expect(processesRunning('sleep 61')).toEqual([]);
 
     const part = await taskPart(sessionId);
-    const childId = part.state.metadata?.sessionId as string;
+    const childId = sessionOf(part)!;
     expect(childId).toMatch(/^ses_/);
     expect(part.state.status).toBe('error');
     const error = part.state.status === 'error' ? part.state.error : '';
@@ -125,7 +127,7 @@ describe('a run with a time limit', () => {
     expect(await again.result()).toMatchObject({ text: 'All done.' });
     const resumed = await taskPart(sessionId);
     expect(resumed.state).toMatchObject({ status: 'completed' });
-    expect(resumed.state.metadata?.sessionId).toBe(childId);
+    expect(sessionOf(resumed)).toBe(childId);
     expect(env.model.requests.findLast((r) => r.rule === 'answer')!.messages.length).toBeGreaterThan(2);
   }, 90_000);
 
