@@ -316,13 +316,17 @@ const batch = program.command('batch').description('run many tasks as one durabl
 batch
   .command('run')
   .description(
-    'start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?} and follow it',
+    'start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?, timeout?} and follow it',
   )
   .argument('<file>', 'the tasks, one JSON object per line')
   .option('-a, --agent <name>', 'the agent for tasks that name none (default: the default agent)')
   .option('-m, --model <provider/model>', 'the model for tasks that name none')
   .option('-c, --concurrency <n>', 'tasks running at once', '8')
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
+  .option(
+    '--task-timeout <duration>',
+    'cancel a task\'s run past this long (90s, 30m, 2h, 1h30m, or ms; a line\'s "timeout" in ms wins); it fails and may be retried',
+  )
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--json', 'no progress bar; print the final progress as JSON')
   .option(

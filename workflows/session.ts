@@ -67,6 +67,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
       agent: input.agent ?? task.agent ?? task.defaultAgent,
       model: input.model ?? task.model ?? task.defaultModel,
       title: input.title ?? task.description,
+      timeoutMs: input.timeoutMs ?? task.timeoutMs,
     };
     state.queued.push(task.promptId ? { promptId: task.promptId } : { text: task.prompt ?? '' });
   }

@@ -137,6 +137,7 @@ export const StartBatchBody = z
     model: z.string().optional().openapi({ example: 'openai/gpt-4.1' }),
     concurrency: z.number().int().min(1).optional().openapi({ description: 'tasks running at once (default 8)' }),
     retries: z.number().int().min(0).optional().openapi({ description: 'attempts after a failed one (default 1)' }),
+    taskTimeout: timeout.openapi({ description: "milliseconds each task's run may take, for tasks without a timeout" }),
     directory: z
       .string()
       .optional()

@@ -75,6 +75,8 @@ export interface StartBatchOptions {
   searchAttributes?: boolean;
   /** Each task works in a copy of the project taken when the batch starts (`loom batch run --isolate`). */
   isolate?: boolean;
+  /** Milliseconds each task's run may take, for tasks that set no `timeout` (`--task-timeout`). */
+  taskTimeout?: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function startBatch(
     concurrency: options.concurrency,
     retries: options.retries,
     ...(options.isolate ? { isolation: {} } : {}),
+    ...(options.taskTimeout ? { taskTimeout: options.taskTimeout } : {}),
     status: 'running',
     time: { created: now, updated: now },
   };

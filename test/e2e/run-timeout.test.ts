@@ -75,6 +75,13 @@ describe('loom serve: timeout on a run', () => {
     const prompted = await post('/session/ses_any/message', { prompt: 'hi', timeout: 'abc' });
     expect(prompted.status).toBe(400);
     expect(prompted.body.error).toContain('timeout');
+    const batch = await post('/batch', {
+      tasks: [{ description: 'One', prompt: 'hi', timeout: 0 }],
+      taskTimeout: '1m',
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body.error).toContain('tasks.0.timeout');
+    expect(batch.body.error).toContain('taskTimeout');
   });
 
   it('ends a run started with a timeout once it passes', async () => {

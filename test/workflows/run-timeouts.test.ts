@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssistantMessage } from '../../core/message.js';
 import type { ToolPart } from '../../core/part.js';
+import { runBatch } from '../../testkit/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { processesRunning, waitFor } from '../../testkit/wait.js';
 
@@ -169,5 +170,32 @@ describe('a run with a time limit', () => {
     expect(failure.type).toBe('RunTimedOut');
     expect(existsSync(join(env.project, 'asked.ran'))).toBe(false);
     expect(await env.store.getSession(sessionId)).toMatchObject({ status: 'failed' });
+  }, 60_000);
+
+  it("gives a batch's tasks their line's timeout, else the batch's --task-timeout", async () => {
+    env.model.setScript([
+      {
+        name: 'batch hang',
+        when: { lastUser: /^Hang in a batch/, lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'sleep 65', description: 'Hang' } }] },
+      },
+      { name: 'batch quick', when: { lastUser: 'Answer quickly', lastRole: 'user' }, reply: { text: 'Quick.' } },
+    ]);
+    const { batch, handle } = await runBatch(
+      env,
+      [
+        { description: 'Own limit', prompt: 'Hang in a batch (own limit)', timeout: 1500 },
+        { description: 'Quick', prompt: 'Answer quickly' },
+        { description: 'Batch limit', prompt: 'Hang in a batch (its limit)' },
+      ],
+      { taskTimeout: 2500 },
+    );
+    await handle.result();
+    const outcomes = (await env.store.batchTasks(batch.id)).map((task) => task.outcome);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['failed', 'completed', 'failed']);
+    expect(outcomes[0].error).toContain("timed out after 1.5 s (its batch task's timeout of 1.5 s)");
+    expect(outcomes[2].error).toContain("timed out after 2.5 s (its batch task's timeout of 2.5 s)");
+    expect(await env.store.getSession(outcomes[0].sessionId!)).toMatchObject({ status: 'failed' });
+    await waitFor(() => processesRunning('sleep 65').length === 0, 10_000);
   }, 60_000);
 });

@@ -53,12 +53,14 @@ export class RunDeadline {
 
   /** The error the timed-out run records on its last assistant message. */
   error(agent: string): MessageError {
-    const { sessionId, timeoutMs, parentPartId } = this.input;
+    const { sessionId, timeoutMs, parentPartId, batchTask } = this.input;
     const limit = timeoutMs ?? 0;
-    // A task call set the limit from the subagent's agent; otherwise the person who started the run did.
+    // A task call set the limit from the subagent's agent, a batch from its task; otherwise the person who started the run did.
     const source = parentPartId
       ? `the ${agent} agent's timeout of ${limit} ms`
-      : `its --timeout of ${formatDuration(limit)}`;
+      : batchTask
+        ? `its batch task's timeout of ${formatDuration(limit)}`
+        : `its --timeout of ${formatDuration(limit)}`;
     const also = parentPartId ? ` or a task call with session_id ${sessionId}` : '';
     return {
       name: RUN_TIMED_OUT,

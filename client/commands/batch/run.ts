@@ -7,6 +7,7 @@ import { checkModelFlag, modelRetryFromEnv } from '../../services/model-choice.j
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { promptLimit } from '../../services/prompts.js';
 import { plural } from '../../render/quantities.js';
+import { timeoutFlag } from '../../timeout-flag.js';
 import { followBatch } from './follow.js';
 
 export interface BatchRunOptions {
@@ -17,10 +18,12 @@ export interface BatchRunOptions {
   dir?: string;
   json?: boolean;
   isolate?: boolean;
+  taskTimeout?: string;
 }
 
 /** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
 export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
+  const taskTimeout = timeoutFlag(options.taskTimeout, '--task-timeout');
   const directory = resolve(options.dir ?? process.cwd());
   const { tasks, bytes } = readBatchFile(resolve(file), promptLimit(directory, context.env));
   // Before Temporal is reached: a bad folder is the file's fault, whatever the server's state.
@@ -49,6 +52,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
     webUrl: context.settings.webUrl,
     searchAttributes,
     isolate: options.isolate,
+    taskTimeout,
   });
   context.report(
     `Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency}${batch.isolation ? ' · each task in a copy of the project' : ''} · Ctrl-C leaves it running`,
