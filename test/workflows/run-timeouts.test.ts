@@ -7,7 +7,7 @@ import type { AssistantMessage } from '../../core/message.js';
 import type { ToolPart } from '../../core/part.js';
 import { runBatch } from '../../testkit/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { processesRunning, waitFor } from '../../testkit/wait.js';
+import { processesRunning, waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 
@@ -197,5 +197,51 @@ describe('a run with a time limit', () => {
     expect(outcomes[2].error).toContain("timed out after 2.5 s (its batch task's timeout of 2.5 s)");
     expect(await env.store.getSession(outcomes[0].sessionId!)).toMatchObject({ status: 'failed' });
     await waitFor(() => processesRunning('sleep 65').length === 0, 10_000);
+  }, 60_000);
+
+  it('times out a background subagent too, and its parent is told it failed', async () => {
+    env.model.setScript([
+      {
+        name: 'bg delegate',
+        when: { lastUser: 'Hang in the background', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'task',
+              args: {
+                description: 'Background hang',
+                prompt: 'Sleep in the background.',
+                subagent_type: 'general',
+                background: true,
+              },
+            },
+          ],
+        },
+      },
+      {
+        name: 'bg hang',
+        when: { lastUser: 'Sleep in the background.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'sleep 66', description: 'Hang' } }] },
+      },
+      {
+        name: 'bg started',
+        when: { lastUser: 'Hang in the background', lastRole: 'tool' },
+        reply: { text: 'Started.' },
+      },
+      {
+        name: 'bg told',
+        when: { lastUser: /^The background subagent "Background hang/ },
+        reply: { text: 'It timed out; noted.' },
+      },
+    ]);
+    const { sessionId, result } = await env.start('Hang in the background');
+    expect((await result()).text).toBe('Started.');
+    const childId = sessionOf(await taskPart(sessionId))!;
+    await waitUntil(async () => env.model.requests.some((r) => r.rule === 'bg told'), 30_000);
+    const told = env.model.requests.find((r) => r.rule === 'bg told')!;
+    expect(told.lastUser).toContain('failed.');
+    expect(told.lastUser).toContain(`Session ${childId} timed out after 2 s`);
+    expect(await env.store.getSession(childId)).toMatchObject({ status: 'failed' });
+    await waitFor(() => processesRunning('sleep 66').length === 0, 10_000);
   }, 60_000);
 });
