@@ -1,8 +1,9 @@
+import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 import { runLoom } from '../../testkit/run-loom.js';
-import { processesRunning, waitFor, waitUntil } from '../../testkit/wait.js';
+import { processesRunning, waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
 let server: TestServer | undefined;
@@ -96,9 +97,15 @@ describe('loom serve: timeout on a run', () => {
     const started = await post('/session', { prompt: 'Hang on the server', model: SCRIPTED_MODEL, timeout: 2000 });
     expect(started.status).toBe(201);
     const id = started.body.id!;
-    await waitUntil(async () => (await env.store.getSession(id))?.status === 'failed', 30_000);
-    const description = await env.client.workflow.getHandle(id).describe();
-    expect(description.status.name).toBe('FAILED');
+    const ended = await env.client.workflow
+      .getHandle(id)
+      .result()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect((ended as WorkflowFailedError).cause).toMatchObject({ type: 'RunTimedOut' });
+    expect(await env.store.getSession(id)).toMatchObject({ status: 'failed' });
     await waitFor(() => processesRunning('sleep 64').length === 0, 10_000);
   }, 60_000);
 });
