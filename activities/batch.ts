@@ -26,6 +26,8 @@ export interface LoadedBatchTask {
   prompt?: string;
   defaultAgent: string;
   defaultModel?: string;
+  /** The run's time limit: the task's `timeout`, else the batch's `taskTimeout`. */
+  timeoutMs?: number;
 }
 
 /** The session of a batch task's attempt after its first (which may continue a session of its own). */
@@ -80,6 +82,7 @@ export function createBatchActivities({ store }: ActivityDeps) {
     const promptId = batchTaskPromptId(input.batchId, input.index);
     await storePrompt(store, promptId, entry.task.prompt);
     const { agent, model, description } = entry.task;
+    const timeoutMs = entry.task.timeout ?? batch.taskTimeout;
     return {
       agent,
       model,
@@ -87,6 +90,7 @@ export function createBatchActivities({ store }: ActivityDeps) {
       promptId,
       defaultAgent: batch.agent,
       defaultModel: batch.model,
+      ...(timeoutMs ? { timeoutMs } : {}),
     };
   }
 

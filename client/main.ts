@@ -65,6 +65,7 @@ program
     'a token budget for the session and all its subagents; runs stop at a step boundary when it is reached',
   )
   .option('--max-cost <usd>', "a budget in dollars for the session and all its subagents (needs the models' prices)")
+  .option('--timeout <duration>', 'cancel the run past this long (90s, 30m, 2h, 1h30m, or ms); its work is kept')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .addHelpText(
     'after',
@@ -89,6 +90,10 @@ program
   .option('-m, --model <provider/model>', 'switch model for this run')
   .option('--max-tokens <n>', "a new token budget for the session's tree (above what it has used)")
   .option('--max-cost <usd>', "a new budget in dollars for the session's tree (above what it has spent)")
+  .option(
+    '--timeout <duration>',
+    'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m, or ms); a busy session only queues the prompt, under its own run',
+  )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .action(async (sessionId: string, words: string[], options) =>
     execute(async (context) =>
@@ -318,13 +323,17 @@ const batch = program.command('batch').description('run many tasks as one durabl
 batch
   .command('run')
   .description(
-    'start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?} and follow it',
+    'start a batch from a JSONL file of {description, prompt, agent?, model?, session_id?, directory?, timeout?} and follow it',
   )
   .argument('<file>', 'the tasks, one JSON object per line')
   .option('-a, --agent <name>', 'the agent for tasks that name none (default: the default agent)')
   .option('-m, --model <provider/model>', 'the model for tasks that name none')
   .option('-c, --concurrency <n>', 'tasks running at once', '8')
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
+  .option(
+    '--task-timeout <duration>',
+    'cancel a task\'s run past this long (90s, 30m, 2h, 1h30m, or ms; a line\'s "timeout" in ms wins); it fails and may be retried',
+  )
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--max-tokens <n>', 'a token budget for all the tasks together; no task starts once it is reached')
   .option('--max-cost <usd>', "a budget in dollars for all the tasks together (needs the models' prices)")

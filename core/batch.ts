@@ -25,6 +25,8 @@ export const BatchTaskInput = z.strictObject({
   session_id: z.string().optional(),
   /** The folder this task's session works in, relative to the batch's directory (default: that directory). */
   directory: TaskDirectory.optional(),
+  /** Milliseconds this task's run may take before it is cancelled and fails (default: the batch's `taskTimeout`). */
+  timeout: z.number().int().positive().optional(),
 });
 export type BatchTaskInput = z.infer<typeof BatchTaskInput>;
 
@@ -63,6 +65,8 @@ export const BatchRecord = z.object({
   model: z.string().optional(),
   concurrency: z.number().int().positive(),
   retries: z.number().int().min(0),
+  /** Milliseconds each task's run may take, for tasks that set no `timeout` (`--task-timeout`). */
+  taskTimeout: z.number().int().positive().optional(),
   /** The session that started it with the `batch` tool, if any. */
   parentSessionID: z.string().optional(),
   /** Present when each task works in a copy of the project of its own. */

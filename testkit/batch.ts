@@ -14,6 +14,8 @@ export function runBatch(
     agent?: string;
     modelRetry?: ModelRetry;
     isolate?: boolean;
+    /** Milliseconds each task's run may take (`--task-timeout`). */
+    taskTimeout?: number;
     /** The batch's directory (default: the project). */
     directory?: string;
   } = {},
@@ -30,6 +32,7 @@ export function runBatch(
     taskQueue: env.taskQueue,
     modelRetry: options.modelRetry ?? { maximumAttempts: 1, initialIntervalMs: 100, maximumIntervalMs: 100 },
     isolate: options.isolate,
+    taskTimeout: options.taskTimeout,
   });
 }
 

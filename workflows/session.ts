@@ -19,6 +19,7 @@ import { modelStep } from './session/model-step.js';
 import { PermissionGate } from './session/permission-gate.js';
 import { takePrompts } from './session/prompts.js';
 import { describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
+import { RunDeadline } from './session/run-deadline.js';
 import { runSubtaskStep } from './session/subtask.js';
 import { cancelBackgroundChildren, promptQueue, reportToParent } from './session/background.js';
 import { Slots } from './session/slots.js';
@@ -67,6 +68,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
       agent: input.agent ?? task.agent ?? task.defaultAgent,
       model: input.model ?? task.model ?? task.defaultModel,
       title: input.title ?? task.description,
+      timeoutMs: input.timeoutMs ?? task.timeoutMs,
     };
     state.queued.push(task.promptId ? { promptId: task.promptId } : { text: task.prompt ?? '' });
   }
@@ -80,47 +82,50 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
   }
 
   let titling: Promise<void> = Promise.resolve();
+  const deadline = new RunDeadline(input);
   try {
-    if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0]));
-    state.gate = new PermissionGate(
-      state.config,
-      { id: input.sessionId, agent: state.config.agent.name },
-      state.waiting,
-    );
-    const slots = new Slots(state.config.maxConcurrentSubagents);
-    const settings = state.config.compaction;
-    // A session whose last step filled the model's context is compacted before it goes on.
-    const full =
-      !input.carried &&
-      state.config.lastStepTokens &&
-      settings &&
-      isOverflow(state.config.lastStepTokens, state.config.limit, settings);
-    if (full || input.compact) await compact(input, state, { auto: false, overflow: false });
-    while (!input.compact) {
-      await takePrompts(input, state);
-      await checkBudget(input, state);
-      if (state.compactNext) {
-        const overflow = state.compactNext === 'overflow';
-        state.compactNext = undefined;
-        await compact(input, state, { auto: true, overflow });
-        continue;
+    await deadline.run(async () => {
+      if (!state.config) ({ config: state.config, titling } = await startSession(input, state, state.queued[0]));
+      state.gate = new PermissionGate(
+        state.config,
+        { id: input.sessionId, agent: state.config.agent.name },
+        state.waiting,
+      );
+      const slots = new Slots(state.config.maxConcurrentSubagents);
+      const settings = state.config.compaction;
+      // A session whose last step filled the model's context is compacted before it goes on.
+      const full =
+        !input.carried &&
+        state.config.lastStepTokens &&
+        settings &&
+        isOverflow(state.config.lastStepTokens, state.config.limit, settings);
+      if (full || input.compact) await compact(input, state, { auto: false, overflow: false });
+      while (!input.compact) {
+        await takePrompts(input, state);
+        await checkBudget(input, state);
+        if (state.compactNext) {
+          const overflow = state.compactNext === 'overflow';
+          state.compactNext = undefined;
+          await compact(input, state, { auto: true, overflow });
+          continue;
+        }
+        state.step++;
+        if (state.subtask) {
+          state.phase = 'tools';
+          showProgress(state);
+          await runSubtaskStep(input, state, slots);
+          continue;
+        }
+        const { more } = await modelStep(input, state, slots);
+        if (!more) break;
+        if (workflowInfo().continueAsNewSuggested) {
+          await titling;
+          await continueRunAsNew(input, state, state.config, deadline);
+        }
       }
-      state.step++;
-      if (state.subtask) {
-        state.phase = 'tools';
-        showProgress(state);
-        await runSubtaskStep(input, state, slots);
-        continue;
-      }
-      const { more } = await modelStep(input, state, slots);
-      if (!more) break;
-      if (workflowInfo().continueAsNewSuggested) {
-        await titling;
-        await continueRunAsNew(input, state, state.config);
-      }
-    }
+    });
     state.phase = 'done';
-    if (state.config.compaction?.prune) await store.pruneSession({ sessionId: input.sessionId });
+    if (state.config!.compaction?.prune) await store.pruneSession({ sessionId: input.sessionId });
     await store.finishRun({ sessionId: input.sessionId, status: 'idle' });
     await reportToParent(input, 'completed');
     await state.waiting.end();
@@ -137,19 +142,22 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
     };
   } catch (error) {
     if (isCancellation(error)) {
+      // A run out of time is cancelled as any other, and ends failed: its parent carries on.
+      const timedOut = deadline.timedOut && !CancellationScope.current().consideredCancelled;
+      const agent = state.config?.agent.name ?? input.agent ?? '';
       await CancellationScope.nonCancellable(async () => {
         await store.finishRun({
           sessionId: input.sessionId,
-          status: 'cancelled',
+          status: timedOut ? 'failed' : 'cancelled',
           messageId: state.assistantMessageId,
-          error: { name: 'MessageAbortedError', message: 'The run was cancelled' },
+          error: timedOut ? deadline.error(agent) : { name: 'MessageAbortedError', message: 'The run was cancelled' },
         });
-        await reportToParent(input, 'cancelled');
+        await reportToParent(input, timedOut ? 'error' : 'cancelled');
         await state.waiting.end();
         // Background subagents outlive a run that ends, not one that is cancelled (from the Temporal UI too).
         await cancelBackgroundChildren(input.sessionId, state.backgroundChildren);
       });
-      throw error;
+      throw timedOut ? deadline.failure(agent) : error;
     }
     const failure = describeFailure(error);
     if (!failure) throw error;
@@ -165,7 +173,12 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
   }
 }
 
-async function continueRunAsNew(input: SessionRunInput, state: RunState, config: RunConfig): Promise<never> {
+async function continueRunAsNew(
+  input: SessionRunInput,
+  state: RunState,
+  config: RunConfig,
+  deadline: RunDeadline,
+): Promise<never> {
   await condition(allHandlersFinished);
   await state.waiting.idle();
   const waiting = state.waiting.carry();
@@ -180,6 +193,7 @@ async function continueRunAsNew(input: SessionRunInput, state: RunState, config:
     ...(state.backgroundChildren.length ? { backgroundChildren: state.backgroundChildren } : {}),
     title: state.title,
     ...(waiting ? { waiting } : {}),
+    ...deadline.carry(),
   };
   return continueAsNew<typeof sessionWorkflow>({ ...input, prompt: undefined, promptId: undefined, carried });
 }

@@ -14,6 +14,7 @@ import { currentCursor } from '../follow/session-changes.js';
 import { checkPromptSize, promptLimit, savePrompt } from '../services/prompts.js';
 import { rootOf, sendPrompt } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
+import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
 import { budgetStanding } from '../../activities/budget/standing.js';
 import { budgetExceededMessage } from '../../core/budget.js';
@@ -28,8 +29,9 @@ export async function resumeCommand(
   context: CliContext,
   sessionId: string,
   prompt: string,
-  options: { agent?: string; model?: string; maxTokens?: string; maxCost?: string; json?: boolean },
+  options: { agent?: string; model?: string; maxTokens?: string; maxCost?: string; timeout?: string; json?: boolean },
 ): Promise<number> {
+  const timeoutMs = timeoutFlag(options.timeout);
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const model = checkModelFlag(options.model);
@@ -69,6 +71,7 @@ export async function resumeCommand(
     modelRetry: modelRetryFromEnv(context.env),
     webUrl: context.settings.webUrl,
     searchAttributes,
+    timeoutMs,
   };
 
   // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to

@@ -8,6 +8,7 @@ import { startSession } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
 import { budgetFlags, cliChecked } from './budget-flags.js';
 import { checkBudgetPrices } from '../services/budgets.js';
+import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
 
 export interface RunOptions {
@@ -17,11 +18,13 @@ export interface RunOptions {
   dir?: string;
   maxTokens?: string;
   maxCost?: string;
+  timeout?: string;
   json?: boolean;
 }
 
 /** `loom run "<prompt>"`: a new session, followed until its answer. */
 export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
+  const timeoutMs = timeoutFlag(options.timeout);
   const directory = resolve(options.dir ?? process.cwd());
   const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
   const agent = chooseAgent(options.agent, project);
@@ -48,6 +51,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     webUrl: context.settings.webUrl,
     searchAttributes,
     ...(budget ? { budget } : {}),
+    timeoutMs,
   });
   const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
   return printOutcome(context, outcome, Boolean(options.json));

@@ -49,6 +49,13 @@ export const SessionNode: z.ZodType<SessionNodeShape> = z
   })
   .openapi('SessionNode');
 
+/** A run's time limit, as `--timeout` gives it. */
+const timeout = z.number().int().positive().optional().openapi({
+  description:
+    'milliseconds the run may take; past it the run is cancelled and fails with RunTimedOut (its work is kept)',
+  example: 300000,
+});
+
 export const StartBody = z
   .object({
     prompt: z.string().min(1),
@@ -60,6 +67,7 @@ export const StartBody = z
       .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
     title: z.string().optional(),
     ...budgetFields('the session and its subagents'),
+    timeout,
   })
   .openapi('StartSession');
 
@@ -69,6 +77,9 @@ export const PromptBody = z
     agent: z.string().optional(),
     model: z.string().optional(),
     ...budgetFields("the session's tree from now on (above what it has spent)"),
+    timeout: timeout.openapi({
+      description: 'as for a new session; applies to the run this prompt starts (an idle session)',
+    }),
   })
   .openapi('PromptSession');
 
@@ -151,6 +162,7 @@ export const StartBatchBody = z
     model: z.string().optional().openapi({ example: 'openai/gpt-4.1' }),
     concurrency: z.number().int().min(1).optional().openapi({ description: 'tasks running at once (default 8)' }),
     retries: z.number().int().min(0).optional().openapi({ description: 'attempts after a failed one (default 1)' }),
+    taskTimeout: timeout.openapi({ description: "milliseconds each task's run may take, for tasks without a timeout" }),
     directory: z
       .string()
       .optional()

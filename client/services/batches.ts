@@ -81,6 +81,8 @@ export interface StartBatchOptions {
   budget?: Budget;
   /** What each task's session and its subagents may spend (`--task-max-tokens`, `--task-max-cost`). */
   taskBudget?: Budget;
+  /** Milliseconds each task's run may take, for tasks that set no `timeout` (`--task-timeout`). */
+  taskTimeout?: number;
 }
 
 /**
@@ -107,6 +109,7 @@ export async function startBatch(
     concurrency: options.concurrency,
     retries: options.retries,
     ...(options.isolate ? { isolation: {} } : {}),
+    ...(options.taskTimeout ? { taskTimeout: options.taskTimeout } : {}),
     status: 'running',
     time: { created: now, updated: now },
   };

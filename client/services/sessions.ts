@@ -34,6 +34,8 @@ export interface StartOptions {
   searchAttributes?: boolean;
   /** The budget of the session and its subagents (`--max-tokens`, `--max-cost`). */
   budget?: Budget;
+  /** Milliseconds the run may take before it is cancelled (`--timeout`). */
+  timeoutMs?: number;
 }
 
 /** Starts a new root session: a run of `sessionWorkflow` whose workflow id is the session id. */
@@ -56,6 +58,7 @@ export async function startSession(
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     searchAttributes: options.searchAttributes === false ? false : undefined,
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };
   const handle = await client.workflow.start(sessionWorkflow, {
     workflowId: sessionId,
@@ -80,6 +83,8 @@ export interface ResumeOptions {
   webUrl?: string;
   /** `false`: the namespace lacks Loom's search attributes, so runs carry none (see `checkSearchAttributes`). */
   searchAttributes?: boolean;
+  /** Milliseconds the run may take before it is cancelled (`--timeout`). */
+  timeoutMs?: number;
 }
 
 /** A prompt on its way to a session: the run it went to, which may be the one it started. */
@@ -125,6 +130,7 @@ export async function sendPrompt(
     modelRetry: options.modelRetry,
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     searchAttributes: options.searchAttributes === false ? false : undefined,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };
   const started = await client.workflow.signalWithStart(sessionWorkflow, {
     workflowId: session.id,

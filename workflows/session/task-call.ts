@@ -25,6 +25,7 @@ import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { inWorkflowSpan, type WorkflowSpan } from '../tracing.js';
 import { callStore } from './activities.js';
+import { RUN_TIMED_OUT, taskTimedOut } from './run-deadline.js';
 import type { Slots } from './slots.js';
 import type { WaitingBoard } from './waiting.js';
 
@@ -160,6 +161,7 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
       ...(context.webUrl ? { webUrl: context.webUrl } : {}),
       searchAttributes: context.searchAttributes,
       ...(background ? { deliverTo: { sessionId: context.sessionId, partId: call.partId } } : {}),
+      ...(agent.timeout ? { timeoutMs: agent.timeout } : {}),
     };
     let handle;
     try {
@@ -201,7 +203,10 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
       span.fail(outcome);
       await callStore.finishTaskCall({
         ...record,
-        error: `${outcome}. Continue it with session_id ${sessionId}.`,
+        error:
+          failureType(error) === RUN_TIMED_OUT
+            ? taskTimedOut(agent.name, agent.timeout, sessionId)
+            : `${outcome}. Continue it with session_id ${sessionId}.`,
         canDelegate: true,
       });
     } finally {
@@ -231,7 +236,15 @@ export function childRules(config: RunConfig, agent: SubagentInfo): Ruleset {
 }
 
 function failureMessage(error: unknown): string {
-  let current = error as { message?: string; cause?: unknown } | undefined;
+  return innermost(error)?.message ?? String(error);
+}
+
+function failureType(error: unknown): string | undefined {
+  return innermost(error)?.type;
+}
+
+function innermost(error: unknown): { message?: string; type?: string } | undefined {
+  let current = error as { message?: string; type?: string; cause?: unknown } | undefined;
   while (current?.cause) current = current.cause as typeof current;
-  return current?.message ?? String(error);
+  return current;
 }

@@ -11,6 +11,7 @@ const TASK_FLAGS = { tokens: '--task-max-tokens', cost: '--task-max-cost' };
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { promptLimit } from '../../services/prompts.js';
 import { plural } from '../../render/quantities.js';
+import { timeoutFlag } from '../../timeout-flag.js';
 import { followBatch } from './follow.js';
 
 export interface BatchRunOptions {
@@ -25,10 +26,12 @@ export interface BatchRunOptions {
   maxCost?: string;
   taskMaxTokens?: string;
   taskMaxCost?: string;
+  taskTimeout?: string;
 }
 
 /** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
 export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
+  const taskTimeout = timeoutFlag(options.taskTimeout, '--task-timeout');
   const directory = resolve(options.dir ?? process.cwd());
   const { tasks, bytes } = readBatchFile(resolve(file), promptLimit(directory, context.env));
   // Before Temporal is reached: a bad folder is the file's fault, whatever the server's state.
@@ -73,6 +76,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
     isolate: options.isolate,
     ...(budget ? { budget } : {}),
     ...(taskBudget ? { taskBudget } : {}),
+    taskTimeout,
   });
   context.report(
     `Batch ${batch.id}: ${plural(batch.total, 'task')} from ${file} · agent ${agent} · concurrency ${batch.concurrency}${batch.isolation ? ' · each task in a copy of the project' : ''} · Ctrl-C leaves it running`,

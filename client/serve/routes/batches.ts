@@ -185,6 +185,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       webUrl: deps.webUrl,
       searchAttributes: await deps.searchAttributes(),
       isolate: body.isolate,
+      taskTimeout: body.taskTimeout,
     });
     return c.json({ id: batch.id, total: batch.total }, 201);
   });
