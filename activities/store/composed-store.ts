@@ -14,6 +14,7 @@ import { messageRecords, type MessageRows } from './messages.js';
 import { partRecords, type PartRows } from './parts.js';
 import { permissionRecords, type PermissionRows } from './permissions.js';
 import { promptRecords, type PromptRows } from './prompts.js';
+import { rateLimits, type RateLimitRows } from './rate-limits.js';
 import { sessionRecords, type ListSessionsOptions, type SessionRows } from './sessions.js';
 import type { SessionStore } from './store.js';
 import { todoRecords, type TodoRows } from './todos.js';
@@ -31,6 +32,7 @@ export interface StoreRows {
   todos: TodoRows;
   permissions: PermissionRows;
   workspaceSnapshots: WorkspaceSnapshotRows;
+  rateLimits: RateLimitRows;
 }
 
 /**
@@ -47,6 +49,7 @@ export abstract class ComposedStore implements SessionStore {
   private readonly todoRecords;
   private readonly permissions;
   private readonly snapshots;
+  private readonly rateLimits;
 
   protected constructor(rows: StoreRows) {
     this.sessions = sessionRecords(rows.sessions);
@@ -59,6 +62,7 @@ export abstract class ComposedStore implements SessionStore {
     this.todoRecords = todoRecords(rows.todos);
     this.permissions = permissionRecords(rows.permissions);
     this.snapshots = workspaceSnapshots(rows.workspaceSnapshots);
+    this.rateLimits = rateLimits(rows.rateLimits);
   }
 
   abstract close(): Promise<void>;
@@ -123,4 +127,11 @@ export abstract class ComposedStore implements SessionStore {
   saveWorkspaceSnapshot = (id: string, snapshot: WorkspaceSnapshot) =>
     this.snapshots.saveWorkspaceSnapshot(id, snapshot);
   workspaceSnapshot = (id: string) => this.snapshots.workspaceSnapshot(id);
+
+  reserveRateSlot = (key: string, now: number, intervalMs: number, horizonMs: number) =>
+    this.rateLimits.reserveRateSlot(key, now, intervalMs, horizonMs);
+  rateGate = (key: string) => this.rateLimits.rateGate(key);
+  blockRateGate = (key: string, now: number, until?: number) => this.rateLimits.blockRateGate(key, now, until);
+  clearRateStrikes = (key: string) => this.rateLimits.clearRateStrikes(key);
+  spendRateTokens = (key: string, now: number, ms: number) => this.rateLimits.spendRateTokens(key, now, ms);
 }
