@@ -20,6 +20,7 @@ const onPostgres = [
   'test/e2e/permissions.test.ts',
   'test/e2e/serve-events.test.ts',
   'test/workflows/background-subagents.test.ts',
+  'test/workflows/rate-limits.test.ts',
 ];
 
 export default defineConfig({
