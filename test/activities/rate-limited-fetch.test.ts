@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { duration, exhaustedUntil, retryAfter } from '../../activities/model/rat
 import { RateGates, RateLimitWaitError } from '../../activities/model/rate-gates.js';
 import { rateLimitedFetch } from '../../activities/model/rate-limited-fetch.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
+import { PROJECT_ROOT } from '../../worker/bundle.js';
+import { waitUntil } from '../../testkit/wait.js';
 import type { RateLimitConfig } from '../../core/config.js';
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string };
@@ -169,5 +172,31 @@ describe('rateLimitedFetch', () => {
     await expect(sending).rejects.toThrow('cancelled');
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(arrivals).toHaveLength(0);
+  });
+
+  it('keeps the block and the slots of a worker killed mid-wait: the next worker honours them', async () => {
+    const { url, arrivals } = await server((n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 },
+    );
+    const caller = spawn(process.execPath, ['--import', 'tsx', 'testkit/rate-limited-caller.ts', file, url, '60'], {
+      cwd: PROJECT_ROOT,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => caller.once('exit', resolve));
+    cleanups.push(async () => void caller.kill('SIGKILL'));
+    const { store, gates, fetch } = workerFetch({ provider: { rpm: 60 } });
+    // Its 429 blocked the key, and it took the first slot after the block, and waits for it.
+    await waitUntil(async () => {
+      const state = await store.rateGate(gates.key);
+      return state !== undefined && state.blockedUntil > 0 && state.nextAt > state.blockedUntil;
+    }, 20_000);
+    caller.kill('SIGKILL');
+    await exited;
+    const { blockedUntil, nextAt } = (await store.rateGate(gates.key))!;
+    expect(await post(fetch, url).then((r) => r.status)).toBe(200);
+    expect(arrivals).toHaveLength(2);
+    expect(arrivals[1]).toBeGreaterThanOrEqual(blockedUntil);
+    // The dead worker's slot is not handed out again: the new worker's comes after it.
+    expect(arrivals[1]).toBeGreaterThanOrEqual(nextAt);
   });
 });
