@@ -21,6 +21,7 @@ const onPostgres = [
   'test/e2e/serve-events.test.ts',
   'test/workflows/background-subagents.test.ts',
   'test/workflows/budgets.test.ts',
+  'test/workflows/rate-limits.test.ts',
 ];
 
 export default defineConfig({

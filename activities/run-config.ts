@@ -158,7 +158,8 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
     model: string,
   ): Promise<Pick<RunConfig, 'budget' | 'budgeted'>> {
     const budget =
-      input.budget ?? (exists ? undefined : (agent.limits ?? (input.parentId ? undefined : budgetOfLimits(config.limits))));
+      input.budget ??
+      (exists ? undefined : (agent.limits ?? (input.parentId ? undefined : budgetOfLimits(config.limits))));
     const over = await budgetStanding(store, exists ? input.sessionId : (input.parentId ?? input.sessionId));
     const costed = [...(budget ? [{ owner: input.sessionId, budget }] : []), ...over.lines].find(
       (line) => line.budget.cost !== undefined,

@@ -10,12 +10,25 @@ const ModelId = z.string().regex(/^[^/\s]+\/\S+$/, {
   error: (issue) => `Invalid model ${JSON.stringify(issue.input)}: expected ${MODEL_ID_FORM}`,
 });
 
-export const ModelLimits = z.strictObject({
-  context: z.number().int().positive(),
+/** A provider's rate limits (Loom only): requests and tokens per minute, shared by every worker (docs/configuration.md). */
+export const RateLimitConfig = z.strictObject({
+  rpm: z.number().int().positive().optional(),
+  tpm: z.number().int().positive().optional(),
+});
+export type RateLimitConfig = z.infer<typeof RateLimitConfig>;
+
+/** A model's window (`context` and `output` go together), and its own rate limits. */
+export const ModelLimits = RateLimitConfig.extend({
+  context: z.number().int().positive().optional(),
   /** The most the prompt alone may hold, when the model says so. */
   input: z.number().int().positive().optional(),
-  output: z.number().int().positive(),
+  output: z.number().int().positive().optional(),
+}).refine((limit) => (limit.context === undefined) === (limit.output === undefined), {
+  error: 'context and output are given together',
+  path: ['context'],
 });
+
+export type ModelLimits = z.infer<typeof ModelLimits>;
 
 /** Dollars per million tokens, as OpenCode's model catalogue (models.dev) gives them. */
 export const ModelCost = z.looseObject({
@@ -43,6 +56,8 @@ export const ProviderConfig = z.looseObject({
   npm: z.string().optional(),
   /** Variables the API key may come from, first set wins (OpenCode's `env`). */
   env: z.array(z.string()).optional(),
+  /** Loom only: requests and tokens per minute on this provider's key, for every model together. */
+  limit: RateLimitConfig.optional(),
   options: z
     .looseObject({
       baseURL: z.url().optional(),

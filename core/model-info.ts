@@ -1,5 +1,5 @@
 import type { ModelLimit } from './compaction.js';
-import type { ModelCost, ProviderConfig } from './config.js';
+import type { ModelCost, ModelLimits, ProviderConfig } from './config.js';
 import { catalogueEntry } from './model-catalogue.js';
 import { parseModelId } from './model-id.js';
 
@@ -21,9 +21,16 @@ export function modelInfo(config: { provider?: Record<string, ProviderConfig> },
   const configured = config.provider?.[providerID]?.models?.[modelID];
   const known = catalogueEntry(providerID, modelID);
   return {
-    limit: configured?.limit ?? known?.limit,
+    limit: windowOf(configured?.limit) ?? known?.limit,
     cost: configured?.cost ?? known?.cost,
     attachment: configured?.attachment ?? known?.attachment ?? providerID === 'openai',
     reasoning: known?.reasoning ?? false,
   };
+}
+
+/** The window of a configured `limit`, if it gives one (it may give only rate limits). */
+function windowOf(limit: ModelLimits | undefined): ModelLimit | undefined {
+  if (limit?.context === undefined || limit.output === undefined) return undefined;
+  const { context, input, output } = limit;
+  return input === undefined ? { context, output } : { context, input, output };
 }

@@ -18,6 +18,8 @@ export function runBatch(
     taskTimeout?: number;
     /** The batch's directory (default: the project). */
     directory?: string;
+    /** `provider/model` for every task (default: the scripted model). */
+    model?: string;
   } = {},
 ) {
   return startBatch(env.client, env.store, {
@@ -26,7 +28,7 @@ export function runBatch(
     sourceBytes: JSON.stringify(tasks).length,
     directory: options.directory ?? env.project,
     agent: options.agent ?? 'build',
-    model: SCRIPTED_MODEL,
+    model: options.model ?? SCRIPTED_MODEL,
     concurrency: options.concurrency ?? 5,
     retries: options.retries ?? 0,
     taskQueue: env.taskQueue,

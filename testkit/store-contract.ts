@@ -6,6 +6,7 @@ import { describeBudgetContract } from './store-contract-budgets.js';
 import { describeChangeFeedContract } from './store-contract-changes.js';
 import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';
+import { describeRateLimitContract } from './store-contract-rate-limits.js';
 import { describeRemovalContract } from './store-contract-removal.js';
 import { describeWorkspaceSnapshotContract } from './store-contract-workspace.js';
 import { session, textPart, textsOf, userMessage } from './store-records.js';
@@ -223,6 +224,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
   describeRemovalContract(name, openStore);
   describeWorkspaceSnapshotContract(name, openStore);
   describeBudgetContract(name, openStore);
+  describeRateLimitContract(name, openStore);
 
   describe(`${name} shared by several processes`, () => {
     it("lets a second store on the same database (the CLI beside a worker) see the first one's writes", async () => {

@@ -54,7 +54,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       // The project's config as its host read it: this worker may have no copy of the workspace.
       const { config, git, skills, mcpTools, entries } = await workspaceConfig(store, env, input);
       find = toolFinder(mcpTools);
-      const model = await resolveModel(input.model, config, env);
+      const model = await resolveModel(input.model, config, env, { store });
       const variant = promptVariant(config, input.model);
       // A small model is offered only the tools it is told about; a call to another is refused as not offered.
       if (variant === 'small') offered = smallModelToolNames(input.tools);

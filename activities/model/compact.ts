@@ -99,7 +99,7 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
           cost: 0,
         },
         async () => {
-          const resolved = await resolveModel(model, config, env);
+          const resolved = await resolveModel(model, config, env, { store });
           const { cost } = modelInfo(config, model);
           return {
             model: resolved,

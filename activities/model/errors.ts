@@ -3,6 +3,7 @@ import { APICallError, LoadAPIKeyError } from 'ai';
 import { ConfigError } from '../config/load.js';
 import { ProviderError } from './provider.js';
 import { ModelStreamIdleError } from './stream-watchdog.js';
+import { RateLimitWaitError } from './rate-gates.js';
 import { errorMessage } from '../../core/error-message.js';
 
 /** Failure types the workflow, retry policies and the CLI act on. */
@@ -42,6 +43,15 @@ export function classifyModelError(error: unknown, model: string): ApplicationFa
   // The AI SDK may wrap the watchdog's abort (in an APICallError, say); its message says more.
   const idle = findCause(error, ModelStreamIdleError);
   if (idle) return failure(ModelFailure.streamIdle, idle.message, true);
+  if (error instanceof RateLimitWaitError) {
+    return failure(
+      ModelFailure.rateLimited,
+      `${model}: ${error.message}`,
+      true,
+      429,
+      Math.max(1, error.until - Date.now()),
+    );
+  }
   if (error instanceof ConfigError || error instanceof ProviderError) {
     return failure(ModelFailure.config, error.message, false);
   }

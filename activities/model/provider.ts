@@ -5,6 +5,9 @@ import { KNOWN_PROVIDERS, knownProvider } from './known-providers.js';
 import { PROVIDER_PACKAGES, providerPackage, type ModelProtocol } from './provider-packages.js';
 import { streamLimits } from './stream-limits.js';
 import { watchedFetch } from './stream-watchdog.js';
+import { RateGates } from './rate-gates.js';
+import { rateLimitedFetch } from './rate-limited-fetch.js';
+import type { RateLimits } from '../store/rate-limits.js';
 import { headerValueProblem } from '../header-value.js';
 
 export class ProviderError extends Error {
@@ -25,6 +28,8 @@ export interface ResolvedModel {
   options: Record<string, unknown>;
   /** Whether tool calls the model writes as text are turned into calls (see tool-call-repair.ts). */
   toolCallRepair: boolean;
+  /** The shared rate limits its requests keep to; the caller tells them each answer's tokens. */
+  rateGates?: RateGates;
 }
 
 /**
@@ -33,24 +38,40 @@ export interface ResolvedModel {
  * `npm` names the AI SDK package that speaks its protocol; without `npm`, a provider with a
  * `baseURL` is an OpenAI-compatible server. The API key comes from `options.apiKey`, else from the
  * provider's variables (`env`). Every request is watched: an answer that stops arriving is aborted
- * (see `watchedFetch`).
+ * (see `watchedFetch`); given a store, every request keeps to the key's shared rate limits (see
+ * `rateLimitedFetch`).
  */
 export async function resolveModel(
   model: string,
   config: LoomConfig,
   env: NodeJS.ProcessEnv = process.env,
+  limits: RateLimitOptions = {},
 ): Promise<ResolvedModel> {
   const { pkg, settings, ...resolved } = providerFor(model, config, env);
+  const provider = config.provider?.[resolved.providerID];
+  const watched = watchedFetch(model, streamLimits(resolved.providerID, provider?.options ?? {}, env));
+  const rateGates =
+    limits.store &&
+    new RateGates(limits.store, settings, {
+      provider: provider?.limit,
+      model: provider?.models?.[resolved.modelID]?.limit,
+    });
   return {
     ...resolved,
+    rateGates,
     model: await pkg.create({
       ...settings,
-      fetch: watchedFetch(
-        model,
-        streamLimits(resolved.providerID, config.provider?.[resolved.providerID]?.options ?? {}, env),
-      ),
+      fetch: rateGates ? rateLimitedFetch(rateGates, watched, limits.maxWaitMs) : watched,
     }),
   };
+}
+
+/** Where a model's rate limits are kept and how long one request may wait for them. */
+export interface RateLimitOptions {
+  /** The store every worker shares; without it (tests, the CLI's checks) requests are not gated. */
+  store?: RateLimits;
+  /** Waiting allowed per request, re-sends after 429s included (default 10 minutes). */
+  maxWaitMs?: number;
 }
 
 /**

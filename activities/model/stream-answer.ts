@@ -118,6 +118,7 @@ async function streamAnswer(
       // A model that goes silent after its tools has usually finished: asking the same again gets the same silence.
       const nudged = afterTools && requests > 1 ? [...prompt, NUDGE] : prompt;
       const answer = await streamOnce(request, nudged, writer, context.cancellationSignal);
+      await request.model.rateGates?.spend(totalTokens(answer.tokens));
       tokens = addTokens(tokens, answer.tokens);
       const finished = { ...message, finish: answer.finish, tokens, cost: request.costOf?.(tokens) ?? 0 };
       if (writer.hasContent()) {
@@ -295,6 +296,11 @@ async function toolInput(raw: string): Promise<unknown> {
   if (raw.trim() === '') return {};
   const parsed = await safeParseJSON({ text: raw });
   return parsed.success ? parsed.value : raw;
+}
+
+/** What a provider counts against tokens per minute: all of it, cached or not. */
+export function totalTokens(tokens: Tokens): number {
+  return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
 }
 
 export function toTokens(usage: LanguageModelV3Usage | undefined): Tokens {

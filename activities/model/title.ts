@@ -10,6 +10,7 @@ import { resolveModel } from './provider.js';
 
 const TITLE_LIMIT = 100;
 const TITLE_SOURCE_LIMIT = 20_000;
+const TITLE_WAIT_MS = 60_000;
 
 /** One line, thinking removed, at most 100 characters. */
 export function cleanTitle(text: string): string {
@@ -50,8 +51,10 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
     const agent = findAgent(projectAgents(config, dataDir), 'title');
     const model = agent.model ?? config.small_model ?? input.model;
     try {
-      const { text } = await generateText({
-        model: (await resolveModel(model, config, env)).model,
+      // A title is not worth a long wait: its activity has two minutes.
+      const resolved = await resolveModel(model, config, env, { store, maxWaitMs: TITLE_WAIT_MS });
+      const { text, usage } = await generateText({
+        model: resolved.model,
         system: agent.prompt,
         // The start of a long prompt says enough to name the conversation.
         messages: [
@@ -61,6 +64,7 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
         maxRetries: 0,
         abortSignal: Context.current().cancellationSignal,
       });
+      await resolved.rateGates?.spend(usage.totalTokens ?? 0);
       const title = cleanTitle(text);
       const session = await store.getSession(input.sessionId);
       if (!title || !session || !session.title.startsWith('New session - ')) return undefined;

@@ -16,6 +16,7 @@ import { messageRecords, type MessageRows } from './messages.js';
 import { partRecords, type PartRows } from './parts.js';
 import { permissionRecords, type PermissionRows } from './permissions.js';
 import { promptRecords, type PromptRows } from './prompts.js';
+import { rateLimits, type RateLimitRows } from './rate-limits.js';
 import { sessionRecords, type ListSessionsOptions, type SessionRows } from './sessions.js';
 import type { SessionStore } from './store.js';
 import { todoRecords, type TodoRows } from './todos.js';
@@ -34,6 +35,7 @@ export interface StoreRows {
   permissions: PermissionRows;
   workspaceSnapshots: WorkspaceSnapshotRows;
   budgets: BudgetRows;
+  rateLimits: RateLimitRows;
 }
 
 /**
@@ -51,6 +53,7 @@ export abstract class ComposedStore implements SessionStore {
   private readonly permissions;
   private readonly snapshots;
   private readonly budgets;
+  private readonly rateLimits;
 
   protected constructor(rows: StoreRows) {
     this.sessions = sessionRecords(rows.sessions);
@@ -64,6 +67,7 @@ export abstract class ComposedStore implements SessionStore {
     this.permissions = permissionRecords(rows.permissions);
     this.snapshots = workspaceSnapshots(rows.workspaceSnapshots);
     this.budgets = budgetRecords(rows.budgets);
+    this.rateLimits = rateLimits(rows.rateLimits);
   }
 
   abstract close(): Promise<void>;
@@ -134,4 +138,10 @@ export abstract class ComposedStore implements SessionStore {
   subtreeUsage = (sessionID: string) => this.budgets.subtreeUsage(sessionID);
   batchUsage = (batchID: string) => this.budgets.batchUsage(batchID);
   batchBudgetsOf = (sessionID: string) => this.budgets.batchBudgetsOf(sessionID);
+  reserveRateSlot = (key: string, now: number, intervalMs: number, horizonMs: number) =>
+    this.rateLimits.reserveRateSlot(key, now, intervalMs, horizonMs);
+  rateGate = (key: string) => this.rateLimits.rateGate(key);
+  blockRateGate = (key: string, now: number, until?: number) => this.rateLimits.blockRateGate(key, now, until);
+  clearRateStrikes = (key: string) => this.rateLimits.clearRateStrikes(key);
+  spendRateTokens = (key: string, now: number, ms: number) => this.rateLimits.spendRateTokens(key, now, ms);
 }

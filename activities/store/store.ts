@@ -6,6 +6,7 @@ import type { MessageRecords } from './messages.js';
 import type { PartRecords } from './parts.js';
 import type { PermissionRecords } from './permissions.js';
 import type { PromptRecords } from './prompts.js';
+import type { RateLimits } from './rate-limits.js';
 import type { SessionRecords } from './sessions.js';
 import type { TodoRecords } from './todos.js';
 import type { WorkspaceSnapshots } from './workspace-snapshots.js';
@@ -27,6 +28,7 @@ export interface SessionStore
     TodoRecords,
     PermissionRecords,
     WorkspaceSnapshots,
-    BudgetRecords {
+    BudgetRecords,
+    RateLimits {
   close(): Promise<void>;
 }

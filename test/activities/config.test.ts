@@ -126,6 +126,35 @@ describe('loadConfig', () => {
     expect(error.message).toContain('provider.local.options.baseURL');
   });
 
+  it('names the file and the key of a bad rate limit', () => {
+    const file = write(
+      join(project, 'loom.json'),
+      '{ "provider": { "local": { "limit": { "rpm": 0 }, "models": { "m": { "limit": { "tpm": 1.5 } } } } } }',
+    );
+    const error = configError(() => load());
+    expect(error.message).toContain(file);
+    expect(error.message).toContain('provider.local.limit.rpm');
+    expect(error.message).toContain('provider.local.models.m.limit.tpm');
+  });
+
+  it("takes a model limit of rate limits alone, but a window's context and output only together", () => {
+    write(
+      join(project, 'loom.json'),
+      '{ "provider": { "local": { "limit": { "rpm": 500, "tpm": 30000 }, "models": { "m": { "limit": { "rpm": 60 } } } } } }',
+    );
+    expect(load().provider?.local).toMatchObject({
+      limit: { rpm: 500, tpm: 30000 },
+      models: { m: { limit: { rpm: 60 } } },
+    });
+    write(
+      join(project, 'loom.json'),
+      '{ "provider": { "local": { "models": { "m": { "limit": { "context": 8000, "rpm": 6 } } } } } }',
+    );
+    expect(configError(() => load()).message).toContain(
+      'provider.local.models.m.limit.context: context and output are given together',
+    );
+  });
+
   it('names the file and the line of invalid JSON', () => {
     const file = write(join(globalDir, 'opencode.json'), '{\n  "model": "a/b",\n  "provider": {\n    "x": \n}\n');
     const error = configError(() => load());

@@ -53,6 +53,19 @@ describe('modelInfo', () => {
     });
   });
 
+  it('takes only the window from a configured limit, and the catalogue’s when it gives only rate limits', () => {
+    const limited = {
+      provider: {
+        anthropic: { models: { 'claude-sonnet-4-5': { limit: { rpm: 50, tpm: 30_000 } } } },
+        local: { models: { qwen: { limit: { context: 8_000, output: 2_000, rpm: 6 } } } },
+      },
+    };
+    expect(modelInfo(limited, 'anthropic/claude-sonnet-4-5').limit).toEqual(
+      modelInfo({}, 'anthropic/claude-sonnet-4-5').limit,
+    );
+    expect(modelInfo(limited, 'local/qwen').limit).toEqual({ context: 8_000, output: 2_000 });
+  });
+
   it('lets OpenAI’s uncatalogued models take attachments, and no other unknown model', () => {
     expect(modelInfo({}, 'openai/gpt-future').attachment).toBe(true);
     expect(modelInfo({}, 'local/llava').attachment).toBe(false);

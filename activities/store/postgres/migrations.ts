@@ -157,6 +157,17 @@ export const postgresMigrations: string[] = [
   );
   CREATE INDEX batch_task_session ON batch_task(session_id);
   `,
+  `
+  -- Provider rate limits, shared by every worker using the store: one row per provider and key (and
+  -- per model, for a model's own limit). Times are epoch milliseconds; see activities/store/rate-limits.ts.
+  CREATE TABLE rate_limit (
+    key TEXT COLLATE "C" PRIMARY KEY,
+    next_at BIGINT NOT NULL DEFAULT 0,
+    blocked_until BIGINT NOT NULL DEFAULT 0,
+    tokens_until BIGINT NOT NULL DEFAULT 0,
+    strikes INTEGER NOT NULL DEFAULT 0
+  );
+  `,
 ];
 
 /**

@@ -9,6 +9,7 @@ import { postgresMessageRows } from './messages.js';
 import { postgresPartRows } from './parts.js';
 import { postgresPermissionRows } from './permissions.js';
 import { postgresPromptRows } from './prompts.js';
+import { postgresRateLimitRows } from './rate-limits.js';
 import { postgresSessionRows } from './sessions.js';
 import { postgresTodoRows } from './todos.js';
 import { PostgresTransactions } from './transaction.js';
@@ -36,6 +37,7 @@ export class PostgresSessionStore extends ComposedStore {
       todos: postgresTodoRows(db),
       permissions: postgresPermissionRows(db),
       workspaceSnapshots: postgresWorkspaceSnapshotRows(db),
+      rateLimits: postgresRateLimitRows(db),
     });
   }
 

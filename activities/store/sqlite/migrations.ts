@@ -154,6 +154,17 @@ export const migrations: string[] = [
   );
   CREATE INDEX batch_task_session ON batch_task(session_id);
   `,
+  `
+  -- Provider rate limits, shared by every worker using the store: one row per provider and key (and
+  -- per model, for a model's own limit). Times are epoch milliseconds; see activities/store/rate-limits.ts.
+  CREATE TABLE rate_limit (
+    key TEXT PRIMARY KEY,
+    next_at INTEGER NOT NULL DEFAULT 0,
+    blocked_until INTEGER NOT NULL DEFAULT 0,
+    tokens_until INTEGER NOT NULL DEFAULT 0,
+    strikes INTEGER NOT NULL DEFAULT 0
+  );
+  `,
 ];
 
 /** Brings the schema up to date, under the write lock: a worker and the CLI may open a new file at once. */

@@ -8,6 +8,7 @@ import { sqliteMessageRows } from './messages.js';
 import { sqlitePartRows } from './parts.js';
 import { sqlitePermissionRows } from './permissions.js';
 import { sqlitePromptRows } from './prompts.js';
+import { sqliteRateLimitRows } from './rate-limits.js';
 import { sqliteSessionRows } from './sessions.js';
 import { sqliteTodoRows } from './todos.js';
 import { sqliteWorkspaceSnapshotRows } from './workspace-snapshots.js';
@@ -31,6 +32,7 @@ export class SqliteSessionStore extends ComposedStore {
       todos: sqliteTodoRows(connection),
       permissions: sqlitePermissionRows(connection),
       workspaceSnapshots: sqliteWorkspaceSnapshotRows(connection),
+      rateLimits: sqliteRateLimitRows(connection),
     });
     this.file = file;
     this.connection = connection;
