@@ -1,6 +1,7 @@
 import { firstExceeded, type BudgetLine, type BudgetStanding } from '../../core/budget.js';
 import { totalTokens } from '../../core/tokens.js';
-import type { BudgetRecords, Usage } from '../store/budgets.js';
+import type { BudgetRecords } from '../store/budgets.js';
+import type { Usage } from '../store/usage.js';
 import type { SessionRecords } from '../store/sessions.js';
 
 type Store = BudgetRecords & Pick<SessionRecords, 'getSession'>;

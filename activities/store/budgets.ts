@@ -1,11 +1,5 @@
 import type { Budget } from '../../core/budget.js';
-import type { Tokens } from '../../core/message.js';
-import type { UsageSums } from './messages.js';
-
-export interface Usage {
-  tokens: Tokens;
-  cost: number;
-}
+import { usageOfSums, type Usage, type UsageSums } from './usage.js';
 
 /**
  * Budgets, each kept by what it covers (a session and its subagents', or a batch's tasks), and
@@ -45,18 +39,6 @@ export function budgetRecords(rows: BudgetRows): BudgetRecords {
     subtreeUsage: async (sessionID) => usageOfSums(await rows.subtreeUsage(sessionID)),
     batchUsage: async (batchID) => usageOfSums(await rows.batchUsage(batchID)),
     batchBudgetsOf: (sessionID) => rows.batchBudgetsOf(sessionID),
-  };
-}
-
-export function usageOfSums(sums: UsageSums): Usage {
-  return {
-    tokens: {
-      input: sums.input,
-      output: sums.output,
-      reasoning: sums.reasoning,
-      cache: { read: sums.cacheRead, write: sums.cacheWrite },
-    },
-    cost: sums.cost,
   };
 }
 

@@ -1,6 +1,6 @@
 import { Message, type AssistantMessage, type MessageWithParts, type Tokens } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
-import { usageOfSums } from './budgets.js';
+import { usageOfSums, type UsageSums } from './usage.js';
 
 /** A session's messages, and what the workflow asks of them. */
 export interface MessageRecords {
@@ -24,9 +24,6 @@ export interface MessageRecords {
    */
   removeMessages(sessionID: string, messageIDs: string[]): Promise<void>;
 }
-
-/** The sums `usage` is made of. */
-export type UsageSums = Record<'input' | 'output' | 'reasoning' | 'cacheRead' | 'cacheWrite' | 'cost', number>;
 
 /** Message rows as a dialect stores them; what it is given is already validated. */
 export interface MessageRows {

@@ -9,7 +9,7 @@ beforeAll(async () => {
     config: { permission: { batch: 'allow' } },
     // Two keys on one server: sessions share a gate exactly when they share a key.
     providers: (url) => ({
-      limited: { options: { baseURL: url, apiKey: 'key-limited' }, limit: { rpm: 600 } },
+      limited: { options: { baseURL: url, apiKey: 'key-limited' }, limit: { rpm: 300 } },
       unlimited: { options: { baseURL: url, apiKey: 'key-unlimited' } },
     }),
   });
@@ -21,13 +21,14 @@ afterAll(async () => {
 
 describe('provider rate limits shared by every session', () => {
   it('keeps a batch under the configured rpm in every sliding window: no 429, no task failed', async () => {
-    // 600 rpm, scaled down: 60 requests in any 6 s, the 2% headroom being 120 ms of it.
+    // 300 rpm, scaled down: 60 requests in any 12 s, the 2% headroom being 240 ms of it (a busy
+    // event loop that wakes a request late by more than that would squeeze a window).
     const { result, failed, server } = await runRateLimitedBatch(env, {
       model: 'limited/m',
       prefix: 'Limited',
       tasks: 120,
       concurrency: 40,
-      window: { limit: 60, windowMs: 6_000, retryAfterSeconds: 1 },
+      window: { limit: 60, windowMs: 12_000, retryAfterSeconds: 1 },
     });
     expect(failed).toEqual([]);
     expect(result).toMatchObject({ status: 'completed', total: 120, done: 120, failed: 0 });
@@ -53,6 +54,8 @@ describe('provider rate limits shared by every session', () => {
     const arrivals = [...server.admitted, ...server.rejected];
     const duringBlocks = arrivals.filter((at) => server.rejected.some((t) => at > t + 300 && at < t + 950));
     expect(duringBlocks.length).toBeLessThanOrEqual(2);
-    expect(server.rejected.length + server.admitted.length).toBeLessThan(60 * 2);
+    // With no limit to space them, the sessions a block held back all send when it ends (a herd the
+    // server answers with a few more 429s): bounded, where sessions retrying each on its own are not.
+    expect(server.rejected.length + server.admitted.length).toBeLessThan(60 * 3);
   });
 });

@@ -1,6 +1,6 @@
 import type { BudgetRows } from '../budgets.js';
 import { budgetOfRow } from '../budgets.js';
-import type { UsageSums } from '../messages.js';
+import type { UsageSums } from '../usage.js';
 import type { PostgresTransactions } from './transaction.js';
 
 const sum = (path: string) => `COALESCE(SUM((m.data #>> '{${path}}')::float8), 0)`;

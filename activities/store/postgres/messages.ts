@@ -1,6 +1,7 @@
 import { Message } from '../../../core/message.js';
 import { Part } from '../../../core/part.js';
-import type { MessageRows, UsageSums } from '../messages.js';
+import type { MessageRows } from '../messages.js';
+import type { UsageSums } from '../usage.js';
 import { all, one } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';
 

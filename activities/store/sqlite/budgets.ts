@@ -1,6 +1,6 @@
 import type { BudgetRows } from '../budgets.js';
 import { budgetOfRow } from '../budgets.js';
-import type { UsageSums } from '../messages.js';
+import type { UsageSums } from '../usage.js';
 import type { SqliteConnection } from './connection.js';
 
 type BatchBudgetRow = { batchID: string; tokens: number | null; cost: number | null };
