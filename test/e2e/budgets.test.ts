@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { launchChromium } from '../../testkit/chromium.js';
 import { startTestServer } from '../../testkit/serve-app.js';
 import { waitUntil } from '../../testkit/wait.js';
 
@@ -177,6 +178,22 @@ describe('budgets on the server', () => {
       const tree = (await (await fetch(`${server.base}/session/${id}/tree`)).json()) as any;
       expect(tree.budget).toEqual({ tokens: 2000 });
       expect(tree.tree.tokens.input + tree.tree.tokens.output).toBe(2000);
+
+      // The web view's session tree shows the spend against the budget, and the reason it stopped.
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${server.base}/#/session/${id}`);
+        const budget = page.locator(`[data-budget="${id}"]`);
+        await budget.waitFor();
+        expect(await budget.innerText()).toContain('budget 2,000 / 2,000 tokens');
+        // Why the session stopped, and how to go on.
+        expect(await page.locator('[data-session-error]').innerText()).toContain(
+          `BudgetExceeded: The token budget of session ${id} and its subagents is reached`,
+        );
+      } finally {
+        await browser.close();
+      }
 
       const spent = await post(`/session/${id}/message`, { prompt: 'Go on.' });
       expect(spent.status).toBe(409);

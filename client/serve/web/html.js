@@ -23,6 +23,17 @@ export function Status({ status }) {
 
 const sum = (tokens) => tokens.input + tokens.output + tokens.reasoning + tokens.cache.read + tokens.cache.write;
 
+/** A tree's spend against its budget, counted as `loom tree` counts it: `budget 45,210 / 60,000 tokens · $0.12 / $1.00`. */
+export function formatBudget(tree, budget) {
+  if (!budget || !tree) return '';
+  const spent = tree.tokens.input + tree.tokens.output + tree.tokens.cache.read + tree.tokens.cache.write;
+  const parts = [];
+  if (budget.tokens !== undefined)
+    parts.push(`${Math.round(spent).toLocaleString('en-US')} / ${budget.tokens.toLocaleString('en-US')} tokens`);
+  if (budget.cost !== undefined) parts.push(`$${tree.cost.toFixed(2)} / $${budget.cost.toFixed(2)}`);
+  return `budget ${parts.join(' · ')}`;
+}
+
 export function formatTokens(tokens) {
   if (!tokens) return '';
   const n = sum(tokens);

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
-import { ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
+import { ErrorLine, formatBudget, formatTokens, href, html, Status, TemporalLink } from '../html.js';
 import {
   changed,
   isBusy,
@@ -67,6 +67,11 @@ export function SessionPage({ id }) {
           ${isBusy(status) ? html`<${CancelButton} id=${id} />` : null}
         </p>
       </header>
+      ${
+        session.error
+          ? html`<p class="error" role="alert" data-session-error>${session.error.name}: ${session.error.message}</p>`
+          : null
+      }
       <${ErrorLine} error=${error?.status === 404 ? undefined : error} />
       <div class="columns">
         <div class="main-column">
@@ -104,7 +109,7 @@ function Tree({ rootId, currentId }) {
       .then((node) => {
         const byId = new Map();
         const visit = (n) => {
-          byId.set(n.session.id, n.tree);
+          byId.set(n.session.id, { ...n.tree, budget: n.budget });
           n.children.forEach(visit);
         };
         visit(node);
@@ -121,6 +126,13 @@ function Tree({ rootId, currentId }) {
         <a href=${href('session', id)} class=${id === currentId ? 'current' : ''}>${session.title}</a>
         <span class="muted"> ${session.agent}</span> <${Status} status=${statusOf(session)} />
         <span class="muted num"> ${formatTokens(usage.get(id)?.tokens)}</span>
+        ${
+          usage.get(id)?.budget
+            ? html`<span class="muted num" data-budget=${id}>
+                · ${formatBudget(usage.get(id), usage.get(id).budget)}</span
+              >`
+            : null
+        }
         ${
           children.length
             ? html`<ul>
