@@ -17,7 +17,14 @@ const again = (request: { index: number }) => ({
 
 beforeAll(async () => {
   env = await createLoomTestEnv({
-    config: { agent: { general: { permission: { task: 'allow' } } } },
+    config: {
+      // The budget of every new root session, and of each session the frugal agent runs.
+      limits: { max_tokens: 1_000_000 },
+      agent: {
+        general: { permission: { task: 'allow' } },
+        frugal: { mode: 'subagent', description: 'Spends little', limits: { max_tokens: 2_000 } },
+      },
+    },
     // $10 in and $30 out per million tokens: each call costs $0.012.
     providers: (url) => ({
       priced: { options: { baseURL: url, apiKey: 'test' }, models: { m: { cost: { input: 10, output: 30 } } } },
@@ -139,5 +146,33 @@ describe('budgets of a tree of agents', () => {
       expect(env.model.requests.filter((r) => r.rule === 'never')).toHaveLength(0);
       expect((await env.store.getSession(sessionId))?.error?.name).toBe('ConfigError');
     }
+  }, 60_000);
+
+  it("gives new root sessions loom.json's limits, and a subagent its agent's, which stops it while the parent goes on", async () => {
+    env.model.setScript([
+      {
+        name: 'hand-over',
+        when: { lastUser: /^Hand it over/, lastRole: 'user' },
+        reply: {
+          usage: USAGE,
+          toolCalls: [{ name: 'task', args: { description: 'Spend', prompt: 'Loop on it.', subagent_type: 'frugal' } }],
+        },
+      },
+      {
+        name: 'carry-on',
+        when: { lastUser: /^Hand it over/, lastRole: 'tool' },
+        reply: { usage: USAGE, text: 'Done without it.' },
+      },
+      { name: 'frugal-loop', when: { lastUser: /^Loop on it/ }, reply: again },
+    ]);
+    const { sessionId, result } = await env.start('Hand it over.');
+    expect(await result()).toMatchObject({ status: 'completed', text: 'Done without it.' });
+    expect(await env.store.budgetOf(sessionId)).toEqual({ tokens: 1_000_000 });
+    const [child] = await env.store.children(sessionId);
+    expect(await env.store.budgetOf(child.id)).toEqual({ tokens: 2_000 });
+    expect(child.error?.message).toContain(
+      `token budget of session ${child.id} and its subagents is reached (2,000 tokens spent of 2,000)`,
+    );
+    expect(env.model.requests.filter((r) => r.rule === 'frugal-loop')).toHaveLength(2);
   }, 60_000);
 });
