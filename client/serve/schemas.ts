@@ -83,16 +83,16 @@ export const PromptBody = z
   })
   .openapi('PromptSession');
 
-/** `max_tokens` and `max_cost`, as `--max-tokens` and `--max-cost`. */
+/** `maxTokens` and `maxCost`, as `--max-tokens` and `--max-cost`. */
 function budgetFields(what: string) {
   return {
-    max_tokens: z
+    maxTokens: z
       .number()
       .int()
       .positive()
       .optional()
       .openapi({ description: `a token budget for ${what}` }),
-    max_cost: z
+    maxCost: z
       .number()
       .positive()
       .optional()
@@ -163,6 +163,13 @@ export const StartBatchBody = z
     concurrency: z.number().int().min(1).optional().openapi({ description: 'tasks running at once (default 8)' }),
     retries: z.number().int().min(0).optional().openapi({ description: 'attempts after a failed one (default 1)' }),
     taskTimeout: timeout.openapi({ description: "milliseconds each task's run may take, for tasks without a timeout" }),
+    ...budgetFields('all the tasks together'),
+    taskMaxTokens: budgetFields('').maxTokens.openapi({
+      description: "a token budget for each task's session and its subagents",
+    }),
+    taskMaxCost: budgetFields('').maxCost.openapi({
+      description: "a budget in dollars for each task's session and its subagents",
+    }),
     directory: z
       .string()
       .optional()

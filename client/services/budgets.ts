@@ -44,6 +44,17 @@ export function checkBudgetPrices(budget: Budget | undefined, model: string, con
     throw new BudgetInputError(unpricedModelMessage(model, owner));
 }
 
+/** A batch's cost budgets need the prices of every model its tasks use (a task's own, else the batch's default). */
+export function checkBatchBudgetPrices(
+  budgets: (Budget | undefined)[],
+  taskModels: (string | undefined)[],
+  defaultModel: () => string,
+  config: LoomConfig,
+): void {
+  if (!budgets.some((budget) => budget?.cost !== undefined)) return;
+  for (const model of new Set(taskModels)) checkBudgetPrices({ cost: 1 }, model ?? defaultModel(), config, 'the batch');
+}
+
 /**
  * A new budget for an existing session's tree, over what it had (a limit not given is kept), refused
  * when the tree has already spent it: the run would stop before its first step.

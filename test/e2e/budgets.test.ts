@@ -155,7 +155,7 @@ describe('loom batch run with budgets', () => {
 });
 
 describe('budgets on the server', () => {
-  it('takes max_tokens and max_cost, refusing bad ones with the field, and shows spend against the budget', async () => {
+  it('takes maxTokens and maxCost, refusing bad ones with the field, and shows spend against the budget', async () => {
     const server = await startTestServer(env);
     const post = (path: string, body: unknown): Promise<{ status: number; json(): Promise<any> }> =>
       fetch(`${server.base}${path}`, {
@@ -164,14 +164,14 @@ describe('budgets on the server', () => {
         body: JSON.stringify(body),
       });
     try {
-      const negative = await post('/session', { prompt: 'Loop.', max_tokens: -1 });
+      const negative = await post('/session', { prompt: 'Loop.', maxTokens: -1 });
       expect(negative.status).toBe(400);
-      expect((await negative.json()).error).toMatch(/max_tokens: .*/);
-      const unpriced = await post('/session', { prompt: 'Loop.', max_cost: 2 });
+      expect((await negative.json()).error).toMatch(/maxTokens: .*/);
+      const unpriced = await post('/session', { prompt: 'Loop.', maxCost: 2 });
       expect(unpriced.status).toBe(400);
       expect((await unpriced.json()).error).toContain('Model scripted/test-model cannot be priced');
 
-      const started = await post('/session', { prompt: 'Loop until stopped.', max_tokens: 2000 });
+      const started = await post('/session', { prompt: 'Loop until stopped.', maxTokens: 2000 });
       expect(started.status).toBe(201);
       const { id } = await started.json();
       await waitUntil(async () => (await env.store.getSession(id))?.status === 'failed', 30_000);
@@ -198,10 +198,17 @@ describe('budgets on the server', () => {
       const spent = await post(`/session/${id}/message`, { prompt: 'Go on.' });
       expect(spent.status).toBe(409);
       expect((await spent.json()).error).toContain('token budget');
-      const below = await post(`/session/${id}/message`, { prompt: 'Go on.', max_tokens: 1500 });
+      const below = await post(`/session/${id}/message`, { prompt: 'Go on.', maxTokens: 1500 });
       expect(below.status).toBe(400);
-      expect((await below.json()).error).toContain('max_tokens 1500 would stop it at once');
-      const more = await post(`/session/${id}/message`, { prompt: 'Go on.', max_tokens: 3000 });
+      expect((await below.json()).error).toContain('maxTokens 1500 would stop it at once');
+      const batch = await post('/batch', { tasks: [{ description: 'a', prompt: 'Loop.' }], taskMaxCost: 1 });
+      expect(batch.status).toBe(400);
+      expect((await batch.json()).error).toContain('Model scripted/test-model cannot be priced');
+      const badBatch = await post('/batch', { tasks: [{ description: 'a', prompt: 'Loop.' }], maxTokens: 0 });
+      expect(badBatch.status).toBe(400);
+      expect((await badBatch.json()).error).toMatch(/maxTokens/);
+
+      const more = await post(`/session/${id}/message`, { prompt: 'Go on.', maxTokens: 3000 });
       expect(more.status).toBe(202);
       await waitUntil(async () => (await env.store.budgetOf(id))?.tokens === 3000, 10_000);
     } finally {

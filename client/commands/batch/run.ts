@@ -4,7 +4,7 @@ import { readBatchFile, startBatch } from '../../services/batches.js';
 import { CliError } from '../../cli-error.js';
 import type { CliContext } from '../../context.js';
 import { checkModelFlag, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
-import { checkBudgetPrices } from '../../services/budgets.js';
+import { checkBatchBudgetPrices } from '../../services/budgets.js';
 import { budgetFlags, cliChecked } from '../budget-flags.js';
 
 const TASK_FLAGS = { tokens: '--task-max-tokens', cost: '--task-max-cost' };
@@ -45,18 +45,14 @@ export async function batchRunCommand(context: CliContext, file: string, options
   }
   const budget = budgetFlags(options);
   const taskBudget = budgetFlags({ maxTokens: options.taskMaxTokens, maxCost: options.taskMaxCost }, TASK_FLAGS);
-  if (budget?.cost !== undefined || taskBudget?.cost !== undefined) {
-    const models = new Set(tasks.map((task) => task.model ?? options.model));
-    for (const model of models)
-      cliChecked(() =>
-        checkBudgetPrices(
-          { cost: 1 },
-          model ?? chooseModel(undefined, agent, project, context.env),
-          project.config,
-          'the batch',
-        ),
-      );
-  }
+  cliChecked(() =>
+    checkBatchBudgetPrices(
+      [budget, taskBudget],
+      tasks.map((task) => task.model ?? options.model),
+      () => chooseModel(undefined, agent, project, context.env),
+      project.config,
+    ),
+  );
   const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
   const { batch, handle } = await startBatch(client, context.store, {

@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { Tokens } from '../../../core/message.js';
 import type { BatchControl } from '../../../workflows/api.js';
 import { BatchControlError, batchTokens, controlBatch, startBatch } from '../../services/batches.js';
-import { checkModelFlag, modelRetryFromEnv } from '../../services/model-choice.js';
+import { checkModelFlag, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
+import { budgetFromInput, checkBatchBudgetPrices } from '../../services/budgets.js';
 import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError } from '../errors.js';
@@ -158,6 +159,22 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     const project = loadProjectAgents(directory, env, deps.dataDir);
     const agent = chooseAgent(body.agent, project);
     const model = checkModelFlag(body.model);
+    const budgets = {
+      budget: budgetFromInput({
+        tokens: { name: 'maxTokens', value: body.maxTokens },
+        cost: { name: 'maxCost', value: body.maxCost },
+      }),
+      taskBudget: budgetFromInput({
+        tokens: { name: 'taskMaxTokens', value: body.taskMaxTokens },
+        cost: { name: 'taskMaxCost', value: body.taskMaxCost },
+      }),
+    };
+    checkBatchBudgetPrices(
+      [budgets.budget, budgets.taskBudget],
+      body.tasks.map((task) => task.model ?? model),
+      () => chooseModel(undefined, agent, project, env),
+      project.config,
+    );
     const maxPromptBytes = promptLimit(directory, env);
     // Every task is checked before anything is stored, as `loom batch run` checks every line.
     const problems = body.tasks.flatMap((task, index) => {
@@ -186,6 +203,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       searchAttributes: await deps.searchAttributes(),
       isolate: body.isolate,
       taskTimeout: body.taskTimeout,
+      ...budgets,
     });
     return c.json({ id: batch.id, total: batch.total }, 201);
   });

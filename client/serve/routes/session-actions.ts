@@ -71,12 +71,12 @@ const remove = createRoute({
   },
 });
 
-const BUDGET_FIELD_NAMES = { tokens: 'max_tokens', cost: 'max_cost' };
+const BUDGET_FIELD_NAMES = { tokens: 'maxTokens', cost: 'maxCost' };
 
-function budgetOfBody(body: { max_tokens?: number; max_cost?: number }) {
+function budgetOfBody(body: { maxTokens?: number; maxCost?: number }) {
   return budgetFromInput({
-    tokens: { name: BUDGET_FIELD_NAMES.tokens, value: body.max_tokens },
-    cost: { name: BUDGET_FIELD_NAMES.cost, value: body.max_cost },
+    tokens: { name: BUDGET_FIELD_NAMES.tokens, value: body.maxTokens },
+    cost: { name: BUDGET_FIELD_NAMES.cost, value: body.maxCost },
   });
 }
 
