@@ -74,7 +74,7 @@ export function budgetExceededMessage({ line, limit }: NonNullable<BudgetStandin
   const more =
     limit === 'tokens'
       ? String(Math.max(line.budget.tokens! * 2, Math.ceil(line.spent.tokens * 1.5)))
-      : (Math.max(line.budget.cost! * 2, line.spent.cost * 1.5)).toFixed(2);
+      : Math.max(line.budget.cost! * 2, line.spent.cost * 1.5).toFixed(2);
   if (line.kind === 'batch')
     return `The ${limit === 'tokens' ? 'token' : 'cost'} budget of batch ${line.owner} is reached (${spent}): no new model call starts in its tasks.`;
   return (
