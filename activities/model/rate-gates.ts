@@ -100,6 +100,8 @@ export class RateGates {
       const after = await this.store.rateGate(gate.key);
       if (after && after.blockedUntil > Date.now()) continue;
       if (gate.intervalMs === 0 && slot > Date.now()) continue;
+      // Woken late (a busy event loop): sent now, it would crowd the requests after it; it takes a new slot.
+      if (gate.intervalMs > 0 && Date.now() - slot > gate.intervalMs / 2) continue;
       return (after?.strikes ?? 0) > 0;
     }
   }
