@@ -1,3 +1,5 @@
+import { parseModelId } from './model-id.js';
+
 /**
  * What a session's tree may spend: tokens (input, output, cache reads and writes, as `loom tree`
  * counts them) and dollars. Either may be absent; an empty budget limits nothing.
@@ -22,8 +24,7 @@ export function isEmptyBudget(budget: Budget | undefined): boolean {
 
 /** Why a cost budget cannot cover a model: its prices are unknown, and where to give them. */
 export function unpricedModelMessage(model: string, owner: string): string {
-  const slash = model.indexOf('/');
-  const [providerID, modelID] = [model.slice(0, slash), model.slice(slash + 1)];
+  const { providerID, modelID } = parseModelId(model);
   return (
     `Model ${model} cannot be priced, so the cost budget of ${owner} cannot count what it spends: ` +
     `add its prices to loom.json (provider.${providerID}.models.${modelID}.cost: {"input": …, "output": …}, dollars per million tokens), ` +

@@ -17,21 +17,15 @@ export function budgetFlags(
   );
 }
 
-/** A budget problem as the terminal shows errors: the message alone. */
+/** A budget problem as the terminal shows errors: the message alone (for checks that return a promise too). */
 export function cliChecked<T>(check: () => T): T {
+  const asCliError = (error: unknown): never => {
+    throw error instanceof BudgetInputError ? new CliError(error.message) : error;
+  };
   try {
-    return check();
+    const result = check();
+    return (result instanceof Promise ? result.catch(asCliError) : result) as T;
   } catch (error) {
-    if (error instanceof BudgetInputError) throw new CliError(error.message);
-    throw error;
-  }
-}
-
-export async function cliCheckedAsync<T>(check: () => Promise<T>): Promise<T> {
-  try {
-    return await check();
-  } catch (error) {
-    if (error instanceof BudgetInputError) throw new CliError(error.message);
-    throw error;
+    return asCliError(error);
   }
 }

@@ -16,10 +16,8 @@ import { rootOf, sendPrompt } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
 import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
-import { budgetStanding } from '../../activities/budget/standing.js';
-import { budgetExceededMessage } from '../../core/budget.js';
-import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked, cliCheckedAsync } from './budget-flags.js';
-import { budgetForSession, checkBudgetPrices } from '../services/budgets.js';
+import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
+import { budgetBeforeResume, checkBudgetPrices } from '../services/budgets.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */
 const MAX_ROUNDS = 5;
@@ -54,12 +52,8 @@ export async function resumeCommand(
   const { client, searchAttributes } = await context.temporal();
   await context.ensureWorker();
   reportMissingKey(context, missingKey);
-  if (budget) {
-    const merged = await cliCheckedAsync(() => budgetForSession(context.store, sessionId, budget, BUDGET_FLAG_NAMES));
-    await context.store.setBudget(sessionId, merged);
-  }
-  const standing = await budgetStanding(context.store, sessionId);
-  if (standing.exceeded) throw new CliError(budgetExceededMessage(standing.exceeded));
+  const spent = await cliChecked(() => budgetBeforeResume(context.store, sessionId, budget, BUDGET_FLAG_NAMES));
+  if (spent) throw new CliError(spent);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   const rootId = await rootOf(context.store, session);
   const sending = {

@@ -1,6 +1,7 @@
 import type { BudgetRecords } from '../../activities/store/budgets.js';
-import { spentOf } from '../../activities/budget/standing.js';
-import { unpricedModelMessage, type Budget } from '../../core/budget.js';
+import { budgetStanding, spentOf } from '../../activities/budget/standing.js';
+import type { SessionRecords } from '../../activities/store/sessions.js';
+import { budgetExceededMessage, unpricedModelMessage, type Budget } from '../../core/budget.js';
 import type { LoomConfig } from '../../core/config.js';
 import { modelInfo } from '../../core/model-info.js';
 
@@ -75,6 +76,22 @@ export async function budgetForSession(
       `Session ${sessionId} and its subagents have already spent $${spent.cost.toFixed(4)}: ${names.cost} ${asked.cost} would stop it at once. Give more than that.`,
     );
   return { ...(await store.budgetOf(sessionId)), ...asked };
+}
+
+/**
+ * Before a prompt goes to an existing session: its new budget, if one was asked for, checked and kept;
+ * then why the session may not go on, if a budget over it is spent.
+ */
+export async function budgetBeforeResume(
+  store: Pick<BudgetRecords, 'budgetOf' | 'subtreeUsage' | 'setBudget' | 'batchUsage' | 'batchBudgetsOf'> &
+    Pick<SessionRecords, 'getSession'>,
+  sessionId: string,
+  asked: Budget | undefined,
+  names: { tokens: string; cost: string },
+): Promise<string | undefined> {
+  if (asked) await store.setBudget(sessionId, await budgetForSession(store, sessionId, asked, names));
+  const { exceeded } = await budgetStanding(store, sessionId);
+  return exceeded && budgetExceededMessage(exceeded);
 }
 
 function numberOf(value: unknown): number | undefined {

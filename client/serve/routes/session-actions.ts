@@ -6,9 +6,7 @@ import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
 import { cancelSession, resumeSession, startSession } from '../../services/sessions.js';
-import { budgetForSession, budgetFromInput, checkBudgetPrices } from '../../services/budgets.js';
-import { budgetStanding } from '../../../activities/budget/standing.js';
-import { budgetExceededMessage } from '../../../core/budget.js';
+import { budgetBeforeResume, budgetFromInput, checkBudgetPrices } from '../../services/budgets.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
@@ -132,10 +130,9 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     if (budget) {
       const project = loadProjectAgents(session.directory, env, deps.dataDir);
       checkBudgetPrices(budget, model ?? session.model, project.config, id);
-      await store.setBudget(id, await budgetForSession(store, id, budget, BUDGET_FIELD_NAMES));
     }
-    const standing = await budgetStanding(store, id);
-    if (standing.exceeded) throw new HttpError(409, budgetExceededMessage(standing.exceeded));
+    const spent = await budgetBeforeResume(store, id, budget, BUDGET_FIELD_NAMES);
+    if (spent) throw new HttpError(409, spent);
     const client = await deps.client();
     // A run being cancelled would drop a prompt queued into it; `loom resume` waits for it to
     // close, a request that returns at once cannot, so it says so and the caller sends again.
