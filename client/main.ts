@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { LOOM_VERSION } from '../activities/package-root.js';
 import pc from 'picocolors';
 import { CliError } from './cli-error.js';
@@ -478,7 +478,9 @@ program
     'the address to listen on; anything but loopback needs a token (LOOM_SERVER_TOKEN, or one printed at start)',
     '127.0.0.1',
   )
-  .option('--worker', 'also run a worker in this process, unless one already polls the task queue')
+  .option('--no-worker', 'run no worker in this process (by default one runs unless one already polls the task queue)')
+  // The default since `--no-worker` came; still accepted, so older scripts keep working.
+  .addOption(new Option('--worker').hideHelp())
   .option(
     '--cors <origins>',
     'let web pages from these origins call the API (comma-separated, e.g. https://app.example.com); off by default',
