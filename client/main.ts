@@ -471,7 +471,9 @@ program
 
 program
   .command('serve')
-  .description('serve the HTTP API over the sessions (GET /doc describes it); a token is required off 127.0.0.1')
+  .description(
+    'serve the web view and the HTTP API over the sessions (GET /doc describes it), with a worker unless one runs; a token is required off 127.0.0.1',
+  )
   .option('-p, --port <port>', 'the port', '4096')
   .option(
     '--hostname <host>',
