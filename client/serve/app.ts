@@ -15,6 +15,8 @@ import { registerWebRoutes } from './routes/web.js';
 
 export type ServeApp = OpenAPIHono;
 
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 export function createServeApp(deps: ServeDeps): ServeApp {
   const app = new OpenAPIHono({ defaultHook: invalidInput });
   // Before the token check: a browser's preflight request carries no credentials.
@@ -24,6 +26,14 @@ export function createServeApp(deps: ServeDeps): ServeApp {
       cors({ origin: deps.corsOrigins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], maxAge: 600 }),
     );
   if (deps.token) app.use('*', requireToken(deps.token));
+  const { ensureWorker } = deps;
+  if (ensureWorker)
+    app.use('*', async (c, next) => {
+      // A worker that was there at start may have stopped since. If none can start, the run waits,
+      // and GET /session/{id} says what for.
+      if (WRITES.has(c.req.method)) await ensureWorker().catch(() => undefined);
+      await next();
+    });
   app.onError(errorResponse);
   app.notFound((c) => c.json({ error: `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.` }, 404));
   registerSessionReadRoutes(app, deps);

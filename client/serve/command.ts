@@ -11,6 +11,7 @@ import { HttpError } from './errors.js';
 export interface ServeOptions {
   port: string;
   hostname: string;
+  /** `false` with `--no-worker`; `true` (`--worker`, as before it was the default) or unset: run one when none polls. */
   worker?: boolean;
   cors?: string;
 }
@@ -22,7 +23,17 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
     throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
   const { token, generated } = serverToken(options.hostname, context.env);
   const target = await context.target();
-  if (options.worker) await context.ensureWorker();
+  const withWorker = options.worker !== false;
+  // As `loom run`: a worker runs here when none polls the task queue, so sessions started here run.
+  let starting: Promise<unknown> | undefined;
+  const ensureWorker = () => (starting ??= context.ensureWorker().finally(() => (starting = undefined)));
+  // The server serves reads without Temporal: a worker that cannot start now is tried again on the next write.
+  const workerTrouble = withWorker
+    ? await ensureWorker().then(
+        () => undefined,
+        (error: Error) => error.message,
+      )
+    : undefined;
   // Temporal out of reach is the server's trouble, not the request's: 503, and the next request tries again.
   const temporal = async () => {
     try {
@@ -44,6 +55,7 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
     token,
     webUrl: context.settings.webUrl,
     corsOrigins: corsOrigins(options.cors),
+    ...(withWorker ? { ensureWorker } : {}),
   };
   const app = createServeApp(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -60,7 +72,7 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   const listening = typeof address === 'object' && address ? address.port : port;
   deps.webUrl ??= `http://${isWildcard(options.hostname) ? `${hostname()}:${listening}` : shown}`;
   context.report(
-    `Loom server listening on http://${shown} · GET /doc describes the API${context.hasInProcessWorker ? ' · with a worker' : ''}`,
+    `Loom server and web view on http://${shown} · API described at /doc · ${workerNote(context, withWorker, workerTrouble)}`,
   );
   if (generated)
     context.report(`Token (send it as "Authorization: Bearer <token>"; set LOOM_SERVER_TOKEN to choose one): ${token}`);
@@ -74,6 +86,14 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   context.report('Stopping the server …');
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return 0;
+}
+
+function workerNote(context: CliContext, withWorker: boolean, trouble: string | undefined): string {
+  const queue = `task queue "${context.settings.taskQueue}"`;
+  if (context.hasInProcessWorker) return `with a worker on ${queue}`;
+  if (trouble) return `no worker yet (${trouble}); the next start or prompt tries again`;
+  if (withWorker) return `a worker already polls ${queue}`;
+  return `no worker here (--no-worker): sessions wait until \`loom worker\` polls ${queue}`;
 }
 
 /** A bind address that means every interface: links must name the machine instead. */

@@ -24,4 +24,9 @@ export interface ServeDeps {
   webUrl?: string;
   /** Origins whose pages may call the API from a browser (CORS); none when unset. */
   corsOrigins?: string[];
+  /**
+   * Runs a worker in this process when none polls the task queue; called before every write, since
+   * a write may start a run. Unset (`--no-worker`): runs wait for a worker started elsewhere.
+   */
+  ensureWorker?(): Promise<unknown>;
 }

@@ -18,6 +18,29 @@ import { Session as CoreSession } from '../../core/session.js';
 export const Session = CoreSession.meta({ id: 'Session' });
 export const MessageWithParts = CoreMessageWithParts.meta({ id: 'MessageWithParts' });
 
+/** What a session's work waits for (see session-waits.ts): a worker on the task queue, or on the session's host. */
+export const WorkWait = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('worker'), taskQueue: z.string(), message: z.string() }),
+    z.object({ type: z.literal('host'), host: z.string(), message: z.string() }),
+  ])
+  .openapi('WorkWait', {
+    description:
+      "`worker`: no worker polls the task queue while the session has a run open (a session just started is known before any worker stores it); `host`: no worker serves the machine that holds the session's workspace",
+  });
+
+export const SessionWithWait = CoreSession.extend({ waiting: WorkWait.optional() }).meta({ id: 'SessionWithWait' });
+
+/** A project folder of the stored sessions, as the web view's project selector lists them. */
+export const Project = z
+  .object({
+    directory: z.string(),
+    sessions: z.number().openapi({ description: 'its root sessions' }),
+    updated: z.number().optional().openapi({ description: 'when its latest session was updated (ms)' }),
+    current: z.boolean().openapi({ description: 'the folder `loom serve` runs in: where a session starts by default' }),
+  })
+  .openapi('Project');
+
 export const SessionIdParam = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'ses_…' }),
 });

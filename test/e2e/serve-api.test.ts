@@ -112,7 +112,8 @@ describe('loom serve: the session API', () => {
       prompt: 'Take your time',
       model: SCRIPTED_MODEL,
     });
-    await waitUntil(async () => (await call<Session>('GET', `/session/${body.id}`)).body.status === 'busy', 30_000);
+    // Busy as soon as it is started (GET /session/{id} knows it before a worker stores it); stored once a worker runs it.
+    await waitUntil(async () => (await env.store.getSession(body.id))?.status === 'busy', 30_000);
     expect((await call('POST', `/session/${body.id}/abort`)).body).toEqual({ id: body.id, result: 'cancelled' });
     await waitUntil(
       async () => (await call<Session>('GET', `/session/${body.id}`)).body.status === 'cancelled',
@@ -253,7 +254,8 @@ describe('loom serve: the session API', () => {
     try {
       await waitUntil(() => Promise.resolve(/Token .*: \S+\n/.test(stderr)), 20_000);
       const token = /Token .*: (\S+)\n/.exec(stderr)![1];
-      expect(stderr).toContain(`http://0.0.0.0:${port}`);
+      expect(stderr).toContain(`Loom server and web view on http://0.0.0.0:${port} · API described at /doc`);
+      expect(stderr).toContain(`a worker already polls task queue "${env.taskQueue}"`);
       expect((await fetch(`http://127.0.0.1:${port}/session`)).status).toBe(401);
       const listed = await fetch(`http://127.0.0.1:${port}/session?all=true`, {
         headers: { authorization: `Bearer ${token}` },
@@ -264,5 +266,72 @@ describe('loom serve: the session API', () => {
       child.kill('SIGTERM');
     }
     expect((await result).code).toBe(0);
+  });
+});
+
+describe('loom serve: its worker', () => {
+  /** `loom serve` on a task queue of its own, which no worker polls; its start line once it is listening. */
+  async function spawnServe(flags: string[]) {
+    const port = await freePort();
+    const taskQueue = `${env.taskQueue}-serve-${flags.join('') || 'default'}`;
+    const { child, result } = spawnLoom(['serve', '--port', String(port), ...flags], {
+      env: { ...env.env, LOOM_TASK_QUEUE: taskQueue },
+      cwd: env.project,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitUntil(() => Promise.resolve(stderr.includes('Loom server and web view on')), 60_000);
+    return { child, result, taskQueue, stderr: () => stderr, base: `http://127.0.0.1:${port}` };
+  }
+
+  it('runs a worker by default, as `loom run` does, so the sessions it starts run', async () => {
+    env.model.setScript([{ name: 'ran', when: { lastUser: 'Run here' }, reply: { text: 'Ran in the server.' } }]);
+    const served = await spawnServe([]);
+    try {
+      expect(served.stderr()).toContain(
+        `Loom server and web view on ${served.base} · API described at /doc · with a worker on task queue "${served.taskQueue}"`,
+      );
+      const started = await fetch(`${served.base}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'Run here', model: SCRIPTED_MODEL }),
+      });
+      const { id } = (await started.json()) as { id: string };
+      await waitUntil(async () => (await env.store.getSession(id))?.status === 'idle', 60_000);
+      expect(texts(await env.store.messages(id))).toContain('Ran in the server.');
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    expect((await served.result).code).toBe(0);
+  });
+
+  it('with --no-worker, says so, and a session it starts waits for a worker', async () => {
+    const served = await spawnServe(['--no-worker']);
+    try {
+      expect(served.stderr()).toContain(
+        `no worker here (--no-worker): sessions wait until \`loom worker\` polls task queue "${served.taskQueue}"`,
+      );
+      const started = await fetch(`${served.base}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'Nobody runs this', model: SCRIPTED_MODEL }),
+      });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      const read = await fetch(`${served.base}/session/${id}`);
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({
+        id,
+        status: 'busy',
+        waiting: { type: 'worker', taskQueue: served.taskQueue },
+      });
+      // It can be cancelled while it waits: the cancellation is recorded on its run.
+      const aborted = await fetch(`${served.base}/session/${id}/abort`, { method: 'POST' });
+      expect(await aborted.json()).toEqual({ id, result: 'cancelled' });
+      await env.client.workflow.getHandle(id).terminate('test over');
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    expect((await served.result).code).toBe(0);
   });
 });

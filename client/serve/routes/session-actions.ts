@@ -10,6 +10,7 @@ import { budgetBeforeResume, budgetFromInput, checkBudgetPrices } from '../../se
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
+import { startedSession } from '../session-waits.js';
 
 const start = createRoute({
   method: 'post',
@@ -155,7 +156,10 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
 
   app.openapi(abort, async (c) => {
     const { id } = c.req.valid('param');
-    if (!(await store.getSession(id))) throw unknownSession(id);
+    // A session no worker has stored yet can be cancelled too: its run is there.
+    const known =
+      (await store.getSession(id)) ?? (await startedSession(await deps.client(), id).catch(() => undefined));
+    if (!known) throw unknownSession(id);
     return c.json({ id, result: await cancelSession(await deps.client(), id, store) }, 200);
   });
 

@@ -2,7 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
-import { json, MessageWithParts, Session, SessionIdParam, SessionNode } from '../schemas.js';
+import { json, MessageWithParts, Project, Session, SessionIdParam, SessionNode, SessionWithWait } from '../schemas.js';
+import { askTemporal, startedSession, workWait } from '../session-waits.js';
 
 const notFound = { 404: json(ErrorBody, 'no such session') };
 
@@ -14,6 +15,10 @@ const list = createRoute({
     query: z.object({
       all: z.enum(['true', 'false']).optional().openapi({ description: 'include child (subagent) sessions' }),
       limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: 'how many (default 50)' }),
+      directory: z
+        .string()
+        .optional()
+        .openapi({ description: 'only the sessions of this project folder, as `loom ls` (default: every project)' }),
     }),
   },
   responses: { 200: json(z.array(Session), 'the sessions'), 400: json(ErrorBody, 'invalid query') },
@@ -22,10 +27,21 @@ const list = createRoute({
 const get = createRoute({
   method: 'get',
   path: '/session/{id}',
-  summary: 'One session',
+  summary:
+    'One session; `waiting` tells when its work waits for a worker (a session started a moment ago is known before a worker stores it)',
   request: { params: SessionIdParam },
-  responses: { 200: json(Session, 'the session'), ...notFound },
+  responses: { 200: json(SessionWithWait, 'the session'), ...notFound },
 });
+
+const projects = createRoute({
+  method: 'get',
+  path: '/project',
+  summary: "The project folders of the stored sessions, the server's own first, then most recently updated first",
+  responses: { 200: json(z.array(Project), 'the projects') },
+});
+
+/** How many recent root sessions `GET /project` reads to find the projects. */
+const PROJECT_SCAN = 10_000;
 
 const messages = createRoute({
   method: 'get',
@@ -51,7 +67,7 @@ const tree = createRoute({
   responses: { 200: json(SessionNode, 'the tree'), ...notFound },
 });
 
-/** The read side: everything here comes from the store; Temporal is not asked. */
+/** The read side: everything here comes from the store (one session's `waiting` from Temporal, when it answers). */
 export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const { store } = deps;
   const existing = async (id: string) => {
@@ -61,10 +77,37 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
   };
 
   app.openapi(list, async (c) => {
-    const { all, limit } = c.req.valid('query');
-    return c.json(await store.listSessions({ roots: all !== 'true', limit: limit ?? 50 }), 200);
+    const { all, limit, directory } = c.req.valid('query');
+    return c.json(await store.listSessions({ roots: all !== 'true', directory, limit: limit ?? 50 }), 200);
   });
-  app.openapi(get, async (c) => c.json(await existing(c.req.valid('param').id), 200));
+  app.openapi(get, async (c) => {
+    const { id } = c.req.valid('param');
+    // Temporal is asked only here: whether a worker will move the session, and of a session no
+    // worker has stored yet, what its run's start says.
+    const session =
+      (await store.getSession(id)) ?? (await askTemporal(async () => startedSession(await deps.client(), id)));
+    if (!session) throw unknownSession(id);
+    const waiting = await askTemporal(async () => workWait(await deps.client(), deps.taskQueue, session));
+    return c.json({ ...session, ...(waiting ? { waiting } : {}) }, 200);
+  });
+  app.openapi(projects, async (c) => {
+    const byDirectory = new Map<string, { directory: string; sessions: number; updated?: number; current: boolean }>();
+    byDirectory.set(deps.defaultDirectory, { directory: deps.defaultDirectory, sessions: 0, current: true });
+    for (const session of await store.listSessions({ roots: true, limit: PROJECT_SCAN })) {
+      const project = byDirectory.get(session.directory) ?? {
+        directory: session.directory,
+        sessions: 0,
+        current: false,
+      };
+      project.sessions++;
+      project.updated = Math.max(project.updated ?? 0, session.time.updated);
+      byDirectory.set(session.directory, project);
+    }
+    const rows = [...byDirectory.values()].sort(
+      (a, b) => Number(b.current) - Number(a.current) || (b.updated ?? 0) - (a.updated ?? 0),
+    );
+    return c.json(rows, 200);
+  });
   app.openapi(messages, async (c) => {
     const { id } = c.req.valid('param');
     await existing(id);

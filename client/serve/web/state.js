@@ -12,6 +12,10 @@ export const state = {
   sessions: new Map(),
   /** LiveStatus by session id, from `session.status` events (finer than a session's stored status). */
   live: new Map(),
+  /** What a session's work waits for (`waiting` of GET /session/{id}: a worker, or its host's), by session id. */
+  waits: new Map(),
+  /** GET /project: the project folders of the stored sessions, the server's own first. */
+  projects: [],
   /** For each session whose transcript is shown: message id → {info, parts: Map(part id → part)}. */
   transcripts: new Map(),
   /** Permission requests by id, pending and answered. */
@@ -61,14 +65,22 @@ async function read(path, apply) {
 
 export const loadConfig = () => read('/config/web', (config) => (state.config = config)).catch(() => undefined);
 
-export const loadSessions = (all = false) =>
-  read(`/session?limit=100${all ? '&all=true' : ''}`, (sessions, mayWrite) => {
-    for (const session of sessions) if (mayWrite(`ses:${session.id}`)) state.sessions.set(session.id, session);
-  });
+/** The latest sessions of one project folder, or of every project when `directory` is undefined. */
+export const loadSessions = (all = false, directory = undefined) =>
+  read(
+    `/session?limit=100${all ? '&all=true' : ''}${directory === undefined ? '' : `&directory=${encodeURIComponent(directory)}`}`,
+    (sessions, mayWrite) => {
+      for (const session of sessions) if (mayWrite(`ses:${session.id}`)) state.sessions.set(session.id, session);
+    },
+  );
+
+export const loadProjects = () => read('/project', (projects) => (state.projects = projects));
 
 export const loadSession = (id) =>
-  read(`/session/${encodeURIComponent(id)}`, (session, mayWrite) => {
+  read(`/session/${encodeURIComponent(id)}`, ({ waiting, ...session }, mayWrite) => {
     if (mayWrite(`ses:${id}`)) state.sessions.set(id, session);
+    if (waiting) state.waits.set(id, waiting);
+    else state.waits.delete(id);
   });
 
 /** A session tree: its sessions join `state.sessions`; the node shape (tokens per subtree) is returned. */

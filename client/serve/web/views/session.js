@@ -67,6 +67,7 @@ export function SessionPage({ id }) {
           ${isBusy(status) ? html`<${CancelButton} id=${id} />` : null}
         </p>
       </header>
+      <${WaitBanner} id=${id} />
       ${
         session.error
           ? html`<p class="error" role="alert" data-session-error>${session.error.name}: ${session.error.message}</p>`
@@ -149,6 +150,29 @@ function Tree({ rootId, currentId }) {
       ${node(rootId)}
     </ul>
   </section>`;
+}
+
+/** How often a session whose work waits for a worker is read again, to see the wait end. */
+const WAIT_CHECK_MS = 2000;
+
+/** What the session's work waits for (no worker on the task queue, or on its host), until it does not. */
+function WaitBanner({ id }) {
+  const store = useStore();
+  const waiting = store.waits.get(id);
+  useEffect(() => {
+    if (!waiting) return undefined;
+    const check = () =>
+      loadSession(id).catch((error) => {
+        // Its run ended before any worker stored it (cancelled): nothing waits any more.
+        if (error.status !== 404) return;
+        state.waits.delete(id);
+        changed();
+      });
+    const timer = setInterval(() => void check(), WAIT_CHECK_MS);
+    return () => clearInterval(timer);
+  }, [id, waiting?.type]);
+  if (!waiting) return null;
+  return html`<p class="wait-banner" role="status" data-waiting=${waiting.type}>${waiting.message}</p>`;
 }
 
 function CancelButton({ id }) {

@@ -1,9 +1,10 @@
-// The home page: sessions, most recently updated first, live; and a box to start a new one.
+// The home page: one project's sessions (or every project's), most recently updated first, live;
+// and a box to start a new one in that project.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
 import { ago, ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
-import { loadSessions, statusOf, useStore } from '../state.js';
+import { loadProjects, loadSessions, statusOf, useStore } from '../state.js';
 
 /** Tokens of each session's whole tree, read from GET /session/{id}/tree again whenever the session changes. */
 const usage = new Map();
@@ -27,32 +28,86 @@ function useTreeTokens(sessions) {
   return (id) => usage.get(id)?.tokens;
 }
 
+const PROJECT_KEY = 'loom.project';
+/** The selector's value for every project. */
+const ALL_PROJECTS = '*';
+
+/**
+ * The project folders to choose from: those GET /project listed, and any a session the page has
+ * seen since works in (a session started elsewhere in a new folder).
+ */
+function projectsOf(store) {
+  const known = new Map(store.projects.map((project) => [project.directory, project]));
+  for (const session of store.sessions.values())
+    if (!session.parentID && !known.has(session.directory))
+      known.set(session.directory, { directory: session.directory, current: false });
+  return [...known.values()];
+}
+
 export function SessionsPage() {
   const store = useStore();
   const [all, setAll] = useState(false);
+  const [chosen, setChosen] = useState(() => sessionStorage.getItem(PROJECT_KEY) ?? undefined);
   const [error, setError] = useState();
+  const projects = projectsOf(store);
+  // By default the folder `loom serve` runs in, as `loom ls` lists the folder it runs in.
+  const project = chosen ?? projects.find((candidate) => candidate.current)?.directory;
+  const everyProject = project === ALL_PROJECTS;
+  if (project !== undefined && !everyProject && !projects.some((candidate) => candidate.directory === project))
+    projects.push({ directory: project, current: false });
   useEffect(() => {
-    connected.then(() => loadSessions(all)).catch(setError);
-  }, [all, store.epoch]);
+    connected.then(() => loadProjects()).catch(setError);
+  }, [store.epoch]);
+  useEffect(() => {
+    if (project === undefined) return;
+    connected.then(() => loadSessions(all, everyProject ? undefined : project)).catch(setError);
+  }, [all, project, store.epoch]);
+  const choose = (value) => {
+    sessionStorage.setItem(PROJECT_KEY, value);
+    setChosen(value);
+  };
   const sessions = [...store.sessions.values()]
-    .filter((session) => all || !session.parentID)
+    .filter((session) => (all || !session.parentID) && (everyProject || session.directory === project))
     .sort((a, b) => b.time.updated - a.time.updated)
     .slice(0, 100);
   const tokensOf = useTreeTokens(sessions);
+  const startIn = everyProject ? projects.find((candidate) => candidate.current)?.directory : project;
   return html`
-    <${NewSession} />
+    <${NewSession} directory=${startIn} />
     <section>
       <h1>Sessions</h1>
-      <label class="toggle"
-        ><input type="checkbox" checked=${all} onChange=${(event) => setAll(event.currentTarget.checked)} /> include
-        subagent sessions</label
-      >
+      <div class="row project-bar">
+        <label
+          >Project
+          <select aria-label="Project" value=${project ?? ''} onChange=${(event) => choose(event.currentTarget.value)}>
+            ${projects.map(
+              (candidate) =>
+                html`<option key=${candidate.directory} value=${candidate.directory}>
+                  ${candidate.directory}${candidate.current ? ' (this server)' : ''}
+                </option>`,
+            )}
+            <option value=${ALL_PROJECTS}>All projects</option>
+          </select></label
+        >
+        <label class="toggle"
+          ><input type="checkbox" checked=${all} onChange=${(event) => setAll(event.currentTarget.checked)} /> include
+          subagent sessions</label
+        >
+      </div>
       <${ErrorLine} error=${error} />
-      ${sessions.length === 0 ? html`<p class="muted">No sessions yet.</p>` : null}
+      ${
+        sessions.length === 0 && project !== undefined
+          ? html`<p class="muted" data-empty>
+              ${everyProject ? 'No sessions yet.' : `No sessions in ${project} yet.`}
+              ${!everyProject && projects.length > 1 ? ' Other projects have some: choose one above.' : ''}
+            </p>`
+          : null
+      }
       <table class="sessions">
         <thead>
           <tr>
             <th>Title</th>
+            ${everyProject ? html`<th>Folder</th>` : null}
             <th>Agent</th>
             <th>Status</th>
             <th>Tokens</th>
@@ -68,6 +123,7 @@ export function SessionsPage() {
                   <a href=${href('session', session.id)}>${session.title}</a>
                   <div class="id">${session.id}</div>
                 </td>
+                ${everyProject ? html`<td class="folder" data-folder>${session.directory}</td>` : null}
                 <td>
                   ${session.agent}
                   <div class="muted">${session.model}</div>
@@ -85,24 +141,27 @@ export function SessionsPage() {
   `;
 }
 
-/** Starts a session (POST /session) and opens it. */
-function NewSession() {
+/** Starts a session (POST /session) in `directory`, the project shown, and opens it. */
+function NewSession({ directory }) {
   const [agents, setAgents] = useState([]);
   const [agent, setAgent] = useState('');
   const [prompt, setPrompt] = useState('');
   const [error, setError] = useState();
   const [sending, setSending] = useState(false);
   useEffect(() => {
-    api('/agent')
+    api(`/agent${directory ? `?directory=${encodeURIComponent(directory)}` : ''}`)
       .then((rows) => setAgents(rows.filter((row) => row.mode !== 'subagent')))
       .catch(() => undefined);
-  }, []);
+  }, [directory]);
   const start = async (event) => {
     event.preventDefault();
     setSending(true);
     setError(undefined);
     try {
-      const { id } = await api('/session', { method: 'POST', body: { prompt, ...(agent ? { agent } : {}) } });
+      const { id } = await api('/session', {
+        method: 'POST',
+        body: { prompt, ...(agent ? { agent } : {}), ...(directory ? { directory } : {}) },
+      });
       location.hash = href('session', id);
     } catch (failure) {
       setError(failure);
@@ -124,6 +183,7 @@ function NewSession() {
           ${agents.map((row) => html`<option key=${row.name} value=${row.name}>${row.name}</option>`)}
         </select>
         <button type="submit" disabled=${sending || !prompt.trim()}>Start session</button>
+        ${directory ? html`<span class="muted" data-starts-in>in <code>${directory}</code></span>` : null}
       </div>
       <${ErrorLine} error=${error} />
     </form>

@@ -1,0 +1,91 @@
+import { defaultPayloadConverter, type Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import { activityQueueServed, livePollers } from '../../activities/hosts/pollers.js';
+import type { SessionRunInput } from '../../core/run.js';
+import { defaultTitle, type Session } from '../../core/session.js';
+import { hostTaskQueue } from '../../core/workspace.js';
+import { hostWaitNote } from '../follow/host-waits.js';
+
+/** Work that cannot move until a worker comes: the session's run (no worker on the task queue) or its tools (none on its host). */
+export type WorkWait =
+  { type: 'worker'; taskQueue: string; message: string } | { type: 'host'; host: string; message: string };
+
+/** How long a read waits for Temporal's answer before it answers without one. */
+const ASK_MS = 3_000;
+
+export function workerWaitMessage(taskQueue: string): string {
+  return (
+    `Waiting for a worker: none serves task queue "${taskQueue}". Start \`loom worker\` with the same Temporal and ` +
+    'task queue (or run `loom serve` without --no-worker); the session runs as soon as one does.'
+  );
+}
+
+/**
+ * A session whose run was started but that no worker has stored yet (its row is written by the
+ * run's first steps): what its run's start says of it, busy. Undefined when there is no such run.
+ */
+export async function startedSession(client: Client, id: string): Promise<Session | undefined> {
+  const description = await client.workflow.getHandle(id).describe();
+  if (description.status.name !== 'RUNNING' || description.type !== 'sessionWorkflow') return undefined;
+  // The first event is the start, with the run's input: one page of one event, however long the run.
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId: id, runId: description.runId },
+    maximumPageSize: 1,
+  });
+  const payload = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload) return undefined;
+  const input = defaultPayloadConverter.fromPayload<SessionRunInput>(payload as Payload);
+  const created = description.startTime.getTime();
+  return {
+    id,
+    ...(input.parentId ? { parentID: input.parentId } : {}),
+    title: input.title ?? defaultTitle(input.parentId !== undefined, created),
+    agent: input.agent ?? '',
+    model: input.model ?? '',
+    directory: input.directory,
+    ...(input.host ? { host: input.host } : {}),
+    status: 'busy',
+    time: { created, updated: created },
+  };
+}
+
+/**
+ * What the session's work waits for, as `loom ls` tells of hosts: no worker polls the task queue
+ * while the session has a run open (a run just started, or a prompt sent to an idle session), or
+ * its host has none while it is busy. Undefined when nothing waits for a worker.
+ */
+export async function workWait(client: Client, taskQueue: string, session: Session): Promise<WorkWait | undefined> {
+  const { workflowService: service, options } = client;
+  const served = (await livePollers(service, options.namespace, taskQueue, 'workflow')).length > 0;
+  if (!served)
+    return (await hasOpenRun(client, session.id))
+      ? { type: 'worker', taskQueue, message: workerWaitMessage(taskQueue) }
+      : undefined;
+  const { host } = session;
+  if (session.status !== 'busy' || !host) return undefined;
+  if (await activityQueueServed(service, options.namespace, hostTaskQueue(taskQueue, host))) return undefined;
+  return { type: 'host', host, message: hostWaitNote(session, new Set([host]))! };
+}
+
+async function hasOpenRun(client: Client, id: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(id).describe()).status.name === 'RUNNING';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `ask`'s answer, or undefined when Temporal cannot answer within a few seconds: reads come from
+ * the store and must not hang on Temporal, so what it would add is left out rather than guessed.
+ */
+export async function askTemporal<T>(ask: () => Promise<T | undefined>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ASK_MS)));
+  try {
+    return await Promise.race([ask().catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
