@@ -3,6 +3,7 @@ import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
 import { json, MessageWithParts, Session, SessionIdParam, SessionNode } from '../schemas.js';
+import { describedMessages } from '../tool-description.js';
 
 const notFound = { 404: json(ErrorBody, 'no such session') };
 
@@ -68,7 +69,7 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
   app.openapi(messages, async (c) => {
     const { id } = c.req.valid('param');
     await existing(id);
-    return c.json(await store.messages(id), 200);
+    return c.json(describedMessages(await store.messages(id)), 200);
   });
   app.openapi(children, async (c) => {
     const { id } = c.req.valid('param');
