@@ -17,7 +17,12 @@ export async function installTemporal(): Promise<string> {
  * applies, plus any `KEY=VALUE` dynamic config a test needs (say, an early continue-as-new).
  */
 export async function startTemporalServer(
-  options: { binary?: string; dynamicConfig?: string[] } = {},
+  options: {
+    binary?: string;
+    dynamicConfig?: string[];
+    /** Serve the Temporal UI on this port (off by default). */
+    uiPort?: number;
+  } = {},
 ): Promise<TestWorkflowEnvironment> {
   const extraArgs = [
     ...DYNAMIC_CONFIG_FLAGS,
@@ -28,6 +33,7 @@ export async function startTemporalServer(
       executable: { type: 'existing-path', path: options.binary ?? (await installTemporal()) },
       searchAttributes: loomSearchAttributes,
       extraArgs,
+      ...(options.uiPort ? { ui: true, uiPort: options.uiPort } : {}),
       log: { format: 'pretty', level: 'error' },
     },
   });

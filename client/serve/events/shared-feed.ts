@@ -9,6 +9,7 @@ import type { FeedEntry, StoreFeed } from '../../../activities/store/feed-page.j
 import type { ServerEvent } from './event-types.js';
 import type { HostWatch } from './host-watch.js';
 import { liveStatus } from './live-status.js';
+import { describedPart } from '../tool-description.js';
 
 /** An event and the store revision it comes from (none for events that are not stored). */
 export interface FeedEvent {
@@ -68,7 +69,12 @@ export class SharedFeed {
       const rev = entry.rev;
       const push = (event: ServerEvent) => events.push({ rev, event });
       // A batch row comes once per page (at its latest revision): one count per batch and page.
-      push(busEventOf(entry, entry.kind === 'batch' ? await this.store.batchCounts(entry.batch.id) : undefined));
+      push(
+        busEventOf(
+          entry.kind === 'part' ? { ...entry, part: describedPart(entry.part) } : entry,
+          entry.kind === 'batch' ? await this.store.batchCounts(entry.batch.id) : undefined,
+        ),
+      );
       switch (entry.kind) {
         case 'session':
           this.hosts.saw(entry.session);

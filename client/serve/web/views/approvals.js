@@ -40,16 +40,14 @@ function Request({ request, currentId }) {
   return html`
     <div class="request" data-request=${request.id}>
       <p>
-        <strong>${request.title}</strong>
-        <span class="muted">
-          ·
-          ${request.agent}${request.sessionID === currentId ? '' : html` in <a href=${href('session', request.sessionID)}>${request.sessionID}</a>`}</span
+        <strong>${request.title}</strong>${' '}
+        <span class="muted"
+          >${`· ${request.agent}`}${request.sessionID === currentId ? '' : html` in <a href=${href('session', request.sessionID)}>${request.sessionID}</a>`}</span
         >
       </p>
       ${request.reason ? html`<p class="muted">${request.reason}</p>` : null}
       <p class="muted">
-        ${request.permission}:
-        ${request.patterns.join(', ')}${request.always.length ? ` · “Always” allows ${request.always.join(', ')}` : ''}
+        ${`${request.permission}: `}${request.patterns.join(', ')}${request.always.length ? ` · “Always” allows ${request.always.join(', ')}` : ''}
       </p>
       <div class="row">
         <button disabled=${sending} onClick=${() => void reply('once')}>Allow once</button>

@@ -1,22 +1,79 @@
 // Batches: a progress bar each, live from `batch.updated` events; a batch's page adds its controls
 // and what became of each task.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
 import { ago, ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
 import { loadBatch, loadBatches, useStore } from '../state.js';
 
+/** The bar's segments, in order; what is not yet running is the bar's empty track. */
+const SEGMENTS = ['completed', 'failed', 'cancelled', 'running'];
+
+/** A batch's tasks by outcome: a segment each, as wide as its share, and the numbers beside it. */
 function Progress({ batch, counts = {} }) {
-  const done = (counts.completed ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+  const count = (status) => counts[status] ?? 0;
+  const finished = count('completed') + count('failed') + count('cancelled');
+  const total = Math.max(batch.total, 1);
+  const shown = SEGMENTS.filter((status) => status === 'completed' || count(status) > 0);
+  const words = shown.map((status) => `${count(status)} ${status}`).join(', ');
   return html`
     <div class="progress">
-      <progress max=${batch.total} value=${done} aria-label="tasks finished"></progress>
-      <span class="num">${done}/${batch.total}</span>
-      <span class="muted">
-        ${counts.running ?? 0} running · ${counts.completed ?? 0}
-        completed${counts.failed ? ` · ${counts.failed} failed` : ''}${counts.cancelled ? ` · ${counts.cancelled} cancelled` : ''}
+      <div
+        class="bar"
+        role="progressbar"
+        aria-valuemin="0"
+        aria-valuemax=${batch.total}
+        aria-valuenow=${finished}
+        aria-valuetext=${`${finished} of ${batch.total} finished: ${words}`}
+      >
+        ${SEGMENTS.map((status) =>
+          count(status)
+            ? html`<span
+                key=${status}
+                class=${status}
+                data-segment=${status}
+                style=${{ width: `${(100 * count(status)) / total}%` }}
+              ></span>`
+            : null,
+        )}
+      </div>
+      <span class="num">${finished}/${batch.total}</span>
+      <span class="legend">
+        ${shown.map(
+          (status) =>
+            html`<span key=${status} data-count=${status}><i class=${status}></i>${count(status)} ${status}</span>`,
+        )}
       </span>
     </div>
+  `;
+}
+
+/** Cancel batch, after a yes in a dialog on the page: it cannot be undone. */
+function CancelBatch({ batch, counts, onConfirm }) {
+  const dialog = useRef();
+  const running = counts.running ?? 0;
+  const finished = (counts.completed ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+  const waiting = Math.max(batch.total - finished - running, 0);
+  const tasks = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const consequence =
+    `${tasks(running, 'running task stops', 'running tasks stop')} and ` +
+    `${tasks(waiting, 'waiting task never starts', 'waiting tasks never start')}. ` +
+    'Finished tasks keep their answers. This cannot be undone.';
+  return html`
+    <button class="danger" onClick=${() => dialog.current.showModal()}>Cancel batch</button>
+    <dialog
+      class="confirm"
+      ref=${dialog}
+      aria-labelledby="cancel-batch-question"
+      onClose=${(event) => event.currentTarget.returnValue === 'cancel' && onConfirm()}
+    >
+      <p><strong id="cancel-batch-question">Cancel this batch?</strong></p>
+      <p class="muted">${consequence}</p>
+      <div class="row">
+        <button autofocus onClick=${() => dialog.current.close('keep')}>Keep it running</button>
+        <button class="danger" onClick=${() => dialog.current.close('cancel')}>Yes, cancel the batch</button>
+      </div>
+    </dialog>
   `;
 }
 
@@ -82,8 +139,7 @@ export function BatchPage({ id }) {
       <p class="meta">
         <${Status} status=${batch.status} />
         <span class="muted"
-          >${batch.agent}${batch.model ? ` · ${batch.model}` : ''} · concurrency ${batch.concurrency} · retries
-          ${batch.retries}</span
+          >${[batch.agent, batch.model, `concurrency ${batch.concurrency}`, `retries ${batch.retries}`].filter(Boolean).join(' · ')}</span
         >
         <span class="id">${batch.id}</span> <${TemporalLink} workflowId=${batch.id} />
         ${tokens ? html`<span class="muted">${formatTokens(tokens)}</span>` : null}
@@ -94,7 +150,7 @@ export function BatchPage({ id }) {
         live
           ? html`<div class="row">
               ${batch.status === 'running' ? html`<button onClick=${() => void control('pause')}>Pause</button>` : html`<button onClick=${() => void control('resume')}>Resume</button>`}
-              <button class="danger" onClick=${() => void control('cancel')}>Cancel batch</button>
+              <${CancelBatch} batch=${batch} counts=${counts} onConfirm=${() => void control('cancel')} />
             </div>`
           : null
       }

@@ -84,20 +84,15 @@ function PartView({ part, user }) {
   }
 }
 
-/** What a call is about, in a few words: the command, the file, the pattern. */
-function about(tool, input = {}) {
-  if (tool === 'bash') return input.command;
-  if (tool === 'task') return `${input.subagent_type ?? ''} · ${input.description ?? ''}`;
-  return input.filePath ?? input.pattern ?? input.path ?? input.url ?? input.description ?? '';
-}
-
 const ICON = { pending: '○', running: '◐', completed: '✓', error: '✗' };
 
 function ToolView({ part }) {
   const { tool, state } = part;
   const input = state.input ?? {};
   const metadata = state.metadata ?? {};
-  const title = state.title || about(tool, input);
+  // The server describes each call as the CLI does (`glob **/*.md`); the tool's name leads it.
+  const description = part.description ?? tool;
+  const about = description.startsWith(`${tool} `) ? description.slice(tool.length + 1) : '';
   const output =
     state.status === 'completed'
       ? state.output
@@ -114,7 +109,8 @@ function ToolView({ part }) {
       data-state=${state.status}
     >
       <summary>
-        <span class="icon">${ICON[state.status]}</span> <strong>${tool}</strong> <span class="title">${title}</span>
+        <span class="icon">${ICON[state.status]}</span> <strong>${tool}</strong>
+        <span class="title" title=${about}>${about}</span>
         <span class="state">${state.status}</span>
         ${child ? html`<a class="open-child" href=${href('session', child)} onClick=${(event) => event.stopPropagation()}>open subagent →</a>` : null}
       </summary>
@@ -123,7 +119,13 @@ function ToolView({ part }) {
         ${
           Array.isArray(metadata.summary) && metadata.summary.length
             ? html`<ul class="steps">
-                ${metadata.summary.map((step) => html`<li key=${step.id}>${ICON[step.status] ?? '·'} ${step.description ?? `${step.tool} ${step.title ?? ''}`}</li>`)}
+                ${metadata.summary.map(
+                  (step) =>
+                    html`<li key=${step.id} class=${`step-${step.status}`}>
+                      <span class="icon">${ICON[step.status] ?? '·'}</span
+                      >${' '}${step.description ?? `${step.tool} ${step.title ?? ''}`}
+                    </li>`,
+                )}
               </ul>`
             : null
         }
