@@ -8,6 +8,7 @@ import type { BatchRecords } from '../../activities/store/batches.js';
 import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../../core/batch.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
 import { newId } from '../../core/ids.js';
+import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ModelRetry } from '../../core/run.js';
 import { batchControlUpdate, type BatchControl } from '../../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
@@ -132,8 +133,8 @@ export async function startBatch(
     workflowId: batch.id,
     taskQueue: options.taskQueue,
     args: [input],
-    staticSummary: `batch · ${basename(options.source)} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
-    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${options.isolate ? ' · each task in a copy of the project' : ''}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
+    staticSummary: `batch · ${escapeMarkdownInline(basename(options.source))} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
+    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${escapeMarkdownInline(options.source)} · agent ${escapeMarkdownInline(options.agent)} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${options.isolate ? ' · each task in a copy of the project' : ''}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
   });
   return { batch, handle };
 }
