@@ -10,9 +10,9 @@ export function warnOfUnknownCommand(context: CliContext, prompt: string, config
   const commands = Object.keys(config.command ?? {});
   if (!slash || commands.includes(slash.name)) return;
   const known = commands.length
-    ? `its commands: ${commands.map((name) => `/${name}`).join(', ')}`
-    : 'it has none (see .loom/command/ or "command" in loom.json)';
+    ? `; its commands are ${commands.map((name) => `/${name}`).join(', ')}`
+    : ', which has none: add one as a file in .loom/command/ or under "command" in loom.json';
   context.report(
-    `warning: /${slash.name} is not a command of this project (${known}); sending the prompt to the model as it is.`,
+    `warning: /${slash.name} is not a command of this project${known}. Sending the prompt to the model as it is.`,
   );
 }

@@ -163,86 +163,89 @@ export const CommandConfig = z.object({
 export type CommandConfig = z.infer<typeof CommandConfig>;
 
 /**
- * Loom's configuration (`loom.json`, or `opencode.json` for compatibility). Unknown top-level keys
- * (`theme`, `instructions`, …) are accepted and ignored so a real opencode.json
- * loads unchanged. The legacy `mode.<name>` becomes `agent.<name>` with `mode: 'primary'`; an
- * `agent.<name>` in the same file wins over it.
+ * Loom's configuration (`loom.json`, or `opencode.json` for compatibility). Top-level keys that
+ * only OpenCode reads (`theme`, `instructions`, …) are accepted and ignored so a real opencode.json
+ * loads unchanged; loading a file refuses keys neither knows (see config-keys.ts). The legacy
+ * `mode.<name>` becomes `agent.<name>` with `mode: 'primary'`; an `agent.<name>` in the same file
+ * wins over it.
  */
-export const LoomConfig = z
-  .looseObject({
-    $schema: z.string().optional(),
-    /** The default model, `provider/model`. */
-    model: ModelId.optional(),
-    /** The model for small jobs such as titles. */
-    small_model: ModelId.optional(),
-    default_agent: z.string().optional(),
-    provider: z.record(z.string(), ProviderConfig).optional(),
-    permission: PermissionConfigSchema.optional(),
-    agent: z.record(z.string(), AgentConfig).optional(),
-    /** Legacy primary agents; folded into `agent`. */
-    mode: z.record(z.string(), AgentConfig).optional(),
-    command: z.record(z.string(), CommandConfig).optional(),
-    /** Legacy `{tool: enabled}` for every agent; kept as written for the permission resolver. */
-    tools: z.record(z.string(), z.boolean()).optional(),
-    experimental: z.looseObject({ primary_tools: z.array(z.string()).optional() }).optional(),
-    /** Loom only: the budget of each new root session: its tokens and cost with every subagent's (see core/budget.ts). */
-    limits: LimitsConfig.optional(),
-    /** Loom only: identical tool calls in a row that count as a doom loop (OpenCode fixes 3). */
-    doom_loop_threshold: z.number().int().min(2).optional(),
-    /** Loom only: seconds a workspace tool waits for its host's worker before the model is told (default 600). */
-    host_wait: z.number().positive().optional(),
-    /** Loom only: seconds a permission ask waits for a reply before it is treated as rejected. */
-    permission_timeout: z.number().positive().optional(),
-    compaction: z
-      .strictObject({
-        /** Compact automatically when the context fills up (default true). */
-        auto: z.boolean().optional(),
-        /** Clear old tool outputs after each run (default true). */
-        prune: z.boolean().optional(),
-        /** Tokens kept free for the model's answer. */
-        reserved: z.number().int().min(0).optional(),
-      })
-      .optional(),
-    /** Snapshot the project's files around each step that may change them, for `loom diff`/`revert` (default true). */
-    snapshot: z.boolean().optional(),
-    /** Loom only: name new sessions with the hidden `title` agent (default true). */
-    auto_title: z.boolean().optional(),
-    /** How deep subagents may nest: 1 lets a primary agent delegate, but not its subagents. */
-    subagent_depth: z.number().int().min(0).optional(),
-    /** Loom only: task calls of one run that may run at once; the rest wait their turn. */
-    max_concurrent_subagents: z.number().int().min(1).optional(),
-    /** Loom only: the largest prompt accepted, in bytes (default 8 MiB). */
-    max_prompt_bytes: z.number().int().positive().optional(),
-    /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
-    shell_env: ShellEnvConfig.optional(),
-    /**
-     * Loom only: how the operating system confines bash, commands' shell
-     * lines and local MCP servers (see sandbox-config.ts).
-     */
-    sandbox: SandboxConfig.optional(),
-    /** Plugin modules: paths relative to the config file, or package names installed for the project. */
-    plugin: z.array(z.string()).optional(),
-    /** Loom only: seconds a plugin's initialiser or hook may take before its call fails (default 10). */
-    plugin_timeout: z.number().positive().optional(),
-    /** MCP servers by name: their tools are offered as `<name>_<tool>`. */
-    mcp: z.record(z.string(), McpServerConfig).optional(),
-    /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
-    store: z
-      .strictObject({
-        /**
-         * `postgres://user:password@host:5432/database`, for several machines; without it, SQLite in the data folder.
-         */
-        url: z.string().optional(),
-      })
-      .optional(),
-  })
-  .transform(({ mode, ...config }) => {
-    if (!mode) return config;
-    const agent: Record<string, AgentConfig> = {};
-    for (const [name, legacy] of Object.entries(mode)) agent[name] = { ...legacy, mode: 'primary' };
-    return { ...config, agent: deepMerge(agent, config.agent ?? {}) as Record<string, AgentConfig> };
-  });
+const LoomConfigObject = z.looseObject({
+  $schema: z.string().optional(),
+  /** The default model, `provider/model`. */
+  model: ModelId.optional(),
+  /** The model for small jobs such as titles. */
+  small_model: ModelId.optional(),
+  default_agent: z.string().optional(),
+  provider: z.record(z.string(), ProviderConfig).optional(),
+  permission: PermissionConfigSchema.optional(),
+  agent: z.record(z.string(), AgentConfig).optional(),
+  /** Legacy primary agents; folded into `agent`. */
+  mode: z.record(z.string(), AgentConfig).optional(),
+  command: z.record(z.string(), CommandConfig).optional(),
+  /** Legacy `{tool: enabled}` for every agent; kept as written for the permission resolver. */
+  tools: z.record(z.string(), z.boolean()).optional(),
+  experimental: z.looseObject({ primary_tools: z.array(z.string()).optional() }).optional(),
+  /** Loom only: the budget of each new root session: its tokens and cost with every subagent's (see core/budget.ts). */
+  limits: LimitsConfig.optional(),
+  /** Loom only: identical tool calls in a row that count as a doom loop (OpenCode fixes 3). */
+  doom_loop_threshold: z.number().int().min(2).optional(),
+  /** Loom only: seconds a workspace tool waits for its host's worker before the model is told (default 600). */
+  host_wait: z.number().positive().optional(),
+  /** Loom only: seconds a permission ask waits for a reply before it is treated as rejected. */
+  permission_timeout: z.number().positive().optional(),
+  compaction: z
+    .strictObject({
+      /** Compact automatically when the context fills up (default true). */
+      auto: z.boolean().optional(),
+      /** Clear old tool outputs after each run (default true). */
+      prune: z.boolean().optional(),
+      /** Tokens kept free for the model's answer. */
+      reserved: z.number().int().min(0).optional(),
+    })
+    .optional(),
+  /** Snapshot the project's files around each step that may change them, for `loom diff`/`revert` (default true). */
+  snapshot: z.boolean().optional(),
+  /** Loom only: name new sessions with the hidden `title` agent (default true). */
+  auto_title: z.boolean().optional(),
+  /** How deep subagents may nest: 1 lets a primary agent delegate, but not its subagents. */
+  subagent_depth: z.number().int().min(0).optional(),
+  /** Loom only: task calls of one run that may run at once; the rest wait their turn. */
+  max_concurrent_subagents: z.number().int().min(1).optional(),
+  /** Loom only: the largest prompt accepted, in bytes (default 8 MiB). */
+  max_prompt_bytes: z.number().int().positive().optional(),
+  /** Loom only: variables to set, remove or let through in the processes tools start (see shell-env.ts). */
+  shell_env: ShellEnvConfig.optional(),
+  /**
+   * Loom only: how the operating system confines bash, commands' shell
+   * lines and local MCP servers (see sandbox-config.ts).
+   */
+  sandbox: SandboxConfig.optional(),
+  /** Plugin modules: paths relative to the config file, or package names installed for the project. */
+  plugin: z.array(z.string()).optional(),
+  /** Loom only: seconds a plugin's initialiser or hook may take before its call fails (default 10). */
+  plugin_timeout: z.number().positive().optional(),
+  /** MCP servers by name: their tools are offered as `<name>_<tool>`. */
+  mcp: z.record(z.string(), McpServerConfig).optional(),
+  /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
+  store: z
+    .strictObject({
+      /**
+       * `postgres://user:password@host:5432/database`, for several machines; without it, SQLite in the data folder.
+       */
+      url: z.string().optional(),
+    })
+    .optional(),
+});
+export const LoomConfig = LoomConfigObject.transform(({ mode, ...config }) => {
+  if (!mode) return config;
+  const agent: Record<string, AgentConfig> = {};
+  for (const [name, legacy] of Object.entries(mode)) agent[name] = { ...legacy, mode: 'primary' };
+  return { ...config, agent: deepMerge(agent, config.agent ?? {}) as Record<string, AgentConfig> };
+});
 export type LoomConfig = z.infer<typeof LoomConfig>;
+
+/** The top-level keys Loom reads. */
+export const LOOM_CONFIG_KEYS: readonly string[] = Object.keys(LoomConfigObject.shape);
 
 /** Merges configuration layers: objects key by key, anything else replaced by the later value. */
 export function mergeConfig(base: LoomConfig, next: LoomConfig): LoomConfig {

@@ -15,6 +15,7 @@ import {
 import type { BatchProgress, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
 import type { Budget } from '../core/budget.js';
 import { resolvePath } from '../core/path.js';
+import { escapeMarkdownInline } from '../core/markdown-escape.js';
 import { addTokens, zeroTokens, type Tokens } from '../core/tokens.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
@@ -218,7 +219,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
               args: [copy ? { ...child, directory: copy.directory } : child],
               cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
               parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-              staticSummary: `${task.agent ?? 'batch'} · ${task.description}`,
+              staticSummary: `${task.agent ?? 'batch'} · ${escapeMarkdownInline(task.description)}`,
               ...(input.webUrl
                 ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() }
                 : {}),

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { LoomConfig, mergeConfig } from '../../core/config.js';
+import { unknownConfigKeys } from '../../core/config-keys.js';
 import { configDir } from '../paths.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
 import { diskFiles, type ConfigFiles } from './files.js';
@@ -74,6 +75,8 @@ export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv 
     const line = substituted.slice(0, first.offset).split('\n').length;
     throw new ConfigError(`${label}: invalid JSON at line ${line}: ${printParseErrorCode(first.error)}`);
   }
+  const unknown = unknownConfigKeys(value, label);
+  if (unknown.length > 0) throw new ConfigError(unknown.join('\n'));
   return validate(LoomConfig, value ?? {}, label);
 }
 

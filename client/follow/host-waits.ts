@@ -1,4 +1,5 @@
 import type { Session } from '../../core/session.js';
+import { hostWaitText } from '../../core/host-wait.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import type { CliContext } from '../context.js';
 
@@ -34,5 +35,5 @@ export async function hostsWithoutWorkers(context: CliContext, sessions: Session
 /** What to show next to a busy session whose host has no worker. */
 export function hostWaitNote(session: Session, unserved: Set<string>): string | undefined {
   if (session.status !== 'busy' || !session.host || !unserved.has(session.host)) return undefined;
-  return `⏳ waiting for host ${session.host}: no worker serves it (start \`loom worker\` there)`;
+  return `⏳ ${hostWaitText(session.host)}`;
 }

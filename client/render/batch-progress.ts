@@ -34,6 +34,23 @@ export function formatRate(tasksPerSecond: number): string {
 }
 
 /**
+ * What became of a batch's tasks so far, as its summary counts them: `4 done · 1 failed · 1
+ * cancelled · 2 running of 8`. Cancelled tasks are not done ones (the bar's length counts both).
+ */
+export function progressCounts(
+  progress: Pick<BatchProgress, 'done' | 'failed' | 'cancelled' | 'running' | 'total'>,
+): string {
+  return (
+    [
+      `${progress.done} done`,
+      `${progress.failed} failed`,
+      ...(progress.cancelled ? [`${progress.cancelled} cancelled`] : []),
+      ...(progress.running ? [`${progress.running} running`] : []),
+    ].join(' · ') + ` of ${progress.total}`
+  );
+}
+
+/**
  * A batch's progress as a bar on stderr (done, failed, running, rate, ETA); without a terminal,
  * one line every few seconds instead.
  */
@@ -47,13 +64,12 @@ export class BatchProgressView {
   ) {
     if (process.stderr.isTTY) {
       this.bar = new SingleBar({
-        format:
-          '{bar} {percentage}% | {value}/{total} done · {failed} failed · {running} running | {rate} | ETA {eta_formatted}',
+        format: '{bar} {percentage}% | {counts} | {rate} | ETA {eta_formatted}',
         hideCursor: true,
         stream: process.stderr,
         etaBuffer: 50,
       });
-      this.bar.start(total, 0, { failed: 0, running: 0, rate: formatRate(0) });
+      this.bar.start(total, 0, { counts: `0 done of ${total}`, rate: formatRate(0) });
     }
   }
 
@@ -61,14 +77,12 @@ export class BatchProgressView {
     const finished = progress.done + progress.failed + progress.cancelled;
     const rate = formatRate(tasksPerSecond(progress, this.span));
     if (this.bar) {
-      this.bar.update(finished, { failed: progress.failed, running: progress.running, rate });
+      this.bar.update(finished, { counts: progressCounts(progress), rate });
       return;
     }
     if (Date.now() - this.lastLine < 5_000) return;
     this.lastLine = Date.now();
-    process.stderr.write(
-      `${finished}/${this.total} done · ${progress.failed} failed · ${progress.running} running · ${rate}\n`,
-    );
+    process.stderr.write(`${progressCounts(progress)} · ${rate}\n`);
   }
 
   stop(): void {

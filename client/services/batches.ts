@@ -6,8 +6,9 @@ import { basename } from 'node:path';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import type { BatchRecords } from '../../activities/store/batches.js';
 import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../../core/batch.js';
-import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
+import type { Tokens } from '../../core/message.js';
 import { newId } from '../../core/ids.js';
+import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ModelRetry } from '../../core/run.js';
 import { batchControlUpdate, type BatchControl } from '../../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
@@ -132,21 +133,45 @@ export async function startBatch(
     workflowId: batch.id,
     taskQueue: options.taskQueue,
     args: [input],
-    staticSummary: `batch · ${basename(options.source)} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
-    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${options.source} · agent ${options.agent} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${options.isolate ? ' · each task in a copy of the project' : ''}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
+    staticSummary: `batch · ${escapeMarkdownInline(basename(options.source))} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
+    staticDetails: `**${plural(options.tasks.length, 'task')}** from ${escapeMarkdownInline(options.source)} · agent ${escapeMarkdownInline(options.agent)} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${options.isolate ? ' · each task in a copy of the project' : ''}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
   });
   return { batch, handle };
 }
 
-/** The tokens a batch's tasks have used, from their outcomes in the store (no Temporal call). */
-export async function batchTokens(store: BatchRecords, batchId: string): Promise<Tokens> {
-  const page = 1_000;
-  let sum = zeroTokens();
-  for (let from = 0; ; from += page) {
-    const tasks = await store.batchTasks(batchId, { from, limit: page });
-    for (const { outcome } of tasks) if (outcome.tokens) sum = addTokens(sum, outcome.tokens);
-    if (tasks.length < page) return sum;
-  }
+/**
+ * The tokens a batch's tasks have used so far, running ones included: the usage of their session
+ * trees in the store (no Temporal call). The run's own count grows only as tasks end.
+ */
+export async function batchTokens(store: Pick<BudgetRecords, 'batchUsage'>, batchId: string): Promise<Tokens> {
+  return (await store.batchUsage(batchId)).tokens;
+}
+
+/** A batch's progress with the tokens its running tasks have used too (see `batchTokens`). */
+export async function withRunningTokens(
+  store: Pick<BudgetRecords, 'batchUsage'>,
+  progress: BatchProgress,
+): Promise<BatchProgress> {
+  return { ...progress, tokens: await batchTokens(store, progress.batchId) };
+}
+
+/**
+ * Why a control cannot reach a batch that has ended, saying what became of it:
+ * `Batch bat_… already completed (5 done, 1 failed); nothing to pause.` Undefined while it runs.
+ */
+export function endedBatchMessage(
+  batch: Pick<BatchRecord, 'id' | 'status'>,
+  counts: Awaited<ReturnType<BatchRecords['batchCounts']>>,
+  action: BatchControl['action'],
+): string | undefined {
+  if (batch.status !== 'completed' && batch.status !== 'cancelled') return undefined;
+  const outcomes = [
+    `${counts.completed} done`,
+    ...(counts.failed ? [`${counts.failed} failed`] : []),
+    ...(counts.cancelled ? [`${counts.cancelled} cancelled`] : []),
+  ].join(', ');
+  const ended = batch.status === 'completed' ? 'already completed' : 'was cancelled';
+  return `Batch ${batch.id} ${ended} (${outcomes}); nothing to ${action === 'concurrency' ? 'change' : action}.`;
 }
 
 /** A control a batch's run refused, or a batch that is not running: the caller's to hear (409 on the server). */

@@ -7,6 +7,7 @@ import { sessionDiff, type DiffSelection, type FileDiff } from '../../activities
 import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { sessionFilesWorkflow } from '../../workflows/index.js';
+import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 
 /** Where a request about a session's files goes: Temporal, the shared task queue, and the store. */
 export interface FilesAccess {
@@ -30,7 +31,7 @@ export async function changeSessionFiles(access: FilesAccess, request: FilesRequ
       workflowId: `loom-files-${session.id}`,
       taskQueue: access.taskQueue,
       args: [{ ...request, ...(session.host ? { host: session.host } : {}) }],
-      staticSummary: `${request.action} · ${session.title}`,
+      staticSummary: `${request.action} · ${escapeMarkdownInline(session.title)}`,
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError)

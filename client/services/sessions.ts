@@ -4,6 +4,7 @@ import type { PromptRecords } from '../../activities/store/prompts.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { Budget } from '../../core/budget.js';
 import { newId } from '../../core/ids.js';
+import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
 import { PREVIEW_LIMIT } from '../../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../../core/run.js';
 import type { Session } from '../../core/session.js';
@@ -195,8 +196,8 @@ function runMetadata(
 ) {
   const { webUrl } = options;
   return {
-    staticSummary: `${agent} · ${excerpt(title, 80)}`,
-    staticDetails: `**Prompt**\n\n${excerpt(prompt, PREVIEW_LIMIT)}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
+    staticSummary: `${escapeMarkdownInline(agent)} · ${escapeMarkdownInline(excerpt(title, 80))}`,
+    staticDetails: `**Prompt**\n\n${escapeMarkdown(excerpt(prompt, PREVIEW_LIMIT))}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
     ...withSearchAttributes(options.searchAttributes, [
       { key: AgentAttribute, value: agent },
       { key: RootSessionAttribute, value: rootId },

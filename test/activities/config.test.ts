@@ -185,6 +185,35 @@ describe('loadConfig', () => {
     write(join(project, 'loom.json'), '{ "shell_env": ["GH_TOKEN"] }');
     expect(configError(() => load()).message).toContain('shell_env: expected an object of variables');
   });
+
+  it('refuses a top-level key neither Loom nor OpenCode knows, naming the file, the key and the key it likely meant', () => {
+    const file = write(join(project, 'loom.json'), '{ "provder": {}, "model": "local/qwen", "colour_scheme": "dark" }');
+    const { message } = configError(() => load());
+    expect(message).toContain(`Unknown key "provder" in ${file}: did you mean "provider"?`);
+    expect(message).toContain(`Unknown key "colour_scheme" in ${file}: neither Loom nor OpenCode reads it`);
+    write(join(project, 'loom.json'), '{ "Model": "local/qwen" }');
+    expect(configError(() => load()).message).toContain('did you mean "model"?');
+  });
+
+  it("accepts the keys of OpenCode's schema that Loom ignores", () => {
+    write(
+      join(project, 'opencode.json'),
+      JSON.stringify({
+        $schema: 'https://opencode.ai/config.json',
+        theme: 'tokyonight',
+        keybinds: { leader: 'ctrl+x' },
+        tui: { scroll_speed: 2 },
+        share: 'disabled',
+        autoupdate: false,
+        lsp: false,
+        formatter: false,
+        layout: 'stretch',
+        username: 'ada',
+        instructions: ['CONTRIBUTING.md'],
+      }),
+    );
+    expect(load()).toMatchObject({ theme: 'tokyonight', username: 'ada' });
+  });
 });
 
 describe('loadConfig with a real OpenCode project', () => {

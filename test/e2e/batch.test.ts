@@ -69,6 +69,9 @@ describe('loom batch', () => {
     const status = await loom(['batch', 'status', batchId]);
     expect(status.stdout).toContain(`1 done, 0 failed, 0 cancelled of 1`);
     expect(/tokens · ([\d.]+) tasks\/s/.exec(status.stdout)![1]).toBe(rate);
+    const pause = await loom(['batch', 'pause', batchId]);
+    expect(pause.code).not.toBe(0);
+    expect(pause.stderr).toContain(`Batch ${batchId} already completed (1 done); nothing to pause.`);
   });
 
   it('names the bad lines of a batch file', async () => {
@@ -152,6 +155,53 @@ describe('loom batch', () => {
     expect(final.status).toBe('cancelled');
     const lines = (await loom(['batch', 'results', batchId, '--json'])).stdout.trim().split('\n');
     expect(lines).toHaveLength(20);
-    expect((await loom(['batch', 'pause', batchId])).stderr).toMatch(/not running|being cancelled/);
+    const done = (await env.store.batchCounts(batchId)).completed;
+    expect((await loom(['batch', 'pause', batchId])).stderr).toContain(
+      `Batch ${batchId} was cancelled (${done} done, ${20 - done} cancelled); nothing to pause.`,
+    );
+  }, 90_000);
+
+  it('counts the tokens of running tasks, and cancelled tasks apart from done ones', async () => {
+    env.model.setScript([
+      {
+        name: 'look',
+        when: { lastUser: /^Look \d+$/, lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'glob', args: { pattern: '*.jsonl' } }] },
+      },
+      { name: 'think', when: { lastUser: /^Look \d+$/, lastRole: 'tool' }, reply: { text: 'looked', delayMs: 20_000 } },
+    ]);
+    const file = jsonl(
+      'look.jsonl',
+      Array.from({ length: 4 }, (_, i) => ({ description: `Look ${i}`, prompt: `Look ${i}` })),
+    );
+    // The worker the test before started runs the batch.
+    const run = spawnLoom(['batch', 'run', file, '--concurrency', '1', '-m', 'scripted/test-model'], {
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
+    let stderr = '';
+    run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(() => /Batch (bat_\w+): 4 tasks/.test(stderr), 30_000);
+    const batchId = /Batch (bat_\w+): 4 tasks/.exec(stderr)![1];
+    await waitFor(() => env.model.requests.some((r) => r.rule === 'think'), 30_000);
+
+    // The first task is still thinking: its first step's tokens count already.
+    const running = parseJson(await loom(['batch', 'status', batchId, '--json']));
+    expect(running).toMatchObject({ status: 'running', done: 0, running: 1 });
+    expect(running.tokens.input).toBeGreaterThan(0);
+    expect((await loom(['batch', 'status', batchId])).stdout).not.toMatch(/^\s+0 tokens/m);
+
+    expect((await loom(['batch', 'cancel', batchId])).code).toBe(0);
+    const finished = await run.result;
+    expect(finished.code).toBe(130);
+    // The progress line and the summary count alike: the cancelled tasks are not among the done ones.
+    expect(finished.stderr).toContain('0 done · 0 failed · 1 running of 4');
+    expect(finished.stderr).not.toMatch(/\d+\/4 done/);
+    const { completed, cancelled } = await env.store.batchCounts(batchId);
+    expect(cancelled).toBeGreaterThan(0);
+    expect(finished.stderr).toContain(
+      `Batch ${batchId} cancelled: ${completed} done, 0 failed, ${cancelled} cancelled of 4`,
+    );
+    expect(finished.stderr).not.toMatch(/^\s+0 tokens/m);
   }, 90_000);
 });

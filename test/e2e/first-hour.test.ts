@@ -109,7 +109,7 @@ describe('set-up mistakes, said before anything starts', () => {
     env.model.setScript([{ name: 'plain', when: { lastUser: '/tidy the docs' }, reply: { text: 'Tidied.' } }]);
     const result = await loom(['run', '-m', 'scripted/test-model', '/tidy the docs']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('warning: /tidy is not a command of this project (it has none');
+    expect(result.stderr).toContain('warning: /tidy is not a command of this project, which has none: add one');
     expect(result.stdout).toContain('Tidied.');
   });
 });

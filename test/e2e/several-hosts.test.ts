@@ -179,9 +179,11 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
     expect(hosts.model.requests.some((r) => r.rule === 'case2-answer')).toBe(false);
 
     let shown: LoomResult | undefined;
-    for (let tries = 0; tries < 5 && !shown?.stdout.includes('waiting for host host-a'); tries++)
+    for (let tries = 0; tries < 5 && !shown?.stdout.includes('waiting for a worker on machine host-a'); tries++)
       shown = await loom('host-b', ['show', sessionId]);
-    expect.soft(shown?.stdout, 'loom show of a session waiting for host A').toContain('waiting for host host-a');
+    expect
+      .soft(shown?.stdout, 'loom show of a session waiting for host A')
+      .toContain('waiting for a worker on machine host-a');
 
     const newA = await hosts.startWorker('host-a');
     workers['host-a'] = newA;

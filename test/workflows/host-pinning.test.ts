@@ -120,7 +120,9 @@ describe('workspace tools run on the host that holds the workspace', () => {
     const handle = env.client.workflow.getHandle(sessionId);
     await waitUntil(async () => (await handle.query(progressQuery)).waitingForHost === 'host-c', 60_000);
     const metadata = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toContain('waiting for host host-c');
+    expect(metadata.currentDetails).toContain(
+      'waiting for a worker on machine host-c (its files are there): start `loom worker` on host-c',
+    );
     expect(env.model.requests.some((request) => request.lastUser === 'Run on C')).toBe(false);
 
     await hostWorker('host-c');

@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
@@ -45,12 +46,24 @@ const details = async (sessionId: string) =>
   (await env.client.workflow.getHandle(sessionId).query<{ currentDetails: string }>('__temporal_workflow_metadata'))
     .currentDetails;
 
+async function activitySummaries(sessionId: string): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(sessionId).fetchHistory();
+  return (history.events ?? []).flatMap((event) =>
+    event.activityTaskScheduledEventAttributes && event.userMetadata?.summary
+      ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)]
+      : [],
+  );
+}
+
 /** Search attributes reach visibility a moment after the run sets them. */
 const untilWaiting = (sessionIds: string[], value: boolean) =>
   waitUntil(async () => (await Promise.all(sessionIds.map(waiting))).every((v) => v === value), 15_000);
 
 function expectNamesRequest(text: string, request: PermissionRequestRecord): void {
-  expect(text).toContain(`⏸ waiting for approval: **${request.title}** (${request.id})`);
+  // The title's markdown is escaped (`**` of a glob stays as typed), and the lines after it form a
+  // list: the Temporal UI's markdown starts one only after a blank line.
+  const shownTitle = request.title.replace(/[*_`]/g, '\\$&');
+  expect(text).toContain(`⏸ waiting for approval: **${shownTitle}** (${request.id})\n\n- tool \`bash\``);
   expect(text).toContain('tool `bash`');
   expect(text).toContain(request.sessionID);
   expect(text).toContain(`\`loom approve ${request.id}\``);
@@ -76,7 +89,9 @@ describe('a permission request that waits, seen from the root', () => {
       {
         name: 'child',
         when: { lastUser: 'Remove the build folder.', lastRole: 'user' },
-        reply: { toolCalls: [{ name: 'bash', args: { command: 'rm -rf build', description: 'Remove build' } }] },
+        reply: {
+          toolCalls: [{ name: 'bash', args: { command: 'rm -rf build/**/*.o', description: 'Remove build' } }],
+        },
       },
       {
         name: 'child-done',
@@ -93,7 +108,7 @@ describe('a permission request that waits, seen from the root', () => {
     const request = await pendingIn(sessionId);
     const child = request.sessionID;
     expect(child).not.toBe(sessionId);
-    expect(request).toMatchObject({ tool: 'bash', title: 'bash · rm -rf build', agent: 'general' });
+    expect(request).toMatchObject({ tool: 'bash', title: 'bash · rm -rf build/**/*.o', agent: 'general' });
 
     await untilWaiting([sessionId, child], true);
     await waitUntil(async () => (await details(sessionId)).includes(request.id), 10_000);
@@ -101,6 +116,7 @@ describe('a permission request that waits, seen from the root', () => {
     expectNamesRequest(rootDetails, request);
     expect(rootDetails).toContain('asked by subagent session');
     expect(rootDetails).toContain('**build** · '); // the run's own details are still there
+    expect(rootDetails.startsWith('⏸ waiting for approval')).toBe(true); // first, above the title
     const childDetails = await details(child);
     expectNamesRequest(childDetails, request);
     expect(childDetails).toContain('asked by this session');
@@ -117,6 +133,13 @@ describe('a permission request that waits, seen from the root', () => {
     expect(closed.memo?.title).toBe('Cleaning the build');
     expect(closed.typedSearchAttributes.get(WaitingAttribute)).toBe(false);
     expect((await env.client.workflow.getHandle(child).describe()).memo?.title).toBe('Clean (@general subagent)');
+    // The run's timeline, the Temporal UI's default view of it, labels the ask and the answer.
+    expect(await activitySummaries(child)).toEqual(
+      expect.arrayContaining([
+        `⏸ asks approval: bash · rm -rf build/**/*.o (${request.id}): loom approve ${request.id}`,
+        `approved: bash · rm -rf build/**/*.o (${request.id})`,
+      ]),
+    );
 
     await env.checkReplay(sessionId, 'waiting-approval-root');
     await env.checkReplay(child, 'waiting-approval-child');

@@ -62,6 +62,14 @@ export const callStore: typeof remoteStore = new Proxy(remoteStore, {
 });
 
 /**
+ * `callStore` for one call whose event the Temporal UI's timeline (its default view of a run) labels
+ * with `summary`. A summary is metadata of the command, which replay does not compare: no patch.
+ */
+export function labelledCallStore(summary: string): typeof remoteStore {
+  return patched(CALL_STORE_AS_ACTIVITIES) ? proxyActivities<LoomActivities>({ ...storePolicy, summary }) : store;
+}
+
+/**
  * Where a run's workspace activities go: the task queue of the host that holds its directory, or
  * any worker for runs recorded before workspaces had hosts. `waitMs` bounds how long one waits
  * for that host's worker (schedule-to-start).

@@ -12,7 +12,7 @@ import type { PermissionReply, PermissionRequestRecord } from '../../core/permis
 import type { PluginVerdict } from '../../activities/permissions.js';
 import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
-import { callStore } from './activities.js';
+import { callStore, labelledCallStore } from './activities.js';
 import type { WaitingBoard } from './waiting.js';
 
 /** Runs recorded before request ids were derived from the call keep their random ids. */
@@ -147,7 +147,9 @@ export class PermissionGate {
     // option is input, which replay does not compare), and its `undefined` means "ask" as its
     // `void` did: runs recorded before replay unchanged, so no patch is needed. A verdict only
     // leaves out the wait and the second store write that follow, in runs that got one.
-    const plugins: PluginVerdict | undefined = await callStore.savePermissionRequest(record, { askPlugins: true });
+    const plugins: PluginVerdict | undefined = await labelledCallStore(
+      `⏸ asks approval: ${oneLine(call.title)} (${id}): loom approve ${id}`,
+    ).savePermissionRequest(record, { askPlugins: true });
     if (plugins) {
       this.pending.delete(id);
       this.showWaiting();
@@ -176,7 +178,9 @@ export class PermissionGate {
     const reply = this.replies.get(id)!;
     if (reply.reply === 'always')
       await callStore.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
-    await callStore.savePermissionRequest({
+    await labelledCallStore(
+      `${reply.reply === 'reject' ? 'rejected' : 'approved'}: ${oneLine(call.title)} (${id})`,
+    ).savePermissionRequest({
       ...record,
       status: reply.reply === 'reject' ? 'rejected' : 'approved',
       reply: { reply: reply.reply, message: reply.message },
@@ -202,4 +206,10 @@ export class PermissionGate {
 /** What the model is told when a plugin's `permission.ask` hook denies a call (as for a rule's deny). */
 function pluginDeniedMessage(plugin: string, request: PermissionRequest): string {
   return `The plugin ${plugin} denied permission to use this specific tool call (${request.permission}: ${request.patterns.join(', ')}).`;
+}
+
+/** A call's title as an event label in the Temporal UI: one line, cut short. */
+function oneLine(title: string): string {
+  const line = title.replace(/\s+/g, ' ').trim();
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
 }

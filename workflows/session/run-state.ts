@@ -2,6 +2,8 @@ import { ActivityFailure, ApplicationFailure, setCurrentDetails } from '@tempora
 import { spendAgainstBudget, type BudgetLine } from '../../core/budget.js';
 import type { MessageError } from '../../core/message.js';
 import { zeroTokens } from '../../core/tokens.js';
+import { hostWaitText } from '../../core/host-wait.js';
+import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
 import type { IdSequence } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
@@ -85,25 +87,31 @@ export function describeFailure(error: unknown): MessageError | undefined {
   return undefined;
 }
 
-/** The run's current details in the Temporal UI. */
+/**
+ * The run's current details in the Temporal UI: what it waits for first (a person's approval, a
+ * worker), then its title, agent and progress. Titles come from models: escaped.
+ */
 export function showProgress(state: RunState): void {
   const total = state.tokens.input + state.tokens.output + state.tokens.cache.read;
-  setCurrentDetails(
-    (state.title ? `**${state.title}**\n\n` : '') +
-      `**${state.config?.agent.name ?? '…'}** · ${state.config?.model ?? '…'}\n\nstep ${state.step} · ${state.phase} · ${total} tokens` +
-      (state.queued.length ? ` · ${state.queued.length} queued` : '') +
-      state.waiting.details() +
-      budgetDetails(state.budgets) +
-      (state.waitingForHost
-        ? `\n\n⏳ waiting for host ${state.waitingForHost}: no worker serves its workspace (start \`loom worker\` there)`
-        : ''),
-  );
+  const blocks = [
+    ...state.waiting.details(),
+    ...(state.waitingForHost ? [hostWaitDetails(state.waitingForHost)] : []),
+    ...(state.title ? [`**${escapeMarkdownInline(state.title)}**`] : []),
+    `**${escapeMarkdownInline(state.config?.agent.name ?? '…')}** · ${escapeMarkdownInline(state.config?.model ?? '…')}`,
+    `step ${state.step} · ${state.phase} · ${total} tokens` +
+      (state.queued.length ? ` · ${state.queued.length} queued` : ''),
+    ...budgetDetails(state.budgets),
+  ];
+  setCurrentDetails(blocks.join('\n\n'));
 }
 
-function budgetDetails(lines: BudgetLine[] | undefined): string {
-  if (!lines?.length) return '';
+function hostWaitDetails(host: string): string {
+  return `⏳ ${hostWaitText(escapeMarkdownInline(host))}`;
+}
+
+function budgetDetails(lines: BudgetLine[] | undefined): string[] {
   const owner = (line: BudgetLine) => (line.kind === 'batch' ? `batch ${line.owner}` : `tree of ${line.owner}`);
-  return lines.map((line) => `\n\nbudget (${owner(line)}): ${spendAgainstBudget(line)}`).join('');
+  return (lines ?? []).map((line) => `budget (${owner(line)}): ${spendAgainstBudget(line)}`);
 }
 
 /** Where the run's workspace activities go (its host, and how long they wait for it). */

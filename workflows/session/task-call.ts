@@ -19,6 +19,7 @@ import {
   withSearchAttributes,
 } from '../../core/search-attributes.js';
 import { preview } from '../../core/prompt.js';
+import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import type { TaskCallPlan } from '../../core/tool-call/plan.js';
 import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
@@ -173,8 +174,8 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
           ? ChildWorkflowCancellationType.ABANDON
           : ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
-        staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${input.description}`,
-        staticDetails: `**Prompt**\n\n${input.promptPreview ?? preview(input.prompt ?? '')}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
+        staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${escapeMarkdownInline(input.description)}`,
+        staticDetails: `**Prompt**\n\n${escapeMarkdown(input.promptPreview ?? preview(input.prompt ?? ''))}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
         ...withSearchAttributes(context.searchAttributes, [
           { key: AgentAttribute, value: agent.name },
           { key: RootSessionAttribute, value: config.rootId },

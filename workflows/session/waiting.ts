@@ -6,6 +6,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { CarriedWaiting, WaitingRequest } from '../../core/run.js';
 import { waitingSignal, type WaitingReport } from '../api.js';
@@ -43,8 +44,8 @@ export class WaitingBoard {
     return this.ended ? [] : [...this.own, ...Object.values(this.children).flat()];
   }
 
-  /** The requests, for the run's details in the Temporal UI. */
-  details(): string {
+  /** The requests, for the run's details in the Temporal UI: one block each. */
+  details(): string[] {
     return waitingDetails(this.requests(), this.session.id);
   }
 
@@ -138,15 +139,17 @@ function same(a: WaitingRequest[], b: WaitingRequest[]): boolean {
   );
 }
 
-/** The run's details in the Temporal UI for each waiting request: what asks, where, and how to answer. */
-export function waitingDetails(requests: WaitingRequest[], sessionId: string): string {
-  return requests
-    .map(
-      (request) =>
-        `\n\n⏸ waiting for approval: **${request.title}** (${request.id})\n` +
-        `- tool \`${request.tool}\`, asked by ${request.sessionId === sessionId ? 'this session' : 'subagent session'} ${request.sessionId}` +
-        `${request.agent ? ` (@${request.agent})` : ''}\n` +
-        `- approve: \`loom approve ${request.id}\` · reject: \`loom approve ${request.id} --reject\``,
-    )
-    .join('');
+/**
+ * The run's details in the Temporal UI for each waiting request: what asks, where, and how to
+ * answer. The UI's markdown starts a list only after a blank line; titles come from tool calls
+ * (a glob pattern, a command line): escaped.
+ */
+export function waitingDetails(requests: WaitingRequest[], sessionId: string): string[] {
+  return requests.map(
+    (request) =>
+      `⏸ waiting for approval: **${escapeMarkdownInline(request.title)}** (${request.id})\n\n` +
+      `- tool \`${request.tool}\`, asked by ${request.sessionId === sessionId ? 'this session' : 'subagent session'} ${request.sessionId}` +
+      `${request.agent ? ` (@${escapeMarkdownInline(request.agent)})` : ''}\n` +
+      `- approve: \`loom approve ${request.id}\` · reject: \`loom approve ${request.id} --reject\``,
+  );
 }

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery } from '../../../workflows/api.js';
-import type { BatchHandle } from '../../services/batches.js';
+import { withRunningTokens, type BatchHandle } from '../../services/batches.js';
 import type { CliContext } from '../../context.js';
 import {
   BatchProgressView,
@@ -55,7 +55,8 @@ export async function followBatch(
       );
     return 130;
   }
-  const progress = await result;
+  // The run counts the tokens of tasks that ended; the store's usage also has those of cancelled ones.
+  const progress = await withRunningTokens(context.store, await result);
   view?.update(progress);
   view?.stop();
   if (options.quiet) process.stdout.write(`${JSON.stringify(progress)}\n`);

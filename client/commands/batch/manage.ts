@@ -2,7 +2,13 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
-import { batchTokens, controlBatch } from '../../services/batches.js';
+import {
+  BatchControlError,
+  batchTokens,
+  controlBatch,
+  endedBatchMessage,
+  withRunningTokens,
+} from '../../services/batches.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
 import { batchSpan } from '../../render/batch-progress.js';
 import { formatBytes } from '../../render/quantities.js';
@@ -17,12 +23,13 @@ async function findBatch(context: CliContext, batchId: string): Promise<BatchRec
   return batch;
 }
 
-/** Progress from the running batch, or from the store once it has ended. */
+/** Progress from the running batch, or from the store once it has ended; tokens from the store. */
 async function progressOf(context: CliContext, batch: BatchRecord): Promise<BatchProgress> {
   const { client } = await context.temporal();
   const handle = client.workflow.getHandle<typeof batchWorkflow>(batch.id);
   try {
-    if ((await handle.describe()).status.name === 'RUNNING') return await handle.query(batchProgressQuery);
+    if ((await handle.describe()).status.name === 'RUNNING')
+      return await withRunningTokens(context.store, await handle.query(batchProgressQuery));
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
@@ -96,9 +103,16 @@ export async function batchControlCommand(
   batchId: string,
   control: BatchControl,
 ): Promise<number> {
-  await findBatch(context, batchId);
+  await refuseEnded(context, await findBatch(context, batchId), control);
   const { client } = await context.temporal();
-  const progress = await controlBatch(client, batchId, control);
+  let progress;
+  try {
+    progress = await controlBatch(client, batchId, control);
+  } catch (error) {
+    // It may have ended since: say how, rather than only that it is not running.
+    if (error instanceof BatchControlError) await refuseEnded(context, await findBatch(context, batchId), control);
+    throw error;
+  }
   const what =
     control.action === 'concurrency'
       ? `concurrency ${control.value}`
@@ -109,6 +123,11 @@ export async function batchControlCommand(
     `Batch ${batchId}: ${what} · ${progress.done} done · ${progress.running} running · ${progress.pending} waiting`,
   );
   return 0;
+}
+
+async function refuseEnded(context: CliContext, batch: BatchRecord, control: BatchControl): Promise<void> {
+  const ended = endedBatchMessage(batch, await context.store.batchCounts(batch.id), control.action);
+  if (ended) throw new CliError(ended);
 }
 
 export function concurrencyControl(value: string): BatchControl {
