@@ -216,7 +216,7 @@ describe('loom serve: batches', () => {
 
     const ended = await call<Problem>('POST', `/batch/${id}/pause`);
     expect(ended.status).toBe(409);
-    expect(ended.body.error).toContain(`Batch ${id} is no longer running: it was completed`);
+    expect(ended.body.error).toBe(`Batch ${id} already completed (3 done); nothing to pause.`);
   }, 40_000);
 
   it("refuses a task folder that leaves the batch's directory or is not there, storing nothing", async () => {

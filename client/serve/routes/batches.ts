@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { Tokens } from '../../../core/message.js';
 import type { BatchControl } from '../../../workflows/api.js';
-import { BatchControlError, batchTokens, controlBatch, startBatch } from '../../services/batches.js';
+import { BatchControlError, batchTokens, controlBatch, endedBatchMessage, startBatch } from '../../services/batches.js';
 import { checkModelFlag, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { budgetFromInput, checkBatchBudgetPrices } from '../../services/budgets.js';
@@ -120,8 +120,8 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   /** Sends a control to the batch's run through the update `loom batch pause|resume|cancel|concurrency` uses. */
   const control = async (id: string, change: BatchControl) => {
     const batch = await existing(id);
-    if (batch.status === 'completed' || batch.status === 'cancelled')
-      throw new HttpError(409, `Batch ${id} is no longer running: it was ${batch.status}.`);
+    const ended = endedBatchMessage(batch, await store.batchCounts(id), change.action);
+    if (ended) throw new HttpError(409, ended);
     try {
       return await controlBatch(await deps.client(), id, change);
     } catch (error) {
