@@ -174,14 +174,23 @@ describe('the web view, in detail', () => {
     await docShot('web-view-approval.png', 620);
 
     // The run's details in the Temporal UI, while it waits for the person.
-    const ui = await browser.newPage({ viewport: { width: WIDTH, height: 760 } });
+    const ui = await browser.newPage({ viewport: { width: WIDTH, height: 1000 } });
     try {
       await ui.goto(`http://localhost:${uiPort}/namespaces/default/workflows/${id}`);
       await ui.getByText(id).first().waitFor({ timeout: 30_000 });
       await ui.getByText('Running').first().waitFor({ timeout: 30_000 });
       await ui.getByText('sessionWorkflow').first().waitFor({ timeout: 30_000 });
+      // The run's summary and details (the waiting request first) are on its User Metadata tab.
+      await ui.getByText('User Metadata', { exact: true }).first().click();
+      // The UI renders markdown in frames of its own.
+      const framesText = async () =>
+        (await Promise.all(ui.frames().map((frame) => frame.evaluate(() => document.body?.innerText ?? '')))).join(
+          '\n',
+        );
+      await waitUntil(async () => (await framesText()).includes('waiting for approval: bash · echo built'), 30_000);
       const path = join(shots, 'temporal-ui-waiting.png');
-      await ui.screenshot({ path, type: 'png', clip: { x: 0, y: 0, width: WIDTH, height: 700 } });
+      // Without the UI's side bar: the run's header and its metadata.
+      await ui.screenshot({ path, type: 'png', clip: { x: 260, y: 60, width: WIDTH - 260, height: 940 } });
       expect(statSync(path).size).toBeLessThan(MAX_SHOT_BYTES);
       if (UPDATE_SCREENSHOTS) copyFileSync(path, join(DOC_IMAGES, 'temporal-ui-waiting.png'));
     } finally {
