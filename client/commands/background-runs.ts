@@ -4,7 +4,7 @@ import { lastOutcome } from '../../activities/last-text.js';
 import type { CliContext } from '../context.js';
 import { errorMessage } from '../../core/error-message.js';
 import { currentCursor } from '../follow/session-changes.js';
-import { runningInTree, runLabel, type TreeRun } from '../follow/tree-runs.js';
+import { latestRunOf, runningInTree, runLabel, type TreeRun } from '../follow/tree-runs.js';
 import { watchRun } from '../follow/watch-run.js';
 import { PermissionPrompter } from '../render/permission-prompter.js';
 import { plural } from '../render/quantities.js';
@@ -20,7 +20,10 @@ export interface TreeFollowOptions {
   rootId: string;
   /** The session the command ran: its wake-up runs are followed as its run was. */
   sessionId: string;
-  /** Where the session's transcript stood when its run ended. */
+  /** The command's run of the session: a later run is a wake-up. */
+  runId?: string;
+  /** Where the session's transcript stood when its run began, and when it ended. */
+  since: number;
   cursor: number;
   json: boolean;
   /** `--detach`: say what still runs and leave it. */
@@ -36,13 +39,17 @@ export interface TreeFollowOptions {
  */
 export async function followTree(context: CliContext, options: TreeFollowOptions): Promise<void> {
   const access = await context.temporal();
-  const first = await runningInTree(access, context.store, options.rootId).catch((error: unknown) => {
-    context.report(cannotLook(context, options.rootId, error));
-    return [];
-  });
-  if (first.length === 0) return;
+  let first: TreeRun[];
+  let ran: string | undefined;
+  try {
+    first = await runningInTree(access, context.store, options.rootId);
+    ran = options.runId && (await latestRunOf(access, options.sessionId, options.runId))?.chain;
+  } catch (error) {
+    return context.report(cannotLook(context, options.rootId, error));
+  }
   const others = first.filter((run) => run.sessionId !== options.sessionId);
   if (!context.hasInProcessWorker) {
+    if (others.length === 0) return;
     context.report(
       `⋯ Still running in the worker serving task queue "${context.settings.taskQueue}": ${first.map(named).join(', ')}. ` +
         `\`loom tree ${options.rootId}\` shows them.`,
@@ -50,13 +57,16 @@ export async function followTree(context: CliContext, options: TreeFollowOptions
     return;
   }
   if (options.detach) return reportLeft(context, first);
+  const follower = new TreeFollower(context, options, ran);
+  // A report may have woken the session, and its run ended, before this first look.
+  if (others.length === 0 && !(await follower.woken().catch(() => undefined))) return;
   if (others.length > 0)
     context.report(
       pc.dim(
         `\n⋯ ${plural(others.length, 'background subagent')} still running: waiting for them (Ctrl-C leaves them)`,
       ),
     );
-  await new TreeFollower(context, options).follow();
+  await follower.follow();
 }
 
 class TreeFollower {
@@ -64,7 +74,8 @@ class TreeFollower {
   private readonly tracked = new Map<string, TreeRun & { seenBusy: boolean }>();
   /** Runs whose end has been said (a finished subagent's run stays open until its parent takes its report). */
   private readonly said = new Set<string>();
-  private followedRunId: string | undefined;
+  /** The chain (see `latestRunOf`) of the session's last run followed: the command's own, then each wake-up's. */
+  private followed: string | undefined;
   private cursor: number;
   private left = false;
   private following = false;
@@ -73,8 +84,17 @@ class TreeFollower {
   constructor(
     private readonly context: CliContext,
     private readonly options: TreeFollowOptions,
+    ran: string | undefined,
   ) {
     this.cursor = options.cursor;
+    this.followed = ran;
+  }
+
+  /** The session's run since the last one followed, open or (with the command's run known) closed already. */
+  async woken(): Promise<string | undefined> {
+    const latest = await latestRunOf(await this.context.temporal(), this.options.sessionId);
+    if (!latest || latest.chain === this.followed || !(latest.open || this.followed)) return undefined;
+    return latest.runId;
   }
 
   async follow(): Promise<void> {
@@ -94,6 +114,7 @@ class TreeFollower {
       PERMISSION_CHECK_MS,
     );
     let failedLooks = 0;
+    let first = true;
     try {
       for (;;) {
         let runs: TreeRun[];
@@ -105,9 +126,11 @@ class TreeFollower {
           await sleep(POLL_MS, undefined, { signal: this.waking.signal }).catch(() => undefined);
           continue;
         }
+        if (first) await this.sayEndedBefore(runs).catch(() => undefined);
+        first = false;
         await this.sayEnded(runs);
         if (this.left) return reportLeft(context, runs);
-        const woken = runs.find((run) => run.sessionId === options.sessionId && run.runId !== this.followedRunId);
+        const woken = await this.woken().catch(() => undefined);
         if (woken) {
           await this.followWakeUp(woken);
           continue;
@@ -119,6 +142,22 @@ class TreeFollower {
       clearInterval(permissions);
       process.off('SIGINT', leave);
       process.off('SIGTERM', leave);
+    }
+  }
+
+  /**
+   * Says how the background subagents the command's run started ended, for those that did before
+   * the first look (the others are said as they end).
+   */
+  private async sayEndedBefore(runs: TreeRun[]): Promise<void> {
+    const { store } = this.context;
+    const open = new Set(runs.map((run) => run.sessionId));
+    const { parts } = await store.changes(this.options.sessionId, this.options.since);
+    for (const part of parts) {
+      if (part.type !== 'tool' || part.tool !== 'task' || part.state.status !== 'completed') continue;
+      const { background, sessionId } = part.state.metadata ?? {};
+      if (background !== true || typeof sessionId !== 'string' || open.has(sessionId)) continue;
+      await this.sayOutcome({ sessionId, runId: '' });
     }
   }
 
@@ -154,32 +193,32 @@ class TreeFollower {
   }
 
   /** A report woke the session: its new run is followed and printed as the command's own was. */
-  private async followWakeUp(run: TreeRun): Promise<void> {
+  private async followWakeUp(runId: string): Promise<void> {
     const { context, options } = this;
-    this.followedRunId = run.runId;
+    const { sessionId } = options;
+    const access = await context.temporal();
+    this.followed = (await latestRunOf(access, sessionId, runId))?.chain ?? runId;
     this.following = true;
-    const { client } = await context.temporal();
     const outcome = await watchRun(
       context,
-      client.workflow.getHandle(run.sessionId, run.runId),
-      run.sessionId,
+      access.client.workflow.getHandle(sessionId, runId),
+      sessionId,
       this.cursor,
       {
         quiet: options.json,
         rootId: options.rootId,
-        runId: run.runId,
+        runId,
         leaveOnInterrupt: true,
       },
-    );
-    this.following = false;
-    this.cursor = await currentCursor(context.store, run.sessionId);
+    ).finally(() => (this.following = false));
+    this.cursor = await currentCursor(context.store, sessionId);
     if (outcome.status === 'detached') {
       this.left = true;
       return;
     }
     if (options.json) {
       const said = outcome.status === 'completed' ? `answered: ${preview(outcome.text)}` : outcome.status;
-      context.report(`● ${run.sessionId} woke up and ${said}`);
+      context.report(`● ${sessionId} woke up and ${said}`);
     } else printOutcome(context, outcome, false);
   }
 }

@@ -109,6 +109,7 @@ export async function resumeCommand(
       continue;
     }
     const sent = await sendPrompt(client, context.store, session, promptId, sending);
+    const since = cursor;
     const outcome = await watchRun(context, sent.handle, sessionId, cursor, { quiet: json, rootId, runId: sent.runId });
     if (outcome.status === 'cancelled' && !outcome.cancelledHere) {
       const fate = await promptFate(client, context.store, { sessionId, runId: sent.runId, promptId, since: cursor });
@@ -120,16 +121,11 @@ export async function resumeCommand(
         continue;
       }
     }
+    const after = await currentCursor(context.store, sessionId);
     const exitCode = printOutcome(context, outcome, json);
     if (outcome.status !== 'detached') {
       const detach = Boolean(options.detach);
-      await followTree(context, {
-        rootId,
-        sessionId,
-        cursor: await currentCursor(context.store, sessionId),
-        json,
-        detach,
-      });
+      await followTree(context, { rootId, sessionId, runId: sent.runId, since, cursor: after, json, detach });
     }
     return exitCode;
   }

@@ -5,7 +5,7 @@ import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
 import { startSession } from '../services/sessions.js';
-import { watchRun } from '../follow/watch-run.js';
+import { runIdOf, watchRun } from '../follow/watch-run.js';
 import { budgetFlags, cliChecked } from './budget-flags.js';
 import { checkBudgetPrices } from '../services/budgets.js';
 import { timeoutFlag } from '../timeout-flag.js';
@@ -65,7 +65,16 @@ export async function runCommand(context: CliContext, prompt: string, options: R
   const cursor = await currentCursor(context.store, sessionId);
   const exitCode = printOutcome(context, outcome, json);
   if (outcome.status !== 'detached') {
-    await followTree(context, { rootId: sessionId, sessionId, cursor, json, detach: Boolean(options.detach) });
+    const runId = runIdOf(handle);
+    await followTree(context, {
+      rootId: sessionId,
+      sessionId,
+      runId,
+      since: 0,
+      cursor,
+      json,
+      detach: Boolean(options.detach),
+    });
   }
   return exitCode;
 }

@@ -58,9 +58,19 @@ async function addTree(store: SessionRecords, session: Session, into: Map<string
 
 /** The run id of a session's open run, if it has one. */
 async function openRunOf(access: Pick<TemporalAccess, 'client'>, sessionId: string): Promise<string | undefined> {
+  const latest = await latestRunOf(access, sessionId);
+  return latest?.open ? latest.runId : undefined;
+}
+
+/** A session's latest run, open or closed, with the first run of its chain (the same across continue-as-new). */
+export async function latestRunOf(
+  access: Pick<TemporalAccess, 'client'>,
+  sessionId: string,
+  runId?: string,
+): Promise<{ runId: string; chain: string; open: boolean } | undefined> {
   try {
-    const { status, runId } = await access.client.workflow.getHandle(sessionId).describe();
-    return status.name === 'RUNNING' ? runId : undefined;
+    const { status, runId: latest, raw } = await access.client.workflow.getHandle(sessionId, runId).describe();
+    return { runId: latest, chain: raw.workflowExecutionInfo?.firstRunId || latest, open: status.name === 'RUNNING' };
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;

@@ -146,7 +146,7 @@ export async function watchRun(
 }
 
 /** The run a handle from `client.workflow.start` started (others do not say). */
-function runIdOf(handle: SessionHandle): string | undefined {
+export function runIdOf(handle: SessionHandle): string | undefined {
   return (handle as { firstExecutionRunId?: string }).firstExecutionRunId;
 }
 

@@ -111,6 +111,25 @@ describe('loom run with background subagents, running the worker itself', () => 
   }, 120_000);
 });
 
+describe('a run left on SIGTERM', () => {
+  it('says that no worker will run it once the command, which was running the worker, stops', async () => {
+    env.model.setScript([
+      TITLE,
+      { name: 'slow', reply: { text: 'tick '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } },
+    ]);
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Keep ticking'], { env: cliEnv(), cwd: env.project });
+    await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Keep ticking', 60_000);
+    run.child.kill('SIGTERM');
+    const result = await run.result;
+    expect(result.code).toBe(130);
+    const sessionId = /Left (ses_\w+) running/.exec(result.stderr)![1];
+    expect(result.stderr).toContain(
+      `Left ${sessionId} running: no worker will run it after this command; start \`loom worker\` (\`loom show ${sessionId}\` shows its progress).`,
+    );
+    expect((await loom(['cancel', sessionId])).code).toBe(0);
+  }, 90_000);
+});
+
 describe('loom resume with no prompt', () => {
   it('runs again the prompt of a run that never reached its model, and the session gets its title', async () => {
     env.model.setScript([
