@@ -10,7 +10,10 @@ export const ABORTED_TOOL_ERROR = 'Tool execution aborted';
 
 /** Store writes the loop makes around model and tool calls. All idempotent. */
 export function createSessionActivities({ store }: ActivityDeps) {
-  /** Creates the session, or marks an existing one busy under the agent and model of this run. */
+  /**
+   * Creates the session, or marks an existing one busy under the agent and model of this run.
+   * `created`: the session is new (or never answered and still unnamed), so the run gives it a title.
+   */
   async function openSession(input: {
     sessionId: string;
     parentId?: string;
@@ -45,7 +48,13 @@ export function createSessionActivities({ store }: ActivityDeps) {
       : { ...links, ...newSession(input, 'busy', now) };
     await store.saveSession(session);
     if (input.budget) await store.setBudget(input.sessionId, input.budget);
-    return { created: !existing, title: session.title };
+    // A root session whose earlier runs never got an answer (a set-up mistake, fixed since) is as new: its run names it.
+    const unnamed =
+      existing &&
+      !existing.parentID &&
+      existing.title.startsWith('New session - ') &&
+      !(await store.lastFinishedStep(existing.id));
+    return { created: !existing || Boolean(unnamed), title: session.title };
   }
 
   /** A tool call that could not run (unknown tool, invalid arguments, infrastructure failure). */

@@ -67,9 +67,17 @@ program
   .option('--max-cost <usd>', "a budget in dollars for the session and all its subagents (needs the models' prices)")
   .option('--timeout <duration>', 'cancel the run past this long (90s, 30m, 2h, 1h30m, or ms); its work is kept')
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
+  .option(
+    '--detach',
+    'do not wait for background subagents still running when the run ends (they need a worker: `loom worker`)',
+  )
   .addHelpText(
     'after',
     `
+Background subagents: when this command runs the worker itself (no \`loom worker\` is running), it
+waits for the background subagents the run started and the answers their reports wake, printing
+each; Ctrl-C (or --detach) leaves them, to go on once a worker runs.
+
 The model: --model, else the agent's, else "model" in loom.json, else LOOM_MODEL, else the first
 provider key set (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY).
   loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"
@@ -85,7 +93,10 @@ program
   .command('resume')
   .description('continue a session with a new prompt (queued if the session is busy)')
   .argument('<sessionId>', 'the session to continue')
-  .argument('[prompt...]', 'what to ask (read from stdin when omitted)')
+  .argument(
+    '[prompt...]',
+    'what to ask (read from stdin when omitted); none: the prompt of a run that failed before the model answered, again',
+  )
   .option('-a, --agent <name>', 'switch agent for this run')
   .option('-m, --model <provider/model>', 'switch model for this run')
   .option('--max-tokens <n>', "a new token budget for the session's tree (above what it has used)")
@@ -95,9 +106,10 @@ program
     'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m, or ms); a busy session only queues the prompt, under its own run',
   )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
+  .option('--detach', 'do not wait for background subagents still running when the run ends')
   .action(async (sessionId: string, words: string[], options) =>
     execute(async (context) =>
-      (await import('./commands/resume.js')).resumeCommand(context, sessionId, await promptFrom(words), options),
+      (await import('./commands/resume.js')).resumeCommand(context, sessionId, await promptFrom(words, true), options),
     ),
   );
 
@@ -531,15 +543,19 @@ async function execute(action: (context: CliContext) => Promise<number>): Promis
   return exitWhenWritten(exitCode);
 }
 
-async function promptFrom(words: string[]): Promise<string> {
+/** The prompt from the arguments, else stdin; `optional`: '' when there is none (the command decides). */
+async function promptFrom(words: string[], optional = false): Promise<string> {
   const prompt = words.join(' ').trim();
   if (prompt) return prompt;
-  if (process.stdin.isTTY) throw new CliError('No prompt given. Pass it as an argument or on stdin.', 2);
+  const none = () => {
+    if (optional) return '';
+    throw new CliError('No prompt given. Pass it as an argument or on stdin.', 2);
+  };
+  if (process.stdin.isTTY) return none();
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const fromStdin = Buffer.concat(chunks).toString('utf8').trim();
-  if (!fromStdin) throw new CliError('No prompt given. Pass it as an argument or on stdin.', 2);
-  return fromStdin;
+  return fromStdin || none();
 }
 
 await program.parseAsync();

@@ -106,6 +106,14 @@ const SETUP_HINTS: Record<SetupProblem, string> = {
   refused: "nothing is listening there (is the model server running? check the provider's options.baseURL)",
 };
 
+/** Attempts before a session that never reached its model gives up on an unknown host or a refused connection. */
+export const SETUP_ATTEMPTS = 3;
+
+/** Whether a failure's message says it looks like set-up (see `SETUP_HINTS`): such a call gives up early. */
+export function hasSetupHint(message: string): boolean {
+  return Object.values(SETUP_HINTS).some((hint) => message.includes(hint));
+}
+
 /** Whether a failed call looks like set-up: an unknown host, or a refused connection. */
 export function setupProblem(error: unknown): SetupProblem | undefined {
   const codes = new Set<string>();
@@ -133,7 +141,7 @@ export function neverReachedFailure(
 ): ApplicationFailure {
   return failure(
     ModelFailure.unreachable,
-    `${classified.message}. Gave up after ${attempt} attempts: session ${sessionId} has never reached this model, so this looks like set-up rather than an outage; fix it, then resume the session.`,
+    `${classified.message}. Gave up after ${attempt} attempts: session ${sessionId} has never reached this model, so this looks like set-up rather than an outage. Fix it, then \`loom resume ${sessionId}\` runs the prompt again.`,
     false,
   );
 }

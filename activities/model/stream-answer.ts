@@ -16,15 +16,20 @@ import type { ToolCall } from '../../core/tool-call/check.js';
 import type { PartRecords } from '../store/parts.js';
 import type { MessageRecords } from '../store/messages.js';
 import { AnswerWriter } from './answer-writer.js';
-import { classifyModelError, emptyAnswerFailure, neverReachedFailure, noteRetry, setupProblem } from './errors.js';
+import {
+  classifyModelError,
+  emptyAnswerFailure,
+  neverReachedFailure,
+  noteRetry,
+  SETUP_ATTEMPTS,
+  setupProblem,
+} from './errors.js';
 import { toLanguageModelPrompt } from './language-model-prompt.js';
 import { withCacheBreakpoints } from './prompt-caching.js';
 import type { ResolvedModel } from './provider.js';
 import { isEmptyCallMarkup, repairTextToolCalls } from './tool-call-repair.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
-/** Attempts before a session that never reached its model gives up on an unknown host or a refused connection. */
-const SETUP_ATTEMPTS = 3;
 
 export interface ModelRequest {
   model: ResolvedModel;

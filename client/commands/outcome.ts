@@ -26,7 +26,14 @@ export function printOutcome(context: CliContext, outcome: RunOutcome, json: boo
     );
   else if (outcome.status === 'cancelled') context.report(pc.yellow(`\n■ ${line}`));
   // A run left because the server went away was explained when it happened.
-  else if (!outcome.error)
-    context.report(`\nLeft ${outcome.sessionId} running. \`loom show ${outcome.sessionId}\` shows its progress.`);
+  else if (!outcome.error) context.report(`\n${leftRunning(context, outcome.sessionId)}`);
   return exitCode;
+}
+
+/** A run the command stops following, and whether a worker is left to run it. */
+export function leftRunning(context: CliContext, sessionId: string, what = ''): string {
+  const show = `\`loom show ${sessionId}\` shows its progress`;
+  return context.hasInProcessWorker
+    ? `Left ${sessionId} running${what}: no worker will run it after this command; start \`loom worker\` (${show}).`
+    : `Left ${sessionId} running${what} in the worker serving task queue "${context.settings.taskQueue}". ${show}.`;
 }

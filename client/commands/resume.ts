@@ -16,22 +16,42 @@ import { rootOf, sendPrompt } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
 import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
+import { followTree } from './background-runs.js';
+import { unansweredPrompt, type UnansweredPrompt } from '../services/unanswered-prompt.js';
+import type { Session } from '../../core/session.js';
 import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
 import { budgetBeforeResume, checkBudgetPrices } from '../services/budgets.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */
 const MAX_ROUNDS = 5;
 
-/** `loom resume <sessionId> "<prompt>"`: a new run of the session with its history (queued if it is busy). */
+export interface ResumeOptions {
+  agent?: string;
+  model?: string;
+  maxTokens?: string;
+  maxCost?: string;
+  timeout?: string;
+  json?: boolean;
+  /** Leave background subagents still running when the run ends, rather than wait for them. */
+  detach?: boolean;
+}
+
+/**
+ * `loom resume <sessionId> "<prompt>"`: a new run of the session with its history (queued if it is
+ * busy), followed as `loom run` follows one. With no prompt, the prompt of a run that failed before
+ * its model answered is run again.
+ */
 export async function resumeCommand(
   context: CliContext,
   sessionId: string,
-  prompt: string,
-  options: { agent?: string; model?: string; maxTokens?: string; maxCost?: string; timeout?: string; json?: boolean },
+  given: string,
+  options: ResumeOptions,
 ): Promise<number> {
   const timeoutMs = timeoutFlag(options.timeout);
   const session = await context.store.getSession(sessionId);
   if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  const again = given ? undefined : await promptToRunAgain(context, session);
+  const prompt = again?.text ?? given;
   const model = checkModelFlag(options.model);
   const project = loadProjectAgents(session.directory, context.env, context.settings.dataDir);
   const agent = options.agent ? chooseAgent(options.agent, project) : undefined;
@@ -55,6 +75,8 @@ export async function resumeCommand(
   const spent = await cliChecked(() => budgetBeforeResume(context.store, sessionId, budget, BUDGET_FLAG_NAMES));
   if (spent) throw new CliError(spent);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
+  // The failed run's prompt and empty answer give way to the run again, so the transcript holds the prompt once.
+  if (again) await context.store.removeMessages(sessionId, again.messageIds);
   const rootId = await rootOf(context.store, session);
   const sending = {
     prompt,
@@ -87,6 +109,7 @@ export async function resumeCommand(
       continue;
     }
     const sent = await sendPrompt(client, context.store, session, promptId, sending);
+    const since = cursor;
     const outcome = await watchRun(context, sent.handle, sessionId, cursor, { quiet: json, rootId, runId: sent.runId });
     if (outcome.status === 'cancelled' && !outcome.cancelledHere) {
       const fate = await promptFate(client, context.store, { sessionId, runId: sent.runId, promptId, since: cursor });
@@ -98,10 +121,39 @@ export async function resumeCommand(
         continue;
       }
     }
-    return printOutcome(context, outcome, json);
+    const after = await currentCursor(context.store, sessionId);
+    const exitCode = printOutcome(context, outcome, json);
+    if (outcome.status !== 'detached') {
+      const detach = Boolean(options.detach);
+      await followTree(context, { rootId, sessionId, runId: sent.runId, since, cursor: after, json, detach });
+    }
+    return exitCode;
   }
   throw new CliError(
     `Session ${sessionId} was cancelled ${MAX_ROUNDS} times while your prompt waited for a run; it was not run. ` +
       `\`loom show ${sessionId}\` shows the session; \`loom resume ${sessionId} "…"\` sends the prompt again.`,
   );
+}
+
+/** `loom resume <id>` with no prompt: the prompt of the session's failed run, or an error that says what to do. */
+async function promptToRunAgain(context: CliContext, session: Session): Promise<UnansweredPrompt> {
+  const again = await unansweredPrompt(context.store, session);
+  const retry = `\`loom resume ${session.id} "…"\` (or the prompt on stdin)`;
+  if (!again) {
+    const why =
+      session.status === 'busy'
+        ? 'it is running'
+        : session.status === 'failed'
+          ? 'a prompt is run again only when its run failed before the model answered'
+          : 'its last prompt has its answer';
+    throw new CliError(
+      `No prompt given, and session ${session.id} has none to run again (${why}). Pass one: ${retry}.`,
+      2,
+    );
+  }
+  const line = again.text.replace(/\s+/g, ' ').trim();
+  context.report(
+    `Running the prompt of ${session.id}'s failed run again: "${line.length > 80 ? `${line.slice(0, 79)}…` : line}"`,
+  );
+  return again;
 }

@@ -5,11 +5,13 @@ import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
 import { startSession } from '../services/sessions.js';
-import { watchRun } from '../follow/watch-run.js';
+import { runIdOf, watchRun } from '../follow/watch-run.js';
 import { budgetFlags, cliChecked } from './budget-flags.js';
 import { checkBudgetPrices } from '../services/budgets.js';
 import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
+import { followTree } from './background-runs.js';
+import { currentCursor } from '../follow/session-changes.js';
 
 export interface RunOptions {
   agent?: string;
@@ -20,9 +22,14 @@ export interface RunOptions {
   maxCost?: string;
   timeout?: string;
   json?: boolean;
+  /** Leave background subagents still running when the run ends, rather than wait for them. */
+  detach?: boolean;
 }
 
-/** `loom run "<prompt>"`: a new session, followed until its answer. */
+/**
+ * `loom run "<prompt>"`: a new session, followed until its answer, and then until the background
+ * subagents it started (and the wake-up runs their reports start) are done, when this command runs the worker.
+ */
 export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
   const timeoutMs = timeoutFlag(options.timeout);
   const directory = resolve(options.dir ?? process.cwd());
@@ -53,6 +60,21 @@ export async function runCommand(context: CliContext, prompt: string, options: R
     ...(budget ? { budget } : {}),
     timeoutMs,
   });
-  const outcome = await watchRun(context, handle, sessionId, 0, { quiet: Boolean(options.json) });
-  return printOutcome(context, outcome, Boolean(options.json));
+  const json = Boolean(options.json);
+  const outcome = await watchRun(context, handle, sessionId, 0, { quiet: json });
+  const cursor = await currentCursor(context.store, sessionId);
+  const exitCode = printOutcome(context, outcome, json);
+  if (outcome.status !== 'detached') {
+    const runId = runIdOf(handle);
+    await followTree(context, {
+      rootId: sessionId,
+      sessionId,
+      runId,
+      since: 0,
+      cursor,
+      json,
+      detach: Boolean(options.detach),
+    });
+  }
+  return exitCode;
 }

@@ -12,6 +12,7 @@ import { RunPrinter } from '../render/run-printer.js';
 import { formatDuration, reconnectLimit, RunFollower, type Followed } from './run-follower.js';
 import type { SessionHandle } from '../services/sessions.js';
 import { isTransportError } from '../temporal/transport-error.js';
+import { hasSetupHint, ModelFailure, SETUP_ATTEMPTS } from '../../activities/model/errors.js';
 
 const FIRST_CHECK_MS = 2_000;
 const PERMISSION_CHECK_MS = 300;
@@ -45,7 +46,14 @@ export async function watchRun(
   handle: SessionHandle,
   sessionId: string,
   cursor: number,
-  options: { quiet: boolean; rootId?: string; /** The run to follow, when the handle does not say. */ runId?: string },
+  options: {
+    quiet: boolean;
+    rootId?: string;
+    /** The run to follow, when the handle does not say. */
+    runId?: string;
+    /** Ctrl-C leaves the run rather than cancelling it (a wake-up run the person did not start here). */
+    leaveOnInterrupt?: boolean;
+  },
 ): Promise<RunOutcome> {
   const limitMs = reconnectLimit(context.env);
   const { client, address, target } = await context.temporal();
@@ -66,7 +74,7 @@ export async function watchRun(
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;
-    if (interrupts === 1) {
+    if (interrupts === 1 && !options.leaveOnInterrupt) {
       cancelledHere = true;
       context.report(`\nCancelling ${sessionId} … (Ctrl-C again to leave it running)`);
       handle
@@ -138,7 +146,7 @@ export async function watchRun(
 }
 
 /** The run a handle from `client.workflow.start` started (others do not say). */
-function runIdOf(handle: SessionHandle): string | undefined {
+export function runIdOf(handle: SessionHandle): string | undefined {
   return (handle as { firstExecutionRunId?: string }).firstExecutionRunId;
 }
 
@@ -214,7 +222,7 @@ async function checkOnRun(
       const key = `${activity.activityId}:${attempt}`;
       if (attempt < 2 || !activity.lastFailure || reportedAttempts.has(key)) continue;
       reportedAttempts.add(key);
-      const limit = activity.maximumAttempts ? `/${activity.maximumAttempts}` : '';
+      const limit = await attemptLimit(context, handle.workflowId, activity);
       context.report(
         `↻ ${activity.activityType?.name} attempt ${attempt}${limit} after: ${activity.lastFailure.message}`,
       );
@@ -231,6 +239,31 @@ async function checkOnRun(
   } catch {
     // The next tick tries again.
   }
+}
+
+/**
+ * What an attempt counts against: the retry policy's maximum, except for the model call of a
+ * session that has never reached its model, which gives up on set-up errors after
+ * `SETUP_ATTEMPTS` (see `neverReachedFailure`); on other network errors it may or may not, so
+ * those show no limit.
+ */
+async function attemptLimit(
+  context: CliContext,
+  sessionId: string,
+  activity: {
+    activityType?: { name?: string | null } | null;
+    maximumAttempts?: number | null;
+    lastFailure?: { message?: string | null; applicationFailureInfo?: { type?: string | null } | null } | null;
+  },
+): Promise<string> {
+  const message = activity.lastFailure?.message ?? '';
+  const unreachable =
+    activity.activityType?.name === 'callModel' &&
+    activity.lastFailure?.applicationFailureInfo?.type === ModelFailure.unreachable;
+  if (unreachable && !(await context.store.lastFinishedStep(sessionId))) {
+    return hasSetupHint(message) ? `/${SETUP_ATTEMPTS}` : '';
+  }
+  return activity.maximumAttempts ? `/${activity.maximumAttempts}` : '';
 }
 
 /** Says once when the run's workspace tools wait for a host that no worker serves (the run's progress says so). */

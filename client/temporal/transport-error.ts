@@ -29,6 +29,6 @@ export function transportReason(error: unknown): string {
  */
 export function serverUnreachableMessage(target: Pick<TemporalTarget, 'address' | 'embedded' | 'sources'>): string {
   return target.embedded
-    ? `Cannot reach the Temporal server at ${target.address}: it is not running (stopped by \`loom down\`?). \`./temporal-dev.sh start\`, or any \`loom run\`, starts it again.`
+    ? `Cannot reach the Temporal server at ${target.address}: it is not running (stopped by \`loom down\`?). Any \`loom run\` starts it again, as does starting \`loom worker\` again.`
     : `Cannot reach the Temporal server at ${target.address} (${target.sources.address}): nothing answers there. Start it, or set TEMPORAL_ADDRESS to a server that runs.`;
 }
