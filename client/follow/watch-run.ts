@@ -221,6 +221,8 @@ async function checkOnRun(
       const attempt = activity.attempt ?? 1;
       const key = `${activity.activityId}:${attempt}`;
       if (attempt < 2 || !activity.lastFailure || reportedAttempts.has(key)) continue;
+      // A title is a nicety the run never waits on: its retries would only repeat the answer's.
+      if (activity.activityType?.name === 'generateTitle') continue;
       reportedAttempts.add(key);
       const limit = await attemptLimit(context, handle.workflowId, activity);
       context.report(
@@ -277,7 +279,7 @@ async function reportHostWait(context: CliContext, handle: SessionHandle, report
   if (reported.has(key)) return;
   reported.add(key);
   context.report(
-    `⏳ Waiting for host ${waitingForHost}, which holds the session's workspace: no worker serves it. ` +
+    `⏳ Waiting for a worker on machine ${waitingForHost} (the session's files are there): none serves it. ` +
       `Start \`loom worker\` on ${waitingForHost} (or with LOOM_HOST_ID=${waitingForHost}); the tools run as soon as one does.`,
   );
 }

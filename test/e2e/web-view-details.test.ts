@@ -184,9 +184,11 @@ describe('the web view, in detail', () => {
       await ui.getByText('User Metadata', { exact: true }).first().click();
       // The UI renders markdown in frames of its own.
       const framesText = async () =>
-        (await Promise.all(ui.frames().map((frame) => frame.evaluate(() => document.body?.innerText ?? '')))).join(
-          '\n',
-        );
+        (
+          await Promise.all(
+            ui.frames().map((frame) => frame.evaluate<string>('document.body ? document.body.innerText : ""')),
+          )
+        ).join('\n');
       await waitUntil(async () => (await framesText()).includes('waiting for approval: bash · echo built'), 30_000);
       const path = join(shots, 'temporal-ui-waiting.png');
       // Without the UI's side bar: the run's header and its metadata.
