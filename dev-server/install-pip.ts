@@ -72,9 +72,15 @@ export async function installWithPip({ installRoot, env, settings, output }: Ins
   }
 }
 
-/** The bytes of wheels under pip's temporary folder: the one it is downloading (the most seen, once it is unpacked and gone). */
+/**
+ * The bytes of the wheel pip is writing into its temporary folder (the most seen: once unpacked it
+ * is gone); before it starts, pip is looking for it, and once it is whole pip installs it.
+ */
 function wheelProgress(scratch: string, seen: Received): Received {
-  seen.bytes = Math.max(seen.bytes ?? 0, wheelBytes(scratch));
+  const bytes = Math.max(seen.bytes ?? 0, wheelBytes(scratch));
+  if (bytes > 0) seen.bytes = bytes;
+  if (seen.bytes === undefined) return { step: 'pip is looking for the wheel' };
+  if (seen.total && seen.bytes >= seen.total) return { step: `downloaded; pip is unpacking ${INSTALLED_SIZE}` };
   return seen;
 }
 

