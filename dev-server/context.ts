@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { HOST, SCRIPT_NAME } from './config.js';
+import type { InstallPlaces } from './install-places.js';
 import type { InstallContext } from './install-step.js';
 import type { Options } from './options.js';
 import type { Output } from './output.js';
@@ -10,8 +11,8 @@ export interface DevServerContext {
   options: Options;
   env: NodeJS.ProcessEnv;
   output: Output;
-  /** Where a missing CLI is installed: `<package root>/.temporal`. */
-  installRoot: string;
+  /** Where the CLI is looked for and a missing one installed. */
+  places: InstallPlaces;
   address: string;
   serverDir: string;
   dbFile: string;
@@ -23,14 +24,14 @@ export function devServerContext(
   options: Options,
   env: NodeJS.ProcessEnv,
   output: Output,
-  installRoot: string,
+  places: InstallPlaces,
 ): DevServerContext {
   const serverDir = join(options.dataDir, 'temporal');
   return {
     options,
     env,
     output,
-    installRoot,
+    places,
     address: `${HOST}:${options.port}`,
     serverDir,
     dbFile: join(serverDir, 'dev.db'),
@@ -41,7 +42,8 @@ export function devServerContext(
 
 export function installContext(context: DevServerContext): InstallContext {
   return {
-    installRoot: context.installRoot,
+    installRoot: context.places.root,
+    places: context.places,
     env: context.env,
     settings: context.options.install,
     output: context.output,

@@ -11,19 +11,25 @@ export interface RunResult {
   failure: string;
 }
 
-/** Runs a program to completion with stdin from /dev/null, keeping its output; never rejects. */
+/** Runs a program to completion with stdin from /dev/null, keeping its output (also passed to `onOutput` as it comes); never rejects. */
 export function runProgram(
   file: string,
   args: string[],
-  options: { env: NodeJS.ProcessEnv; timeoutMs?: number },
+  options: { env: NodeJS.ProcessEnv; timeoutMs?: number; onOutput?: (chunk: string) => void },
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(file, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      options.onOutput?.(chunk);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      options.onOutput?.(chunk);
+    });
     const timer =
       options.timeoutMs === undefined
         ? undefined

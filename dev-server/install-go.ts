@@ -1,8 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTemporalCli, onPath } from './cli-find.js';
-import { GO_FALLBACK_VERSION } from './config.js';
+import { GO_FALLBACK_VERSION, INSTALLED_SIZE } from './config.js';
 import { lastLines, runProgram } from './exec.js';
+import { watchProgress } from './install-progress.js';
 import { InstallFailed, placeBinary, type InstallContext } from './install-step.js';
 
 const MODULE = 'github.com/temporalio/cli/cmd/temporal';
@@ -16,15 +17,18 @@ export async function installWithGo({ installRoot, env, output }: InstallContext
     const versions = ['latest', GO_FALLBACK_VERSION];
     let built: string | undefined;
     for (const version of versions) {
-      output.log(`building the Temporal CLI with 'go install ${MODULE}@${version}' (this can take several minutes)`);
+      output.progress(
+        `Building the Temporal CLI (${INSTALLED_SIZE}) with 'go install ${MODULE}@${version}' into ${installRoot}: its Go modules are downloaded from the Go module proxy, then it compiles for several minutes …`,
+      );
+      const stop = watchProgress(output, 'building');
       const result = await runProgram('go', ['install', `${MODULE}@${version}`], {
         env: { ...env, GOBIN: gobin, CGO_ENABLED: '0' },
-      });
+      }).finally(stop);
       if (result.ok) {
         built = version;
         break;
       }
-      output.log(`go: 'go install ...@${version}' failed (${result.failure}):`);
+      output.progress(`go: 'go install ...@${version}' failed (${result.failure}):`);
       output.err(
         lastLines(result.stdout + result.stderr)
           .map((line) => `${line}\n`)

@@ -1,12 +1,15 @@
-import { chmodSync, copyFileSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { localBinary } from './cli-find.js';
+import type { InstallPlaces } from './install-places.js';
 import type { InstallSettings } from './options.js';
 import type { Output } from './output.js';
 
 /** What an install method needs. */
 export interface InstallContext {
+  /** Where the installers put the CLI: `places.root`. */
   installRoot: string;
+  places: InstallPlaces;
   env: NodeJS.ProcessEnv;
   settings: InstallSettings;
   output: Output;
@@ -37,5 +40,19 @@ export function placeBinary(source: string, installRoot: string): void {
     copyFileSync(source, temporary);
   }
   chmodSync(temporary, 0o755);
+  renameSync(temporary, target);
+}
+
+/** Makes `<installRoot>/bin/temporal` the binary `source` as well: a hard link, else a symbolic one. */
+export function shareBinary(source: string, installRoot: string): void {
+  const target = localBinary(installRoot);
+  const temporary = `${target}.tmp.${process.pid}`;
+  mkdirSync(dirname(target), { recursive: true });
+  rmSync(temporary, { force: true });
+  try {
+    linkSync(source, temporary);
+  } catch {
+    symlinkSync(source, temporary);
+  }
   renameSync(temporary, target);
 }

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
 import { ensureTemporal } from './cli-install.js';
 import { devServerContext, installContext, type DevServerContext } from './context.js';
 import { DevServerError, UsageError } from './errors.js';
+import { installPlaces, type InstallPlaces } from './install-places.js';
 import { parseOptions, type Command } from './options.js';
 import type { Output } from './output.js';
 import { DYNAMIC_CONFIG_FLAGS } from './server-args.js';
@@ -10,9 +9,6 @@ import { start } from './start.js';
 import { status } from './status.js';
 import { stop } from './stop.js';
 import { usage } from './usage.js';
-
-/** Where a missing CLI is installed: beside the package, shared by every data dir. */
-export const INSTALL_ROOT = join(PACKAGE_ROOT, '.temporal');
 
 const COMMANDS: Record<Command, (context: DevServerContext) => Promise<number>> = {
   start,
@@ -36,19 +32,19 @@ export async function runDevServer(
   argv: string[],
   env: NodeJS.ProcessEnv,
   output: Output,
-  installRoot = INSTALL_ROOT,
+  places: InstallPlaces = installPlaces(env),
 ): Promise<number> {
   try {
     const options = parseOptions(argv, env);
     if (options === 'help') {
-      output.out(usage(installRoot).trimEnd());
+      output.out(usage(places).trimEnd());
       return 0;
     }
-    return await COMMANDS[options.command](devServerContext(options, env, output, installRoot));
+    return await COMMANDS[options.command](devServerContext(options, env, output, places));
   } catch (error) {
     if (error instanceof UsageError) {
       output.log(error.message);
-      output.err(usage(installRoot));
+      output.err(usage(places));
       return 2;
     }
     output.log(

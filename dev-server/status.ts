@@ -13,7 +13,7 @@ export async function status(context: DevServerContext): Promise<number> {
   const pid = serverPid(context);
   let cli: string | undefined;
   try {
-    cli = await findTemporal(context.env, context.installRoot, output);
+    cli = await findTemporal(context.env, context.places, output);
   } catch (error) {
     if (!(error instanceof DevServerError)) throw error;
     output.log(`error: ${error.message}`);

