@@ -30,29 +30,32 @@ export class InstallFailed extends Error {
 
 /** Places the binary `source` at `<installRoot>/bin/temporal` atomically (hard link, else copy). */
 export function placeBinary(source: string, installRoot: string): void {
-  const target = localBinary(installRoot);
-  const temporary = `${target}.tmp.${process.pid}`;
-  mkdirSync(dirname(target), { recursive: true });
-  rmSync(temporary, { force: true });
-  try {
-    linkSync(source, temporary);
-  } catch {
-    copyFileSync(source, temporary);
-  }
-  chmodSync(temporary, 0o755);
-  renameSync(temporary, target);
+  replaceAtomically(localBinary(installRoot), (temporary) => {
+    try {
+      linkSync(source, temporary);
+    } catch {
+      copyFileSync(source, temporary);
+    }
+    chmodSync(temporary, 0o755);
+  });
 }
 
 /** Makes `<installRoot>/bin/temporal` the binary `source` as well: a hard link, else a symbolic one. */
 export function shareBinary(source: string, installRoot: string): void {
-  const target = localBinary(installRoot);
+  replaceAtomically(localBinary(installRoot), (temporary) => {
+    try {
+      linkSync(source, temporary);
+    } catch {
+      symlinkSync(source, temporary);
+    }
+  });
+}
+
+/** `target` becomes what `make` writes at a temporary name beside it, in one rename: a reader never sees half of it. */
+function replaceAtomically(target: string, make: (temporary: string) => void): void {
   const temporary = `${target}.tmp.${process.pid}`;
   mkdirSync(dirname(target), { recursive: true });
   rmSync(temporary, { force: true });
-  try {
-    linkSync(source, temporary);
-  } catch {
-    symlinkSync(source, temporary);
-  }
+  make(temporary);
   renameSync(temporary, target);
 }

@@ -9,6 +9,10 @@ import type { LoomTestEnv } from './loom-env.js';
 export interface TestServer {
   /** `http://127.0.0.1:<port>` */
   base: string;
+  /** A JSON request with the server's token, if it has one: the status and the parsed body. */
+  request<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** The same, for a request that must succeed: the body, or an error naming the request and the answer. */
+  ok<T>(method: string, path: string, body?: unknown): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -33,8 +37,27 @@ export async function startTestServer(
   await new Promise<void>(
     (resolve) => (server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve())),
   );
+  const base = `http://127.0.0.1:${port}`;
+  const request = async <T>(method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
+    request,
+    async ok<T>(method: string, path: string, body?: unknown) {
+      const answer = await request<T>(method, path, body);
+      if (answer.status >= 300)
+        throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body;
+    },
     close: () => new Promise((resolve) => (server ? server.close(() => resolve()) : resolve())),
   };
 }

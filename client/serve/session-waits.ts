@@ -5,6 +5,7 @@ import type { SessionRunInput } from '../../core/run.js';
 import { defaultTitle, type Session } from '../../core/session.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { hostWaitNote } from '../follow/host-waits.js';
+import type { ServeDeps } from './deps.js';
 
 /** Work that cannot move until a worker comes: the session's run (no worker on the task queue) or its tools (none on its host). */
 export type WorkWait =
@@ -88,4 +89,12 @@ export async function askTemporal<T>(ask: () => Promise<T | undefined>): Promise
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A session the store holds, or one started a moment ago that no worker has stored yet (asked of Temporal). */
+export async function knownSession(
+  deps: Pick<ServeDeps, 'store' | 'client'>,
+  id: string,
+): Promise<Session | undefined> {
+  return (await deps.store.getSession(id)) ?? (await askTemporal(async () => startedSession(await deps.client(), id)));
 }

@@ -7,6 +7,7 @@ import type { Session } from '../../core/session.js';
 import { launchChromium } from '../../testkit/chromium.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/web-page.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 // A server built as `loom serve --no-worker` builds it (testkit/serve-app.ts runs no worker), on a
@@ -16,8 +17,7 @@ let server: TestServer | undefined;
 let base: string;
 let browser: Browser;
 let page: Page;
-const shots = mkdtempSync(join(tmpdir(), 'loom-web-projects-'));
-const problems: string[] = [];
+let web: WebPage;
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -25,18 +25,11 @@ beforeAll(async () => {
   env = await createLoomTestEnv({ config: { model: SCRIPTED_MODEL } });
   server = await startTestServer(env);
   base = server.base;
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (error) => problems.push(error.message));
-  process.stdout.write(`web view screenshots: ${shots}\n`);
+  web = await openWebPage(browser, 'web-projects');
+  page = web.page;
 }, 20 * 60_000);
 afterEach(async ({ task }) => {
-  if (task.result?.state !== 'fail' || !page) return;
-  await shot(`failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-  const text = await page
-    .locator('body')
-    .innerText()
-    .catch((error: Error) => error.message);
-  process.stdout.write(`The page at ${page.url()} showed:\n${text.slice(0, 3000)}\n`);
+  if (task.result?.state === 'fail') await web?.showFailure(task.name);
 });
 afterAll(async () => {
   await browser?.close();
@@ -44,16 +37,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
-
-const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+const call = <T>(method: string, path: string, body?: unknown) => server!.request<T>(method, path, body);
 
 type SessionWithWait = Session & { waiting?: { type: string; taskQueue?: string; message: string } };
 
@@ -83,7 +67,7 @@ describe('a session waiting for a worker', () => {
     expect(await banner.textContent()).toContain(`none serves task queue "${env.taskQueue}"`);
     await page.locator('.session-head h1').getByText('Patient session').waitFor();
     expect(await page.locator('.error').count()).toBe(0);
-    await shot('1-waiting-for-a-worker');
+    await web.shot('1-waiting-for-a-worker');
 
     await env.worker();
     await page.locator('.markdown').getByText('A worker came.').waitFor();
@@ -92,8 +76,8 @@ describe('a session waiting for a worker', () => {
     const after = await call<SessionWithWait>('GET', `/session/${id}`);
     expect(after.body.status).toBe('idle');
     expect(after.body.waiting).toBeUndefined();
-    await shot('2-ran');
-    expect(problems).toEqual([]);
+    await web.shot('2-ran');
+    expect(web.problems).toEqual([]);
   });
 });
 
@@ -136,7 +120,7 @@ describe('projects in the web view', () => {
     expect(await page.getByRole('link', { name: titles.there }).count()).toBe(0);
     expect(await page.locator('[data-starts-in]').textContent()).toBe(`in ${env.project}`);
     expect(await page.locator('th', { hasText: 'Folder' }).count()).toBe(0);
-    await shot('3-this-project');
+    await web.shot('3-this-project');
 
     const selector = page.getByLabel('Project');
     await selector.selectOption(other);
@@ -161,7 +145,7 @@ describe('projects in the web view', () => {
         .textContent();
     expect(await folderOf(titles.here)).toBe(env.project);
     expect(await folderOf(titles.there)).toBe(other);
-    await shot('4-all-projects');
-    expect(problems).toEqual([]);
+    await web.shot('4-all-projects');
+    expect(web.problems).toEqual([]);
   });
 });

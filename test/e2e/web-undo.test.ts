@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { launchChromium } from '../../testkit/chromium.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { agentDoes, prompt, write } from '../../testkit/scripted-agent.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/web-page.js';
 
 const TOKEN = 'web-undo-token';
 
@@ -14,27 +14,18 @@ let env: LoomTestEnv;
 let server: TestServer | undefined;
 let browser: Browser;
 let page: Page;
-const shots = mkdtempSync(join(tmpdir(), 'loom-web-undo-'));
-const problems: string[] = [];
+let web: WebPage;
 
 beforeAll(async () => {
   browser = await launchChromium();
   env = await createLoomTestEnv({ rules: [agentDoes], config: { auto_title: false } });
   await env.worker();
   server = await startTestServer(env, { token: TOKEN });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-  page.on('pageerror', (error) => problems.push(error.message));
-  process.stdout.write(`web undo screenshots: ${shots}\n`);
+  web = await openWebPage(browser, 'web-undo');
+  page = web.page;
 }, 20 * 60_000);
 afterEach(async ({ task }) => {
-  if (task.result?.state !== 'fail' || !page) return;
-  await shot('failed').catch(() => undefined);
-  const text = await page
-    .locator('body')
-    .innerText()
-    .catch((error: Error) => error.message);
-  process.stdout.write(`The page at ${page.url()} showed:\n${text.slice(0, 3000)}\n`);
+  if (task.result?.state === 'fail') await web?.showFailure(task.name);
 });
 afterAll(async () => {
   await browser?.close();
@@ -42,7 +33,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
 /** One turn of a session (a new one unless `sessionId`) in `directory`; resolves once it finished. */
@@ -81,7 +71,7 @@ describe('the web view: undo, redo, fork and the diff of a step', () => {
     await step.locator('.file-head').getByText('added').waitFor();
     expect(await page.locator('.transcript img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
-    await shot('1-step-diff');
+    await web.shot('1-step-diff');
 
     // Undo the second turn: its file goes, the first turn's stays; its messages fold under the banner.
     await turns.nth(1).getByRole('button', { name: 'Undo' }).click();
@@ -93,7 +83,7 @@ describe('the web view: undo, redo, fork and the diff of a step', () => {
     expect(await page.locator('.transcript > .message').count()).toBe(3);
     expect(await page.locator('.reverted-messages .message').count()).toBe(3);
     expect(await page.locator('.reverted-messages .turn-actions').count()).toBe(0);
-    await shot('2-undone');
+    await web.shot('2-undone');
 
     // Redo brings the file and the messages back.
     await banner.getByRole('button', { name: 'Redo' }).click();
@@ -111,18 +101,18 @@ describe('the web view: undo, redo, fork and the diff of a step', () => {
     await conflicts.getByText('Left alone, changed since by someone else').waitFor();
     expect(await conflicts.locator('code').allTextContents()).toEqual(['todo.md']);
     expect(read(todo)).toBe('buy oat milk\n');
-    await shot('3-conflict');
+    await web.shot('3-conflict');
     await conflicts.getByRole('button', { name: 'Undo anyway' }).click();
     await conflicts.waitFor({ state: 'detached' });
     expect(read(todo)).toBeUndefined();
     await banner.getByRole('button', { name: 'Redo' }).click();
     await banner.waitFor({ state: 'detached' });
     expect(read(todo)).toBe('buy oat milk\n');
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
   });
 
   it('disables the buttons while the session is busy, shows what the server refused, and drops an undone turn on the next prompt', async () => {
-    problems.length = 0;
+    web.problems.length = 0;
     const folder = join(env.project, '..', 'web-busy');
     mkdirSync(folder, { recursive: true });
     const session = await turn(folder, prompt(write('a.txt', 'a\n')));
@@ -158,11 +148,11 @@ describe('the web view: undo, redo, fork and the diff of a step', () => {
     await banner.waitFor({ state: 'detached' });
     await page.locator('.transcript > .message.assistant').getByText('done').waitFor();
     expect(await page.locator('.transcript .message').count()).toBe(2);
-    expect(problems.filter((problem) => !problem.includes('status of 409'))).toEqual([]);
+    expect(web.problems.filter((problem) => !problem.includes('status of 409'))).toEqual([]);
   });
 
   it('forks from a turn into a new session page', async () => {
-    problems.length = 0;
+    web.problems.length = 0;
     const folder = join(env.project, '..', 'web-fork');
     mkdirSync(folder, { recursive: true });
     const session = await turn(folder, prompt(write('one.txt', '1\n')));
@@ -181,7 +171,7 @@ describe('the web view: undo, redo, fork and the diff of a step', () => {
     await page.locator('.transcript > .message').nth(2).waitFor();
     expect(await page.locator('.transcript > .message').count()).toBe(3);
     expect((await env.store.getSession(forkId))?.forkedFrom).toMatchObject({ sessionID: session });
-    await shot('4-fork');
-    expect(problems).toEqual([]);
+    await web.shot('4-fork');
+    expect(web.problems).toEqual([]);
   });
 });

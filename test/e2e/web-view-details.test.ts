@@ -1,6 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { copyFileSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,6 +8,7 @@ import { launchChromium } from '../../testkit/chromium.js';
 import { freePort } from '../../testkit/free-port.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/web-page.js';
 import { startTemporalServer } from '../../testkit/temporal-server.js';
 import { waitUntil } from '../../testkit/wait.js';
 
@@ -29,8 +29,7 @@ let server: TestServer | undefined;
 let base: string;
 let browser: Browser;
 let page: Page;
-const shots = mkdtempSync(join(tmpdir(), 'loom-web-view-details-'));
-const problems: string[] = [];
+let web: WebPage;
 
 // A dev server of its own, with the Temporal UI on (the shared one runs without it), for the screenshot of a run.
 beforeAll(async () => {
@@ -42,19 +41,11 @@ beforeAll(async () => {
   await env.worker();
   server = await startTestServer(env, { token: TOKEN });
   base = server.base;
-  page = await browser.newPage({ viewport: { width: WIDTH, height: 760 } });
-  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-  page.on('pageerror', (error) => problems.push(error.message));
-  process.stdout.write(`web view screenshots: ${shots}\n`);
+  web = await openWebPage(browser, 'web-view-details', { width: WIDTH, height: 760 });
+  page = web.page;
 }, 20 * 60_000);
 afterEach(async ({ task }) => {
-  if (task.result?.state !== 'fail' || !page) return;
-  await page.screenshot({ path: join(shots, `failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`) });
-  const text = await page
-    .locator('body')
-    .innerText()
-    .catch((error: Error) => error.message);
-  process.stdout.write(`The page at ${page.url()} showed:\n${text.slice(0, 3000)}\n`);
+  if (task.result?.state === 'fail') await web?.showFailure(task.name);
 });
 afterAll(async () => {
   await browser?.close();
@@ -63,22 +54,11 @@ afterAll(async () => {
   await temporal?.teardown();
 });
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
-  return (await response.json()) as T;
-}
+const call = <T>(method: string, path: string, body?: unknown) => server!.ok<T>(method, path, body);
 
 /** A PNG of the top of the page, small enough for the docs; with LOOM_UPDATE_SCREENSHOTS=1 kept in docs/images/. */
 async function docShot(name: string, height: number): Promise<void> {
-  const path = join(shots, name);
+  const path = join(web.shots, name);
   await page.screenshot({ path, type: 'png', clip: { x: 0, y: 0, width: WIDTH, height } });
   const bytes = statSync(path).size;
   expect(bytes, `${name} weighs ${bytes} bytes`).toBeLessThan(MAX_SHOT_BYTES);
@@ -190,7 +170,7 @@ describe('the web view, in detail', () => {
           )
         ).join('\n');
       await waitUntil(async () => (await framesText()).includes('waiting for approval: bash · echo built'), 30_000);
-      const path = join(shots, 'temporal-ui-waiting.png');
+      const path = join(web.shots, 'temporal-ui-waiting.png');
       // Without the UI's side bar: the run's header and its metadata.
       await ui.screenshot({ path, type: 'png', clip: { x: 260, y: 60, width: WIDTH - 260, height: 940 } });
       expect(statSync(path).size).toBeLessThan(MAX_SHOT_BYTES);
@@ -238,11 +218,11 @@ describe('the web view, in detail', () => {
         .first()
         .evaluate((element) => (globalThis as unknown as Browserish).getComputedStyle(element).listStyleType),
     ).toBe('none');
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
   });
 
   it('shows a cancelled batch by outcome, and cancels only after a yes', async () => {
-    problems.length = 0;
+    web.problems.length = 0;
     env.model.setScript([
       { name: 'quick', when: { lastUser: 'Task 1' }, reply: { text: 'Done at once.' } },
       { name: 'slow', when: { lastUser: /^Task [2-6]$/ }, reply: { text: 'Too late.', delayMs: 60_000 } },
@@ -266,7 +246,7 @@ describe('the web view, in detail', () => {
     const dialog = page.getByRole('dialog', { name: 'Cancel this batch?' });
     await dialog.waitFor();
     await dialog.getByText('1 running task stops and 4 waiting tasks never start.').waitFor();
-    await page.screenshot({ path: join(shots, 'batch-confirm.png') });
+    await page.screenshot({ path: join(web.shots, 'batch-confirm.png') });
     await dialog.getByRole('button', { name: 'Keep it running' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.waitForTimeout(1_000);
@@ -280,7 +260,7 @@ describe('the web view, in detail', () => {
     await progress.locator('[data-count="cancelled"]').getByText('5 cancelled').waitFor();
     await progress.getByText('6/6').waitFor();
 
-    await page.screenshot({ path: join(shots, 'batch-cancelled.png') });
+    await page.screenshot({ path: join(web.shots, 'batch-cancelled.png') });
     // The bar: one part in six done, five cancelled, in different colours.
     const bar = await box(progress.locator('.bar'));
     const done = await box(progress.locator('[data-segment="completed"]'));
@@ -302,7 +282,7 @@ describe('the web view, in detail', () => {
     const badge = await box(row.locator('.status'));
     const after = await box(row.locator('.status + .muted'));
     expect(after.x - (badge.x + badge.width)).toBeGreaterThanOrEqual(4);
-    await page.screenshot({ path: join(shots, 'batches.png') });
-    expect(problems).toEqual([]);
+    await page.screenshot({ path: join(web.shots, 'batches.png') });
+    expect(web.problems).toEqual([]);
   });
 });

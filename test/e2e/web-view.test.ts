@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../testkit/chromium.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/web-page.js';
 
 const TOKEN = 'web-view-token';
 
@@ -14,9 +12,7 @@ let server: TestServer | undefined;
 let base: string;
 let browser: Browser;
 let page: Page;
-/** Screenshots go to a temp folder, never into the repository. */
-const shots = mkdtempSync(join(tmpdir(), 'loom-web-view-'));
-const problems: string[] = [];
+let web: WebPage;
 
 // A fresh machine installs Chromium first (apt-get), which can take minutes.
 beforeAll(async () => {
@@ -25,21 +21,12 @@ beforeAll(async () => {
   await env.worker();
   server = await startTestServer(env, { token: TOKEN });
   base = server.base;
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  // A CSP refusal, a failed import or a thrown render shows up here.
-  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-  page.on('pageerror', (error) => problems.push(error.message));
-  process.stdout.write(`web view screenshots: ${shots}\n`);
+  web = await openWebPage(browser, 'web-view');
+  page = web.page;
 }, 20 * 60_000);
 // A failed step leaves what the page showed: a screenshot in the temp folder, and its text in the log.
 afterEach(async ({ task }) => {
-  if (task.result?.state !== 'fail' || !page) return;
-  await shot(`failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-  const text = await page
-    .locator('body')
-    .innerText()
-    .catch((error: Error) => error.message);
-  process.stdout.write(`The page at ${page.url()} showed:\n${text.slice(0, 3000)}\n`);
+  if (task.result?.state === 'fail') await web?.showFailure(task.name);
 });
 afterAll(async () => {
   await browser?.close();
@@ -47,20 +34,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
-  return (await response.json()) as T;
-}
-
-const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+const call = <T>(method: string, path: string, body?: unknown) => server!.ok<T>(method, path, body);
 
 describe('the web view', () => {
   it('serves the page without a token, with a strict CSP, and only allow-listed library files', async () => {
@@ -121,7 +95,7 @@ describe('the web view', () => {
     await row.getByText('Web view build').waitFor();
     expect(page.url()).not.toContain(TOKEN);
     await page.locator('.live.on').waitFor();
-    await shot('0-sessions');
+    await web.shot('0-sessions');
 
     await row.getByRole('link', { name: 'Web view build' }).click();
     const tree = page.locator('.tree');
@@ -130,14 +104,14 @@ describe('the web view', () => {
     await page.locator('[data-tool="task"]').waitFor();
     await page.locator('.approvals .request strong').getByText('bash · echo compiling').waitFor();
     await tree.locator('[data-tree-node] [data-tree-node] .status[data-status="waiting-approval"]').waitFor();
-    await shot('1-root-waiting');
+    await web.shot('1-root-waiting');
 
     // Down to the child from the tree: its bash call waits for the approval.
     await tree.getByRole('link', { name: 'Build (@general subagent)' }).click();
     const bash = page.locator('[data-tool="bash"]');
     await bash.getByText('$ echo compiling; sleep 3; echo built').waitFor();
     await page.locator('.session-head .parent').waitFor();
-    await shot('2-child-approval');
+    await web.shot('2-child-approval');
 
     // Output streams in while the command runs, then the call completes.
     const running = '[data-tool="bash"][data-state="running"] .output';
@@ -162,13 +136,13 @@ describe('the web view', () => {
     // The child's call reads as the CLI says it (`bash echo compiling; …`), not by its result's title.
     await page.locator('[data-tool="task"] summary').click();
     await page.locator('[data-tool="task"] .steps li').getByText('bash echo compiling; sleep 3; echo built').waitFor();
-    await shot('3-root-done');
+    await web.shot('3-root-done');
     // The task call leads to the child as well.
     await page.locator('[data-tool="task"] .open-child').click();
     await page.locator('.session-head h1').getByText('Build (@general subagent)').waitFor();
     await page.locator('.session-head .parent').click();
     await page.locator('.session-head h1').getByText('Web view build').waitFor();
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
 
     // The injected answer below makes the browser report the blocked handler; that is the CSP working.
     await page.getByLabel('Prompt').fill('And now?');
@@ -182,11 +156,11 @@ describe('the web view', () => {
     expect(await page.locator('a.temporal').first().getAttribute('href')).toBe(
       `http://localhost:8233/namespaces/default/workflows/${id}`,
     );
-    await shot('4-continued');
+    await web.shot('4-continued');
   });
 
   it('rejects with feedback the agent sees, and cancels a busy session', async () => {
-    problems.length = 0;
+    web.problems.length = 0;
     env.model.setScript([
       {
         name: 'ask',
@@ -214,11 +188,11 @@ describe('the web view', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.locator('.session-head .status[data-status="cancelled"]').waitFor();
     // The browser logs the reads of the session that was not stored yet; nothing else went wrong.
-    expect(problems.filter((problem) => !problem.includes('status of 404'))).toEqual([]);
+    expect(web.problems.filter((problem) => !problem.includes('status of 404'))).toEqual([]);
   });
 
   it('shows a batch with its progress and results', async () => {
-    problems.length = 0;
+    web.problems.length = 0;
     env.model.setScript([
       { name: 'task', when: { lastUser: /^Check part (one|two)$/ }, reply: { text: 'Checked.', delayMs: 1500 } },
     ]);
@@ -237,7 +211,7 @@ describe('the web view', () => {
     await page.locator('.batch-page .progress').getByText('2/2').waitFor();
     await page.locator('tr[data-task="1"]').getByText('Checked.').waitFor();
     await page.locator('.batch-page .meta .status[data-status="completed"]').waitFor();
-    await shot('5-batch');
-    expect(problems).toEqual([]);
+    await web.shot('5-batch');
+    expect(web.problems).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { PermissionReplyError, replyToRequest } from '../../services/permissions
 import { rootOf } from '../../services/sessions.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
+import { knownSession } from '../session-waits.js';
 import { json, PermissionReplyBody, PermissionRequest, SessionIdParam, SessionPermissionBody } from '../schemas.js';
 
 /** How long a reply waits for the run to record it in the store before answering from the reply itself. */
@@ -99,7 +100,7 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
     const { session: id } = c.req.valid('query');
     let rootID: string | undefined;
     if (id) {
-      const session = await store.getSession(id);
+      const session = await knownSession(deps, id);
       if (!session) throw unknownSession(id);
       rootID = await rootOf(store, session);
     }

@@ -3,7 +3,7 @@ import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
 import { json, MessageWithParts, Project, Session, SessionIdParam, SessionNode, SessionWithWait } from '../schemas.js';
-import { askTemporal, startedSession, workWait } from '../session-waits.js';
+import { askTemporal, knownSession, workWait } from '../session-waits.js';
 import { describedMessages } from '../tool-description.js';
 
 const notFound = { 404: json(ErrorBody, 'no such session') };
@@ -68,11 +68,12 @@ const tree = createRoute({
   responses: { 200: json(SessionNode, 'the tree'), ...notFound },
 });
 
-/** The read side: everything here comes from the store (one session's `waiting` from Temporal, when it answers). */
+/** The read side: everything here comes from the store (a session's `waiting`, and one not stored yet, from Temporal). */
 export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const { store } = deps;
+  // A session started a moment ago is known (busy, with nothing stored yet) before a worker takes it.
   const existing = async (id: string) => {
-    const session = await store.getSession(id);
+    const session = await knownSession(deps, id);
     if (!session) throw unknownSession(id);
     return session;
   };
@@ -83,11 +84,8 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
   });
   app.openapi(get, async (c) => {
     const { id } = c.req.valid('param');
-    // Temporal is asked only here: whether a worker will move the session, and of a session no
-    // worker has stored yet, what its run's start says.
-    const session =
-      (await store.getSession(id)) ?? (await askTemporal(async () => startedSession(await deps.client(), id)));
-    if (!session) throw unknownSession(id);
+    const session = await existing(id);
+    // Whether a worker will move the session: asked of Temporal, which may not answer in time.
     const waiting = await askTemporal(async () => workWait(await deps.client(), deps.taskQueue, session));
     return c.json({ ...session, ...(waiting ? { waiting } : {}) }, 200);
   });
