@@ -27,7 +27,12 @@ const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 const DEFAULT_SUBAGENT_DEPTH = 1;
 const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
 
-export const NO_MODEL = `No model: pass --model provider/model, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider's key (${DEFAULT_MODEL_KEYS.join(', ')}).`;
+/** No model anywhere; `nameOne` is how the caller names one (a CLI flag, a request's field). */
+export function noModelMessage(nameOne = 'pass --model provider/model'): string {
+  return `No model: ${nameOne}, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider's key (${DEFAULT_MODEL_KEYS.join(', ')}).`;
+}
+
+export const NO_MODEL = noModelMessage();
 
 /** The model when neither the run nor its agent names one: loom.json's, LOOM_MODEL, else the first provider key set. */
 export function configuredModel(config: LoomConfig, env: NodeJS.ProcessEnv): string | undefined {

@@ -2,7 +2,7 @@ import { parseModelId } from '../../core/model-id.js';
 import { defaultModelRetry, type ModelRetry } from '../../core/run.js';
 import type { LoomConfig } from '../../core/config.js';
 import { MissingKeyError, providerFor } from '../../activities/model/provider.js';
-import { NO_MODEL, configuredModel } from '../../activities/run-config.js';
+import { configuredModel, noModelMessage } from '../../activities/run-config.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import type { ProjectAgents } from './project-agents.js';
@@ -37,6 +37,9 @@ function positiveInteger(name: string, value: string): number {
   return number;
 }
 
+/** How a request to `loom serve` names a model (the CLI's way is `--model`). */
+export const SERVER_NAMES_MODEL = 'send "model": "provider/model"';
+
 /**
  * The model a new session runs on, decided here, where the user typed the command, and pinned in
  * the run: `--model`, the agent's, loom.json's, `LOOM_MODEL`, else the first provider key set in
@@ -47,10 +50,12 @@ export function chooseModel(
   agent: string,
   project: ProjectAgents,
   env: NodeJS.ProcessEnv,
+  /** How this caller names a model, for the error when nothing does. */
+  nameOne?: string,
 ): string {
   const model =
     flag ?? project.agents.find((candidate) => candidate.name === agent)?.model ?? configuredModel(project.config, env);
-  if (!model) throw new CliError(NO_MODEL);
+  if (!model) throw new CliError(noModelMessage(nameOne));
   return checkModelFlag(model)!;
 }
 

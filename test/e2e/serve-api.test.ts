@@ -166,6 +166,10 @@ describe('loom serve: the session API', () => {
     const unknownProvider = await call<{ error: string }>('POST', '/session', { prompt: 'hi', model: 'nowhere/model' });
     expect(unknownProvider.status).toBe(400);
     expect(unknownProvider.body.error).toContain('Unknown provider "nowhere"');
+    // Nothing names a model: the error says how a request names one, not a CLI flag.
+    const noModel = await call<{ error: string }>('POST', '/session', { prompt: 'hi' });
+    expect(noModel.status).toBe(400);
+    expect(noModel.body.error).toMatch(/^No model: send "model": "provider\/model", set "model" in loom.json/);
 
     const badLimit = await call<{ issues: unknown[] }>('GET', '/session?limit=zero');
     expect(badLimit.status).toBe(400);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Tokens } from '../../../core/message.js';
 import type { BatchControl } from '../../../workflows/api.js';
 import { BatchControlError, batchTokens, controlBatch, endedBatchMessage, startBatch } from '../../services/batches.js';
-import { checkModelFlag, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
+import { checkModelFlag, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { budgetFromInput, checkBatchBudgetPrices } from '../../services/budgets.js';
 import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
@@ -172,7 +172,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     checkBatchBudgetPrices(
       [budgets.budget, budgets.taskBudget],
       body.tasks.map((task) => task.model ?? model),
-      () => chooseModel(undefined, agent, project, env),
+      () => chooseModel(undefined, agent, project, env, SERVER_NAMES_MODEL),
       project.config,
     );
     const maxPromptBytes = promptLimit(directory, env);

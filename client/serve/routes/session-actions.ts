@@ -1,7 +1,13 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { cancellingRun } from '../../services/cancelled-prompts.js';
-import { checkModelFlag, checkProviderHere, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
+import {
+  checkModelFlag,
+  checkProviderHere,
+  chooseModel,
+  modelRetryFromEnv,
+  SERVER_NAMES_MODEL,
+} from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
@@ -92,7 +98,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     const agent = chooseAgent(body.agent, project);
     // As `loom run`: the model is decided here and pinned in the run. A key missing in the
     // server's environment is left to the worker that makes the calls (it may have one).
-    const model = chooseModel(body.model, agent, project, env);
+    const model = chooseModel(body.model, agent, project, env, SERVER_NAMES_MODEL);
     checkProviderHere(model, project.config, env);
     const budget = budgetOfBody(body);
     checkBudgetPrices(budget, model, project.config, 'the new session');
