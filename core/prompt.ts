@@ -28,6 +28,11 @@ export function preview(text: string, limit = PREVIEW_LIMIT): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
 
+/** A text on one line (whitespace runs become one space), cut to `limit` characters: for labels and summaries. */
+export function previewLine(text: string, limit = 80): string {
+  return preview(text.replace(/\s+/g, ' ').trim(), limit);
+}
+
 /** The id under which a `/command` prompt's expansion is stored (its user message names this one). */
 export function expandedPromptId(promptId: string): string {
   return derivedId('prm', promptId, 1);

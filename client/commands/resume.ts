@@ -19,6 +19,7 @@ import { printOutcome } from './outcome.js';
 import { followTree } from './background-runs.js';
 import { unansweredPrompt, type UnansweredPrompt } from '../services/unanswered-prompt.js';
 import type { Session } from '../../core/session.js';
+import { previewLine } from '../../core/prompt.js';
 import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
 import { budgetBeforeResume, checkBudgetPrices } from '../services/budgets.js';
 
@@ -151,9 +152,6 @@ async function promptToRunAgain(context: CliContext, session: Session): Promise<
       2,
     );
   }
-  const line = again.text.replace(/\s+/g, ' ').trim();
-  context.report(
-    `Running the prompt of ${session.id}'s failed run again: "${line.length > 80 ? `${line.slice(0, 79)}…` : line}"`,
-  );
+  context.report(`Running the prompt of ${session.id}'s failed run again: "${previewLine(again.text)}"`);
   return again;
 }

@@ -13,6 +13,7 @@ import { formatDuration, reconnectLimit, RunFollower, type Followed } from './ru
 import type { SessionHandle } from '../services/sessions.js';
 import { isTransportError } from '../temporal/transport-error.js';
 import { hasSetupHint, ModelFailure, SETUP_ATTEMPTS } from '../../activities/model/errors.js';
+import { hostWaitText } from '../../core/host-wait.js';
 
 const FIRST_CHECK_MS = 2_000;
 const PERMISSION_CHECK_MS = 300;
@@ -279,7 +280,6 @@ async function reportHostWait(context: CliContext, handle: SessionHandle, report
   if (reported.has(key)) return;
   reported.add(key);
   context.report(
-    `⏳ Waiting for a worker on machine ${waitingForHost} (the session's files are there): none serves it. ` +
-      `Start \`loom worker\` on ${waitingForHost} (or with LOOM_HOST_ID=${waitingForHost}); the tools run as soon as one does.`,
+    `⏳ ${hostWaitText(waitingForHost)} (or with LOOM_HOST_ID=${waitingForHost}); the tools run as soon as one does.`,
   );
 }

@@ -5,6 +5,7 @@ import type { SessionRunInput } from '../../core/run.js';
 import { defaultTitle, type Session } from '../../core/session.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { hostWaitNote } from '../follow/host-waits.js';
+import { latestRunOf } from '../follow/tree-runs.js';
 import type { ServeDeps } from './deps.js';
 
 /** Work that cannot move until a worker comes: the session's run (no worker on the task queue) or its tools (none on its host). */
@@ -60,21 +61,13 @@ export async function workWait(client: Client, taskQueue: string, session: Sessi
   const { workflowService: service, options } = client;
   const served = (await livePollers(service, options.namespace, taskQueue, 'workflow')).length > 0;
   if (!served)
-    return (await hasOpenRun(client, session.id))
+    return (await latestRunOf({ client }, session.id))?.open
       ? { type: 'worker', taskQueue, message: workerWaitMessage(taskQueue) }
       : undefined;
   const { host } = session;
   if (session.status !== 'busy' || !host) return undefined;
   if (await activityQueueServed(service, options.namespace, hostTaskQueue(taskQueue, host))) return undefined;
   return { type: 'host', host, message: hostWaitNote(session, new Set([host]))! };
-}
-
-async function hasOpenRun(client: Client, id: string): Promise<boolean> {
-  try {
-    return (await client.workflow.getHandle(id).describe()).status.name === 'RUNNING';
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -5,7 +5,7 @@ import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { Budget } from '../../core/budget.js';
 import { newId } from '../../core/ids.js';
 import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
-import { PREVIEW_LIMIT } from '../../core/prompt.js';
+import { preview, previewLine } from '../../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../../core/run.js';
 import type { Session } from '../../core/session.js';
 import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/search-attributes.js';
@@ -196,8 +196,8 @@ function runMetadata(
 ) {
   const { webUrl } = options;
   return {
-    staticSummary: `${escapeMarkdownInline(agent)} · ${escapeMarkdownInline(excerpt(title, 80))}`,
-    staticDetails: `**Prompt**\n\n${escapeMarkdown(excerpt(prompt, PREVIEW_LIMIT))}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
+    staticSummary: `${escapeMarkdownInline(agent)} · ${escapeMarkdownInline(previewLine(title))}`,
+    staticDetails: `**Prompt**\n\n${escapeMarkdown(preview(prompt.trim()))}${webLinkDetails(webUrl && sessionPageUrl(webUrl, sessionId))}`,
     ...withSearchAttributes(options.searchAttributes, [
       { key: AgentAttribute, value: agent },
       { key: RootSessionAttribute, value: rootId },
@@ -208,9 +208,4 @@ function runMetadata(
 /** The root of a session's tree, where its permission requests are answered. */
 export async function rootOf(store: SessionRecords, session: Session): Promise<string> {
   return session.parentID ? rootSessionOf(store, session.id) : session.id;
-}
-
-function excerpt(text: string, limit: number): string {
-  const oneLine = limit <= 80 ? text.replace(/\s+/g, ' ').trim() : text.trim();
-  return oneLine.length <= limit ? oneLine : `${oneLine.slice(0, limit - 1)}…`;
 }

@@ -13,6 +13,7 @@ import type { PluginVerdict } from '../../activities/permissions.js';
 import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import { callStore, labelledCallStore } from './activities.js';
+import { previewLine } from '../../core/prompt.js';
 import type { WaitingBoard } from './waiting.js';
 
 /** Runs recorded before request ids were derived from the call keep their random ids. */
@@ -148,7 +149,7 @@ export class PermissionGate {
     // `void` did: runs recorded before replay unchanged, so no patch is needed. A verdict only
     // leaves out the wait and the second store write that follow, in runs that got one.
     const plugins: PluginVerdict | undefined = await labelledCallStore(
-      `⏸ asks approval: ${oneLine(call.title)} (${id}): loom approve ${id}`,
+      `⏸ asks approval: ${previewLine(call.title)} (${id}): loom approve ${id}`,
     ).savePermissionRequest(record, { askPlugins: true });
     if (plugins) {
       this.pending.delete(id);
@@ -179,7 +180,7 @@ export class PermissionGate {
     if (reply.reply === 'always')
       await callStore.approveAlways({ rootId: this.config.rootId, rules: alwaysRules(request) });
     await labelledCallStore(
-      `${reply.reply === 'reject' ? 'rejected' : 'approved'}: ${oneLine(call.title)} (${id})`,
+      `${reply.reply === 'reject' ? 'rejected' : 'approved'}: ${previewLine(call.title)} (${id})`,
     ).savePermissionRequest({
       ...record,
       status: reply.reply === 'reject' ? 'rejected' : 'approved',
@@ -206,10 +207,4 @@ export class PermissionGate {
 /** What the model is told when a plugin's `permission.ask` hook denies a call (as for a rule's deny). */
 function pluginDeniedMessage(plugin: string, request: PermissionRequest): string {
   return `The plugin ${plugin} denied permission to use this specific tool call (${request.permission}: ${request.patterns.join(', ')}).`;
-}
-
-/** A call's title as an event label in the Temporal UI: one line, cut short. */
-function oneLine(title: string): string {
-  const line = title.replace(/\s+/g, ' ').trim();
-  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
 }

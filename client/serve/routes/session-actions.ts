@@ -16,7 +16,7 @@ import { budgetBeforeResume, budgetFromInput, checkBudgetPrices } from '../../se
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
-import { startedSession } from '../session-waits.js';
+import { knownSession } from '../session-waits.js';
 
 const start = createRoute({
   method: 'post',
@@ -163,9 +163,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
   app.openapi(abort, async (c) => {
     const { id } = c.req.valid('param');
     // A session no worker has stored yet can be cancelled too: its run is there.
-    const known =
-      (await store.getSession(id)) ?? (await startedSession(await deps.client(), id).catch(() => undefined));
-    if (!known) throw unknownSession(id);
+    if (!(await knownSession(deps, id))) throw unknownSession(id);
     return c.json({ id, result: await cancelSession(await deps.client(), id, store) }, 200);
   });
 
