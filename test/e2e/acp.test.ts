@@ -210,4 +210,40 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
     acp.child.stdin.end();
     await stopProcess(acp.child, 'SIGTERM');
   }, 120_000);
+
+  it('loses nothing when killed mid-prompt: a new loom acp loads the session, the turn finishes, the editor sees the answer', async () => {
+    const answer = 'Finished the slow work at last.';
+    env.model.setScript([
+      { name: 'slow', times: 1, when: { lastUser: 'Take your time' }, reply: { text: answer, chunkSize: 3, chunkDelayMs: 500 } },
+      { name: 'again', when: { lastUser: 'Take your time' }, reply: { text: answer } },
+    ]);
+    const first = startAcp();
+    let sessionId = '';
+    const gone = first.editor
+      .connectWith(first.stream, async (ctx) => {
+        await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+        ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd: env.project, mcpServers: [] }));
+        await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Take your time' }] });
+      })
+      .catch(() => 'killed');
+    await waitFor(() => sessionId !== '' && text(first.of(sessionId), 'agent_message_chunk').length > 0, 30_000);
+    await stopProcess(first.child, 'SIGKILL');
+    expect(await gone).toBe('killed');
+    expect((await env.store.getSession(sessionId))?.status).toBe('busy');
+
+    const second = startAcp();
+    await second.editor.connectWith(second.stream, async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd: env.project, mcpServers: [] });
+      expect(loaded.modes?.currentModeId).toBe('build');
+      expect(text(second.of(sessionId), 'user_message_chunk')).toBe('Take your time');
+      // This process's worker takes the run over once the dead one's model call times out; the answer streams in.
+      await waitFor(() => text(second.of(sessionId), 'agent_message_chunk').endsWith(answer), 60_000);
+      await waitUntil(async () => (await env.store.getSession(sessionId))?.status === 'idle', 10_000);
+    });
+    expect(env.model.requests.filter((r) => r.rule === 'again')).toHaveLength(1);
+    for (const line of second.stdoutLines()) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    second.child.stdin.end();
+    await stopProcess(second.child, 'SIGTERM');
+  }, 120_000);
 });
