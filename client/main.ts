@@ -505,7 +505,9 @@ program
 
 program
   .command('acp')
-  .description('serve an editor (Zed, JetBrains, …) over the Agent Client Protocol on stdin/stdout; sessions are Loom sessions')
+  .description(
+    'serve an editor (Zed, JetBrains, …) over the Agent Client Protocol on stdin/stdout; sessions are Loom sessions',
+  )
   .addHelpText(
     'after',
     `
@@ -514,9 +516,7 @@ Stdout carries the protocol only; everything else goes to stderr. With no worker
 process runs one (as \`loom run\` does); when the editor goes while a turn runs on it, it stays until
 the turn ends (Ctrl-C leaves it). docs/editors.md says what maps to what.`,
   )
-  .action(async () =>
-    execute(async (context) => (await import('./acp/command.js')).acpCommand(context)),
-  );
+  .action(async () => execute(async (context) => (await import('./acp/command.js')).acpCommand(context)));
 
 program
   .command('status')

@@ -16,9 +16,11 @@ import { Turns } from './turns.js';
  */
 export async function acpCommand(context: CliContext): Promise<number> {
   const stream = protocolStdio(context.report);
-  let connection: AgentConnection | undefined;
+  // The handlers reach the editor through the connection, which exists once they are registered.
+  const link: { connection?: AgentConnection } = {};
+  const gone = () => link.connection?.signal.aborted ?? false;
+  const editor = () => link.connection!.client;
   let starting: Promise<TemporalAccess> | undefined;
-  const gone = () => connection?.signal.aborted ?? false;
   const deps: AcpDeps = {
     context,
     ready: () =>
@@ -27,22 +29,23 @@ export async function acpCommand(context: CliContext): Promise<number> {
         await context.ensureWorker();
         return access;
       })()),
-    editor: () => connection!.client,
     async send(sessionId, update) {
       if (gone()) return;
-      await connection!.client.notify(methods.client.session.update, { sessionId, update }).catch(() => undefined);
+      await editor()
+        .notify(methods.client.session.update, { sessionId, update })
+        .catch(() => undefined);
     },
-    asker: undefined as unknown as PermissionAsker,
+    asker: new PermissionAsker(
+      () => context.temporal().then(({ client }) => client),
+      context.store,
+      editor,
+      gone,
+      context.report,
+    ),
     turns: new Turns(),
   };
-  deps.asker = new PermissionAsker(
-    () => context.temporal().then(({ client }) => client),
-    context.store,
-    () => connection!.client,
-    gone,
-    context.report,
-  );
-  connection = loomAgent(deps).connect(stream);
+  const connection = loomAgent(deps).connect(stream);
+  link.connection = connection;
   const left = leaveOnSignal();
   await Promise.race([connection.closed, left.signalled]);
   if (!left.fired) await waitForRunningTurns(context, deps.turns, left.signalled);

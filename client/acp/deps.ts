@@ -1,4 +1,4 @@
-import type { AgentContext, SessionUpdate } from '@agentclientprotocol/sdk';
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { CliContext } from '../context.js';
 import type { TemporalAccess } from '../temporal/connect.js';
 import type { PermissionAsker } from './permission-asker.js';
@@ -9,7 +9,6 @@ export interface AcpDeps {
   context: CliContext;
   /** Temporal, with a worker in this process unless one already polls (started on first need, once). */
   ready(): Promise<TemporalAccess>;
-  editor(): AgentContext;
   /** Sends a `session/update` to the editor; nothing once it has gone. */
   send(sessionId: string, update: SessionUpdate): Promise<void>;
   asker: PermissionAsker;

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   RequestError,
   type LoadSessionRequest,
@@ -93,7 +93,7 @@ async function followLoaded(
 }
 
 /** The run of a session still going, if any. */
-async function openRun(client: import('@temporalio/client').Client, sessionId: string): Promise<string | undefined> {
+async function openRun(client: Client, sessionId: string): Promise<string | undefined> {
   try {
     const description = await client.workflow.getHandle(sessionId).describe();
     return description.status.name === 'RUNNING' ? description.runId : undefined;
@@ -122,6 +122,9 @@ function ignoredMcpServers(deps: AcpDeps, count: number): void {
 /** The project's slash commands, once the editor knows the session (just after the answer). */
 function announceCommands(deps: AcpDeps, sessionId: string, project: ProjectAgents): void {
   setTimeout(() => {
-    void deps.send(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(project) });
+    void deps.send(sessionId, {
+      sessionUpdate: 'available_commands_update',
+      availableCommands: availableCommands(project),
+    });
   }, 0);
 }

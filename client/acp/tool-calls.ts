@@ -71,7 +71,8 @@ export function toolContent(part: ToolPart, directory: string): ToolCallContent[
   const { state } = part;
   if (part.tool === 'task' && state.status !== 'pending') {
     const steps = subagentSteps(state.metadata).map(
-      (step) => `${step.status === 'completed' ? '✓' : step.status === 'error' ? '✗' : '…'} ${step.description ?? step.tool}`,
+      (step) =>
+        `${step.status === 'completed' ? '✓' : step.status === 'error' ? '✗' : '…'} ${step.description ?? step.tool}`,
     );
     const child = typeof state.metadata?.sessionId === 'string' ? [`subagent session ${state.metadata.sessionId}`] : [];
     if (steps.length || child.length) content.push(text([...child, ...steps].join('\n')));

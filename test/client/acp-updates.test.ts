@@ -19,7 +19,14 @@ const assistant: Message = {
   tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
   cost: 0,
 };
-const user: Message = { id: 'msg_u', sessionID: 'ses_1', role: 'user', agent: 'build', model: 'm', time: { created: 0 } };
+const user: Message = {
+  id: 'msg_u',
+  sessionID: 'ses_1',
+  role: 'user',
+  agent: 'build',
+  model: 'm',
+  time: { created: 0 },
+};
 
 const tool = (state: ToolPart['state'], tool = 'edit', callID = 'call_1'): ToolPart => ({
   ...base,
@@ -80,11 +87,17 @@ describe('a session as ACP updates', () => {
       type: 'content',
       content: { type: 'text', text: 'Edited src/a.ts' },
     });
-    const failed = tool({ status: 'error', input: { command: 'false' }, error: 'exit 1', time: { start: 1, end: 2 } }, 'bash', 'call_2');
-    expect(updates.next([], [failed])).toMatchObject([{ sessionUpdate: 'tool_call', kind: 'execute', status: 'failed' }]);
+    const failed = tool(
+      { status: 'error', input: { command: 'false' }, error: 'exit 1', time: { start: 1, end: 2 } },
+      'bash',
+      'call_2',
+    );
+    expect(updates.next([], [failed])).toMatchObject([
+      { sessionUpdate: 'tool_call', kind: 'execute', status: 'failed' },
+    ]);
   });
 
-  it("gives a write over a file the whole text it replaced, from the diff the write recorded", () => {
+  it('gives a write over a file the whole text it replaced, from the diff the write recorded', () => {
     const before = 'a\nb\nc\nd\ne\nf\ng\nh\n';
     const after = 'a\nb\nc\nD\ne\nf\ng\nh\n';
     expect(fileBefore(after, unifiedDiff('x.txt', before, after).diff)).toBe(before);
@@ -116,7 +129,14 @@ describe('a session as ACP updates', () => {
       [],
       [
         tool(
-          { status: 'completed', input: { todos }, output: '[]', title: '1 open of 3', metadata: { todos }, time: { start: 1, end: 2 } },
+          {
+            status: 'completed',
+            input: { todos },
+            output: '[]',
+            title: '1 open of 3',
+            metadata: { todos },
+            time: { start: 1, end: 2 },
+          },
           'todowrite',
         ),
       ],
@@ -133,7 +153,10 @@ describe('a session as ACP updates', () => {
         {
           status: 'running',
           input: { description: 'Find', prompt: 'List', subagent_type: 'explore' },
-          metadata: { sessionId: 'ses_child', summary: [{ id: 'p1', tool: 'glob', status: 'completed', description: 'glob **/*.md' }] },
+          metadata: {
+            sessionId: 'ses_child',
+            summary: [{ id: 'p1', tool: 'glob', status: 'completed', description: 'glob **/*.md' }],
+          },
           time: { start: 1 },
         },
         'task',
@@ -162,7 +185,13 @@ describe("an editor's prompt as Loom's text", () => {
 
   it('refuses an image by its index, and an empty prompt', () => {
     expect(() =>
-      promptText([{ type: 'text', text: 'see' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], '/p'),
+      promptText(
+        [
+          { type: 'text', text: 'see' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+        '/p',
+      ),
     ).toThrow('prompt block 1 is image');
     expect(() => promptText([{ type: 'text', text: '  ' }], '/p')).toThrow('the prompt is empty');
   });

@@ -8,7 +8,14 @@ let env: LoomTestEnv;
 
 beforeAll(async () => {
   env = await createLoomTestEnv({ config: { model: 'scripted/test-model' } });
-  env.model.setScript([{ name: 'hello', when: { lastUser: 'Say hello' }, reply: { text: 'Hello from Loom.' } }]);
+  env.model.setScript([
+    { name: 'hello', when: { lastUser: 'Say hello' }, reply: { text: 'Hello from Loom.' } },
+    {
+      name: 'slow',
+      when: { lastUser: 'Count slowly' },
+      reply: { text: 'one two three four', chunkSize: 4, chunkDelayMs: 400 },
+    },
+  ]);
 });
 afterAll(() => env?.close());
 
@@ -44,21 +51,35 @@ it('speaks JSON-RPC line by line as an editor writes it: bad lines and unknown m
     return lines().find((m) => m.id === id)!;
   };
   try {
-    send({ id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false } } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false } } },
+    });
     expect((await answer(1)).result).toMatchObject({
       protocolVersion: 1,
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      },
       authMethods: [],
       agentInfo: { name: 'loom' },
     });
 
     send('{"jsonrpc":"2.0","id":2,"method":"session/new",');
     send({ id: 3, method: 'session/frobnicate', params: {} });
-    expect((await answer(3)).error).toMatchObject({ code: -32601, message: expect.stringContaining('session/frobnicate') });
+    expect((await answer(3)).error).toMatchObject({
+      code: -32601,
+      message: expect.stringContaining('session/frobnicate'),
+    });
     await waitFor(() => stderr.includes('not JSON'), 5_000);
     expect(stderr).toContain('loom acp: skipped a line of input that is not JSON: {"jsonrpc":"2.0","id":2');
 
-    send({ id: 4, method: 'session/prompt', params: { sessionId: 'ses_gone', prompt: [{ type: 'text', text: 'hi' }] } });
+    send({
+      id: 4,
+      method: 'session/prompt',
+      params: { sessionId: 'ses_gone', prompt: [{ type: 'text', text: 'hi' }] },
+    });
     expect((await answer(4)).error).toMatchObject({ message: expect.stringContaining('Unknown session "ses_gone"') });
 
     send({ id: 5, method: 'session/new', params: { cwd: 'relative/dir', mcpServers: [] } });
@@ -76,14 +97,24 @@ it('speaks JSON-RPC line by line as an editor writes it: bad lines and unknown m
       .map((m) => m.params.update.content.text as string);
     expect(chunks.join('')).toBe('Hello from Loom.');
     expect((await env.store.getSession(sessionId))?.status).toBe('idle');
+
+    // The editor goes mid-turn: this process runs the only worker, so it stays until the turn ends.
+    send({ id: 9, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Count slowly' }] } });
+    await waitFor(() => stdout.includes('"agent_message_chunk","content":{"type":"text","text":"one '), 30_000);
   } finally {
     child.stdin.end();
   }
-  // The editor went with nothing running: the process ends by itself.
-  const ended = await Promise.race([result, new Promise((resolve) => setTimeout(resolve, 20_000, undefined))]);
+  const ended = await Promise.race([result, new Promise((resolve) => setTimeout(resolve, 30_000, undefined))]);
   if (!ended) await stopProcess(child, 'SIGKILL');
   expect(ended).toMatchObject({ code: 0 });
+  expect(stderr).toMatch(
+    /loom acp: the editor has gone while ses_\w+ ran; this process keeps its worker until they end/,
+  );
+  const session = (await env.store.listSessions()).find((s) => s.status !== 'idle');
+  expect(session).toBeUndefined();
+  const messages = await env.store.messages((await env.store.listSessions())[0].id);
+  expect(messages.at(-1)!.parts).toContainEqual(expect.objectContaining({ type: 'text', text: 'one two three four' }));
   // Every line on stdout was JSON-RPC; the logs went to stderr.
   for (const line of stdout.split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-  expect(stderr).toContain("[temporal info] Worker state changed");
+  expect(stderr).toContain('[temporal info] Worker state changed');
 }, 90_000);

@@ -62,8 +62,7 @@ function startAcp() {
     updates,
     asked,
     answerWith: (decide: typeof answer) => (answer = decide),
-    of: (sessionId: string): SessionUpdate[] =>
-      updates.filter((u) => u.sessionId === sessionId).map((u) => u.update),
+    of: (sessionId: string): SessionUpdate[] => updates.filter((u) => u.sessionId === sessionId).map((u) => u.update),
     stdoutLines: () => stdout.split('\n').filter(Boolean),
     stderr: () => stderr,
   };
@@ -72,11 +71,12 @@ function startAcp() {
 const text = (updates: SessionUpdate[], kind: string) =>
   updates
     .filter((u) => u.sessionUpdate === kind)
-    .map((u) => ((u as { content: { text: string } }).content.text))
+    .map((u) => (u as { content: { text: string } }).content.text)
     .join('');
 
 /** How many model answers this session's request holds already: the step it is at. */
-const step = (request: RecordedRequest) => request.messages.filter((m: { role: string }) => m.role === 'assistant').length;
+const step = (request: RecordedRequest) =>
+  request.messages.filter((m: { role: string }) => m.role === 'assistant').length;
 
 describe('loom acp, driven by the ACP SDK as an editor', () => {
   it('creates a session, streams a turn (text, thoughts, read, edit diff, plan, subagent), asks permissions, switches mode, cancels', async () => {
@@ -158,7 +158,11 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
         seen.filter(
           (u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.title === title,
         ) as (SessionUpdate & { status?: string; content?: unknown[] })[];
-      expect(calls('read notes.md')[0]).toMatchObject({ sessionUpdate: 'tool_call', kind: 'read', locations: [{ path: notes }] });
+      expect(calls('read notes.md')[0]).toMatchObject({
+        sessionUpdate: 'tool_call',
+        kind: 'read',
+        locations: [{ path: notes }],
+      });
       const edit = calls('edit notes.md');
       expect(edit[0]).toMatchObject({ sessionUpdate: 'tool_call', kind: 'edit' });
       expect(edit.at(-1)).toMatchObject({ status: 'completed', locations: [{ path: notes }] });
@@ -180,18 +184,22 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
       ]);
       expect(calls('bash rm notes.md').at(-1)).toMatchObject({ status: 'failed' });
       expect(readFileSync(notes, 'utf8')).toBe('two\n');
-      expect(
-        (await env.store.permissionRequests({ rootID: sessionId })).map((r) => r.status).sort(),
-      ).toEqual(['approved', 'rejected']);
+      expect((await env.store.permissionRequests({ rootID: sessionId })).map((r) => r.status).sort()).toEqual([
+        'approved',
+        'rejected',
+      ]);
 
-      await expect(
-        ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'architect' }),
-      ).rejects.toThrow(/unknown mode "architect" for session ses_\w+; its modes are build, plan/);
+      await expect(ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'architect' })).rejects.toThrow(
+        /unknown mode "architect" for session ses_\w+; its modes are build, plan/,
+      );
       await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
       await waitFor(() => acp.of(sessionId).some((u) => u.sessionUpdate === 'current_mode_update'), 5_000);
       expect((await env.store.getSession(sessionId))?.agent).toBe('plan');
 
-      const slow = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Think slowly' }] });
+      const slow = ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'Think slowly' }],
+      });
       await waitUntil(async () => (await env.store.getSession(sessionId))?.status === 'busy', 20_000);
       await waitUntil(async () => env.model.requests.some((r) => r.lastUser.includes('Think slowly')), 20_000);
       await ctx.notify(methods.agent.session.cancel, { sessionId });
@@ -214,7 +222,12 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
   it('loses nothing when killed mid-prompt: a new loom acp loads the session, the turn finishes, the editor sees the answer', async () => {
     const answer = 'Finished the slow work at last.';
     env.model.setScript([
-      { name: 'slow', times: 1, when: { lastUser: 'Take your time' }, reply: { text: answer, chunkSize: 3, chunkDelayMs: 500 } },
+      {
+        name: 'slow',
+        times: 1,
+        when: { lastUser: 'Take your time' },
+        reply: { text: answer, chunkSize: 3, chunkDelayMs: 500 },
+      },
       { name: 'again', when: { lastUser: 'Take your time' }, reply: { text: answer } },
     ]);
     const first = startAcp();
@@ -223,7 +236,10 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
       .connectWith(first.stream, async (ctx) => {
         await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
         ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd: env.project, mcpServers: [] }));
-        await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Take your time' }] });
+        await ctx.request(methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: 'text', text: 'Take your time' }],
+        });
       })
       .catch(() => 'killed');
     await waitFor(() => sessionId !== '' && text(first.of(sessionId), 'agent_message_chunk').length > 0, 30_000);
