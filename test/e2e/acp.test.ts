@@ -262,4 +262,55 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
     second.child.stdin.end();
     await stopProcess(second.child, 'SIGTERM');
   }, 120_000);
+
+  it('asks, after a restart, the permission request a killed loom acp left waiting, and streams the rest of the turn', async () => {
+    env.model.setScript([
+      {
+        name: 'deploy',
+        when: { lastUser: 'Deploy it' },
+        reply: (r) =>
+          r.lastRole === 'tool'
+            ? { text: 'Deployed.' }
+            : { toolCalls: [{ name: 'bash', args: { command: 'echo deployed', description: 'Deploy' } }] },
+      },
+    ]);
+    const first = startAcp();
+    let sessionId = '';
+    // This editor never answers: it is killed while the question waits.
+    first.editor.onRequest(methods.client.session.requestPermission, () => new Promise(() => undefined));
+    const gone = first.editor
+      .connectWith(first.stream, async (ctx) => {
+        await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+        ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd: env.project, mcpServers: [] }));
+        await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Deploy it' }] });
+      })
+      .catch(() => 'killed');
+    await waitUntil(
+      async () =>
+        sessionId !== '' && (await env.store.permissionRequests({ status: 'pending', rootID: sessionId })).length > 0,
+      60_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; loom acp said:\n${first.stderr()}`);
+    });
+    await stopProcess(first.child, 'SIGKILL');
+    await gone;
+
+    const second = startAcp();
+    await second.editor.connectWith(second.stream, async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      await ctx.request(methods.agent.session.load, { sessionId, cwd: env.project, mcpServers: [] });
+      await waitFor(() => text(second.of(sessionId), 'agent_message_chunk') === 'Deployed.', 30_000);
+    });
+    expect(second.asked.map((r) => [r.sessionId, r.toolCall.title])).toEqual([[sessionId, 'bash · echo deployed']]);
+    const bash = second
+      .of(sessionId)
+      .filter(
+        (u) =>
+          (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') &&
+          u.title === 'bash echo deployed',
+      );
+    expect(bash.at(-1)).toMatchObject({ status: 'completed' });
+    second.child.stdin.end();
+    await stopProcess(second.child, 'SIGTERM');
+  }, 90_000);
 });
