@@ -1,5 +1,6 @@
 import type { CancelNotification, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
 import { currentCursor } from '../follow/session-changes.js';
+import { cancellingRun } from '../services/cancelled-prompts.js';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
 import { loadProjectAgents } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
@@ -28,6 +29,13 @@ export async function prompt(deps: AcpDeps, params: PromptRequest): Promise<Prom
   warnOfUnknownCommand(context, text, project.config);
   const { client, searchAttributes } = await deps.ready();
   reportMissingKey(context, missingKey);
+  // A run being cancelled (the editor's stop, just before) would drop a prompt queued into it: it waits for that run to close.
+  const closing = await cancellingRun(client, session.id);
+  if (closing)
+    await client.workflow
+      .getHandle(session.id, closing)
+      .result()
+      .catch(() => undefined);
   const cursor = await currentCursor(context.store, session.id);
   const state = deps.turns.begin(session.id);
   const sent = await resumeSession(client, context.store, session, {
