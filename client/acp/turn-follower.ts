@@ -1,0 +1,112 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { RequestError, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
+import type { Message } from '../../core/message.js';
+import { errorMessage } from '../../core/error-message.js';
+import type { CliContext } from '../context.js';
+import { reconnectLimit, RunFollower, type Followed } from '../follow/run-follower.js';
+import type { PermissionAsker } from './permission-asker.js';
+import { SessionUpdates } from './session-updates.js';
+
+/** Safety net for a store notification lost; the store wakes a follower at once on a change. */
+const WAIT_MS = 2_000;
+/** A burst of writes (a streaming answer) is read in one look. */
+const GATHER_MS = 30;
+const PERMISSION_CHECK_MS = 300;
+
+export interface Turn {
+  /** The editor's session (a loaded child session is its own). */
+  acpSessionId: string;
+  sessionId: string;
+  rootId: string;
+  /** The run to follow to its end. */
+  runId: string;
+  directory: string;
+  /** Where the session's transcript stood before the turn: only what comes after is sent. */
+  cursor: number;
+  /** Send the user's prompts too (a session being loaded). */
+  users: boolean;
+  /** What the editor was sent already (a replay before the run is followed), so nothing is sent twice. */
+  updates?: SessionUpdates;
+  /** Whether the editor cancelled this turn (its prompt then answers `cancelled`, whatever the run did). */
+  cancelled: () => boolean;
+}
+
+/**
+ * Follows a run of a session until it ends, streaming what it writes to the editor as
+ * `session/update`s and asking its tree's permission requests. Answers how the turn stopped; a
+ * failed run is a JSON-RPC error with Loom's message.
+ */
+export async function followTurn(
+  context: CliContext,
+  turn: Turn,
+  send: (update: SessionUpdate) => Promise<void>,
+  asker: PermissionAsker,
+): Promise<StopReason> {
+  const { target } = await context.temporal();
+  const follower = new RunFollower(
+    { temporal: target, workflowId: turn.sessionId, runId: turn.runId },
+    { limitMs: reconnectLimit(context.env), report: context.report },
+  );
+  const ended = follower.result();
+  const permissions = setInterval(() => {
+    asker
+      .check(turn.acpSessionId, turn.rootId)
+      .catch((error) => context.report(`loom acp: could not check permission requests: ${errorMessage(error)}`));
+  }, PERMISSION_CHECK_MS);
+  try {
+    const messages = await stream(context, turn, send, ended);
+    return stopReason(await ended, messages, turn);
+  } finally {
+    clearInterval(permissions);
+    await follower.close();
+  }
+}
+
+/** Sends the session's changes until the run has ended and its last writes are sent; the messages seen. */
+async function stream(
+  context: CliContext,
+  turn: Turn,
+  send: (update: SessionUpdate) => Promise<void>,
+  ended: Promise<Followed>,
+): Promise<Message[]> {
+  const updates = turn.updates ?? new SessionUpdates(turn.directory, { users: turn.users });
+  const messages = new Map<string, Message>();
+  const settled = new AbortController();
+  void ended.finally(() => settled.abort());
+  let cursor = turn.cursor;
+  for (;;) {
+    const wasSettled = settled.signal.aborted;
+    const changes = await context.store.changes(turn.sessionId, cursor);
+    cursor = changes.cursor;
+    for (const message of changes.messages) messages.set(message.id, message);
+    for (const update of updates.next(changes.messages, changes.parts)) await send(update);
+    if (wasSettled) return [...messages.values()];
+    await context.store.waitForChange(turn.sessionId, cursor, { timeoutMs: WAIT_MS, signal: settled.signal });
+    await sleep(GATHER_MS, undefined, { signal: settled.signal }).catch(() => undefined);
+  }
+}
+
+function stopReason(followed: Followed, messages: Message[], turn: Turn): StopReason {
+  if (turn.cancelled()) return 'cancelled';
+  if (followed.kind === 'unreachable') {
+    throw new RequestError(
+      -32603,
+      `Stopped following ${turn.sessionId}: the Temporal server has been unreachable (${followed.reason}); the session may still be going`,
+    );
+  }
+  if (followed.kind === 'error') {
+    const cause = followed.error instanceof WorkflowFailedError ? followed.error.cause : followed.error;
+    if (cause instanceof CancelledFailure) return 'cancelled';
+    const name = cause instanceof ApplicationFailure && cause.type ? `${cause.type}: ` : '';
+    throw new RequestError(-32603, `Session ${turn.sessionId} failed: ${name}${errorMessage(cause)}`, {
+      sessionId: turn.sessionId,
+    });
+  }
+  const last = messages.filter((message) => message.role === 'assistant').at(-1);
+  const finish = last?.role === 'assistant' ? last.finish : undefined;
+  if (finish === 'length') return 'max_tokens';
+  if (finish === 'content-filter') return 'refusal';
+  return 'end_turn';
+}
