@@ -81,6 +81,8 @@ class Connection {
   failed = false;
   private queue: Promise<void> = Promise.resolve();
   private readonly texts = new Map<string, string>();
+  /** Prompts' messages: their text is not streamed, so it gets no delta (as with OpenCode). */
+  private readonly prompts = new Set<string>();
   private readonly sessions = new Set<string>();
   private readonly connectedAt = Date.now();
   private readonly turns = new TurnEnds();
@@ -122,9 +124,13 @@ class Connection {
       this.sessions.add(info.id);
       return isNew ? { type: 'session.created', properties: event.properties } : event;
     }
+    if (event.type === 'message.updated' && event.properties.info.role === 'user') {
+      if (this.prompts.size >= DELTA_PARTS) this.prompts.clear();
+      this.prompts.add(event.properties.info.id);
+    }
     if (event.type === 'message.part.updated') {
       const { part } = event.properties;
-      if (part.type !== 'text' && part.type !== 'reasoning') return event;
+      if ((part.type !== 'text' && part.type !== 'reasoning') || this.prompts.has(part.messageID)) return event;
       const before = this.texts.get(part.id);
       if (this.texts.size >= DELTA_PARTS) this.texts.clear();
       this.texts.set(part.id, part.text);
