@@ -253,6 +253,13 @@ describe("OpenCode's SDK against loom serve", () => {
     expect(file.response.status).toBe(400);
     expect(file.error).toMatchObject({ data: { message: expect.stringContaining('parts[1] is a "file" part') } });
 
+    const system = await sdk.session.promptAsync({
+      path: { id: session.id },
+      body: { parts: [text('hi')], system: 'Answer in French.' },
+    });
+    expect(system.response.status).toBe(400);
+    expect(system.error).toMatchObject({ data: { message: expect.stringContaining('system is not supported') } });
+
     const child = await sdk.session.create({ body: { parentID: session.id } });
     expect(child.response.status).toBe(400);
     expect(child.error).toMatchObject({ data: { message: expect.stringContaining(`parentID "${session.id}"`) } });

@@ -38,10 +38,13 @@ export function modelName(model: string | z.infer<typeof ModelRef> | undefined):
 }
 
 /**
- * The prompt text of an OpenCode body, or a 400 naming the part or field Loom cannot honour: Loom
- * prompts are text, and the turn always runs the agent with its own system prompt and tools.
+ * A 400 naming the field of OpenCode's prompt body Loom cannot honour: the turn always runs the
+ * agent with its own system prompt and tools, and Loom names the messages it stores.
  */
-export function promptText(session: string, body: Omit<OpenCodePromptBody, 'model'>): string {
+export function refuseUnsupported(
+  session: string,
+  body: Pick<OpenCodePromptBody, 'messageID' | 'noReply' | 'system' | 'tools'>,
+): void {
   const refuse = (what: string) => new HttpError(400, `Session ${session}: ${what}`);
   if (body.messageID !== undefined) throw refuse('messageID is not supported: Loom names the messages it stores.');
   if (body.noReply) throw refuse('noReply is not supported: every prompt runs a turn of the agent.');
@@ -49,6 +52,12 @@ export function promptText(session: string, body: Omit<OpenCodePromptBody, 'mode
     throw refuse("system is not supported: the agent's own prompt is the system prompt (define an agent for another).");
   if (body.tools && Object.keys(body.tools).length > 0)
     throw refuse('tools is not supported: an agent\'s tools follow its permission rules ("permission" in the config).');
+}
+
+/** The prompt text of an OpenCode body (its text parts), or a 400 naming the part or field Loom cannot take. */
+export function promptText(session: string, body: Omit<OpenCodePromptBody, 'model'>): string {
+  refuseUnsupported(session, body);
+  const refuse = (what: string) => new HttpError(400, `Session ${session}: ${what}`);
   const texts: string[] = [];
   for (const [index, part] of body.parts.entries()) {
     if (part.type !== 'text')

@@ -10,7 +10,7 @@ import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
 import { answerWhenDone, TurnAnswerBody } from '../opencode/blocking-prompt.js';
 import { createSession, parentRefused, requestedDirectory } from '../opencode/create-session.js';
-import { modelName, promptText } from '../opencode/prompt-body.js';
+import { modelName, promptText, refuseUnsupported } from '../opencode/prompt-body.js';
 import { servedSession, ServedSession } from '../opencode/shapes.js';
 import { budgetOfBody, promptedSession, sendPromptTo } from '../prompt-sending.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
@@ -86,7 +86,8 @@ const remove = createRoute({
 });
 
 /**
- * The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, but never wait for a run.
+ * The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, and
+ * answer at once, except OpenCode's blocking prompt, which waits for its turn to end.
  */
 export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const { store, env } = deps;
@@ -145,6 +146,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
       // Streamed JSON (the route's 200), which the typed handler cannot express.
       return (await answerWhenDone(c, deps, session, { ...request, prompt: text })) as never;
     }
+    refuseUnsupported(id, body);
     const sent = await sendPromptTo(deps, session, { ...request, prompt: body.prompt! });
     return c.json({ id, promptID: sent.promptId, runID: sent.runId }, 202);
   });
