@@ -264,6 +264,16 @@ describe("OpenCode's SDK against loom serve", () => {
     expect(child.response.status).toBe(400);
     expect(child.error).toMatchObject({ data: { message: expect.stringContaining(`parentID "${session.id}"`) } });
 
+    // A start whose JSON is sent as a form (curl -d without a content type) is refused, not taken for a create.
+    const sessionsBefore = (await sdk.session.list()).data!.length;
+    const form = await fetch(`${server.base}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: JSON.stringify({ prompt: 'hi' }),
+    });
+    expect(form.status).toBe(415);
+    expect((await sdk.session.list()).data!.length).toBe(sessionsBefore);
+
     // With throwOnError, the SDK's Error carries the server's words.
     await expect(sdk.session.messages({ path: { id: 'ses_missing' }, throwOnError: true })).rejects.toThrow(
       /Unknown session "ses_missing"/,
