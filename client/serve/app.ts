@@ -3,10 +3,11 @@ import { LOOM_VERSION } from '../../activities/package-root.js';
 import { cors } from 'hono/cors';
 import { requireToken } from './auth.js';
 import type { ServeDeps } from './deps.js';
-import { errorResponse, invalidInput } from './errors.js';
+import { errorBody, errorResponse, invalidInput } from './errors.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerBatchRoutes } from './routes/batches.js';
+import { registerOpenCodeSessionRoutes } from './routes/opencode-sessions.js';
 import { registerPermissionRoutes } from './routes/permissions.js';
 import { registerSessionReadRoutes } from './routes/sessions.js';
 import { registerSessionWriteRoutes } from './routes/session-actions.js';
@@ -35,7 +36,10 @@ export function createServeApp(deps: ServeDeps): ServeApp {
       await next();
     });
   app.onError(errorResponse);
-  app.notFound((c) => c.json({ error: `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.` }, 404));
+  app.notFound((c) =>
+    c.json(errorBody(404, `No route ${c.req.method} ${c.req.path}. GET /doc lists the routes.`), 404),
+  );
+  registerOpenCodeSessionRoutes(app, deps);
   registerSessionReadRoutes(app, deps);
   registerSessionWriteRoutes(app, deps);
   registerSessionFilesRoutes(app, deps);

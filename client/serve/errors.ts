@@ -22,8 +22,26 @@ export const ErrorBody = z
     issues: z
       .array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() }))
       .optional(),
+    name: z.string().openapi({ description: "OpenCode's error name (`BadRequest`, `NotFoundError`, …)" }),
+    data: z
+      .object({ message: z.string() })
+      .openapi({ description: "OpenCode's shape of `error`, which its SDK shows" }),
   })
   .openapi('Error');
+
+const ERROR_NAMES: Partial<Record<number, string>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFoundError',
+  409: 'Conflict',
+  500: 'UnknownError',
+};
+
+/** An error body: Loom's `error`, and OpenCode's `{name, data: {message}}` so its SDK shows the same words. */
+export function errorBody(status: number, message: string): { error: string; name: string; data: { message: string } } {
+  return { error: message, name: ERROR_NAMES[status] ?? 'UnknownError', data: { message } };
+}
 
 export const unknownSession = (id: string) =>
   new HttpError(404, `Unknown session "${id}". GET /session lists sessions.`);
@@ -40,13 +58,8 @@ export function invalidInput(
     code: issue.code,
   }));
   const where = result.target ? ` (${result.target})` : '';
-  return c.json(
-    {
-      error: `Invalid request${where}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
-      issues,
-    },
-    400,
-  );
+  const message = `Invalid request${where}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`;
+  return c.json({ ...errorBody(400, message), issues }, 400);
 }
 
 /**
@@ -54,9 +67,10 @@ export function invalidInput(
  * id) are the caller's to fix: 400. Anything else is ours: 500, with the message but no stack.
  */
 export function errorResponse(error: Error, c: Context): Response {
-  if (error instanceof HttpError) return c.json({ error: error.message }, error.status);
-  if (error instanceof CliError || error instanceof BudgetInputError) return c.json({ error: error.message }, 400);
+  if (error instanceof HttpError) return c.json(errorBody(error.status, error.message), error.status);
+  if (error instanceof CliError || error instanceof BudgetInputError) return c.json(errorBody(400, error.message), 400);
   // Hono's own refusals, such as a body that is not JSON.
-  if (error instanceof HTTPException) return c.json({ error: error.message || `HTTP ${error.status}` }, error.status);
-  return c.json({ error: `Internal error: ${error.message}` }, 500);
+  if (error instanceof HTTPException)
+    return c.json(errorBody(error.status, error.message || `HTTP ${error.status}`), error.status);
+  return c.json(errorBody(500, `Internal error: ${error.message}`), 500);
 }

@@ -6,17 +6,19 @@ import {
   BatchTaskOutcome as CoreBatchTaskOutcome,
   TaskStatus,
 } from '../../core/batch.js';
-import { MessageWithParts as CoreMessageWithParts, Tokens } from '../../core/message.js';
+import { Tokens } from '../../core/message.js';
 import {
   PermissionReplyKind,
   PermissionRequestRecord as CorePermissionRequestRecord,
 } from '../../core/permission-request.js';
 import { Session as CoreSession } from '../../core/session.js';
+import { ModelRef, openCodePromptFields } from './opencode/prompt-body.js';
 
 // The core schemas are the one source of the shapes; here they only get component names. `.meta`,
 // not `.openapi`: they may be built before @hono/zod-openapi adds `.openapi` to zod's schemas.
 export const Session = CoreSession.meta({ id: 'Session' });
-export const MessageWithParts = CoreMessageWithParts.meta({ id: 'MessageWithParts' });
+/** Messages as the server sends them: assistant messages carry OpenCode's fields too (see opencode/shapes.ts). */
+export { ServedMessageWithParts as MessageWithParts } from './opencode/shapes.js';
 
 /** What a session's work waits for (see session-waits.ts): a worker on the task queue, or on the session's host. */
 export const WorkWait = z
@@ -81,14 +83,21 @@ const timeout = z.number().int().positive().optional().openapi({
 
 export const StartBody = z
   .object({
-    prompt: z.string().min(1),
+    prompt: z.string().min(1).optional().openapi({
+      description:
+        "the first prompt: the session starts at once (201 `{id}`); without it, OpenCode's `session.create`: an idle session with no run yet (200, the session), which its first prompt starts",
+    }),
     agent: z.string().optional(),
     model: z.string().optional().openapi({ example: 'openai/gpt-4.1' }),
-    directory: z
+    directory: z.string().optional().openapi({
+      description:
+        "the project directory on the server's machine (default: the `directory` query, else where `loom serve` runs)",
+    }),
+    title: z.string().optional(),
+    parentID: z
       .string()
       .optional()
-      .openapi({ description: "the project directory on the server's machine (default: where `loom serve` runs)" }),
-    title: z.string().optional(),
+      .openapi({ description: "OpenCode's: refused (400), Loom's subagent sessions come from task calls" }),
     ...budgetFields('the session and its subagents'),
     timeout,
   })
@@ -96,9 +105,22 @@ export const StartBody = z
 
 export const PromptBody = z
   .object({
-    prompt: z.string().min(1),
+    prompt: z.string().min(1).optional().openapi({
+      description: "Loom's form: the prompt is sent and the answer is 202 at once (send this or `parts`)",
+    }),
+    parts: openCodePromptFields.parts.optional().openapi({
+      description:
+        "OpenCode's form (`session.prompt`): `text` parts; the request waits for the turn to end and answers with its last assistant message",
+    }),
     agent: z.string().optional(),
-    model: z.string().optional(),
+    model: z
+      .union([z.string(), ModelRef])
+      .optional()
+      .openapi({ description: '`provider/model`, or `{providerID, modelID}`' }),
+    messageID: openCodePromptFields.messageID,
+    noReply: openCodePromptFields.noReply,
+    system: openCodePromptFields.system,
+    tools: openCodePromptFields.tools,
     ...budgetFields("the session's tree from now on (above what it has spent)"),
     timeout: timeout.openapi({
       description: 'as for a new session; applies to the run this prompt starts (an idle session)',

@@ -30,7 +30,7 @@ function feedOf(sessionStore: SqliteSessionStore): SharedFeed {
 
 function statuses(page: Awaited<ReturnType<SharedFeed['read']>>): string[] {
   return page.events.flatMap(({ event }) =>
-    event.type === 'session.status' ? [`${event.properties.sessionID} ${event.properties.status.type}`] : [],
+    event.type === 'session.status' ? [`${event.properties.sessionID} ${event.properties.status.detail}`] : [],
   );
 }
 

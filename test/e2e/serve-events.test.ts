@@ -59,7 +59,7 @@ function describeEvent(event: ServerEvent): string {
     case 'session.updated':
       return `${event.type} ${event.properties.info.id}`;
     case 'session.status':
-      return `status ${event.properties.sessionID} ${event.properties.status.type}`;
+      return `status ${event.properties.sessionID} ${event.properties.status.detail}`;
     case 'message.part.updated': {
       const { part } = event.properties;
       return part.type === 'tool'
@@ -82,7 +82,7 @@ function positionOf(seen: string[], text: string, from = 0): number {
 }
 
 const rootIdle = (id: string) => (event: ServerEvent) =>
-  event.type === 'session.status' && event.properties.sessionID === id && event.properties.status.type === 'idle';
+  event.type === 'session.status' && event.properties.sessionID === id && event.properties.status.detail === 'idle';
 
 describe('loom serve: GET /event', () => {
   let root: string;
@@ -127,7 +127,7 @@ describe('loom serve: GET /event', () => {
       (event) =>
         event.type === 'session.status' &&
         event.properties.sessionID === child &&
-        event.properties.status.type === 'waiting-approval',
+        event.properties.status.detail === 'waiting-approval',
     );
     await replyToRequest(env.client, env.store, { requestId: asked.properties.request.id, reply: 'once' });
     await client.next(rootIdle(root));
@@ -262,16 +262,18 @@ describe('loom serve: GET /event', () => {
         (event) =>
           event.type === 'session.status' &&
           event.properties.sessionID === sessionId &&
-          event.properties.status.type === 'waiting-host',
+          event.properties.status.detail === 'waiting-host',
         30_000,
       );
-      expect(waiting).toMatchObject({ properties: { status: { type: 'waiting-host', host: 'host-far' } } });
+      expect(waiting).toMatchObject({
+        properties: { status: { type: 'busy', detail: 'waiting-host', host: 'host-far' } },
+      });
       await fetch(`${base}/session/${sessionId}/abort`, { method: 'POST' });
       await client.next(
         (event) =>
           event.type === 'session.status' &&
           event.properties.sessionID === sessionId &&
-          event.properties.status.type === 'cancelled',
+          event.properties.status.detail === 'cancelled',
       );
     } finally {
       await stopProcess(far, 'SIGKILL');

@@ -4,6 +4,7 @@ import type { ChangeFeed } from '../../../activities/store/change-feed.js';
 import type { ServerEvent } from './event-types.js';
 import type { HostWatch } from './host-watch.js';
 import type { FeedEvent, SharedFeed } from './shared-feed.js';
+import { TurnEnds } from './turn-ends.js';
 
 export const HEARTBEAT_MS = 10_000;
 /** The longest a connection waits for word of a change before it reads anyway (a lost notification). */
@@ -75,20 +76,25 @@ async function untilRead<T>(read: () => Promise<T>, signal: AbortSignal): Promis
   }
 }
 
-/** What one client has been sent: its writes in order, and what deltas and `session.created` need. */
+/** What one client has been sent: its writes in order, and what deltas, `session.created` and turn ends need. */
 class Connection {
   failed = false;
   private queue: Promise<void> = Promise.resolve();
   private readonly texts = new Map<string, string>();
+  /** Prompts' messages: their text is not streamed, so it gets no delta (as with OpenCode). */
+  private readonly prompts = new Set<string>();
   private readonly sessions = new Set<string>();
   private readonly connectedAt = Date.now();
+  private readonly turns = new TurnEnds();
 
   constructor(private readonly stream: SSEStreamingApi) {}
 
   async sendPage(events: FeedEvent[]): Promise<void> {
     for (const [index, { rev, event }] of events.entries()) {
       const last = index === events.length - 1 || events[index + 1].rev !== rev;
-      await this.send(this.shape(event), last ? rev : undefined);
+      const shaped = [this.shape(event), ...this.turns.after(event)];
+      for (const [at, each] of shaped.entries())
+        await this.send(each, last && at === shaped.length - 1 ? rev : undefined);
     }
   }
 
@@ -118,14 +124,20 @@ class Connection {
       this.sessions.add(info.id);
       return isNew ? { type: 'session.created', properties: event.properties } : event;
     }
+    if (event.type === 'message.updated' && event.properties.info.role === 'user') {
+      if (this.prompts.size >= DELTA_PARTS) this.prompts.clear();
+      this.prompts.add(event.properties.info.id);
+    }
     if (event.type === 'message.part.updated') {
       const { part } = event.properties;
-      if (part.type !== 'text' && part.type !== 'reasoning') return event;
+      if ((part.type !== 'text' && part.type !== 'reasoning') || this.prompts.has(part.messageID)) return event;
       const before = this.texts.get(part.id);
       if (this.texts.size >= DELTA_PARTS) this.texts.clear();
       this.texts.set(part.id, part.text);
-      return before !== undefined && part.text.startsWith(before)
-        ? { ...event, properties: { part, delta: part.text.slice(before.length) } }
+      // A part new to this connection: all its text is new to it (OpenCode's clients add up deltas).
+      const from = before ?? '';
+      return part.text.startsWith(from)
+        ? { ...event, properties: { part, delta: part.text.slice(from.length) } }
         : event;
     }
     return event;

@@ -8,7 +8,7 @@ import type { LiveStatus } from './event-types.js';
  * waits for the approvals of its whole tree, so a list of sessions shows which tree needs a person.
  */
 export function liveStatus(session: Session, pending: PermissionRequestRecord[], hostUnserved: boolean): LiveStatus {
-  if (session.status !== 'busy') return { type: session.status };
+  if (session.status !== 'busy') return { type: 'idle', detail: session.status };
   const isRoot = session.parentID === undefined;
   const requestIDs = pending
     .filter(
@@ -16,7 +16,7 @@ export function liveStatus(session: Session, pending: PermissionRequestRecord[],
         request.status === 'pending' && (request.sessionID === session.id || (isRoot && request.rootID === session.id)),
     )
     .map((request) => request.id);
-  if (requestIDs.length > 0) return { type: 'waiting-approval', requestIDs };
-  if (hostUnserved && session.host) return { type: 'waiting-host', host: session.host };
-  return { type: 'busy' };
+  if (requestIDs.length > 0) return { type: 'busy', detail: 'waiting-approval', requestIDs };
+  if (hostUnserved && session.host) return { type: 'busy', detail: 'waiting-host', host: session.host };
+  return { type: 'busy', detail: 'busy' };
 }

@@ -9,6 +9,7 @@ import type { FeedEntry, StoreFeed } from '../../../activities/store/feed-page.j
 import type { ServerEvent } from './event-types.js';
 import type { HostWatch } from './host-watch.js';
 import { liveStatus } from './live-status.js';
+import { servedEvents } from './opencode-events.js';
 import { describedPart } from '../tool-description.js';
 
 /** An event and the store revision it comes from (none for events that are not stored). */
@@ -69,12 +70,11 @@ export class SharedFeed {
       const rev = entry.rev;
       const push = (event: ServerEvent) => events.push({ rev, event });
       // A batch row comes once per page (at its latest revision): one count per batch and page.
-      push(
-        busEventOf(
-          entry.kind === 'part' ? { ...entry, part: describedPart(entry.part) } : entry,
-          entry.kind === 'batch' ? await this.store.batchCounts(entry.batch.id) : undefined,
-        ),
+      const stored = busEventOf(
+        entry.kind === 'part' ? { ...entry, part: describedPart(entry.part) } : entry,
+        entry.kind === 'batch' ? await this.store.batchCounts(entry.batch.id) : undefined,
       );
+      servedEvents(stored).forEach(push);
       switch (entry.kind) {
         case 'session':
           this.hosts.saw(entry.session);

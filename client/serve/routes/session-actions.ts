@@ -1,29 +1,34 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
-import { cancellingRun } from '../../services/cancelled-prompts.js';
-import {
-  checkModelFlag,
-  checkProviderHere,
-  chooseModel,
-  modelRetryFromEnv,
-  SERVER_NAMES_MODEL,
-} from '../../services/model-choice.js';
+import { checkProviderHere, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
-import { cancelSession, resumeSession, startSession } from '../../services/sessions.js';
-import { budgetBeforeResume, budgetFromInput, checkBudgetPrices } from '../../services/budgets.js';
+import { cancelSession, startSession } from '../../services/sessions.js';
+import { checkBudgetPrices } from '../../services/budgets.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError, unknownSession } from '../errors.js';
+import { answerWhenDone, TurnAnswerBody } from '../opencode/blocking-prompt.js';
+import { createSession, parentRefused, requestedDirectory } from '../opencode/create-session.js';
+import { modelName, promptText, refuseUnsupported } from '../opencode/prompt-body.js';
+import { servedSession, ServedSession } from '../opencode/shapes.js';
+import { budgetOfBody, promptedSession, sendPromptTo } from '../prompt-sending.js';
 import { json, PromptBody, SessionIdParam, StartBody, Started } from '../schemas.js';
 import { knownSession } from '../session-waits.js';
 
 const start = createRoute({
   method: 'post',
   path: '/session',
-  summary: 'Start a session; returns its id at once (GET /session/{id} shows its status)',
-  request: { body: { content: { 'application/json': { schema: StartBody } }, required: true } },
+  summary:
+    "Start a session with its first prompt; returns its id at once (GET /session/{id} shows its status). Without a prompt, OpenCode's `session.create`: an idle session, returned",
+  request: {
+    query: z.object({
+      directory: z.string().optional().openapi({ description: 'the project directory, as OpenCode clients send it' }),
+    }),
+    body: { content: { 'application/json': { schema: StartBody } }, required: false },
+  },
   responses: {
+    200: json(ServedSession, 'no prompt: the session was created, idle'),
     201: json(Started, 'the session was started'),
     400: json(ErrorBody, 'invalid body, unknown agent or model, prompt too large'),
   },
@@ -33,12 +38,16 @@ const prompt = createRoute({
   method: 'post',
   path: '/session/{id}/message',
   summary:
-    'Send a prompt, as `loom resume` does: an idle session starts a new run, a busy one queues it; returns at once',
+    "Send a prompt, as `loom resume` does: an idle session starts a new run, a busy one queues it. `prompt` returns at once; OpenCode's `parts` wait for the turn's answer",
   request: {
     params: SessionIdParam,
     body: { content: { 'application/json': { schema: PromptBody } }, required: true },
   },
   responses: {
+    200: json(
+      TurnAnswerBody,
+      "`parts`: the turn's last assistant message and its parts, once the turn is over (a failed or cancelled turn: with its `error`). Whitespace is sent while the turn runs, to keep the connection open",
+    ),
     202: json(
       z.object({ id: z.string(), promptID: z.string(), runID: z.string() }).openapi('PromptSent'),
       'the prompt was sent',
@@ -76,24 +85,18 @@ const remove = createRoute({
   },
 });
 
-const BUDGET_FIELD_NAMES = { tokens: 'maxTokens', cost: 'maxCost' };
-
-function budgetOfBody(body: { maxTokens?: number; maxCost?: number }) {
-  return budgetFromInput({
-    tokens: { name: BUDGET_FIELD_NAMES.tokens, value: body.maxTokens },
-    cost: { name: BUDGET_FIELD_NAMES.cost, value: body.maxCost },
-  });
-}
-
 /**
- * The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, but never wait for a run.
+ * The write side: these reach Temporal, as `loom run`, `loom resume` and `loom cancel` do, and
+ * answer at once, except OpenCode's blocking prompt, which waits for its turn to end.
  */
 export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   const { store, env } = deps;
 
   app.openapi(start, async (c) => {
-    const body = c.req.valid('json');
-    const directory = resolve(deps.defaultDirectory, body.directory ?? '.');
+    const body = c.req.valid('json') ?? {};
+    if (body.parentID !== undefined) throw parentRefused(body.parentID);
+    const directory = resolve(deps.defaultDirectory, body.directory ?? requestedDirectory(c) ?? '.');
+    if (body.prompt === undefined) return c.json(servedSession(await createSession(deps, directory, body)), 200);
     const project = loadProjectAgents(directory, env, deps.dataDir);
     const agent = chooseAgent(body.agent, project);
     // As `loom run`: the model is decided here and pinned in the run. A key missing in the
@@ -125,38 +128,26 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
   app.openapi(prompt, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const session = await store.getSession(id);
-    if (!session) throw unknownSession(id);
-    const model = checkModelFlag(body.model);
-    const agent = body.agent
-      ? chooseAgent(body.agent, loadProjectAgents(session.directory, env, deps.dataDir))
-      : undefined;
-    const maxPromptBytes = promptLimit(session.directory, env);
-    checkPromptSize(body.prompt, maxPromptBytes, `session ${id}`);
-    const budget = budgetOfBody(body);
-    if (budget) {
-      const project = loadProjectAgents(session.directory, env, deps.dataDir);
-      checkBudgetPrices(budget, model ?? session.model, project.config, id);
+    const session = await promptedSession(deps, id);
+    if ((body.prompt === undefined) === (body.parts === undefined))
+      throw new HttpError(
+        400,
+        `Session ${id}: send "prompt" (Loom's form, answered at once) or "parts" (OpenCode's, answered when the turn ends), not ${body.prompt === undefined ? 'neither' : 'both'}.`,
+      );
+    const request = {
+      agent: body.agent,
+      model: modelName(body.model),
+      timeout: body.timeout,
+      maxTokens: body.maxTokens,
+      maxCost: body.maxCost,
+    };
+    if (body.parts) {
+      const text = promptText(id, { ...body, parts: body.parts });
+      // Streamed JSON (the route's 200), which the typed handler cannot express.
+      return (await answerWhenDone(c, deps, session, { ...request, prompt: text })) as never;
     }
-    const spent = await budgetBeforeResume(store, id, budget, BUDGET_FIELD_NAMES);
-    if (spent) throw new HttpError(409, spent);
-    const client = await deps.client();
-    // A run being cancelled would drop a prompt queued into it; `loom resume` waits for it to
-    // close, a request that returns at once cannot, so it says so and the caller sends again.
-    if (await cancellingRun(client, id))
-      throw new HttpError(409, `Session ${id} is being cancelled; send the prompt again once it is no longer busy.`);
-    const sent = await resumeSession(client, store, session, {
-      prompt: body.prompt,
-      agent,
-      model,
-      maxPromptBytes,
-      timeoutMs: body.timeout,
-      host: deps.hostId,
-      taskQueue: deps.taskQueue,
-      modelRetry: modelRetryFromEnv(env),
-      webUrl: deps.webUrl,
-      searchAttributes: await deps.searchAttributes(),
-    });
+    refuseUnsupported(id, body);
+    const sent = await sendPromptTo(deps, session, { ...request, prompt: body.prompt! });
     return c.json({ id, promptID: sent.promptId, runID: sent.runId }, 202);
   });
 

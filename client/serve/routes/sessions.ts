@@ -4,6 +4,7 @@ import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
 import { json, MessageWithParts, Project, Session, SessionIdParam, SessionNode, SessionWithWait } from '../schemas.js';
 import { askTemporal, knownSession, workWait } from '../session-waits.js';
+import { servedMessages } from '../opencode/shapes.js';
 import { describedMessages } from '../tool-description.js';
 
 const notFound = { 404: json(ErrorBody, 'no such session') };
@@ -110,7 +111,7 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
   app.openapi(messages, async (c) => {
     const { id } = c.req.valid('param');
     await existing(id);
-    return c.json(describedMessages(await store.messages(id)), 200);
+    return c.json(servedMessages(describedMessages(await store.messages(id))), 200);
   });
   app.openapi(children, async (c) => {
     const { id } = c.req.valid('param');

@@ -10,7 +10,7 @@ export const state = {
   config: { temporalUi: null, namespace: 'default' },
   /** Session by id. */
   sessions: new Map(),
-  /** LiveStatus by session id, from `session.status` events (finer than a session's stored status). */
+  /** LiveStatus by session id, from `session.status` events: `detail` is finer than a session's stored status. */
   live: new Map(),
   /** What a session's work waits for (`waiting` of GET /session/{id}: a worker, or its host's), by session id. */
   waits: new Map(),
@@ -139,7 +139,7 @@ const BUSY = new Set(['busy', 'waiting-approval', 'waiting-host']);
  * events, says more (waiting for an approval, for a host) and is used while the two agree.
  */
 export function statusOf(session) {
-  const live = state.live.get(session.id)?.type;
+  const live = state.live.get(session.id)?.detail;
   if (!live) return session.status;
   return BUSY.has(live) === (session.status === 'busy') ? live : session.status;
 }
