@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { methods, type AgentContext, type PermissionOption } from '@agentclientprotocol/sdk';
+import type { PartRecords } from '../../activities/store/parts.js';
 import type { PermissionRecords } from '../../activities/store/permissions.js';
+import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { PermissionReplyKind, PermissionRequestRecord } from '../../core/permission-request.js';
 import { errorMessage } from '../../core/error-message.js';
 import { answerHint, describeRequest, replyToRequest } from '../services/permissions.js';
@@ -23,7 +25,7 @@ export class PermissionAsker {
 
   constructor(
     private readonly client: () => Promise<Client>,
-    private readonly store: PermissionRecords,
+    private readonly store: PermissionRecords & SessionRecords & PartRecords,
     private readonly editor: () => AgentContext,
     /** Whether the editor has gone: a request then waits for `loom approve`, and says so. */
     private readonly gone: () => boolean,
@@ -45,8 +47,7 @@ export class PermissionAsker {
       const { outcome } = await this.editor().request(methods.client.session.requestPermission, {
         sessionId: acpSessionId,
         toolCall: {
-          toolCallId: request.callID,
-          title: request.title,
+          ...(await this.visibleCall(acpSessionId, request)),
           kind: toolKind(request.tool),
           status: 'pending',
           rawInput: { permission: request.permission, patterns: request.patterns, always: request.always },
@@ -67,5 +68,23 @@ export class PermissionAsker {
       // Answered elsewhere (`loom approve`, the web view), or the run ended: nothing to send.
       this.report(`loom acp: permission request ${request.id}: ${errorMessage(error)}`);
     }
+  }
+
+  /**
+   * The call the editor knows the request by: its own, or for a subagent's request the task call
+   * in the editor's session that the subagent runs under, named with the subagent's agent.
+   */
+  private async visibleCall(
+    acpSessionId: string,
+    request: PermissionRequestRecord,
+  ): Promise<{ toolCallId: string; title: string }> {
+    const own = { toolCallId: request.callID, title: request.title };
+    let session = await this.store.getSession(request.sessionID);
+    while (session?.parentID && session.parentID !== acpSessionId)
+      session = await this.store.getSession(session.parentID);
+    if (session?.parentID !== acpSessionId || !session.parentPartID) return own;
+    const taskPart = await this.store.getPart(session.parentPartID);
+    if (taskPart?.type !== 'tool') return own;
+    return { toolCallId: taskPart.callID, title: `${request.agent} subagent: ${request.title}` };
   }
 }

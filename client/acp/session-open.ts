@@ -17,6 +17,7 @@ import { rootOf } from '../services/sessions.js';
 import type { AcpDeps } from './deps.js';
 import { unknownSession } from './errors.js';
 import { availableCommands, sessionModes } from './modes.js';
+import { sessionInfoUpdates } from './session-info.js';
 import { SessionUpdates } from './session-updates.js';
 import { followTurn } from './turn-follower.js';
 
@@ -57,7 +58,8 @@ export async function loadSession(deps: AcpDeps, params: LoadSessionRequest): Pr
     messages.map((message) => message.info),
     messages.flatMap((message) => message.parts),
   );
-  for (const update of replay) await deps.send(session.id, update);
+  for (const update of [...replay, ...(await sessionInfoUpdates(context, session.id))])
+    await deps.send(session.id, update);
   const runId = await openRun(access.client, session.id);
   if (runId) void followLoaded(deps, session, runId, cursor, updates);
   announceCommands(deps, session.id, project);

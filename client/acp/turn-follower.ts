@@ -7,6 +7,7 @@ import { errorMessage } from '../../core/error-message.js';
 import type { CliContext } from '../context.js';
 import { reconnectLimit, RunFollower, type Followed } from '../follow/run-follower.js';
 import type { PermissionAsker } from './permission-asker.js';
+import { sessionInfoUpdates } from './session-info.js';
 import { SessionUpdates } from './session-updates.js';
 
 /** Safety net for a store notification lost; the store wakes a follower at once on a change. */
@@ -57,6 +58,7 @@ export async function followTurn(
   }, PERMISSION_CHECK_MS);
   try {
     const messages = await stream(context, turn, send, ended);
+    for (const update of await sessionInfoUpdates(context, turn.sessionId)) await send(update);
     return stopReason(await ended, messages, turn);
   } finally {
     clearInterval(permissions);

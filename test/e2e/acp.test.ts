@@ -26,6 +26,13 @@ beforeAll(async () => {
       '.loom/command/review.md': '---\ndescription: Review the changes\n---\nReview $ARGUMENTS\n',
     },
     config: { model: 'scripted/test-model', permission: { bash: 'ask' } },
+    // A window Loom knows, so the editor is told how full it is.
+    providers: (url) => ({
+      scripted: {
+        options: { baseURL: url, apiKey: 'test' },
+        models: { 'test-model': { limit: { context: 128_000, output: 4_096 } } },
+      },
+    }),
   });
 });
 afterAll(async () => {
@@ -172,17 +179,26 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
       const task = calls('task general · Look').at(-1)!;
       expect(task.status).toBe('completed');
       expect(JSON.stringify(task.content)).toMatch(/subagent session ses_\w+\\n✓ bash ls/);
-      // Its permission request was asked too (and allowed once); the rm was rejected and failed.
+      // Its permission request was asked too (and allowed once), under the task call the editor knows;
+      // the rm was rejected and failed.
       expect(acp.asked.map((r) => [r.sessionId, r.toolCall.title])).toEqual([
-        [sessionId, 'bash · ls'],
+        [sessionId, 'general subagent: bash · ls'],
         [sessionId, 'bash · rm notes.md'],
       ]);
+      expect(acp.asked[0].toolCall.toolCallId).toBe((task as { toolCallId: string }).toolCallId);
       expect(acp.asked[0].options.map((o) => [o.optionId, o.kind])).toEqual([
         ['once', 'allow_once'],
         ['always', 'allow_always'],
         ['reject', 'reject_once'],
       ]);
       expect(calls('bash rm notes.md').at(-1)).toMatchObject({ status: 'failed' });
+      // After the turn: the session's title, and how full the model's window is.
+      expect(seen.find((u) => u.sessionUpdate === 'session_info_update')).toMatchObject({
+        title: (await env.store.getSession(sessionId))!.title,
+      });
+      const usage = seen.find((u) => u.sessionUpdate === 'usage_update') as { used: number; size: number };
+      expect(usage.size).toBe(128_000);
+      expect(usage.used).toBeGreaterThan(0);
       expect(readFileSync(notes, 'utf8')).toBe('two\n');
       expect((await env.store.permissionRequests({ rootID: sessionId })).map((r) => r.status).sort()).toEqual([
         'approved',
