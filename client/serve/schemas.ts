@@ -12,6 +12,7 @@ import {
   PermissionRequestRecord as CorePermissionRequestRecord,
 } from '../../core/permission-request.js';
 import { Session as CoreSession } from '../../core/session.js';
+import { ServedSession } from './opencode/shapes.js';
 import { ModelRef, openCodePromptFields } from './opencode/prompt-body.js';
 
 // The core schemas are the one source of the shapes; here they only get component names. `.meta`,
@@ -31,7 +32,7 @@ export const WorkWait = z
       "`worker`: no worker polls the task queue while the session has a run open (a session just started is known before any worker stores it); `host`: no worker serves the machine that holds the session's workspace",
   });
 
-export const SessionWithWait = CoreSession.extend({ waiting: WorkWait.optional() }).meta({ id: 'SessionWithWait' });
+export const SessionWithWait = ServedSession.extend({ waiting: WorkWait.optional() }).meta({ id: 'SessionWithWait' });
 
 /** A project folder of the stored sessions, as the web view's project selector lists them. */
 export const Project = z

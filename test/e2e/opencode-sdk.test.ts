@@ -116,7 +116,13 @@ describe("OpenCode's SDK against loom serve", () => {
     );
     const one = await sdk.session.message({ path: { id: session.id, messageID: messages[1].info.id } });
     expect(one.data).toMatchObject({ info: { id: messages[1].info.id, role: 'assistant' } });
-    expect((await sdk.session.get({ path: { id: session.id } })).data).toMatchObject({ status: 'idle' });
+    // Read back, a session is OpenCode's Session too, wherever it is served.
+    const openCodeSession = { id: session.id, projectID: env.project, version: expect.any(String) };
+    expect((await sdk.session.get({ path: { id: session.id } })).data).toMatchObject({
+      ...openCodeSession,
+      status: 'idle',
+    });
+    expect((await sdk.session.list()).data).toContainEqual(expect.objectContaining(openCodeSession));
   }, 60_000);
 
   it('answers a blocking prompt with the assistant message once the turn ends', async () => {

@@ -2,7 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
-import { json, MessageWithParts, Project, Session, SessionIdParam, SessionNode, SessionWithWait } from '../schemas.js';
+import { ServedSession, servedSession } from '../opencode/shapes.js';
+import { json, MessageWithParts, Project, SessionIdParam, SessionNode, SessionWithWait } from '../schemas.js';
 import { askTemporal, knownSession, workWait } from '../session-waits.js';
 import { servedMessages } from '../opencode/shapes.js';
 import { describedMessages } from '../tool-description.js';
@@ -23,7 +24,7 @@ const list = createRoute({
         .openapi({ description: 'only the sessions of this project folder, as `loom ls` (default: every project)' }),
     }),
   },
-  responses: { 200: json(z.array(Session), 'the sessions'), 400: json(ErrorBody, 'invalid query') },
+  responses: { 200: json(z.array(ServedSession), 'the sessions'), 400: json(ErrorBody, 'invalid query') },
 });
 
 const get = createRoute({
@@ -58,7 +59,7 @@ const children = createRoute({
   path: '/session/{id}/children',
   summary: "A session's subagent sessions",
   request: { params: SessionIdParam },
-  responses: { 200: json(z.array(Session), 'the child sessions'), ...notFound },
+  responses: { 200: json(z.array(ServedSession), 'the child sessions'), ...notFound },
 });
 
 const tree = createRoute({
@@ -81,14 +82,15 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
 
   app.openapi(list, async (c) => {
     const { all, limit, directory } = c.req.valid('query');
-    return c.json(await store.listSessions({ roots: all !== 'true', directory, limit: limit ?? 50 }), 200);
+    const sessions = await store.listSessions({ roots: all !== 'true', directory, limit: limit ?? 50 });
+    return c.json(sessions.map(servedSession), 200);
   });
   app.openapi(get, async (c) => {
     const { id } = c.req.valid('param');
     const session = await existing(id);
     // Whether a worker will move the session: asked of Temporal, which may not answer in time.
     const waiting = await askTemporal(async () => workWait(await deps.client(), deps.taskQueue, session));
-    return c.json({ ...session, ...(waiting ? { waiting } : {}) }, 200);
+    return c.json({ ...servedSession(session), ...(waiting ? { waiting } : {}) }, 200);
   });
   app.openapi(projects, async (c) => {
     const byDirectory = new Map<string, { directory: string; sessions: number; updated?: number; current: boolean }>();
@@ -116,7 +118,7 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
   app.openapi(children, async (c) => {
     const { id } = c.req.valid('param');
     await existing(id);
-    return c.json(await store.children(id), 200);
+    return c.json((await store.children(id)).map(servedSession), 200);
   });
   app.openapi(tree, async (c) => c.json(await sessionTree(store, await existing(c.req.valid('param').id)), 200));
 }
