@@ -1,19 +1,14 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { RequestError, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
 import type { Message } from '../../core/message.js';
 import { errorMessage } from '../../core/error-message.js';
 import type { CliContext } from '../context.js';
+import { runFailure } from '../follow/run-failure.js';
 import { reconnectLimit, RunFollower, type Followed } from '../follow/run-follower.js';
+import { followSession } from '../follow/session-changes.js';
 import type { PermissionAsker } from './permission-asker.js';
 import { sessionInfoUpdates } from './session-info.js';
 import { SessionUpdates } from './session-updates.js';
 
-/** Safety net for a store notification lost; the store wakes a follower at once on a change. */
-const WAIT_MS = 2_000;
-/** A burst of writes (a streaming answer) is read in one look. */
-const GATHER_MS = 30;
 const PERMISSION_CHECK_MS = 300;
 
 export interface Turn {
@@ -75,19 +70,19 @@ async function stream(
 ): Promise<Message[]> {
   const updates = turn.updates ?? new SessionUpdates(turn.directory, { users: turn.users });
   const messages = new Map<string, Message>();
-  const settled = new AbortController();
-  void ended.finally(() => settled.abort());
-  let cursor = turn.cursor;
-  for (;;) {
-    const wasSettled = settled.signal.aborted;
-    const changes = await context.store.changes(turn.sessionId, cursor);
-    cursor = changes.cursor;
-    for (const message of changes.messages) messages.set(message.id, message);
-    for (const update of updates.next(changes.messages, changes.parts)) await send(update);
-    if (wasSettled) return [...messages.values()];
-    await context.store.waitForChange(turn.sessionId, cursor, { timeoutMs: WAIT_MS, signal: settled.signal });
-    await sleep(GATHER_MS, undefined, { signal: settled.signal }).catch(() => undefined);
-  }
+  await followSession(
+    context.store,
+    turn.sessionId,
+    turn.cursor,
+    {
+      async update(changes) {
+        for (const message of changes.messages) messages.set(message.id, message);
+        for (const update of updates.next(changes.messages, changes.parts)) await send(update);
+      },
+    },
+    ended,
+  );
+  return [...messages.values()];
 }
 
 function stopReason(followed: Followed, messages: Message[], turn: Turn): StopReason {
@@ -99,10 +94,10 @@ function stopReason(followed: Followed, messages: Message[], turn: Turn): StopRe
     );
   }
   if (followed.kind === 'error') {
-    const cause = followed.error instanceof WorkflowFailedError ? followed.error.cause : followed.error;
-    if (cause instanceof CancelledFailure) return 'cancelled';
-    const name = cause instanceof ApplicationFailure && cause.type ? `${cause.type}: ` : '';
-    throw new RequestError(-32603, `Session ${turn.sessionId} failed: ${name}${errorMessage(cause)}`, {
+    const failure = runFailure(followed.error);
+    if (failure.kind === 'cancelled') return 'cancelled';
+    const { name, message } = failure.error;
+    throw new RequestError(-32603, `Session ${turn.sessionId} failed: ${name}: ${message}`, {
       sessionId: turn.sessionId,
     });
   }

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChangeFeed } from '../../activities/store/change-feed.js';
-import type { RunPrinter } from '../render/run-printer.js';
+import type { ChangeFeed, SessionChanges } from '../../activities/store/change-feed.js';
+
+/** What a follower hands the changes to: the terminal's printer, an editor's updates. */
+export interface ChangesSink {
+  update(changes: SessionChanges): void | Promise<void>;
+  close?(): void;
+}
 
 /**
  * The longest a follower waits for word of a change before it looks anyway: a safety net for a
@@ -12,12 +17,12 @@ const WAIT_MS = 2_000;
  */
 const GATHER_MS = 50;
 
-/** Prints a session's changes from the store until `done` settles, then prints the rest. */
+/** Hands a session's changes from the store to `sink` until `done` settles, then the rest. */
 export async function followSession(
   store: ChangeFeed,
   sessionId: string,
   since: number,
-  printer: RunPrinter,
+  sink: ChangesSink,
   done: Promise<unknown>,
 ): Promise<void> {
   let cursor = since;
@@ -33,12 +38,12 @@ export async function followSession(
     const wasFinished = finished;
     const changes = await store.changes(sessionId, cursor);
     cursor = changes.cursor;
-    printer.update(changes);
+    await sink.update(changes);
     if (wasFinished) break;
     await store.waitForChange(sessionId, cursor, { timeoutMs: WAIT_MS, signal: settled.signal });
     await sleep(GATHER_MS, undefined, { signal: settled.signal }).catch(() => undefined);
   }
-  printer.close();
+  sink.close?.();
 }
 
 /** The store's current position, so a follower prints only what comes next. */

@@ -1,11 +1,10 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
 import { lastAnswer } from '../../activities/last-text.js';
 import { addTokens, zeroTokens, type MessageError, type Tokens } from '../../core/message.js';
 import type { SessionRunResult } from '../../core/run.js';
 import { progressQuery } from '../../workflows/api.js';
 import type { CliContext } from '../context.js';
 import { enums } from '../../activities/hosts/proto-enums.js';
+import { runFailure } from './run-failure.js';
 import { followSession } from './session-changes.js';
 import { PermissionPrompter } from '../render/permission-prompter.js';
 import { RunPrinter } from '../render/run-printer.js';
@@ -159,19 +158,9 @@ async function completed(context: CliContext, result: SessionRunResult): Promise
 
 async function failed(context: CliContext, sessionId: string, cursor: number, error: unknown): Promise<RunOutcome> {
   const tokens = await tokensSince(context, sessionId, cursor);
-  const cause = error instanceof WorkflowFailedError ? error.cause : error;
-  if (cause instanceof CancelledFailure) return { sessionId, status: 'cancelled', text: '', tokens };
-  if (cause instanceof TerminatedFailure) {
-    return { sessionId, status: 'failed', text: '', tokens, error: { name: 'Terminated', message: cause.message } };
-  }
-  const name = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : ((cause as Error)?.name ?? 'Error');
-  return {
-    sessionId,
-    status: 'failed',
-    text: '',
-    tokens,
-    error: { name, message: (cause as Error)?.message ?? String(cause) },
-  };
+  const failure = runFailure(error);
+  if (failure.kind === 'cancelled') return { sessionId, status: 'cancelled', text: '', tokens };
+  return { sessionId, status: 'failed', text: '', tokens, error: failure.error };
 }
 
 /**

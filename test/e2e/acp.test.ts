@@ -235,6 +235,35 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
     await stopProcess(acp.child, 'SIGTERM');
   }, 120_000);
 
+  it('says how each turn stopped: max_tokens at the output limit, refusal for a content filter, an error naming a failed run', async () => {
+    env.model.setScript([
+      { name: 'cut', when: { lastUser: 'Write at length' }, reply: { text: 'It goes on and', finish: 'length' } },
+      {
+        name: 'filtered',
+        when: { lastUser: 'Say what you must not' },
+        reply: { text: 'I cannot say that.', finish: 'content_filter' },
+      },
+      {
+        name: 'denied',
+        when: { lastUser: 'Try the key' },
+        reply: { status: 401, errorMessage: 'Incorrect API key provided' },
+      },
+    ]);
+    const acp = startAcp();
+    await acp.editor.connectWith(acp.stream, async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: env.project, mcpServers: [] });
+      const say = (words: string) =>
+        ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: words }] });
+      expect(await say('Write at length')).toEqual({ stopReason: 'max_tokens' });
+      expect(await say('Say what you must not')).toEqual({ stopReason: 'refusal' });
+      await expect(say('Try the key')).rejects.toThrow(/Incorrect API key provided/);
+    });
+    // Its worker must be gone before the next test, whose process must be the one running the turn.
+    acp.child.stdin.end();
+    await stopProcess(acp.child, 'SIGTERM');
+  }, 90_000);
+
   it('loses nothing when killed mid-prompt: a new loom acp loads the session, the turn finishes, the editor sees the answer', async () => {
     const answer = 'Finished the slow work at last.';
     env.model.setScript([

@@ -1,11 +1,10 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../../../core/ids.js';
 import { zeroTokens, type AssistantMessage, type MessageError } from '../../../core/message.js';
 import type { Part } from '../../../core/part.js';
 import type { Session } from '../../../core/session.js';
 import type { SentPrompt } from '../../services/sessions.js';
+import { runFailure } from '../../follow/run-failure.js';
 import { isTransportError } from '../../temporal/transport-error.js';
 import type { ServeDeps } from '../deps.js';
 import { describedPart } from '../tool-description.js';
@@ -73,10 +72,10 @@ async function runEnd(
 }
 
 function failureOf(error: unknown): MessageError {
-  const cause = error instanceof WorkflowFailedError ? error.cause : error;
-  if (cause instanceof CancelledFailure) return { name: 'MessageAbortedError', message: 'The run was cancelled' };
-  const name = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : ((cause as Error)?.name ?? 'Error');
-  return { name, message: (cause as Error)?.message ?? String(cause) };
+  const failure = runFailure(error);
+  return failure.kind === 'cancelled'
+    ? { name: 'MessageAbortedError', message: 'The run was cancelled' }
+    : failure.error;
 }
 
 function noAnswer(sessionId: string): MessageError {
