@@ -54,12 +54,14 @@ function startAcp() {
   );
   const updates: SessionNotification[] = [];
   const asked: RequestPermissionRequest[] = [];
-  let answer: (request: RequestPermissionRequest) => string = () => 'allow_once';
+  /** The option kind the editor picks; undefined: it never answers. */
+  let answer: (request: RequestPermissionRequest) => string | undefined = () => 'allow_once';
   const editor = client({ name: 'test-editor' })
     .onNotification(methods.client.session.update, ({ params }) => void updates.push(params))
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       asked.push(params);
       const kind = answer(params);
+      if (kind === undefined) return new Promise<never>(() => undefined);
       return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
     });
   return {
@@ -322,7 +324,7 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
     const first = startAcp();
     let sessionId = '';
     // This editor never answers: it is killed while the question waits.
-    first.editor.onRequest(methods.client.session.requestPermission, () => new Promise(() => undefined));
+    first.answerWith(() => undefined);
     const gone = first.editor
       .connectWith(first.stream, async (ctx) => {
         await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
@@ -332,10 +334,17 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
       .catch(() => 'killed');
     await waitUntil(
       async () =>
-        sessionId !== '' && (await env.store.permissionRequests({ status: 'pending', rootID: sessionId })).length > 0,
+        sessionId !== '' &&
+        first.asked.length > 0 &&
+        (await env.store.permissionRequests({ status: 'pending', rootID: sessionId })).length > 0,
       60_000,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}; loom acp said:\n${first.stderr()}`);
+    ).catch(async (error: Error) => {
+      const session = sessionId ? await env.store.getSession(sessionId) : undefined;
+      const asked = env.model.requests.filter((r) => r.rule === 'deploy').length;
+      throw new Error(
+        `${error.message}; session ${sessionId || '(not created)'} is ${session?.status ?? 'not stored'}, ` +
+          `the model was asked ${asked} time(s); loom acp said:\n${first.stderr()}`,
+      );
     });
     await stopProcess(first.child, 'SIGKILL');
     await gone;
