@@ -7,7 +7,7 @@ import { currentCursor } from '../../follow/session-changes.js';
 import type { ServeDeps } from '../deps.js';
 import { sendPromptTo, type PromptRequest } from '../prompt-sending.js';
 import { ServedMessage, servedMessage } from './shapes.js';
-import { turnAnswer } from './turn-answer.js';
+import { madeUpAnswer, turnAnswer } from './turn-answer.js';
 
 /** Whitespace this often keeps a long turn's connection open through proxies and clients' timeouts. */
 const KEEP_ALIVE_MS = 10_000;
@@ -35,22 +35,12 @@ export async function answerWhenDone(
     try {
       await out.write(' ');
       const answer = await turnAnswer(deps, session, sent, cursor, gone.signal).catch((error: Error) => ({
-        info: servedMessage({
-          id: '',
-          sessionID: session.id,
-          role: 'assistant' as const,
-          parentID: '',
-          agent: session.agent,
-          model: session.model,
-          step: 0,
-          time: { created: Date.now() },
-          error: {
+        info: servedMessage(
+          madeUpAnswer(session, '', {
             name: 'UnknownError',
             message: `Could not read the answer of session ${session.id}: ${error.message}`,
-          },
-          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-          cost: 0,
-        }),
+          }),
+        ),
         parts: [],
       }));
       if (answer) await out.write(JSON.stringify(answer));

@@ -83,7 +83,7 @@ function noAnswer(sessionId: string): MessageError {
 }
 
 /** An assistant message for a turn that ended before the run wrote one (it failed at once, say). */
-function madeUpAnswer(session: Session, parentID: string, error: MessageError): AssistantMessage {
+export function madeUpAnswer(session: Session, parentID: string, error: MessageError): AssistantMessage {
   const now = Date.now();
   return {
     id: newId('msg', now, Math.random),
