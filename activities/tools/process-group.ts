@@ -18,11 +18,15 @@ const POLL_MS = 50;
 // a death by signal are the command's own.
 const MERGED_OUTPUT = 'exec "$BASH" -c "$1" bash 2>&1';
 // Node cannot ask the kernel to kill a child when its parent dies (no PR_SET_PDEATHSIG), so a
-// guard does it: it waits for one byte from the worker. A byte means the command is done; end of
-// file means the worker died (the kernel closed its end of the pipe), and the guard kills the
-// command's whole group. The guard is the worker's child, outside the group, so it survives the
-// SIGTERM of a kill, is reaped by the worker, and is invisible to the command.
-const GUARD = 'read -r -n 1 _ || kill -KILL -- "-$1" 2>/dev/null';
+// guard does it. It is started before the command and reads the command's pid, then waits for one
+// byte from the worker. A byte means the command is done; end of file means the worker died (the
+// kernel closed its end of the pipe), and the guard kills the command's whole group. The guard is
+// the worker's child, outside the group, so it survives the SIGTERM of a kill, is reaped by the
+// worker, and is invisible to the command.
+const GUARD = 'read -r pid || exit 0; read -r -n 1 _ || kill -KILL -- "-$pid" 2>/dev/null';
+// The command waits for the worker's go-ahead, sent once the guard has its pid: a worker killed
+// before that leaves a command that never starts, not one that no guard watches.
+const AFTER_GUARD = 'read -r -n 1 _ || exit 1; exec </dev/null; ';
 
 export interface Exit {
   code: number | null;
@@ -52,11 +56,14 @@ export async function startProcessGroup(
   command: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; onOutput(text: string): void; sandbox?: Launch },
 ): Promise<ProcessGroup> {
+  // bubblewrap kills its sandbox, every process in it, when the worker dies (`--die-with-parent`
+  // and a process namespace of its own): no guard needed, and one fork of the worker saved.
+  const guard = options.sandbox ? undefined : startGuard();
   const [program, ...args] = [
     ...(options.sandbox?.launcher ?? []),
     'bash',
     '-c',
-    (options.sandbox?.preamble ?? '') + MERGED_OUTPUT,
+    (options.sandbox?.preamble ?? '') + (guard ? AFTER_GUARD : '') + MERGED_OUTPUT,
     'loom-bash',
     command,
   ];
@@ -64,20 +71,29 @@ export async function startProcessGroup(
     cwd: options.cwd,
     env: options.sandbox ? { ...options.env, ...options.sandbox.env } : options.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [guard ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
+  // Both writes reach their pipes before spawn's tick ends, so there is no moment when the command
+  // runs and the guard does not know it.
+  if (guard && child.pid !== undefined) {
+    guard.stdin!.write(`${child.pid}\n`);
+    child.stdin!.on('error', () => {});
+    child.stdin!.end('x');
+  }
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const streams = [child.stdout!, child.stderr!];
   for (const stream of streams) {
     stream.setEncoding('utf8');
     stream.on('data', options.onOutput);
   }
-  await once(child, 'spawn');
+  try {
+    await once(child, 'spawn');
+  } catch (error) {
+    guard?.stdin!.end();
+    throw error;
+  }
   child.on('error', () => {});
   const pid = child.pid!;
-  // bubblewrap kills its sandbox, every process in it, when the worker dies (`--die-with-parent`
-  // and a process namespace of its own): no guard needed, and one fork of the worker saved.
-  const guard = options.sandbox ? undefined : startGuard(pid);
   return {
     pid,
     exited,
@@ -89,8 +105,8 @@ export async function startProcessGroup(
   };
 }
 
-function startGuard(pid: number) {
-  const guard = spawn('bash', ['-c', GUARD, 'loom-guard', String(pid)], {
+function startGuard() {
+  const guard = spawn('bash', ['-c', GUARD, 'loom-guard'], {
     env: { PATH: process.env.PATH },
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
