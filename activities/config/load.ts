@@ -65,9 +65,25 @@ export function configLayers(
   return layers;
 }
 
+/** Parsed config texts a worker keeps: every step reads the same few files again. */
+const PARSED_LIMIT = 64;
+const parsed = new Map<string, LoomConfig>();
+
 /** Parses one JSONC config text; `label` (a file path) names it in errors. */
 export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv = process.env): LoomConfig {
   const substituted = substituteEnv(text, env);
+  const key = `${label}\0${substituted}`;
+  let config = parsed.get(key);
+  if (!config) {
+    config = parseSubstituted(substituted, label);
+    if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+    parsed.set(key, config);
+  }
+  // A copy: the caller may change what it gets, and the next caller must get the file's own values.
+  return structuredClone(config);
+}
+
+function parseSubstituted(substituted: string, label: string): LoomConfig {
   const errors: ParseError[] = [];
   const value = parseJsonc(substituted, errors, { allowTrailingComma: true });
   if (errors.length > 0) {

@@ -23,8 +23,26 @@ export interface ProviderPackage {
   create: (settings: ProviderSettings) => Promise<LanguageModelV3>;
 }
 
+/**
+ * A package's module, imported on its first use and kept: `import()` again on every model call
+ * would go through the module loader (and tsx's hooks, from the sources) each time.
+ */
+function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+}
+
+const openAICompatiblePackage = onFirstUse(() => import('@ai-sdk/openai-compatible'));
+const openAIPackage = onFirstUse(() => import('@ai-sdk/openai'));
+const anthropicPackage = onFirstUse(() => import('@ai-sdk/anthropic'));
+const googlePackage = onFirstUse(() => import('@ai-sdk/google'));
+
 async function openAICompatible(settings: ProviderSettings): Promise<LanguageModelV3> {
-  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+  const { createOpenAICompatible } = await openAICompatiblePackage();
   // resolveModel has checked that there is one.
   const provider = createOpenAICompatible({
     name: settings.providerID,
@@ -47,7 +65,7 @@ export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
     protocol: 'openai',
     optionsKey: () => 'openai',
     async create(settings) {
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      const { createOpenAI } = await openAIPackage();
       const provider = createOpenAI({
         baseURL: settings.baseURL ?? 'https://api.openai.com/v1',
         apiKey: settings.apiKey ?? 'not-needed',
@@ -74,7 +92,7 @@ export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
     protocol: 'anthropic',
     optionsKey: () => 'anthropic',
     async create(settings) {
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const { createAnthropic } = await anthropicPackage();
       return createAnthropic({
         baseURL: settings.baseURL,
         apiKey: settings.apiKey,
@@ -87,7 +105,7 @@ export const PROVIDER_PACKAGES: Record<string, ProviderPackage> = {
     protocol: 'google',
     optionsKey: () => 'google',
     async create(settings) {
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      const { createGoogleGenerativeAI } = await googlePackage();
       return createGoogleGenerativeAI({
         baseURL: settings.baseURL,
         apiKey: settings.apiKey,

@@ -64,6 +64,17 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads a file again as it is now, and what one caller changes in its config no other caller sees', () => {
+    write(join(project, 'loom.json'), '{ "model": "first/m", "provider": { "local": { "options": { "x": 1 } } } }');
+    const first = load();
+    first.provider!.local.options!.x = 2;
+    expect(load().provider?.local.options).toEqual({ x: 1 });
+    write(join(project, 'loom.json'), '{ "model": "second/m" }');
+    expect(load().model).toBe('second/m');
+    write(join(project, 'loom.json'), '{ "model": "second/m", "nonsense": true }');
+    expect(configError(load).message).toContain('nonsense');
+  });
+
   it('substitutes {env:VAR} from the env it is given, and an unset variable with nothing', () => {
     write(
       join(project, 'loom.json'),
