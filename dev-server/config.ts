@@ -28,8 +28,8 @@ export type InstallMethod = (typeof INSTALL_METHODS)[number];
  * backlog and batches take turns. Server 1.32 has the priority matcher on already; fairness is off
  * until asked for, and `enableMigration` lets a queue drain the backlog it held before. A queue is
  * split into four partitions, each ordered on its own, so a task on a busy one can wait behind lower
- * ones on another: one partition written (reads stay at four, so what older servers left in the
- * others still drains) keeps the order exact.
+ * ones on another: one partition written keeps the order exact (reads stay at four, so tasks that a
+ * database of an earlier Loom holds in the others still drain).
  */
 const TASK_QUEUE_PRIORITY_CONFIG = [
   'matching.useNewMatcher=true',
