@@ -24,6 +24,21 @@ export const INSTALL_METHODS = ['pip', 'go', 'download'] as const;
 export type InstallMethod = (typeof INSTALL_METHODS)[number];
 
 /**
+ * Task queue priority and fairness (core/task-priority.ts), so a person's run goes ahead of a batch's
+ * backlog and batches take turns. Server 1.32 has the priority matcher on already; fairness is off
+ * until asked for, and `enableMigration` lets a queue drain the backlog it held before. A queue is
+ * split into four partitions, each ordered on its own, so a task on a busy one can wait behind lower
+ * ones on another: one partition written keeps the order exact (reads stay at four, so tasks that a
+ * database of an earlier Loom holds in the others still drain).
+ */
+const TASK_QUEUE_PRIORITY_CONFIG = [
+  'matching.useNewMatcher=true',
+  'matching.enableFairness=true',
+  'matching.enableMigration=true',
+  'matching.numTaskqueueWritePartitions=1',
+];
+
+/**
  * The dev server runs one history shard, and each shard reads its task queues at most 20 times a
  * second by default: that caps a whole machine at about 20 workflow tasks a second (every agent
  * step waits ~40 ms for its turn). A cluster spreads the same limit over hundreds of shards; here
@@ -33,6 +48,7 @@ export const DYNAMIC_CONFIG = [
   'history.transferProcessorMaxPollRPS=1000',
   'history.timerProcessorMaxPollRPS=1000',
   'history.visibilityProcessorMaxPollRPS=1000',
+  ...TASK_QUEUE_PRIORITY_CONFIG,
 ];
 
 export const START_TIMEOUT_MS = 30_000; // how long `start` waits for the server to become healthy

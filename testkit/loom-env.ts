@@ -37,7 +37,12 @@ export interface LoomTestEnv {
   model: ScriptedModel;
   /** Environment for activities and CLI processes: data dir, scripted provider config. */
   env: NodeJS.ProcessEnv;
-  worker(options?: Pick<LoomWorkerOptions, 'maxCachedWorkflows' | 'hostId' | 'serve' | 'env'>): Promise<LoomWorker>;
+  worker(
+    options?: Pick<
+      LoomWorkerOptions,
+      'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'hostId' | 'serve' | 'env'
+    >,
+  ): Promise<LoomWorker>;
   start(
     prompt: string,
     input?: Partial<SessionRunInput>,

@@ -24,6 +24,8 @@ export interface LoomWorkerOptions {
   serve?: ServedQueues;
   /** Cached workflows; lower it to force replays in tests. */
   maxCachedWorkflows?: number;
+  /** Activities (model calls) run at once from the shared queue; lower it to saturate a worker in tests. */
+  maxConcurrentActivityTaskExecutions?: number;
 }
 
 /** Loom's worker: one Temporal worker per queue it serves, started and stopped together. */
@@ -75,6 +77,9 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
         taskQueue: options.taskQueue,
         workflowBundle: { codePath: await workflowBundlePath(tracing ? 'traced' : 'plain') },
         maxCachedWorkflows: options.maxCachedWorkflows ?? maxCachedWorkflowsFrom(env),
+        ...(options.maxConcurrentActivityTaskExecutions
+          ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }
+          : {}),
       }),
     );
   }

@@ -19,6 +19,7 @@ import { escapeMarkdownInline } from '../core/markdown-escape.js';
 import { addTokens, zeroTokens, type Tokens } from '../core/tokens.js';
 import type { ModelRetry, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
+import { batchTaskPriority } from '../core/task-priority.js';
 import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
 import type { ClaimedTask } from '../activities/batch.js';
@@ -227,6 +228,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
                 ...(task.agent ? [{ key: AgentAttribute, value: task.agent }] : []),
                 { key: RootSessionAttribute, value: task.sessionId },
               ]),
+              priority: batchTaskPriority(input.batchId),
             },
           );
           const result = await handle.result();

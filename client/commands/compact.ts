@@ -5,6 +5,7 @@ import type { ChangeFeed } from '../../activities/store/change-feed.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
 import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
 import { sessionWorkflow } from '../../workflows/index.js';
+import { interactivePriority } from '../../core/task-priority.js';
 import { watchRun } from '../follow/watch-run.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { printOutcome } from './outcome.js';
@@ -36,6 +37,7 @@ export async function compactCommand(
         },
       ],
       staticSummary: `compaction · ${session.title}`,
+      priority: interactivePriority,
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError)

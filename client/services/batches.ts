@@ -10,6 +10,7 @@ import type { Tokens } from '../../core/message.js';
 import { newId } from '../../core/ids.js';
 import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ModelRetry } from '../../core/run.js';
+import { batchControlPriority } from '../../core/task-priority.js';
 import { batchControlUpdate, type BatchControl } from '../../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
 import { checkTaskDirectories } from './batch-directories.js';
@@ -135,6 +136,7 @@ export async function startBatch(
     args: [input],
     staticSummary: `batch · ${escapeMarkdownInline(basename(options.source))} (${plural(options.tasks.length, 'task')}, ${formatBytes(options.sourceBytes)})`,
     staticDetails: `**${plural(options.tasks.length, 'task')}** from ${escapeMarkdownInline(options.source)} · agent ${escapeMarkdownInline(options.agent)} · concurrency ${options.concurrency} · ${plural(options.retries, 'retry', 'retries')}${options.isolate ? ' · each task in a copy of the project' : ''}${webLinkDetails(options.webUrl && batchPageUrl(options.webUrl, batch.id))}`,
+    priority: batchControlPriority(batch.id),
   });
   return { batch, handle };
 }

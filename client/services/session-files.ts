@@ -8,6 +8,7 @@ import type { FilesRestored } from '../../activities/snapshot/session-revert.js'
 import type { SessionStore } from '../../activities/store/store.js';
 import { sessionFilesWorkflow } from '../../workflows/index.js';
 import { escapeMarkdownInline } from '../../core/markdown-escape.js';
+import { interactivePriority } from '../../core/task-priority.js';
 
 /** Where a request about a session's files goes: Temporal, the shared task queue, and the store. */
 export interface FilesAccess {
@@ -32,6 +33,8 @@ export async function changeSessionFiles(access: FilesAccess, request: FilesRequ
       taskQueue: access.taskQueue,
       args: [{ ...request, ...(session.host ? { host: session.host } : {}) }],
       staticSummary: `${request.action} · ${escapeMarkdownInline(session.title)}`,
+      // Someone waits for the answer (`loom revert`, the web view's undo).
+      priority: interactivePriority,
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError)

@@ -9,6 +9,7 @@ import { preview, previewLine } from '../../core/prompt.js';
 import type { ModelRetry, SessionRunInput } from '../../core/run.js';
 import type { Session } from '../../core/session.js';
 import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/search-attributes.js';
+import { interactivePriority } from '../../core/task-priority.js';
 import { promptSignal } from '../../workflows/api.js';
 import { sessionWorkflow } from '../../workflows/index.js';
 import { savePrompt } from './prompts.js';
@@ -185,7 +186,10 @@ async function cancelRun(client: Client, sessionId: string): Promise<'cancelled'
   }
 }
 
-/** What the Temporal UI shows for a run: a one-line summary, the prompt, searchable ids. */
+/**
+ * What the Temporal UI shows for a run (a one-line summary, the prompt, searchable ids), and its
+ * place in the task queue: a person sent the prompt and waits, so the run goes ahead of batches.
+ */
 function runMetadata(
   sessionId: string,
   agent: string,
@@ -202,6 +206,7 @@ function runMetadata(
       { key: AgentAttribute, value: agent },
       { key: RootSessionAttribute, value: rootId },
     ]),
+    priority: interactivePriority,
   };
 }
 

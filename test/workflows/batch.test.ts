@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TASK_PRIORITY } from '../../core/task-priority.js';
 import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
 import { numberedTasks, runBatch } from '../../testkit/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
@@ -160,6 +161,11 @@ describe('batchWorkflow', () => {
     const tasks = await small.store.batchTasks(batch.id);
     expect(tasks.filter((t) => t.outcome.status === 'completed')).toHaveLength(120);
     expect(small.model.requests).toHaveLength(120);
+    // The run continued as new keeps the batch's place in the task queue, and so do its tasks.
+    const place = { priorityKey: TASK_PRIORITY.batchControl, fairnessKey: batch.id };
+    expect((await small.client.workflow.getHandle(batch.id).describe()).priority).toMatchObject(place);
+    const last = small.client.workflow.getHandle(tasks[119].outcome.sessionId!);
+    expect((await last.describe()).priority).toMatchObject({ ...place, priorityKey: TASK_PRIORITY.batchTask });
   });
 });
 

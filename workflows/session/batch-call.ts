@@ -1,4 +1,5 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { batchControlPriority } from '../../core/task-priority.js';
 import type { BatchCallPlan } from '../../core/tool-call/plan.js';
 import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
@@ -72,6 +73,8 @@ export async function runBatchCall(
     parentClosePolicy: input.background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
     staticSummary: `batch · ${total} tasks from session ${context.sessionId}`,
     ...(context.webUrl ? { staticDetails: webLinkDetails(batchPageUrl(context.webUrl, batchId)).trim() } : {}),
+    // Priority is command metadata, which replay does not compare (test/replay): no patch.
+    priority: batchControlPriority(batchId),
   });
   if (input.background) return callStore.finishBatchCall(record);
   const progress = await handle.result();

@@ -6,6 +6,7 @@ import {
   patched,
   metricMeter,
   startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { derivedId, newId } from '../../core/ids.js';
@@ -19,6 +20,7 @@ import {
   withSearchAttributes,
 } from '../../core/search-attributes.js';
 import { preview } from '../../core/prompt.js';
+import { backgroundPriority } from '../../core/task-priority.js';
 import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import type { TaskCallPlan } from '../../core/tool-call/plan.js';
@@ -181,6 +183,8 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
           { key: RootSessionAttribute, value: config.rootId },
           { key: ParentSessionAttribute, value: context.sessionId },
         ]),
+        // A foreground subagent inherits this run's priority: its parent waits on it.
+        ...(background ? { priority: backgroundPriority(workflowInfo().priority) } : {}),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
