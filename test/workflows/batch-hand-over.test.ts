@@ -138,13 +138,23 @@ describe('a batch that continues as new', () => {
       const first = await startWorkerProcess(own.env);
       processes.push(first);
       own.model.setScript([{ name: 'task', when: { lastUser: /^Task \d+:/ }, reply: { text: 'done', delayMs: 700 } }]);
-      const { batch, handle } = await runBatch(own, numberedTasks(20), { concurrency: 4, continueAtEvents: 40 });
+      // A model call cut short by the kill is tried again (the other tests try once).
+      const modelRetry = { maximumAttempts: 5, initialIntervalMs: 100, maximumIntervalMs: 500 };
+      const { batch, handle } = await runBatch(own, numberedTasks(20), {
+        concurrency: 4,
+        continueAtEvents: 40,
+        modelRetry,
+      });
       await waitUntil(async () => (await runsOf(batch.id, own)).length >= 2, 60_000);
       await stopProcess(first, 'SIGKILL');
       processes.push(await startWorkerProcess(own.env));
-      expect(await handle.result()).toMatchObject({ status: 'completed', done: 20, failed: 0 });
-
+      const result = await handle.result();
       const tasks = await own.store.batchTasks(batch.id);
+      expect(result, JSON.stringify(tasks.filter((task) => task.outcome.status !== 'completed'))).toMatchObject({
+        status: 'completed',
+        done: 20,
+        failed: 0,
+      });
       expect(tasks.every((task) => task.outcome.status === 'completed' && task.outcome.attempts === 1)).toBe(true);
       expect(new Set(tasks.map((task) => task.outcome.sessionId)).size).toBe(20);
       // A model call cut short by the kill is made again; each session still holds one answer.
