@@ -3,6 +3,7 @@ import { createBatchActivities } from './batch.js';
 import { createBudgetActivities } from './budget/budget-activities.js';
 import { createBatchCallActivities } from './batch-call.js';
 import { createBatchIsolationActivities } from './batch-isolation.js';
+import { createBatchTaskEndActivities } from './batch-task-ends.js';
 import { createCommandActivities } from './command-run.js';
 import { createModelActivities } from './model/call-model.js';
 import { createCompactionActivities } from './model/compact.js';
@@ -35,6 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBatchActivities(deps),
     ...createBatchCallActivities(deps),
     ...createBatchIsolationActivities(deps),
+    ...createBatchTaskEndActivities(),
     ...createModelActivities(deps),
     ...createCompactionActivities(deps),
     ...createTitleActivities(deps),

@@ -20,6 +20,8 @@ export function runBatch(
     directory?: string;
     /** `provider/model` for every task (default: the scripted model). */
     model?: string;
+    /** Events of history after which a run of the batch continues as new. */
+    continueAtEvents?: number;
   } = {},
 ) {
   return startBatch(env.client, env.store, {
@@ -35,6 +37,7 @@ export function runBatch(
     modelRetry: options.modelRetry ?? { maximumAttempts: 1, initialIntervalMs: 100, maximumIntervalMs: 100 },
     isolate: options.isolate,
     taskTimeout: options.taskTimeout,
+    continueAtEvents: options.continueAtEvents,
   });
 }
 

@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
@@ -7,6 +6,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -25,12 +25,14 @@ import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from '.
 import type { ClaimedTask } from '../activities/batch.js';
 import { store } from './session/activities.js';
 import { copiesOn, snapshotFailed } from './batch-isolation.js';
+import { failedEnd, type BatchTaskEnd } from '../core/batch-task-end.js';
+import { BATCH_HAND_OVER, cancelTask, watchHandedOver, type CarriedTask } from './batch-hand-over.js';
 
 /** Outcomes are written to the store in groups, so history grows by one activity per group. */
 const FLUSH_EVERY = 25;
 /** Tasks claimed (given sessions) per activity call. */
 const CLAIM_PAGE = 50;
-/** Temporal suggests continue-as-new at 4,096 events or 4 MiB; a batch run drains before that. */
+/** Temporal suggests continue-as-new at 4,096 events or 4 MiB; a batch run continues as new before that. */
 const DRAIN_AT_EVENTS = 3_000;
 const DRAIN_AT_BYTES = 3 * 1024 * 1024;
 
@@ -54,6 +56,8 @@ export interface BatchRunInput {
   isolate?: true;
   /** The budget of each task's session and its subagents (`--task-max-tokens`, `--task-max-cost`). */
   taskBudget?: Budget;
+  /** Continue as new past this many events of history (default 3,000; tests lower it). */
+  continueAtEvents?: number;
   /** State handed over by continue-as-new. */
   carried?: BatchCarried;
 }
@@ -70,6 +74,24 @@ interface BatchCarried {
   started: number;
   /** The batch's own budget was reached: no task starts any more (why, in the batch's words). */
   budgetReached?: string;
+  /** Tasks still running when the run continued as new; the next run waits for their ends. */
+  running?: CarriedTask[];
+  /** Outcomes that came in after the last write: the next run writes them. */
+  unwritten?: BatchTaskOutcome[];
+}
+
+/**
+ * A task under way: `starting` until its session's run has started, `running` while it works,
+ * `finishing` while an isolated task's changes are read. A task of this run can be cancelled
+ * through its scope; one an earlier run `handedOver`, by its session id.
+ */
+interface RunningTask {
+  attempt: number;
+  sessionId: string;
+  phase: 'starting' | 'running' | 'finishing';
+  runId?: string;
+  scope?: CancellationScope;
+  handedOver?: true;
 }
 
 export type BatchResult = BatchProgress;
@@ -77,11 +99,14 @@ export type BatchResult = BatchProgress;
 /**
  * Runs a batch's tasks as child session runs, at most `concurrency` at a time, retrying failed
  * tasks up to `retries` times. The task list stays in the store: this run only holds counters, the
- * tasks under way and outcomes not yet written. It continues as new when Temporal suggests it,
- * after letting the running tasks finish, so a batch of any size stays within Temporal's limits.
+ * tasks under way and outcomes not yet written. It continues as new when Temporal suggests it, so
+ * a batch of any size stays within Temporal's limits, handing the running tasks to the next run:
+ * they outlive the run that started them, and the next one waits for their ends.
  */
 export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> {
   const carried = input.carried;
+  // Decided once: a replayed older run says no here, and must keep saying it once it runs live.
+  const handOver = patched(BATCH_HAND_OVER);
   const state = {
     nextIndex: carried?.nextIndex ?? 0,
     retryQueue: [...(carried?.retryQueue ?? [])],
@@ -94,8 +119,13 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     started: carried?.started ?? Date.now(),
     cancelRequested: false,
     budgetReached: carried?.budgetReached,
-    running: new Map<number, { scope: CancellationScope; attempt: number }>(),
-    unwritten: [] as BatchTaskOutcome[],
+    running: new Map<number, RunningTask>(
+      (carried?.running ?? []).map(({ index, attempt, sessionId, runId }) => [
+        index,
+        { attempt, sessionId, runId, phase: 'running', handedOver: true },
+      ]),
+    ),
+    unwritten: [...(carried?.unwritten ?? [])],
     claiming: false,
   };
   const status = (): BatchStatus => (state.cancelRequested ? 'cancelled' : state.paused ? 'paused' : 'running');
@@ -129,7 +159,10 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       if (control.action === 'concurrency') state.concurrency = control.value;
       if (control.action === 'cancel') {
         state.cancelRequested = true;
-        for (const { scope } of state.running.values()) scope.cancel();
+        for (const task of state.running.values()) {
+          if (task.scope) task.scope.cancel();
+          else void cancelTask(task.sessionId);
+        }
       }
       show();
       return progress();
@@ -186,6 +219,69 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     state.nextIndex = Math.max(firstIndex, ...firsts);
   };
 
+  /** Counts a task's end and queues its outcome for the store; a failed one may be tried again. */
+  const ended = (
+    task: { index: number; sessionId: string; attempt: number },
+    end: BatchTaskEnd,
+    changes?: BatchTaskOutcome['changes'],
+  ) => {
+    const outcome = { index: task.index, sessionId: task.sessionId, attempts: task.attempt };
+    if (end.status === 'completed') {
+      state.done++;
+      state.tokens = addTokens(state.tokens, end.tokens);
+      state.unwritten.push({ ...outcome, status: 'completed', tokens: end.tokens, ...(changes ? { changes } : {}) });
+      return;
+    }
+    // A spent budget is not a failure a retry mends; the batch's own one stops it starting tasks.
+    const overBudget = end.budgetExceeded === true;
+    if (overBudget && end.error.includes(`batch ${input.batchId}`)) state.budgetReached = end.error;
+    if (state.cancelRequested && end.cancelled) {
+      state.cancelled++;
+      state.unwritten.push({ ...outcome, status: 'cancelled', error: end.error });
+    } else if (task.attempt <= input.retries && !state.cancelRequested && !overBudget) {
+      state.retryQueue.push({ index: task.index, attempt: task.attempt + 1 });
+      state.unwritten.push({ ...outcome, status: 'pending', error: end.error });
+    } else {
+      state.failed++;
+      state.unwritten.push({ ...outcome, status: 'failed', error: end.error });
+    }
+  };
+
+  const handedOver = () =>
+    [...state.running].flatMap(([index, task]) =>
+      task.handedOver && task.phase === 'running' ? [{ index, sessionId: task.sessionId, runId: task.runId! }] : [],
+    );
+  /** A handed-over task's end, reported once; an isolated task's changes are read first, as for the others. */
+  const handedOverEnded = (index: number, end: BatchTaskEnd) => {
+    const task = state.running.get(index);
+    if (!task?.handedOver || task.phase !== 'running') return;
+    const done = () => {
+      state.running.delete(index);
+      show();
+    };
+    if (!input.isolate || end.status !== 'completed') {
+      ended({ index, ...task }, end);
+      return done();
+    }
+    task.phase = 'finishing';
+    void copies
+      .finishTaskCopy({ batchId: input.batchId, index })
+      .then(
+        (changes) => ended({ index, ...task }, end, changes),
+        (error: unknown) => ended({ index, ...task }, failedEnd(error, isCancellation(error))),
+      )
+      .finally(done);
+  };
+  const watcher = new CancellationScope();
+  if (state.running.size > 0) {
+    void watcher
+      .run(() => watchHandedOver(handedOver, handedOverEnded))
+      .catch((error: unknown) => {
+        if (!isCancellation(error)) throw error;
+      });
+  }
+  const settled = () => [...state.running.values()].every((task) => task.phase === 'running');
+
   const start = async () => {
     state.claiming = true;
     const room = Math.min(state.concurrency - state.running.size, CLAIM_PAGE);
@@ -196,7 +292,8 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     followClaim(picks, claimed, firstIndex);
     for (const task of claimed) {
       const scope = new CancellationScope();
-      state.running.set(task.index, { scope, attempt: task.attempt });
+      const running: RunningTask = { scope, attempt: task.attempt, sessionId: task.sessionId, phase: 'starting' };
+      state.running.set(task.index, running);
       const child: SessionRunInput = {
         sessionId: task.sessionId,
         directory: task.directory ? resolvePath(input.directory, task.directory) : input.directory,
@@ -219,7 +316,8 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
               workflowId: task.sessionId,
               args: [copy ? { ...child, directory: copy.directory } : child],
               cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-              parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+              // Handed over, a task outlives the run that started it; the batch cancels it by id.
+              parentClosePolicy: handOver ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
               staticSummary: `${task.agent ?? 'batch'} · ${escapeMarkdownInline(task.description)}`,
               ...(input.webUrl
                 ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() }
@@ -231,57 +329,16 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
               priority: batchTaskPriority(input.batchId),
             },
           );
+          running.runId = handle.firstExecutionRunId;
+          running.phase = 'running';
           const result = await handle.result();
+          running.phase = 'finishing';
           const changes = copy ? await copies.finishTaskCopy({ batchId: input.batchId, index: task.index }) : undefined;
           return { result, changes };
         })
         .then(
-          ({ result, changes }) => {
-            state.done++;
-            state.tokens = addTokens(state.tokens, result.tokens);
-            state.unwritten.push({
-              index: task.index,
-              status: 'completed',
-              sessionId: task.sessionId,
-              attempts: task.attempt,
-              tokens: result.tokens,
-              ...(changes ? { changes } : {}),
-            });
-          },
-          (error: unknown) => {
-            const message = failureMessage(error);
-            // A spent budget is not a failure a retry mends; the batch's own one stops it starting tasks.
-            const overBudget = isBudgetExceeded(error);
-            if (overBudget && message.includes(`batch ${input.batchId}`)) state.budgetReached = message;
-            if (state.cancelRequested && isCancellation(error)) {
-              state.cancelled++;
-              state.unwritten.push({
-                index: task.index,
-                status: 'cancelled',
-                sessionId: task.sessionId,
-                attempts: task.attempt,
-                error: message,
-              });
-            } else if (task.attempt <= input.retries && !state.cancelRequested && !overBudget) {
-              state.retryQueue.push({ index: task.index, attempt: task.attempt + 1 });
-              state.unwritten.push({
-                index: task.index,
-                status: 'pending',
-                sessionId: task.sessionId,
-                attempts: task.attempt,
-                error: message,
-              });
-            } else {
-              state.failed++;
-              state.unwritten.push({
-                index: task.index,
-                status: 'failed',
-                sessionId: task.sessionId,
-                attempts: task.attempt,
-                error: message,
-              });
-            }
-          },
+          ({ result, changes }) => ended(task, { status: 'completed', tokens: result.tokens }, changes),
+          (error: unknown) => ended(task, failedEnd(error, isCancellation(error))),
         )
         .finally(() => {
           state.running.delete(task.index);
@@ -296,48 +353,71 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
   let draining = false;
   let written = `running:${state.concurrency}`;
   const statusKey = () => `${status()}:${state.concurrency}`;
-  for (;;) {
-    await condition(
-      () =>
-        state.cancelRequested ||
-        statusKey() !== written ||
-        state.unwritten.length >= FLUSH_EVERY ||
-        (state.running.size === 0 &&
-          (state.unwritten.length > 0 || waiting() === 0 || draining || state.budgetReached !== undefined)) ||
-        (!draining && canStart()),
-    );
-    if (state.cancelRequested) break;
-    if (statusKey() !== written) {
-      written = statusKey();
-      await store.setBatchStatus({ batchId: input.batchId, status: status(), concurrency: state.concurrency });
+  // Older runs continue as new once no task runs; newer ones once every task's run has started.
+  const canContinue = () => (handOver ? settled() : state.running.size === 0);
+  try {
+    for (;;) {
+      await condition(
+        () =>
+          state.cancelRequested ||
+          statusKey() !== written ||
+          state.unwritten.length >= FLUSH_EVERY ||
+          (state.running.size === 0 &&
+            (state.unwritten.length > 0 || waiting() === 0 || draining || state.budgetReached !== undefined)) ||
+          (draining && canContinue()) ||
+          (!draining && canStart()),
+      );
+      if (state.cancelRequested) break;
+      if (statusKey() !== written) {
+        written = statusKey();
+        await store.setBatchStatus({ batchId: input.batchId, status: status(), concurrency: state.concurrency });
+      }
+      if (state.unwritten.length >= FLUSH_EVERY || state.running.size === 0) await flush();
+      if ((waiting() === 0 || state.budgetReached) && state.running.size === 0) break;
+      // Stop starting tasks a little before Temporal's suggestion, so the run still ends under its thresholds.
+      const info = workflowInfo();
+      draining ||=
+        info.continueAsNewSuggested ||
+        info.historyLength > (input.continueAtEvents ?? DRAIN_AT_EVENTS) ||
+        info.historySize > DRAIN_AT_BYTES;
+      if (draining && canContinue()) {
+        await flush();
+        // The next run takes over a full window: fill it once more (again if tasks end meanwhile).
+        for (let fills = 0; handOver && fills < 3 && canStart(); fills++) {
+          await start();
+          await condition(settled);
+        }
+        await condition(allHandlersFinished);
+        // A cancel that came in meanwhile is this run's to carry out.
+        if (!(handOver && state.cancelRequested)) {
+          watcher.cancel();
+          await continueAsNew<typeof batchWorkflow>({ ...input, carried: carriedState(state) });
+        }
+      }
+      if (!draining && canStart()) await start();
     }
-    if (state.unwritten.length >= FLUSH_EVERY || state.running.size === 0) await flush();
-    if ((waiting() === 0 || state.budgetReached) && state.running.size === 0) break;
-    // Stop starting tasks a little before Temporal's suggestion, so the running ones can finish
-    // and the run still ends under its thresholds.
-    const info = workflowInfo();
-    draining ||=
-      info.continueAsNewSuggested || info.historyLength > DRAIN_AT_EVENTS || info.historySize > DRAIN_AT_BYTES;
-    if (draining && state.running.size === 0) {
-      await flush();
-      await condition(allHandlersFinished);
-      await continueAsNew<typeof batchWorkflow>({ ...input, carried: carriedState(state) });
-    }
-    if (!draining && canStart()) await start();
-  }
 
-  if (state.cancelRequested || state.budgetReached) {
-    await condition(() => state.running.size === 0);
-    const unstarted = state.retryQueue.map((task) => task.index);
-    state.cancelled += waiting();
-    await store.cancelBatchTasks({
-      batchId: input.batchId,
-      indexes: unstarted,
-      from: state.nextIndex,
-      total: input.total,
-    });
-    state.retryQueue = [];
-    state.nextIndex = input.total;
+    if (state.cancelRequested || state.budgetReached) {
+      await condition(() => state.running.size === 0);
+      const unstarted = state.retryQueue.map((task) => task.index);
+      state.cancelled += waiting();
+      await store.cancelBatchTasks({
+        batchId: input.batchId,
+        indexes: unstarted,
+        from: state.nextIndex,
+        total: input.total,
+      });
+      state.retryQueue = [];
+      state.nextIndex = input.total;
+    }
+  } catch (error) {
+    // The batch's run itself is cancelled (its parent session was, say): its tasks outlive it unless told.
+    if (handOver && isCancellation(error)) {
+      await CancellationScope.nonCancellable(() =>
+        Promise.all([...state.running.values()].map((task) => cancelTask(task.sessionId))),
+      );
+    }
+    throw error;
   }
   await flush();
   const final: BatchStatus = state.cancelRequested || state.budgetReached ? 'cancelled' : 'completed';
@@ -362,18 +442,17 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       paused: s.paused,
       started: s.started,
       ...(s.budgetReached ? { budgetReached: s.budgetReached } : {}),
+      ...(s.running.size > 0
+        ? {
+            running: [...s.running].map(([index, task]) => ({
+              index,
+              attempt: task.attempt,
+              sessionId: task.sessionId,
+              runId: task.runId!,
+            })),
+          }
+        : {}),
+      ...(s.unwritten.length > 0 ? { unwritten: [...s.unwritten] } : {}),
     };
   }
-}
-
-function isBudgetExceeded(error: unknown): boolean {
-  for (let current = error as { type?: string; cause?: unknown } | undefined; current; current = current.cause as never)
-    if (current instanceof ApplicationFailure && current.type === 'BudgetExceeded') return true;
-  return false;
-}
-
-function failureMessage(error: unknown): string {
-  let current = error as { message?: string; cause?: unknown } | undefined;
-  while (current?.cause) current = current.cause as typeof current;
-  return current?.message ?? String(error);
 }

@@ -85,6 +85,8 @@ export interface StartBatchOptions {
   taskBudget?: Budget;
   /** Milliseconds each task's run may take, for tasks that set no `timeout` (`--task-timeout`). */
   taskTimeout?: number;
+  /** Events of history after which a run of the batch continues as new (tests lower the default). */
+  continueAtEvents?: number;
 }
 
 /**
@@ -129,6 +131,7 @@ export async function startBatch(
     searchAttributes: options.searchAttributes === false ? false : undefined,
     ...(options.isolate ? { isolate: true } : {}),
     ...(options.taskBudget ? { taskBudget: options.taskBudget } : {}),
+    ...(options.continueAtEvents ? { continueAtEvents: options.continueAtEvents } : {}),
   };
   const handle = await client.workflow.start(batchWorkflow, {
     workflowId: batch.id,
