@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
@@ -50,14 +51,30 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
       );
       bench.model.setScript([thinkingToolSteps(THINK_MS)]);
       const idle = residentMemory(pid);
-      const cpuBefore = cpuMilliseconds(pid);
+      const server = bench.temporal.pid;
+      const own = () => {
+        const { user, system } = process.cpuUsage();
+        return (user + system) / 1000;
+      };
+      const cpuBefore = {
+        worker: cpuMilliseconds(pid),
+        server: server ? cpuMilliseconds(server) : NaN,
+        bench: own(),
+      };
       const started = performance.now();
       const runs = await Promise.all(
         Array.from({ length: sessions }, () => bench.startSession(`Look around ${STEPS} times.`, { taskQueue })),
       );
       const outcomes = await Promise.all(runs.map(({ result }) => result()));
       const wallMs = performance.now() - started;
-      const cpuMs = cpuMilliseconds(pid) - cpuBefore;
+      const cores = (before: number, after: number) => ((after - before) / wallMs).toFixed(2);
+      const busy = [
+        `worker ${cores(cpuBefore.worker, cpuMilliseconds(pid))}`,
+        ...(server ? [`server ${cores(cpuBefore.server, cpuMilliseconds(server))}`] : []),
+        `bench process (model, client) ${cores(cpuBefore.bench, own())}`,
+      ];
+      // On a shared machine the run's figures mean little without how busy it was.
+      const load = loadavg()[0].toFixed(1);
       const short = outcomes.filter((outcome) => outcome.steps !== STEPS);
       if (short.length)
         throw new Error(`${short.length} of ${sessions} sessions did not take ${STEPS} steps (${short[0].steps})`);
@@ -71,7 +88,12 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
           samples: [wallMs / 1000],
           note: `ideal ${IDEAL_MS / 1000} s: ${STEPS} model calls × ${THINK_MS / 1000} s`,
         },
-        { name: `${label}, wall ÷ ideal`, unit: '×', samples: [wallMs / IDEAL_MS] },
+        {
+          name: `${label}, wall ÷ ideal`,
+          unit: '×',
+          samples: [wallMs / IDEAL_MS],
+          note: `CPU cores used: ${busy.join(', ')}; load average ${load} at the end`,
+        },
         {
           name: `${label}, steps per second`,
           unit: 'steps/s',
@@ -82,7 +104,7 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
           name: `${label}, worker peak RSS`,
           unit: 'MiB',
           samples: [peak],
-          note: `${idle.rss.toFixed(0)} MiB before (after ${WARM_UP_SESSIONS} warm-up sessions); worker CPU ${(cpuMs / wallMs).toFixed(2)} cores over the run`,
+          note: `${idle.rss.toFixed(0)} MiB before (after ${WARM_UP_SESSIONS} warm-up sessions)`,
         },
       );
     } finally {

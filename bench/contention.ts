@@ -7,14 +7,15 @@ import { globSteps } from './per-step.js';
 import { timed, type Row } from './stats.js';
 import { thinkingToolSteps, TOOL_STEPS } from './thinking-model.js';
 
-const BATCH_TASKS = 500;
+/** More than the samples need: the batch is cancelled once they are taken, and a sample after it drained is dropped. */
+const BATCH_TASKS = 2000;
 const BATCH_CONCURRENCY = 100;
 const BATCH_PROMPT = 'Batch task';
 
 /**
  * An interactive session's step while a batch saturates the worker, beside the same step on the
  * idle worker: (t25 − t5) / 20 of sessions started as `loom run` starts them, a `glob` per step and
- * the model answering at once, on a `loom worker` process of its own. The batch (500 tasks at
+ * the model answering at once, on a `loom worker` process of its own. The batch (2,000 tasks at
  * concurrency 100, each `TOOL_STEPS` tool steps and an answer from a model thinking 2 s per call)
  * runs on the same task queue; a sample counts only if the batch still had tasks waiting after it,
  * and the batch is cancelled once the samples are taken.
@@ -64,10 +65,13 @@ export async function contention(bench: BenchEnv, runs: number): Promise<Row[]> 
       }
     } finally {
       await controlBatch(bench.client, batch.id, { action: 'cancel' });
+      // Cancelled tasks stop at their next step; do not wait on them for ever.
+      let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         handle.result().catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, 60_000)),
+        new Promise((resolve) => (timer = setTimeout(resolve, 60_000))),
       ]);
+      clearTimeout(timer);
       bench.model.requests.length = 0;
     }
     const ratios = saturated.map((sample, i) => sample / idle[i]);
