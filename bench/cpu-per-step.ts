@@ -62,8 +62,9 @@ export async function cpuPerStep(bench: BenchEnv, runs: number): Promise<Row[]> 
       );
     const idle = async (worker: number) => {
       const before = cpuMilliseconds(worker);
-      await sleep(2000);
-      return (cpuMilliseconds(worker) - before) / 2;
+      // Long enough that one clock tick (10 ms) is 2 ms/s.
+      await sleep(5000);
+      return (cpuMilliseconds(worker) - before) / 5;
     };
     const idleLoom = await idle(loomWorker.pid!);
     const idleBare = await idle(bareWorker.pid!);
