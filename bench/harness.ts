@@ -38,6 +38,8 @@ export interface BenchEnv {
   project: string;
   /** What activities and `loom` processes need: data dir, config with the scripted provider. */
   processEnv: NodeJS.ProcessEnv;
+  /** The bundle of bench/workflows.ts, for a bench worker in a process of its own. */
+  workflowCodePath: string;
   /** Starts a session as `loom run` does, on the bench's task queue unless told another. */
   startSession(
     prompt: string,
@@ -78,6 +80,7 @@ interface Shared {
   temporal: BenchTemporal;
   connection: NativeConnection;
   code: string;
+  codePath: string;
   model: ScriptedModel;
   root: string;
   project: string;
@@ -111,7 +114,9 @@ export async function createBenchEnv(report: (line: string) => void): Promise<Be
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
-  const shared: Shared = { temporal, connection, code, model, root, project };
+  const codePath = join(root, 'bench-workflows.js');
+  writeFileSync(codePath, code);
+  const shared: Shared = { temporal, connection, code, codePath, model, root, project };
   const store = new SqliteSessionStore(join(root, 'data', 'loom.db'));
   return bindWorker(
     shared,
@@ -131,7 +136,7 @@ async function bindWorker(
   binding: { storeName: StoreName; store: SessionStore; taskQueue: string; dataDir: string; storeUrl?: string },
   closeShared: () => Promise<void>,
 ): Promise<BenchEnv> {
-  const { temporal, connection, code, model, root, project } = shared;
+  const { temporal, connection, code, codePath, model, root, project } = shared;
   const { storeName, store, taskQueue, dataDir } = binding;
   const client = temporal.client;
   const processEnv: NodeJS.ProcessEnv = {
@@ -187,6 +192,7 @@ async function bindWorker(
     taskQueue,
     project,
     processEnv,
+    workflowCodePath: codePath,
     async startSession(prompt, options = {}) {
       const { sessionId, handle } = await startSession(client, store, {
         prompt,

@@ -4,6 +4,9 @@ import { PROJECT_ROOT } from '../worker/bundle.js';
 import { TemporalConfigError, TemporalRefusedError } from '../worker/temporal/errors.js';
 import { batchThroughput } from './batch-throughput.js';
 import { cliStartup } from './cli-startup.js';
+import { concurrency, concurrencyLevels } from './concurrency.js';
+import { contention } from './contention.js';
+import { cpuPerStep } from './cpu-per-step.js';
 import { fanOut } from './fan-out.js';
 import { createBenchEnv, type BenchEnv, type StoreName } from './harness.js';
 import { historyPerStep } from './history-per-step.js';
@@ -35,6 +38,13 @@ const runs = Number(process.env.BENCH_RUNS ?? 3);
 const batchTasks = Number(process.env.BENCH_BATCH_TASKS ?? 1000);
 const batchConcurrency = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 50);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+let levels: number[];
+try {
+  levels = concurrencyLevels();
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
 const stores = (process.env.BENCH_STORES ?? STORES.join(',')).split(',').map((name) => name.trim().toLowerCase());
 
 /**
@@ -58,6 +68,9 @@ const benchmarks: Benchmark[] = [
   { name: 'peer', run: (bench) => peer(bench, runs) },
   { name: 'sandbox', run: (bench) => sandboxStart(bench, runs) },
   { name: 'snapshot', run: () => snapshotCost(runs) },
+  { name: 'cpu', run: (bench) => cpuPerStep(bench, runs) },
+  { name: 'concurrency', run: (bench) => concurrency(bench, levels) },
+  { name: 'contention', run: (bench) => contention(bench, runs) },
 ];
 const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {
@@ -132,7 +145,13 @@ try {
   }
 }
 const path = join(PROJECT_ROOT, 'bench', 'results.json');
-const summaries = writeResults(path, rows, machine, { runs, batchTasks, batchConcurrency, stores }, skipped);
+const summaries = writeResults(
+  path,
+  rows,
+  machine,
+  { runs, batchTasks, batchConcurrency, stores, concurrency: levels },
+  skipped,
+);
 console.log(
   `\n${table(summaries)}\n\nRuns: ${runs} after a warm-up (batch: ${Math.min(runs, 2)}). Written to ${path}.`,
 );

@@ -5,6 +5,7 @@ import { dataDir } from '../activities/paths.js';
 import { connectTemporal } from '../client/temporal/connect.js';
 import { installTemporal, startTemporalServer } from '../testkit/temporal-server.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
+import { childPid } from './proc.js';
 import { resolveTemporalTarget, type TemporalTarget } from '../worker/temporal/target.js';
 
 /** The Temporal a bench run measures on: the server the environment names, else a dev server of its own. */
@@ -21,6 +22,8 @@ export interface BenchTemporal {
   taskQueue: string;
   /** False when the namespace lacks Loom's search attributes and they could not be added: runs then set none. */
   searchAttributes: boolean;
+  /** The dev server's process, whose CPU a benchmark can read; none for a server the environment names. */
+  pid?: number;
   /** What spawned `loom` processes need on top of the user's environment to reach this server. */
   processEnv: NodeJS.ProcessEnv;
   connectWorker(): Promise<NativeConnection>;
@@ -36,6 +39,7 @@ export async function startBenchTemporal(report: (line: string) => void): Promis
 
 async function ownDevServer(): Promise<BenchTemporal> {
   const env = await startTemporalServer();
+  const port = env.address.slice(env.address.lastIndexOf(':') + 1);
   return {
     client: env.client,
     address: env.address,
@@ -44,6 +48,7 @@ async function ownDevServer(): Promise<BenchTemporal> {
     version: execFileSync(await installTemporal(), ['--version'], { encoding: 'utf8' }).trim(),
     taskQueue: 'bench',
     searchAttributes: true,
+    pid: process.platform === 'linux' ? childPid(['start-dev', port]) : undefined,
     processEnv: { TEMPORAL_ADDRESS: env.address },
     connectWorker: () => NativeConnection.connect({ address: env.address }),
     close: () => env.teardown(),

@@ -1,18 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
+import { residentMemory } from './proc.js';
 import type { Row } from './stats.js';
 
 export const MEMORY_SESSIONS = 200;
 const AT_ONCE = 20;
-
-/** Resident memory of a process from /proc (Linux): now and its peak so far, in MiB. */
-function residentMemory(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
-}
 
 /**
  * Peak RSS of a `loom worker` process (its own task queue) after 200 sessions of 3 steps ran

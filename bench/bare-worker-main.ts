@@ -1,0 +1,34 @@
+/**
+ * A bare Temporal worker in a process of its own: the bench's workflows (bench/workflows.ts, bundled
+ * by the bench, at `BENCH_WORKFLOW_CODE`) and a no-op activity, none of Loom's activities. The
+ * `cpu` benchmark reads its CPU counters beside a `loom worker`'s. Connects as `loom worker` does,
+ * to the server the `TEMPORAL_*` settings name, and polls `LOOM_TASK_QUEUE`; SIGTERM stops it.
+ */
+import { Worker } from '@temporalio/worker';
+import { installQuietRuntime } from '../worker/runtime.js';
+import { connectWorker } from '../worker/temporal/connect-worker.js';
+import { resolveTemporalTarget } from '../worker/temporal/target.js';
+import type { BenchActivities } from './harness.js';
+
+const taskQueue = process.env.LOOM_TASK_QUEUE;
+const codePath = process.env.BENCH_WORKFLOW_CODE;
+if (!taskQueue || !codePath) throw new Error('bench/bare-worker-main.ts needs LOOM_TASK_QUEUE and BENCH_WORKFLOW_CODE');
+installQuietRuntime('ERROR');
+const target = resolveTemporalTarget(process.env);
+const connection = await connectWorker(target);
+const activities: BenchActivities = { noopActivity: async () => undefined };
+const worker = await Worker.create({
+  connection,
+  namespace: target.namespace,
+  taskQueue,
+  workflowBundle: { codePath },
+  activities,
+  maxHeartbeatThrottleInterval: '1 second',
+});
+process.once('SIGTERM', () => worker.shutdown());
+console.error(`bare worker polling task queue ${taskQueue}`);
+try {
+  await worker.run();
+} finally {
+  await connection.close();
+}

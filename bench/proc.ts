@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** What a benchmark reads from another process's own counters in /proc (Linux only). */
+
+/** Resident memory of a process: now and its peak so far, in MiB. */
+export function residentMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+let ticksPerSecond: number | undefined;
+
+/**
+ * CPU milliseconds a process has used so far, all its threads, user and system, with the children
+ * it has waited for (a tool's subprocess is the worker's cost too).
+ */
+export function cpuMilliseconds(pid: number): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime are fields 14–17 of the whole line, 12–15 after the name.
+  const ticks = fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+  return (ticks * 1000) / ticksPerSecond;
+}
+
+/** The pid of a process this one started whose command line holds every one of `words`, if any. */
+export function childPid(words: string[]): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent !== process.pid) continue;
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (words.every((word) => command.includes(word))) return Number(entry);
+    } catch {
+      continue; // The process ended while we looked.
+    }
+  }
+  return undefined;
+}
