@@ -24,7 +24,7 @@ export interface LoomWorkerOptions {
   serve?: ServedQueues;
   /** Cached workflows; lower it to force replays in tests. */
   maxCachedWorkflows?: number;
-  /** Activities (model calls) run at once from the shared queue; lower it to saturate a worker in tests. */
+  /** Activities (model calls) run at once from the shared queue (default: `LOOM_MAX_CONCURRENT_ACTIVITIES`). */
   maxConcurrentActivityTaskExecutions?: number;
 }
 
@@ -77,9 +77,8 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
         taskQueue: options.taskQueue,
         workflowBundle: { codePath: await workflowBundlePath(tracing ? 'traced' : 'plain') },
         maxCachedWorkflows: options.maxCachedWorkflows ?? maxCachedWorkflowsFrom(env),
-        ...(options.maxConcurrentActivityTaskExecutions
-          ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }
-          : {}),
+        maxConcurrentActivityTaskExecutions:
+          options.maxConcurrentActivityTaskExecutions ?? maxConcurrentActivitiesFrom(env),
       }),
     );
   }
@@ -131,5 +130,24 @@ export function maxCachedWorkflowsFrom(
   const count = Number(value);
   if (!Number.isInteger(count) || count < 0)
     throw new Error(`${source} must be a whole number of runs, 0 or more (it is "${value}")`);
+  return count;
+}
+
+/**
+ * A model call is an activity that holds its slot for the whole answer, seconds of waiting on the
+ * provider: Temporal's default of 100 slots would cap a worker at 100 sessions thinking at once,
+ * 50 model calls a second at 2 s each, whatever its CPU. The slots cost little while they wait.
+ */
+export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 1_000;
+
+/** `LOOM_MAX_CONCURRENT_ACTIVITIES`: model calls (and other shared-queue activities) a worker runs at once. */
+export function maxConcurrentActivitiesFrom(env: NodeJS.ProcessEnv): number {
+  const value = env.LOOM_MAX_CONCURRENT_ACTIVITIES;
+  if (value === undefined || value.trim() === '') return DEFAULT_MAX_CONCURRENT_ACTIVITIES;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(
+      `LOOM_MAX_CONCURRENT_ACTIVITIES must be a whole number of activities, 1 or more (it is "${value}")`,
+    );
   return count;
 }

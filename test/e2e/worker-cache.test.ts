@@ -48,5 +48,10 @@ describe('loom worker --max-cached-workflows', () => {
     expect(variable.stderr).toContain(
       'LOOM_MAX_CACHED_WORKFLOWS must be a whole number of runs, 0 or more (it is "-3")',
     );
+    const slots = await runLoom(['worker'], { env: { ...env.env, LOOM_MAX_CONCURRENT_ACTIVITIES: '0' } });
+    expect(slots.code).toBe(1);
+    expect(slots.stderr).toContain(
+      'LOOM_MAX_CONCURRENT_ACTIVITIES must be a whole number of activities, 1 or more (it is "0")',
+    );
   });
 });
