@@ -8,7 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
 import { resolveTemporalTarget } from '../worker/temporal/target.js';
-import type { BenchActivities } from './harness.js';
+import { benchActivities } from './bench-activities.js';
 
 const taskQueue = process.env.LOOM_TASK_QUEUE;
 const codePath = process.env.BENCH_WORKFLOW_CODE;
@@ -16,13 +16,14 @@ if (!taskQueue || !codePath) throw new Error('bench/bare-worker-main.ts needs LO
 installQuietRuntime('ERROR');
 const target = resolveTemporalTarget(process.env);
 const connection = await connectWorker(target);
-const activities: BenchActivities = { noopActivity: async () => undefined };
 const worker = await Worker.create({
   connection,
   namespace: target.namespace,
   taskQueue,
   workflowBundle: { codePath },
-  activities,
+  activities: benchActivities,
+  // As many at once as Loom's worker runs (worker/create-worker.ts), so the two compare at any concurrency.
+  maxConcurrentActivityTaskExecutions: 1_000,
   maxHeartbeatThrottleInterval: '1 second',
 });
 process.once('SIGTERM', () => worker.shutdown());

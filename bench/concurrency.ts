@@ -1,10 +1,12 @@
 import { loadavg } from 'node:os';
 import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
+import { startBareWorkerProcess } from './bare-worker.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import { cpuMilliseconds, residentMemory } from './proc.js';
 import type { Row } from './stats.js';
 import { thinkingToolSteps, TOOL_STEPS } from './thinking-model.js';
+import { thinkingActivitiesWorkflow } from './workflows.js';
 
 export const THINK_MS = 2000;
 const STEPS = TOOL_STEPS + 1;
@@ -80,6 +82,7 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
         throw new Error(`${short.length} of ${sessions} sessions did not take ${STEPS} steps (${short[0].steps})`);
       bench.model.requests.length = 0;
       const { peak } = residentMemory(pid);
+      const bare = await bareAtOnce(bench, sessions);
       const label = `concurrency: ${sessions} sessions at once`;
       rows.push(
         {
@@ -93,6 +96,12 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
           unit: '×',
           samples: [wallMs / IDEAL_MS],
           note: `CPU cores used: ${busy.join(', ')}; load average ${load} at the end`,
+        },
+        {
+          name: `concurrency: ${sessions} bare workflows at once, wall ÷ ideal`,
+          unit: '×',
+          samples: [bare.wallMs / IDEAL_MS],
+          note: `${STEPS} activities of ${THINK_MS / 1000} s each on a bare worker; CPU cores used: ${bare.busy}`,
         },
         {
           name: `${label}, steps per second`,
@@ -112,4 +121,41 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
     }
   }
   return rows;
+}
+
+/**
+ * Temporal's own floor under the same load: `sessions` bare workflows started at once, each
+ * `STEPS` activities that wait `THINK_MS` (no model, no store, no tool), on a bare worker process.
+ * Started together, every session's step comes due at the same moment, so each step of the run
+ * waits for the whole burst to pass through the worker and the server: this is what that costs
+ * when the step itself costs nothing.
+ */
+async function bareAtOnce(bench: BenchEnv, sessions: number): Promise<{ wallMs: number; busy: string }> {
+  const taskQueue = `${bench.taskQueue}-concurrency-bare-${sessions}`;
+  const worker = await startBareWorkerProcess(bench, taskQueue);
+  try {
+    const pid = worker.pid!;
+    const server = bench.temporal.pid;
+    const before = { worker: cpuMilliseconds(pid), server: server ? cpuMilliseconds(server) : NaN };
+    const started = performance.now();
+    const runs = await Promise.all(
+      Array.from({ length: sessions }, (_, i) =>
+        bench.client.workflow.start(thinkingActivitiesWorkflow, {
+          taskQueue,
+          workflowId: `bare-concurrency-${sessions}-${i}-${Date.now()}`,
+          args: [STEPS, THINK_MS],
+        }),
+      ),
+    );
+    await Promise.all(runs.map((run) => run.result()));
+    const wallMs = performance.now() - started;
+    const cores = (from: number, to: number) => ((to - from) / wallMs).toFixed(2);
+    const busy = [
+      `worker ${cores(before.worker, cpuMilliseconds(pid))}`,
+      ...(server ? [`server ${cores(before.server, cpuMilliseconds(server))}`] : []),
+    ].join(', ');
+    return { wallMs, busy };
+  } finally {
+    await stopProcess(worker);
+  }
 }

@@ -13,6 +13,7 @@ import type { SessionStore } from '../activities/store/store.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import type { SessionRunResult } from '../core/run.js';
+import { benchActivities } from './bench-activities.js';
 import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
@@ -56,7 +57,6 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-export type BenchActivities = { noopActivity(): Promise<void> };
 
 /** Files the bench sessions' tools look at. */
 const PROJECT_FILES: Record<string, string> = {
@@ -156,7 +156,6 @@ async function bindWorker(
   // As `loom worker` does: the shared queue, and this host's queue for the workspace tools.
   const hostId = localHostId(processEnv);
   const activities = createActivities({ store, env: processEnv, dataDir, hostId });
-  const benchActivities: BenchActivities = { noopActivity: async () => undefined };
   let worker: Worker;
   let hostWorker: Worker;
   try {

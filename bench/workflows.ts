@@ -3,17 +3,22 @@
  * itself costs on the same server (activities and children doing nothing).
  */
 import { proxyActivities, startChild } from '@temporalio/workflow';
-import type { BenchActivities } from './harness.js';
+import type { BenchActivities } from './bench-activities.js';
 
 export * from '../workflows/index.js';
 
-const { noopActivity } = proxyActivities<BenchActivities>({ startToCloseTimeout: '10 seconds' });
+const { noopActivity, thinkActivity } = proxyActivities<BenchActivities>({ startToCloseTimeout: '1 minute' });
 
 export async function noopWorkflow(): Promise<void> {}
 
 /** `count` no-op activities one after another: the floor under one agent step. */
 export async function sequentialActivitiesWorkflow(count: number): Promise<void> {
   for (let i = 0; i < count; i++) await noopActivity();
+}
+
+/** `count` activities one after another that each wait `ms`: an agent session's shape with none of its work. */
+export async function thinkingActivitiesWorkflow(count: number, ms: number): Promise<void> {
+  for (let i = 0; i < count; i++) await thinkActivity(ms);
 }
 
 /** `count` no-op children started at once and awaited: the floor under a fan-out of subagents. */
