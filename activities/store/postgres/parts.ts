@@ -2,6 +2,7 @@ import { Part } from '../../../core/part.js';
 import type { PartRows } from '../parts.js';
 import { all, one } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';
+import { WrittenParts } from './written-parts.js';
 
 /** Writes a part at a new revision: `$1` its session, `$2` its id, `$3` its message, `$4` the document. */
 const UPSERT = `INSERT INTO part (id, message_id, session_id, rev, data)
@@ -19,27 +20,42 @@ const REPLACE = `UPDATE part SET rev = nextval('revision'), data = $3::jsonb FRO
   RETURNING part.rev`;
 
 export function postgresPartRows(db: PostgresTransactions): PartRows {
-  const values = (part: Part) => [part.id, part.messageID, JSON.stringify(part)];
+  const written = new WrittenParts();
+  /** Writes `part` with `statement` (`$2` its id, then `values`); true when it did. */
+  const write = async (sessionID: string, part: Part, statement: string, values: (json: string) => unknown[]) => {
+    const json = JSON.stringify(part);
+    const rev = await db.write(sessionID, statement, [part.id, ...values(json)]);
+    if (rev === undefined) return false;
+    written.remember(part.id, sessionID, json, rev);
+    return true;
+  };
   return {
     ofMessage: (messageID) =>
       all(db.pool, 'SELECT data FROM part WHERE message_id = $1 ORDER BY id', [messageID], Part),
     async upsert(part) {
-      await db.write(part.sessionID, UPSERT, values(part));
+      await write(part.sessionID, part, UPSERT, (json) => [part.messageID, json]);
     },
     async modify(id, change) {
-      // Read, change, and write only if the part is still as read, else again: two round trips,
-      // and a second writer (on any machine) gets this one's result as its `current`.
+      // Change the part as this store last wrote it, and write that only if no one wrote it since.
+      const known = written.get(id);
+      if (known) {
+        const next = { ...change(known.part()), id };
+        if (await write(known.sessionID, next, REPLACE, (json) => [json, known.rev])) return next;
+        written.forget(id);
+      }
+      // Else read, change, and write only if the part is still as read, else again: the second of
+      // two writers at once (on any machine) gets the first one's result as its `current`.
       for (;;) {
         const { rows } = await db.pool.query<{ rev: string; session_id: string; data: unknown }>(
           'SELECT rev, session_id, data FROM part WHERE id = $1',
           [id],
         );
         const found = rows[0];
-        const next = change(found ? Part.parse(found.data) : undefined);
-        const written = found
-          ? await db.write(found.session_id, REPLACE, [id, JSON.stringify(next), found.rev])
-          : await db.write(next.sessionID, CREATE, values(next));
-        if (written > 0) return next;
+        const next = { ...change(found ? Part.parse(found.data) : undefined), id };
+        const done = found
+          ? await write(found.session_id, next, REPLACE, (json) => [json, found.rev])
+          : await write(next.sessionID, next, CREATE, (json) => [next.messageID, json]);
+        if (done) return next;
       }
     },
     get: (id) => one(db.pool, 'SELECT data FROM part WHERE id = $1', [id], Part),

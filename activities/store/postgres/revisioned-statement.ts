@@ -21,13 +21,13 @@ export const REVISION_LOCKS = `SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_NAMES
  * (delivered at commit; none when it wrote nothing, or when the id is too long for a payload).
  * `before` names more queries `write` reads from (data-modifying ones must be at the top); any
  * that changes rows must read `locked` too, so that it locks no row before the locks are held.
- * Returns one row: `written`, how many rows `write` wrote.
+ * Returns one row: `written`, how many rows `write` wrote, and `rev`, the newest revision it took.
  */
 export function revisionedStatement(write: string, before = ''): string {
   return `WITH locked AS (${REVISION_LOCKS}),${before ? `\n  ${before},` : ''}
   written AS (${write}),
   newest AS (SELECT count(*)::int AS written, max(rev) AS rev FROM written)
-  SELECT written,
+  SELECT written, rev,
     CASE WHEN written > 0 AND octet_length($1) + 21 <= ${MAX_PAYLOAD_BYTES}
       THEN pg_notify('${CHANGES_CHANNEL}', rev::text || ' ' || $1) END AS announced
   FROM newest`;

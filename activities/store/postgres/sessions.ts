@@ -17,10 +17,10 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
         );
         const found = rows[0];
         const next = change(found ? Session.parse(found.data) : undefined);
-        const written = found
+        const rev = found
           ? await db.write(id, REPLACE, [...columns(next), found.rev])
           : await db.write(id, CREATE, columns(next));
-        if (written > 0) return;
+        if (rev !== undefined) return;
       }
     },
     get: (id) => one(db.pool, 'SELECT data FROM session WHERE id = $1', [id], Session),

@@ -36,14 +36,15 @@ export class PostgresTransactions {
    * revision locks first and announces the newest revision at commit: one round trip. `write` is
    * a data-modifying statement that reads `FROM locked`, gets the subject as `$1` and its own
    * values from `$2` on, and returns `rev`; `before`, queries it reads from (see
-   * `revisionedStatement`). Resolves to how many rows it wrote.
+   * `revisionedStatement`). Resolves to the newest revision it took (as the driver gives a
+   * BIGINT: text), or undefined when it wrote no row.
    */
-  async write(subject: string, write: string, values: unknown[], before?: string): Promise<number> {
-    const { rows } = await this.pool.query<{ written: number }>(revisionedStatement(write, before), [
-      subject,
-      ...values,
-    ]);
-    return rows[0].written;
+  async write(subject: string, write: string, values: unknown[], before?: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ written: number; rev: string | null }>(
+      revisionedStatement(write, before),
+      [subject, ...values],
+    );
+    return rows[0].written > 0 ? (rows[0].rev ?? undefined) : undefined;
   }
 
   /**
