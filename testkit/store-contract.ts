@@ -296,6 +296,17 @@ export function describeStoreContract(name: string, open: OpenStore): void {
       });
     });
 
+    it('updates a part as another store last wrote it, not as this one did', async () => {
+      const [a, b] = await Promise.all([openStore(), openStore()]);
+      const append = (store: SessionStore, text: string) =>
+        store.updatePart('prt_1', (part) => ({ ...part, text: (part as TextPart).text + text }) as TextPart);
+      await a.savePart(textPart('prt_1', 'msg_1', 'one'));
+      await append(b, ', two');
+      expect(textsOf([await append(a, ', three')])).toEqual(['one, two, three']);
+      await b.deleteParts('msg_1');
+      await expect(append(a, ', four')).rejects.toThrow('Unknown part "prt_1"');
+    });
+
     it('loses no update when two stores update one part at the same time', async () => {
       const [a, b] = await Promise.all([openStore(), openStore()]);
       await a.savePart(textPart('prt_1', 'msg_1', ''));

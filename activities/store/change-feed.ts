@@ -4,6 +4,11 @@ import { feedPage, type FeedTables, type StoreFeed } from './feed-page.js';
 
 /** What changed in a session since a cursor: for following a run live, and keeping a transcript current. */
 export interface SessionChanges {
+  /**
+   * Where to read this session's next changes from (`changes`, `waitForChange`); at least every
+   * revision returned. It says nothing of other sessions (PostgreSQL counts it per session, with
+   * no lock): the whole store's position is `feed`'s cursor.
+   */
   cursor: number;
   messages: Message[];
   parts: Part[];

@@ -6,7 +6,11 @@ export interface PartRecords {
   parts(messageID: string): Promise<Part[]>;
   savePart(part: Part): Promise<void>;
   getPart(id: string): Promise<Part | undefined>;
-  /** Reads, changes and writes a part in one transaction. Returns the new part. */
+  /**
+   * Reads, changes and writes a part as one step: no other write of it falls between. Returns the
+   * new part. `update` may be called more than once (a store may try again when the part changed
+   * under it), so it must only compute the new part.
+   */
   updatePart(id: string, update: (part: Part) => Part): Promise<Part>;
   /** Removes a message's parts (a retried model call starts its answer again). */
   deleteParts(messageID: string): Promise<void>;

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../../activities/store/postgres/change-watcher.js';
 import { postgresMigrations } from '../../activities/store/postgres/migrations.js';
+import { REVISION_LOCKS } from '../../activities/store/postgres/revisioned-statement.js';
 import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
 import { freePort } from '../../testkit/free-port.js';
 import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
@@ -152,6 +153,92 @@ describe('PostgresSessionStore change feed', () => {
       expect(Date.now() - again).toBeLessThan(8_000);
     } finally {
       await Promise.all([follower.close(), worker.close()]);
+    }
+  });
+
+  it('wakes a waiter with an hour to wait when another store writes to its session', async () => {
+    const [follower, worker] = await Promise.all([
+      PostgresSessionStore.open(url, { max: 2 }),
+      PostgresSessionStore.open(url, { max: 2 }),
+    ]);
+    try {
+      await worker.saveMessage(userMessage('msg_1'));
+      const { cursor } = await follower.changes('ses_a', 0);
+      const waiting = follower.waitForChange('ses_a', cursor, { timeoutMs: 3_600_000 });
+      await until(async () => (await listeners()).length === 1);
+      await worker.savePart(textPart('prt_1', 'msg_1', 'new'));
+      await waiting;
+      expect(textsOf((await follower.changes('ses_a', cursor)).parts)).toEqual(['new']);
+    } finally {
+      await Promise.all([follower.close(), worker.close()]);
+    }
+  });
+
+  it("reads a session's changes while another session's write is still open, and shows that write once committed", async () => {
+    const store = await PostgresSessionStore.open(url, { max: 2 });
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    try {
+      await store.saveMessage(userMessage('msg_a'));
+      await store.saveMessage(userMessage('msg_b', 'ses_b'));
+      const before = await store.changes('ses_b', 0);
+      // A writer of ses_b as the store writes, left open.
+      await writer.query('BEGIN');
+      await writer.query(`SELECT 1 FROM (${REVISION_LOCKS}) AS locked`, ['ses_b']);
+      await writer.query(
+        `INSERT INTO part (id, message_id, session_id, rev, data) VALUES ($1, $2, $3, nextval('revision'), $4::jsonb)`,
+        ['prt_b', 'msg_b', 'ses_b', JSON.stringify(textPart('prt_b', 'msg_b', 'open', 'ses_b'))],
+      );
+
+      await store.savePart(textPart('prt_a', 'msg_a', 'other session'));
+      expect(textsOf((await store.changes('ses_a', 0)).parts)).toEqual(['other session']);
+      const during = await store.changes('ses_b', before.cursor);
+      expect(during.parts).toEqual([]);
+
+      await writer.query('COMMIT');
+      expect(textsOf((await store.changes('ses_b', during.cursor)).parts)).toEqual(['open']);
+    } finally {
+      await writer.end();
+      await store.close();
+    }
+  });
+
+  it("holds a second writer of the same session until the first commits, so a follower's cursor skips neither", async () => {
+    const [store, follower] = await Promise.all([
+      PostgresSessionStore.open(url, { max: 2 }),
+      PostgresSessionStore.open(url, { max: 2 }),
+    ]);
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    try {
+      await store.saveMessage(userMessage('msg_1'));
+      const { cursor } = await follower.changes('ses_a', 0);
+      await writer.query('BEGIN');
+      await writer.query(`SELECT 1 FROM (${REVISION_LOCKS}) AS locked`, ['ses_a']);
+      await writer.query(
+        `INSERT INTO part (id, message_id, session_id, rev, data) VALUES ($1, $2, $3, nextval('revision'), $4::jsonb)`,
+        ['prt_1', 'msg_1', 'ses_a', JSON.stringify(textPart('prt_1', 'msg_1', 'first'))],
+      );
+      let saved = false;
+      const second = store.savePart(textPart('prt_2', 'msg_1', 'second')).then(() => (saved = true));
+      await until(
+        async () =>
+          (
+            await sql(
+              `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            )
+          ).length > 0,
+      );
+      expect(saved).toBe(false);
+      const during = await follower.changes('ses_a', cursor);
+      expect(during.parts).toEqual([]);
+
+      await writer.query('COMMIT');
+      await second;
+      expect(textsOf((await follower.changes('ses_a', during.cursor)).parts)).toEqual(['first', 'second']);
+    } finally {
+      await writer.end();
+      await Promise.all([store.close(), follower.close()]);
     }
   });
 

@@ -18,18 +18,20 @@ export function postgresBatchRows(db: PostgresTransactions): BatchRows {
   return {
     async create(batch, tasks) {
       await db.revisioned(
+        batch.id,
         async (client) => {
-          await upsertBatch(client, batch);
+          await client.query(
+            `INSERT INTO batch (id, time_created, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
+             ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
+            [batch.id, ...columns(batch)],
+          );
           await insertBatchTasks(client, batch.id, tasks);
         },
-        () => batch.id,
+        () => true,
       );
     },
     async upsert(batch) {
-      await db.revisioned(
-        (client) => upsertBatch(client, batch),
-        () => batch.id,
-      );
+      await db.write(batch.id, UPSERT, columns(batch));
     },
     get: (id) => one(db.pool, 'SELECT data FROM batch WHERE id = $1', [id], BatchRecord),
     list: (limit) =>
@@ -37,17 +39,19 @@ export function postgresBatchRows(db: PostgresTransactions): BatchRows {
     task: async (batchId, index) => (await tasks(batchId, index, 1)).find((row) => row.outcome.index === index),
     tasks,
     async saveOutcomes(batchId, outcomes) {
-      await db.revisioned(
-        async (client) => {
-          await client.query("UPDATE batch SET rev = nextval('revision') WHERE id = $1", [batchId]);
-          for (const outcome of outcomes) {
-            await client.query(
-              'UPDATE batch_task SET outcome = $1::jsonb, session_id = $2 WHERE batch_id = $3 AND idx = $4',
-              [JSON.stringify(outcome), outcome.sessionId ?? null, batchId, outcome.index],
-            );
-          }
-        },
-        () => batchId,
+      // One row per task, the last outcome given for it; the tasks' update runs whether read or not.
+      const latest = [...new Map(outcomes.map((outcome) => [outcome.index, outcome])).values()];
+      await db.write(
+        batchId,
+        `UPDATE batch SET rev = nextval('revision') FROM locked WHERE id = $1 RETURNING batch.rev`,
+        [
+          latest.map((outcome) => outcome.index),
+          latest.map((outcome) => JSON.stringify(outcome)),
+          latest.map((outcome) => outcome.sessionId ?? null),
+        ],
+        `outcomes AS (UPDATE batch_task t SET outcome = o.outcome::jsonb, session_id = o.session_id
+           FROM locked, unnest($2::int[], $3::text[], $4::text[]) AS o(idx, outcome, session_id)
+           WHERE t.batch_id = $1 AND t.idx = o.idx RETURNING 1)`,
       );
     },
     async counts(batchId) {
@@ -77,14 +81,12 @@ export function postgresBatchRows(db: PostgresTransactions): BatchRows {
   };
 }
 
-/** Must run inside a `revisioned` transaction. */
-async function upsertBatch(client: Queryable, batch: BatchRecord): Promise<void> {
-  await client.query(
-    `INSERT INTO batch (id, time_created, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
-     ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
-    [batch.id, batch.time.created, JSON.stringify(batch)],
-  );
-}
+/** A batch's creation time and document: `$2` and `$3` after its id, the subject of the write. */
+const columns = (batch: BatchRecord) => [batch.time.created, JSON.stringify(batch)];
+
+const UPSERT = `INSERT INTO batch (id, time_created, rev, data) SELECT $1, $2, nextval('revision'), $3::jsonb FROM locked
+  ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data
+  RETURNING rev`;
 
 /** Inserts every task of a new batch, a thousand rows per statement. */
 async function insertBatchTasks(

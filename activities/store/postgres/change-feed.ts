@@ -3,41 +3,57 @@ import { Part } from '../../../core/part.js';
 import type { ChangeFeedRows } from '../change-feed.js';
 import type { FeedTables } from '../feed-page.js';
 import type { PostgresChangeWatcher } from './change-watcher.js';
-import { all } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';
+
+type ChangeRow = {
+  kind: 'message' | 'part' | 'part_removed' | 'message_removed' | 'cursor';
+  id: string | null;
+  rev: string | null;
+  data: unknown;
+};
+
+/**
+ * A session's rows newer than `$2`, and its cursor: the newest revision of any of its rows, read
+ * from the same snapshot without a lock. Writers of one session take revisions one at a time
+ * (revisioned-statement.ts), so every revision of the session up to that one is in the snapshot.
+ * One statement, one round trip.
+ */
+const SESSION_CHANGES = `
+  SELECT 'message' AS kind, id, rev, data FROM message WHERE session_id = $1 AND rev > $2
+  UNION ALL SELECT 'part', id, rev, data FROM part WHERE session_id = $1 AND rev > $2
+  UNION ALL SELECT 'part_removed', id, rev, NULL FROM part_removed WHERE session_id = $1 AND rev > $2
+  UNION ALL SELECT 'message_removed', id, rev, NULL FROM message_removed WHERE session_id = $1 AND rev > $2
+  UNION ALL SELECT 'cursor', NULL, GREATEST(
+    (SELECT max(rev) FROM message WHERE session_id = $1),
+    (SELECT max(rev) FROM part WHERE session_id = $1),
+    (SELECT max(rev) FROM part_removed WHERE session_id = $1),
+    (SELECT max(rev) FROM message_removed WHERE session_id = $1),
+    (SELECT rev FROM session WHERE id = $1),
+    (SELECT max(rev) FROM permission_request WHERE session_id = $1),
+    (SELECT rev FROM session_removed WHERE id = $1)), NULL`;
 
 export function postgresChangeFeedRows(db: PostgresTransactions, watcher: PostgresChangeWatcher): ChangeFeedRows {
   return {
     async changes(sessionID, since) {
-      // Rows read after the cursor is fixed may be newer than it, which only means a follower sees
-      // them twice (parts and messages are applied by id).
-      const cursor = await db.committedCursor();
+      const { rows } = await db.pool.query<ChangeRow>(SESSION_CHANGES, [sessionID, since]);
+      const of = (kind: ChangeRow['kind']) => rows.filter((row) => row.kind === kind);
+      // Messages and parts in id order (code units, as the "C" collation), removals in revision order.
+      const byId = (a: ChangeRow, b: ChangeRow) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0);
+      const byRev = (a: ChangeRow, b: ChangeRow) => Number(a.rev) - Number(b.rev);
       return {
-        cursor,
-        messages: await all(
-          db.pool,
-          'SELECT data FROM message WHERE session_id = $1 AND rev > $2 ORDER BY id',
-          [sessionID, since],
-          Message,
-        ),
-        parts: await all(
-          db.pool,
-          'SELECT data FROM part WHERE session_id = $1 AND rev > $2 ORDER BY id',
-          [sessionID, since],
-          Part,
-        ),
-        removedParts: (
-          await db.pool.query<{ id: string }>(
-            'SELECT id FROM part_removed WHERE session_id = $1 AND rev > $2 ORDER BY rev',
-            [sessionID, since],
-          )
-        ).rows.map((row) => row.id),
-        removedMessages: (
-          await db.pool.query<{ id: string }>(
-            'SELECT id FROM message_removed WHERE session_id = $1 AND rev > $2 ORDER BY rev',
-            [sessionID, since],
-          )
-        ).rows.map((row) => row.id),
+        cursor: Number(of('cursor')[0]?.rev ?? 0),
+        messages: of('message')
+          .sort(byId)
+          .map((row) => Message.parse(row.data)),
+        parts: of('part')
+          .sort(byId)
+          .map((row) => Part.parse(row.data)),
+        removedParts: of('part_removed')
+          .sort(byRev)
+          .map((row) => row.id!),
+        removedMessages: of('message_removed')
+          .sort(byRev)
+          .map((row) => row.id!),
       };
     },
     async tablesAfter(since, perTable) {

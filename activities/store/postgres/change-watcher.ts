@@ -8,7 +8,7 @@ export const CHANGES_CHANNEL = 'loom_session_changes';
 /** How the listening connection shows in `pg_stat_activity`. */
 export const LISTENER_APPLICATION_NAME = 'loom change feed';
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (and fails the transaction with it). */
-const MAX_PAYLOAD_BYTES = 7999;
+export const MAX_PAYLOAD_BYTES = 7999;
 /** Between attempts to listen again after the connection dropped (a restart, a failover). */
 const RETRY_MS = 500;
 

@@ -8,14 +8,12 @@ import type { PostgresTransactions } from './transaction.js';
 export function postgresMessageRows(db: PostgresTransactions): MessageRows {
   return {
     async upsert(message) {
-      await db.revisioned(
-        (client) =>
-          client.query(
-            `INSERT INTO message (id, session_id, rev, data) VALUES ($1, $2, nextval('revision'), $3::jsonb)
-             ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data`,
-            [message.id, message.sessionID, JSON.stringify(message)],
-          ),
-        () => message.sessionID,
+      await db.write(
+        message.sessionID,
+        `INSERT INTO message (id, session_id, rev, data) SELECT $2, $1, nextval('revision'), $3::jsonb FROM locked
+         ON CONFLICT (id) DO UPDATE SET rev = excluded.rev, data = excluded.data
+         RETURNING rev`,
+        [message.id, JSON.stringify(message)],
       );
     },
     get: (id) => one(db.pool, 'SELECT data FROM message WHERE id = $1', [id], Message),
@@ -71,6 +69,7 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
     },
     async remove(sessionID, messageIDs) {
       await db.revisioned(
+        sessionID,
         async (client) => {
           // Followers learn of each removal at its own revision: the parts, then their messages.
           const parts = await client.query(
@@ -89,7 +88,7 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
           );
           return (parts.rowCount ?? 0) + (messages.rowCount ?? 0) > 0;
         },
-        (removed) => (removed ? sessionID : undefined),
+        (removed) => removed,
       );
     },
   };

@@ -5,6 +5,11 @@ export const LOCK_NAMESPACE = 0x4c6f6f6d;
 export const MIGRATION_LOCK = 1;
 /** Held shared by every transaction that takes a revision, exclusive by a reader fixing a cursor. */
 export const REVISION_LOCK = 2;
+/**
+ * The first key of each session's (or batch's) writer lock, whose second key is `hashtext` of its
+ * id: held exclusive by every transaction that takes revisions for its rows.
+ */
+export const SUBJECT_LOCK_NAMESPACE = 0x4c6f6f6e;
 
 /**
  * Schema versions, applied in order; `loom_schema.version` records how many have run. The same

@@ -6,14 +6,13 @@ import type { PostgresTransactions } from './transaction.js';
 export function postgresPermissionRows(db: PostgresTransactions): PermissionRows {
   return {
     async upsert(request) {
-      await db.revisioned(
-        (client) =>
-          client.query(
-            `INSERT INTO permission_request (id, session_id, root_id, status, rev, data) VALUES ($1, $2, $3, $4, nextval('revision'), $5::jsonb)
-             ON CONFLICT (id) DO UPDATE SET status = excluded.status, rev = excluded.rev, data = excluded.data`,
-            [request.id, request.sessionID, request.rootID, request.status, JSON.stringify(request)],
-          ),
-        () => request.sessionID,
+      await db.write(
+        request.sessionID,
+        `INSERT INTO permission_request (id, session_id, root_id, status, rev, data)
+         SELECT $2, $1, $3, $4, nextval('revision'), $5::jsonb FROM locked
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, rev = excluded.rev, data = excluded.data
+         RETURNING rev`,
+        [request.id, request.rootID, request.status, JSON.stringify(request)],
       );
     },
     get: (id) => one(db.pool, 'SELECT data FROM permission_request WHERE id = $1', [id], PermissionRequestRecord),

@@ -1,25 +1,27 @@
 import { Session } from '../../../core/session.js';
 import type { SessionRows } from '../sessions.js';
-import { all, one, type Queryable } from './documents.js';
+import { all, one } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';
 
 export function postgresSessionRows(db: PostgresTransactions): SessionRows {
   return {
     async upsert(session) {
-      await db.revisioned(
-        (client) => upsertSession(client, session),
-        () => session.id,
-      );
+      await db.write(session.id, UPSERT, columns(session));
     },
     async modify(id, change) {
-      await db.revisioned(
-        async (client) =>
-          upsertSession(
-            client,
-            change(await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session)),
-          ),
-        () => id,
-      );
+      // Read, change, and write only if the session is still as read, else again (see parts.ts).
+      for (;;) {
+        const { rows } = await db.pool.query<{ rev: string; data: unknown }>(
+          'SELECT rev, data FROM session WHERE id = $1',
+          [id],
+        );
+        const found = rows[0];
+        const next = change(found ? Session.parse(found.data) : undefined);
+        const rev = found
+          ? await db.write(id, REPLACE, [...columns(next), found.rev])
+          : await db.write(id, CREATE, columns(next));
+        if (rev !== undefined) return;
+      }
     },
     get: (id) => one(db.pool, 'SELECT data FROM session WHERE id = $1', [id], Session),
     list: ({ roots, directory, limit }) =>
@@ -34,6 +36,7 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
       all(db.pool, 'SELECT data FROM session WHERE parent_id = $1 ORDER BY id', [parentID], Session),
     async remove(id) {
       await db.revisioned(
+        id,
         async (client) => {
           const session = await one(client, 'SELECT data FROM session WHERE id = $1 FOR UPDATE', [id], Session);
           if (!session) return false;
@@ -45,7 +48,7 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
           );
           return true;
         },
-        (removed) => (removed ? id : undefined),
+        (removed) => removed,
       );
     },
   };
@@ -66,11 +69,19 @@ const DELETE_OF_SESSION = [
   'DELETE FROM session WHERE id = $1',
 ];
 
-/** Must run inside a `revisioned` transaction. */
-async function upsertSession(client: Queryable, session: Session): Promise<void> {
-  await client.query(
-    `INSERT INTO session (id, parent_id, time_updated, rev, data) VALUES ($1, $2, $3, nextval('revision'), $4::jsonb)
-     ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, rev = excluded.rev, data = excluded.data`,
-    [session.id, session.parentID ?? null, session.time.updated, JSON.stringify(session)],
-  );
-}
+/** A session's parent, time updated and document: `$2` to `$4` after its id, the subject of the write. */
+const columns = (session: Session) => [session.parentID ?? null, session.time.updated, JSON.stringify(session)];
+
+const UPSERT = `INSERT INTO session (id, parent_id, time_updated, rev, data)
+  SELECT $1, $2, $3, nextval('revision'), $4::jsonb FROM locked
+  ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, time_updated = excluded.time_updated, rev = excluded.rev, data = excluded.data
+  RETURNING rev`;
+/** Writes the session only if it is still missing. */
+const CREATE = `INSERT INTO session (id, parent_id, time_updated, rev, data)
+  SELECT $1, $2, $3, nextval('revision'), $4::jsonb FROM locked
+  ON CONFLICT (id) DO NOTHING
+  RETURNING rev`;
+/** Writes the session only if its revision is still `$5`. */
+const REPLACE = `UPDATE session SET parent_id = $2, time_updated = $3, rev = nextval('revision'), data = $4::jsonb FROM locked
+  WHERE id = $1 AND rev = $5
+  RETURNING session.rev`;

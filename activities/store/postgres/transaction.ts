@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { notifyChange } from './change-watcher.js';
 import type { Queryable } from './documents.js';
 import { LOCK_NAMESPACE, REVISION_LOCK } from './migrations.js';
+import { REVISION_LOCKS, revisionedStatement } from './revisioned-statement.js';
 
 /** The pool of a PostgreSQL store, and the transactions its writes and cursors run in. */
 export class PostgresTransactions {
@@ -31,34 +32,43 @@ export class PostgresTransactions {
   }
 
   /**
-   * A transaction that writes rows of one session with revisions. Its shared lock tells `changes`
-   * that it is in flight: a sequence hands out revisions in order but commits land in any order,
-   * so a reader fixes its cursor only when no writer holding a smaller revision is still open. Its
-   * NOTIFY, delivered at commit, wakes the session's followers (`waitForChange`) on every machine.
+   * One statement that writes rows of `subject` (a session, or a batch) at new revisions, takes the
+   * revision locks first and announces the newest revision at commit: one round trip. `write` is
+   * a data-modifying statement that reads `FROM locked`, gets the subject as `$1` and its own
+   * values from `$2` on, and returns `rev`; `before`, queries it reads from (see
+   * `revisionedStatement`). Resolves to the newest revision it took (as the driver gives a
+   * BIGINT: text), or undefined when it wrote no row.
    */
-  async revisioned<T>(
-    work: (client: Queryable) => Promise<T>,
-    sessionOf: (result: T) => string | undefined,
-  ): Promise<T> {
+  async write(subject: string, write: string, values: unknown[], before?: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ written: number; rev: string | null }>(
+      revisionedStatement(write, before),
+      [subject, ...values],
+    );
+    return rows[0].written > 0 ? (rows[0].rev ?? undefined) : undefined;
+  }
+
+  /**
+   * A transaction of several statements that writes rows of `subject` with revisions, under the
+   * same locks as `write`. `work` says whether it took a revision; if it did, the transaction's
+   * NOTIFY, delivered at commit, wakes the subject's followers (`waitForChange`) on every machine.
+   */
+  async revisioned<T>(subject: string, work: (client: Queryable) => Promise<T>, wrote: (result: T) => boolean) {
     return this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock_shared($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
+      await client.query(`SELECT 1 FROM (${REVISION_LOCKS}) AS locked`, [subject]);
       const result = await work(client);
-      // Undefined: nothing took a revision, so there is nothing to announce.
-      const sessionID = sessionOf(result);
-      if (sessionID !== undefined) await notifyChange(client, sessionID);
+      if (wrote(result)) await notifyChange(client, subject);
       return result;
     });
   }
 
   /** The newest revision once every writer that took a smaller one has committed or rolled back. */
   async committedCursor(): Promise<number> {
-    // Waiting for the exclusive lock waits out every open writer.
-    return this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, REVISION_LOCK]);
-      const { rows } = await client.query<{ value: string }>(
-        'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS value FROM revision',
-      );
-      return Number(rows[0].value);
-    });
+    // Waiting for the exclusive lock waits out every open writer; the sequence is read, row by row
+    // of what the lock's subquery returns, once it is held (and the lock goes with the statement).
+    const { rows } = await this.pool.query<{ value: string }>(
+      `SELECT COALESCE(pg_sequence_last_value('revision'), 0) AS value FROM (SELECT pg_advisory_xact_lock($1, $2)) AS locked`,
+      [LOCK_NAMESPACE, REVISION_LOCK],
+    );
+    return Number(rows[0].value);
   }
 }
