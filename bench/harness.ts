@@ -57,7 +57,6 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-
 /** Files the bench sessions' tools look at. */
 const PROJECT_FILES: Record<string, string> = {
   'README.md': '# Bench project\n',
