@@ -49,21 +49,36 @@ export async function resolveModel(
 ): Promise<ResolvedModel> {
   const { pkg, settings, ...resolved } = providerFor(model, config, env);
   const provider = config.provider?.[resolved.providerID];
-  const watched = watchedFetch(model, streamLimits(resolved.providerID, provider?.options ?? {}, env));
-  const rateGates =
-    limits.store &&
-    new RateGates(limits.store, settings, {
-      provider: provider?.limit,
-      model: provider?.models?.[resolved.modelID]?.limit,
-    });
-  return {
-    ...resolved,
-    rateGates,
-    model: await pkg.create({
-      ...settings,
-      fetch: rateGates ? rateLimitedFetch(rateGates, watched, limits.maxWaitMs) : watched,
-    }),
-  };
+  const stream = streamLimits(resolved.providerID, provider?.options ?? {}, env);
+  const rateLimits = { provider: provider?.limit, model: provider?.models?.[resolved.modelID]?.limit };
+  // Everything the model is made from: the same again (every step of every session on one
+  // provider) reuses the model, which holds no state between requests.
+  const key = JSON.stringify([settings, resolved, stream, rateLimits, limits.maxWaitMs]);
+  const made = madeModels(limits.store);
+  let making = made.get(key);
+  if (!making) {
+    const watched = watchedFetch(model, stream);
+    const rateGates = limits.store && new RateGates(limits.store, settings, rateLimits);
+    making = pkg
+      .create({ ...settings, fetch: rateGates ? rateLimitedFetch(rateGates, watched, limits.maxWaitMs) : watched })
+      .then((languageModel) => ({ ...resolved, rateGates, model: languageModel }));
+    if (made.size >= MADE_MODELS_LIMIT) made.delete(made.keys().next().value!);
+    made.set(key, making);
+    making.catch(() => made.delete(key));
+  }
+  return making;
+}
+
+/** Models a worker keeps made, per rate-limit store (each worker's store is its own). */
+const MADE_MODELS_LIMIT = 32;
+const modelsByStore = new WeakMap<RateLimits, Map<string, Promise<ResolvedModel>>>();
+const modelsWithoutStore = new Map<string, Promise<ResolvedModel>>();
+
+function madeModels(store: RateLimits | undefined): Map<string, Promise<ResolvedModel>> {
+  if (!store) return modelsWithoutStore;
+  let made = modelsByStore.get(store);
+  if (!made) modelsByStore.set(store, (made = new Map()));
+  return made;
 }
 
 /** Where a model's rate limits are kept and how long one request may wait for them. */

@@ -136,3 +136,49 @@ describe('resolveModel', () => {
     });
   });
 });
+
+describe('resolveModel across calls', () => {
+  /** A server that answers every chat request at once and notes the key each one carried. */
+  async function keyNotingServer() {
+    const { createServer } = await import('node:http');
+    const keys: string[] = [];
+    const server = createServer((request, response) => {
+      keys.push(request.headers.authorization ?? '');
+      request.resume();
+      request.on('end', () => {
+        response.setHeader('content-type', 'application/json');
+        response.end(
+          JSON.stringify({
+            id: 'c',
+            created: 0,
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}/v1`, keys, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it('gives each call the key the configuration holds now, however often the same model was made', async () => {
+    const server = await keyNotingServer();
+    try {
+      const withKey = (apiKey: string): LoomConfig => ({
+        provider: { local: { options: { baseURL: server.url, apiKey } } },
+      });
+      const ask = async (apiKey: string) => {
+        const { model } = await resolveModel('local/m', withKey(apiKey), {});
+        await model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+      };
+      await ask('first-key');
+      await ask('first-key');
+      await ask('second-key');
+      expect(server.keys).toEqual(['Bearer first-key', 'Bearer first-key', 'Bearer second-key']);
+    } finally {
+      await server.close();
+    }
+  });
+});
