@@ -4,8 +4,12 @@ import type { ChangeFeed } from '../store/change-feed.js';
 import type { MessageRecords } from '../store/messages.js';
 import type { SessionChanges } from '../store/change-feed.js';
 
-/** Sessions whose transcript a worker keeps; the least recently called is dropped first. */
-const MAX_SESSIONS = 32;
+/**
+ * What a worker keeps, the least recently called session dropped first: as many sessions as it
+ * runs at once (hundreds, each step missing the cache would read the whole transcript again), as
+ * long as their text stays under the byte budget (a few long sessions must not hold the heap).
+ */
+export const TRANSCRIPT_CACHE_LIMITS = { sessions: 1_000, bytes: 128 * 1024 * 1024 };
 
 /**
  * Each session's messages since its last compaction, kept between model calls: a step reads only
@@ -16,23 +20,45 @@ const MAX_SESSIONS = 32;
  */
 export class TranscriptCache {
   private readonly sessions = new Map<string, SessionTranscript>();
+  private bytes = 0;
 
-  constructor(private readonly store: ChangeFeed & MessageRecords) {}
+  constructor(
+    private readonly store: ChangeFeed & MessageRecords,
+    private readonly limits = TRANSCRIPT_CACHE_LIMITS,
+  ) {}
 
   async history(sessionId: string): Promise<MessageWithParts[]> {
     const start = (await this.store.compactionStart(sessionId)) ?? '';
     let transcript = this.sessions.get(sessionId);
-    this.sessions.delete(sessionId);
+    if (transcript) this.drop(sessionId, transcript);
     if (transcript?.start !== start) transcript = new SessionTranscript(start);
     transcript.apply(await this.store.changes(sessionId, transcript.cursor));
     this.sessions.set(sessionId, transcript);
-    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    this.bytes += transcript.bytes;
+    for (const [oldest, kept] of this.sessions) {
+      if (oldest === sessionId) break;
+      if (this.sessions.size <= this.limits.sessions && this.bytes <= this.limits.bytes) break;
+      this.drop(oldest, kept);
+    }
     return transcript.messages();
+  }
+
+  /** What the cache holds, for tests and the bench. */
+  held(): { sessions: number; bytes: number } {
+    return { sessions: this.sessions.size, bytes: this.bytes };
+  }
+
+  private drop(sessionId: string, transcript: SessionTranscript): void {
+    this.sessions.delete(sessionId);
+    this.bytes -= transcript.bytes;
   }
 }
 
 class SessionTranscript {
   cursor = 0;
+  /** The JSON length of what it holds: near enough the memory its strings take. */
+  bytes = 0;
+  private readonly sizes = new Map<string, number>();
   private readonly infos = new Map<string, Message>();
   /** Parts by message, as the store groups them; a part may arrive before its message. */
   private readonly parts = new Map<string, Map<string, Part>>();
@@ -46,12 +72,17 @@ class SessionTranscript {
     for (const id of changes.removedParts) {
       const messageId = this.messageOfPart.get(id);
       if (messageId === undefined) continue;
+      this.unsize(id);
       this.messageOfPart.delete(id);
       this.parts.get(messageId)?.delete(id);
       this.built.delete(messageId);
     }
     for (const id of changes.removedMessages) {
-      for (const partId of this.parts.get(id)?.keys() ?? []) this.messageOfPart.delete(partId);
+      for (const partId of this.parts.get(id)?.keys() ?? []) {
+        this.messageOfPart.delete(partId);
+        this.unsize(partId);
+      }
+      this.unsize(id);
       this.parts.delete(id);
       this.built.delete(id);
       if (this.infos.delete(id)) this.order = this.order.filter((kept) => kept !== id);
@@ -61,6 +92,7 @@ class SessionTranscript {
       if (info.id < this.start) continue;
       if (!this.infos.has(info.id)) added = true;
       this.infos.set(info.id, info);
+      this.size(info.id, info);
       this.built.delete(info.id);
     }
     for (const part of changes.parts) {
@@ -68,11 +100,23 @@ class SessionTranscript {
       let parts = this.parts.get(part.messageID);
       if (!parts) this.parts.set(part.messageID, (parts = new Map()));
       parts.set(part.id, part);
+      this.size(part.id, part);
       this.messageOfPart.set(part.id, part.messageID);
       this.built.delete(part.messageID);
     }
     if (added) this.order = [...this.infos.keys()].sort(byId);
     this.cursor = changes.cursor;
+  }
+
+  private size(id: string, value: Message | Part): void {
+    const bytes = JSON.stringify(value).length;
+    this.bytes += bytes - (this.sizes.get(id) ?? 0);
+    this.sizes.set(id, bytes);
+  }
+
+  private unsize(id: string): void {
+    this.bytes -= this.sizes.get(id) ?? 0;
+    this.sizes.delete(id);
   }
 
   messages(): MessageWithParts[] {

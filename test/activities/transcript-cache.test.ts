@@ -155,3 +155,35 @@ describe('the transcript kept between model calls', () => {
     ]);
   });
 });
+
+describe('what the transcript cache holds', () => {
+  const other = 'ses_other';
+  async function session(id: string, words: number) {
+    await store.saveMessage({ ...user(`msg_${id}`), sessionID: id });
+    await store.savePart({ ...text(`prt_${id}`, `msg_${id}`, 'word '.repeat(words)), sessionID: id });
+  }
+
+  it('stays under its byte budget, dropping the session asked for longest ago, which reads afresh when asked again', async () => {
+    await session(SESSION, 2_000);
+    await session(other, 2_000);
+    const cache = new TranscriptCache(store, { sessions: 10, bytes: 15_000 });
+    await cache.history(SESSION);
+    expect(cache.held().sessions).toBe(1);
+    const kept = await cache.history(other);
+    // Both would take some 20 KB: the first asked for is dropped, the one just read kept.
+    expect(cache.held()).toEqual({ sessions: 1, bytes: expect.any(Number) });
+    expect(cache.held().bytes).toBeLessThanOrEqual(15_000);
+    expect(kept).toEqual(await store.messages(other));
+    expect(await cache.history(SESSION)).toEqual(await store.messages(SESSION));
+  });
+
+  it('keeps as many sessions as it is allowed, however small', async () => {
+    await session(SESSION, 1);
+    await session(other, 1);
+    const cache = new TranscriptCache(store, { sessions: 1, bytes: 1_000_000 });
+    await cache.history(SESSION);
+    await cache.history(other);
+    expect(cache.held().sessions).toBe(1);
+    expect(await cache.history(SESSION)).toEqual(await store.messages(SESSION));
+  });
+});
