@@ -26,9 +26,21 @@ export async function startWorkerProcess(
   });
   // Never read otherwise: a full pipe would block the worker.
   child.stdout!.resume();
+  const output = await untilPolling(child, 'loom worker', 30_000);
+  return Object.assign(child, { output });
+}
+
+/**
+ * Resolves once a worker process says on stderr that it polls, with a reader of everything it has
+ * written there; rejects, with that output, when it exits first or takes longer than `timeoutMs`.
+ */
+export async function untilPolling(child: ChildProcess, name: string, timeoutMs: number): Promise<() => string> {
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`loom worker did not start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s:\n${output}`)),
+      timeoutMs,
+    );
     child.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('polling task queue')) {
@@ -38,11 +50,11 @@ export async function startWorkerProcess(
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`loom worker exited with ${code}:\n${output}`));
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
     });
   });
   child.removeAllListeners('exit');
-  return Object.assign(child, { output: () => output });
+  return () => output;
 }
 
 export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
