@@ -3,7 +3,7 @@ import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
 import { startBareWorkerProcess } from './bare-worker.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
-import { cpuMilliseconds, residentMemory } from './proc.js';
+import { cpuMeter, ownCpuMilliseconds, residentMemory, workerAndServer } from './proc.js';
 import type { Row } from './stats.js';
 import { thinkingToolSteps, TOOL_STEPS } from './thinking-model.js';
 import { thinkingActivitiesWorkflow } from './workflows.js';
@@ -53,28 +53,17 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
       );
       bench.model.setScript([thinkingToolSteps(THINK_MS)]);
       const idle = residentMemory(pid);
-      const server = bench.temporal.pid;
-      const own = () => {
-        const { user, system } = process.cpuUsage();
-        return (user + system) / 1000;
-      };
-      const cpuBefore = {
-        worker: cpuMilliseconds(pid),
-        server: server ? cpuMilliseconds(server) : NaN,
-        bench: own(),
-      };
+      const meter = cpuMeter({
+        ...workerAndServer(pid, bench.temporal.pid),
+        'bench process (model, client)': ownCpuMilliseconds,
+      });
       const started = performance.now();
       const runs = await Promise.all(
         Array.from({ length: sessions }, () => bench.startSession(`Look around ${STEPS} times.`, { taskQueue })),
       );
       const outcomes = await Promise.all(runs.map(({ result }) => result()));
       const wallMs = performance.now() - started;
-      const cores = (before: number, after: number) => ((after - before) / wallMs).toFixed(2);
-      const busy = [
-        `worker ${cores(cpuBefore.worker, cpuMilliseconds(pid))}`,
-        ...(server ? [`server ${cores(cpuBefore.server, cpuMilliseconds(server))}`] : []),
-        `bench process (model, client) ${cores(cpuBefore.bench, own())}`,
-      ];
+      const busy = meter(wallMs);
       // On a shared machine the run's figures mean little without how busy it was.
       const load = loadavg()[0].toFixed(1);
       const short = outcomes.filter((outcome) => outcome.steps !== STEPS);
@@ -95,7 +84,7 @@ export async function concurrency(bench: BenchEnv, levels: number[]): Promise<Ro
           name: `${label}, wall ÷ ideal`,
           unit: '×',
           samples: [wallMs / IDEAL_MS],
-          note: `CPU cores used: ${busy.join(', ')}; load average ${load} at the end`,
+          note: `CPU cores used: ${busy}; load average ${load} at the end`,
         },
         {
           name: `concurrency: ${sessions} bare workflows at once, wall ÷ ideal`,
@@ -135,8 +124,7 @@ async function bareAtOnce(bench: BenchEnv, sessions: number): Promise<{ wallMs: 
   const worker = await startBareWorkerProcess(bench, taskQueue);
   try {
     const pid = worker.pid!;
-    const server = bench.temporal.pid;
-    const before = { worker: cpuMilliseconds(pid), server: server ? cpuMilliseconds(server) : NaN };
+    const meter = cpuMeter(workerAndServer(pid, bench.temporal.pid));
     const started = performance.now();
     const runs = await Promise.all(
       Array.from({ length: sessions }, (_, i) =>
@@ -149,11 +137,7 @@ async function bareAtOnce(bench: BenchEnv, sessions: number): Promise<{ wallMs: 
     );
     await Promise.all(runs.map((run) => run.result()));
     const wallMs = performance.now() - started;
-    const cores = (from: number, to: number) => ((to - from) / wallMs).toFixed(2);
-    const busy = [
-      `worker ${cores(before.worker, cpuMilliseconds(pid))}`,
-      ...(server ? [`server ${cores(before.server, cpuMilliseconds(server))}`] : []),
-    ].join(', ');
+    const busy = meter(wallMs);
     return { wallMs, busy };
   } finally {
     await stopProcess(worker);

@@ -42,3 +42,29 @@ export function childPid(words: string[]): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * Starts counting the CPU time of named processes (each read by its function, in ms); the function
+ * returned says how many cores each used over `wallMs`, as "worker 0.54, server 0.33".
+ */
+export function cpuMeter(readers: Record<string, () => number>): (wallMs: number) => string {
+  const before = Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, read()]));
+  return (wallMs) =>
+    Object.entries(readers)
+      .map(([name, read]) => `${name} ${((read() - before[name]) / wallMs).toFixed(2)}`)
+      .join(', ');
+}
+
+/** The CPU milliseconds this process has used. */
+export function ownCpuMilliseconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** The worker's and, when the bench's own dev server runs, the server's CPU readers for `cpuMeter`. */
+export function workerAndServer(workerPid: number, serverPid: number | undefined): Record<string, () => number> {
+  return {
+    worker: () => cpuMilliseconds(workerPid),
+    ...(serverPid ? { server: () => cpuMilliseconds(serverPid) } : {}),
+  };
+}

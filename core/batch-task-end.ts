@@ -1,3 +1,4 @@
+import { innermostCause } from './error-message.js';
 import type { Tokens } from './tokens.js';
 
 /**
@@ -27,9 +28,7 @@ export function failedEnd(error: unknown, cancelled: boolean): BatchTaskEnd {
 }
 
 function innermostMessage(error: unknown): string {
-  let current = error as { message?: string; cause?: unknown } | undefined;
-  while (current?.cause) current = current.cause as typeof current;
-  return current?.message ?? String(error);
+  return (innermostCause(error) as { message?: string } | undefined)?.message ?? String(error);
 }
 
 /** Whether an application failure of that type is anywhere in the cause chain. */

@@ -126,11 +126,7 @@ export function maxCachedWorkflowsFrom(
   source = 'LOOM_MAX_CACHED_WORKFLOWS',
   value = env.LOOM_MAX_CACHED_WORKFLOWS,
 ): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 0)
-    throw new Error(`${source} must be a whole number of runs, 0 or more (it is "${value}")`);
-  return count;
+  return wholeNumberSetting(source, value, 0, 'runs');
 }
 
 /**
@@ -142,12 +138,22 @@ export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 1_000;
 
 /** `LOOM_MAX_CONCURRENT_ACTIVITIES`: model calls (and other shared-queue activities) a worker runs at once. */
 export function maxConcurrentActivitiesFrom(env: NodeJS.ProcessEnv): number {
-  const value = env.LOOM_MAX_CONCURRENT_ACTIVITIES;
-  if (value === undefined || value.trim() === '') return DEFAULT_MAX_CONCURRENT_ACTIVITIES;
+  return (
+    wholeNumberSetting('LOOM_MAX_CONCURRENT_ACTIVITIES', env.LOOM_MAX_CONCURRENT_ACTIVITIES, 1, 'activities') ??
+    DEFAULT_MAX_CONCURRENT_ACTIVITIES
+  );
+}
+
+/** A count from a flag or variable (`source` names it in the error); undefined when unset or blank. */
+function wholeNumberSetting(
+  source: string,
+  value: string | undefined,
+  least: number,
+  unit: string,
+): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
   const count = Number(value);
-  if (!Number.isInteger(count) || count < 1)
-    throw new Error(
-      `LOOM_MAX_CONCURRENT_ACTIVITIES must be a whole number of activities, 1 or more (it is "${value}")`,
-    );
+  if (!Number.isInteger(count) || count < least)
+    throw new Error(`${source} must be a whole number of ${unit}, ${least} or more (it is "${value}")`);
   return count;
 }

@@ -19,6 +19,7 @@ import {
   RootSessionAttribute,
   withSearchAttributes,
 } from '../../core/search-attributes.js';
+import { innermostCause } from '../../core/error-message.js';
 import { preview } from '../../core/prompt.js';
 import { backgroundPriority } from '../../core/task-priority.js';
 import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
@@ -249,7 +250,5 @@ function failureType(error: unknown): string | undefined {
 }
 
 function innermost(error: unknown): { message?: string; type?: string } | undefined {
-  let current = error as { message?: string; type?: string; cause?: unknown } | undefined;
-  while (current?.cause) current = current.cause as typeof current;
-  return current;
+  return innermostCause(error) as { message?: string; type?: string } | undefined;
 }
