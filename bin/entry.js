@@ -25,9 +25,12 @@ function buildIsCurrent(built, sources) {
   return SOURCE_FOLDERS.every((folder) => newest(join(root, folder)) <= builtAt);
 }
 
-/** Runs `<module>.ts` (a path from the package root, without extension) from the build or the sources. */
-export async function runEntry(module) {
-  const built = join(root, 'dist', `${module}.js`);
+/**
+ * Runs `<module>.ts` (a path from the package root, without extension) from the build or the
+ * sources. `builtAs`: where the build keeps it, when not at dist/<module>.js (the CLI's bundle).
+ */
+export async function runEntry(module, builtAs = module) {
+  const built = join(root, 'dist', `${builtAs}.js`);
   const sources = join(root, `${module}.ts`);
   if (buildIsCurrent(built, sources)) {
     await import(pathToFileURL(built).href);

@@ -1,9 +1,11 @@
 // `npm run build`: the TypeScript compiled into dist/, with what the compiled code reads beside it
-// (the web view's files) and the workflow bundle made once here instead of on each machine.
+// (the web view's files), the workflow bundle made once here instead of on each machine, and the
+// CLI bundled into dist/cli/ (scripts/cli-bundle.ts).
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { bundleCli } from './cli-bundle.js';
 
 const dist = join(PACKAGE_ROOT, 'dist');
 const started = Date.now();
@@ -24,6 +26,7 @@ const { bundleWorkflows, BUILT_BUNDLE_NAMES } = (await import(
   join(dist, 'worker', 'bundle.js')
 )) as typeof import('../worker/bundle.js');
 writeFileSync(join(dist, BUILT_BUNDLE_NAMES.traced), await bundleWorkflows('traced'));
+await bundleCli(dist);
 // Last: its time says when the build was made (bin/entry.js compares the sources with it).
 writeFileSync(join(dist, BUILT_BUNDLE_NAMES.plain), await bundleWorkflows('plain'));
 process.stderr.write(`Built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

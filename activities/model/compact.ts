@@ -11,7 +11,7 @@ import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
 import { storePrompt } from '../prompts.js';
 import { projectAgents } from '../run-config.js';
-import { ModelFailure } from './errors.js';
+import { ModelFailure } from './failure-kinds.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';
 import { toModelMessages } from './transcript.js';

@@ -16,14 +16,8 @@ import type { ToolCall } from '../../core/tool-call/check.js';
 import type { PartRecords } from '../store/parts.js';
 import type { MessageRecords } from '../store/messages.js';
 import { AnswerWriter } from './answer-writer.js';
-import {
-  classifyModelError,
-  emptyAnswerFailure,
-  neverReachedFailure,
-  noteRetry,
-  SETUP_ATTEMPTS,
-  setupProblem,
-} from './errors.js';
+import { classifyModelError, emptyAnswerFailure, neverReachedFailure, noteRetry } from './errors.js';
+import { SETUP_ATTEMPTS, setupProblem } from './failure-kinds.js';
 import { toLanguageModelPrompt } from './language-model-prompt.js';
 import { withCacheBreakpoints } from './prompt-caching.js';
 import type { ResolvedModel } from './provider.js';

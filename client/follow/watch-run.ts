@@ -11,7 +11,7 @@ import { RunPrinter } from '../render/run-printer.js';
 import { formatDuration, reconnectLimit, RunFollower, type Followed } from './run-follower.js';
 import type { SessionHandle } from '../services/sessions.js';
 import { isTransportError } from '../temporal/transport-error.js';
-import { hasSetupHint, ModelFailure, SETUP_ATTEMPTS } from '../../activities/model/errors.js';
+import { hasSetupHint, ModelFailure, SETUP_ATTEMPTS } from '../../activities/model/failure-kinds.js';
 import { hostWaitText } from '../../core/host-wait.js';
 
 const FIRST_CHECK_MS = 2_000;

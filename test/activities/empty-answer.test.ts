@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnswerWriter } from '../../activities/model/answer-writer.js';
 import { createCompactionActivities } from '../../activities/model/compact.js';
-import { ModelFailure } from '../../activities/model/errors.js';
+import { ModelFailure } from '../../activities/model/failure-kinds.js';
 import { EMPTY_ANSWER_REQUESTS, NO_FINAL_ANSWER, type StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import type { AssistantMessage } from '../../core/message.js';

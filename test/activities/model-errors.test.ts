@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { APICallError, LoadAPIKeyError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../activities/config/load.js';
-import { classifyModelError, ModelFailure } from '../../activities/model/errors.js';
+import { classifyModelError } from '../../activities/model/errors.js';
+import { ModelFailure } from '../../activities/model/failure-kinds.js';
 import { ProviderError } from '../../activities/model/provider.js';
 
 const MODEL = 'openai/gpt-4o';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../activities/config/load.js';
-import { ModelFailure } from '../../activities/model/errors.js';
+import { ModelFailure } from '../../activities/model/failure-kinds.js';
 import type { StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { DEFAULT_FIRST_BYTE_MS, DEFAULT_IDLE_MS, streamLimits } from '../../activities/model/stream-limits.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';

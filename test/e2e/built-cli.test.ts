@@ -7,9 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
+import { freePort } from '../../testkit/free-port.js';
+import { waitUntil } from '../../testkit/wait.js';
 import { LOOM_BIN } from '../../testkit/worker-process.js';
 
-const BUILT = join(PACKAGE_ROOT, 'dist', 'client', 'main.js');
+// What bin/loom.js runs from a build: the CLI bundled with its packages (scripts/cli-bundle.ts).
+const BUILT = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
 const BIN = join(PACKAGE_ROOT, 'bin', 'loom.js');
 
 let env: LoomTestEnv;
@@ -25,7 +28,8 @@ const run = (entry: string, args: string[]) =>
   runLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 describe('the built CLI (npm run build)', () => {
-  it('has the compiled code, the web view and the workflow bundle in dist/', () => {
+  it('has the compiled code, the CLI bundle, the web view and the workflow bundle in dist/', () => {
+    expect(existsSync(join(PACKAGE_ROOT, 'dist', 'client', 'main.js'))).toBe(true);
     expect(existsSync(BUILT)).toBe(true);
     expect(existsSync(join(PACKAGE_ROOT, 'dist', 'client', 'serve', 'web', 'index.html'))).toBe(true);
     expect(existsSync(join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js'))).toBe(true);
@@ -47,6 +51,48 @@ describe('the built CLI (npm run build)', () => {
     expect(shown.stdout).toContain('It says: Built.');
   }, 120_000);
 
+  it('runs a session on the worker it starts itself, with the activities from the bundle', async () => {
+    // No worker polls this queue: `loom run` starts one in its own process, from the bundle, whose
+    // activities must share Temporal's activity context with the worker (a heartbeat, a tool).
+    env.model.setScript([
+      {
+        name: 'look',
+        when: { lastUser: 'Read it yourself', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'read', args: { filePath: 'README.md' } }] },
+      },
+      { name: 'answer', when: { lastUser: 'Read it yourself', lastRole: 'tool' }, reply: { text: 'Read: Built.' } },
+    ]);
+    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Read it yourself'], {
+      entry: BUILT,
+      env: { ...env.env, NO_COLOR: '1', LOOM_TASK_QUEUE: `${env.taskQueue}-built-own` },
+      cwd: env.project,
+    });
+    expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Read: Built.' });
+  }, 120_000);
+
+  it('serves the web view and its libraries from the bundle', async () => {
+    const port = await freePort();
+    const { child, result } = spawnLoom(['serve', '--port', String(port), '--no-worker'], {
+      entry: BUILT,
+      env: { ...env.env, NO_COLOR: '1' },
+      cwd: env.project,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await waitUntil(() => Promise.resolve(stderr.includes('Loom server and web view on')), 60_000);
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+      const library = await fetch(`http://127.0.0.1:${port}/web/lib/preact.js`);
+      expect(library.status).toBe(200);
+      expect(library.headers.get('content-type')).toContain('text/javascript');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect((await result).code, stderr).toBe(0);
+  }, 90_000);
+
   it('the bin prints the version and its help lists every command', async () => {
     const help = await run(BIN, ['--help']);
     expect(help.code).toBe(0);
@@ -67,7 +113,7 @@ describe('which code bin/loom.js runs', () => {
       join(probe, 'hooks.mjs'),
       `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
-  if (/\\/client\\/main\\.(ts|js)$/.test(url)) appendFileSync(process.env.LOOM_ENTRY_PROBE, url + '\\n');
+  if (/\\/(client|cli)\\/main\\.(ts|js)$/.test(url)) appendFileSync(process.env.LOOM_ENTRY_PROBE, url + '\\n');
   return next(url, context);
 }
 `,

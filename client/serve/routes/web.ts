@@ -3,12 +3,13 @@ import type { Context } from 'hono';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../../activities/package-root.js';
 import { temporalUiUrl } from '../../../worker/temporal/ui.js';
 import type { ServeDeps } from '../deps.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const WEB_DIR = join(HERE, '..', 'web');
+// From the package root, not from this file: the build bundles this file into dist/cli/.
+const COMPILED = import.meta.url.endsWith('.js');
+const WEB_DIR = join(PACKAGE_ROOT, ...(COMPILED ? ['dist'] : []), 'client', 'serve', 'web');
 
 /**
  * The browser libraries the page imports, by import specifier, with the one file of each package
@@ -103,7 +104,7 @@ function listFiles(dir: string, prefix = ''): string[] {
 
 /** A package's folder, found as Node finds it: in node_modules of this folder or any above it. */
 function packageDir(name: string): string {
-  for (let dir = HERE; ; dir = dirname(dir)) {
+  for (let dir = PACKAGE_ROOT; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return candidate;
     if (dirname(dir) === dir)
