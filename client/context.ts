@@ -3,6 +3,8 @@ import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
 import type { ServedQueues } from '../worker/create-worker.js';
 import type { RunningWorker } from './in-process-worker.js';
+import type { MakeCurrent } from '../worker/versioning/settings.js';
+import { versionReport } from './temporal/version-report.js';
 import { CliError } from './cli-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { isListening } from './temporal/dev-server.js';
@@ -81,10 +83,15 @@ export class CliContext {
     }
   }
 
+  /** The build of the worker this process runs, in its worker deployment (undefined: none, or unversioned). */
+  workerVersion(): RunningWorker['version'] {
+    return this.worker?.version;
+  }
+
   /** Runs a worker in this process unless one already polls the task queue; returns the queues it polls. */
   async ensureWorker(
     force = false,
-    options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number } = {},
+    options: { hostId?: string; serve?: ServedQueues; maxCachedWorkflows?: number; makeCurrent?: MakeCurrent } = {},
   ): Promise<string[]> {
     if (this.worker) return this.worker.queues;
     const { client, target } = await this.temporal();
@@ -99,7 +106,10 @@ export class CliContext {
       hostId: options.hostId ?? this.hostId,
       serve: options.serve,
       maxCachedWorkflows: options.maxCachedWorkflows,
+      makeCurrent: options.makeCurrent,
     });
+    const said = versionReport(this.worker.version, this.settings.taskQueue);
+    if (said) this.report(said);
     if (options.serve !== 'shared') {
       const { sandboxNotice } = await import('../worker/sandbox-notice.js');
       const notice = await sandboxNotice(this.env);

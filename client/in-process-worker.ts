@@ -3,11 +3,16 @@ import { showWorkerWarningsOn } from '../activities/worker-log.js';
 import { createLoomWorker, type ServedQueues } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
+import { errorMessage } from '../core/error-message.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
+import { versioningFrom, type MakeCurrent } from '../worker/versioning/settings.js';
+import type { VersionAdopted } from '../worker/versioning/adopt.js';
 
 export interface RunningWorker {
   /** The task queues it polls, shared first. */
   queues: string[];
+  /** Its build in the worker deployment (undefined: unversioned); `error` when it could not take its place. */
+  version?: VersionAdopted | { error: string };
   stop(): Promise<void>;
 }
 
@@ -20,7 +25,15 @@ export async function startInProcessWorker(options: {
   hostId?: string;
   serve?: ServedQueues;
   maxCachedWorkflows?: number;
+  /** When its build becomes current (default: always on the embedded dev server, else for a first version). */
+  makeCurrent?: MakeCurrent;
 }): Promise<RunningWorker> {
+  const env = options.env ?? process.env;
+  const versioning = versioningFrom(
+    env,
+    options.taskQueue,
+    options.makeCurrent ?? (options.target.embedded ? 'always' : 'when-none'),
+  );
   // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
   installQuietRuntime('ERROR');
   showWorkerWarningsOn((message) => process.stderr.write(`warning: ${message}\n`));
@@ -34,10 +47,14 @@ export async function startInProcessWorker(options: {
     hostId: options.hostId,
     serve: options.serve,
     maxCachedWorkflows: options.maxCachedWorkflows,
+    versioning,
   });
   const running = worker.run();
+  // Before a command starts its run: a run started while another build is current would go there.
+  const version = await worker.versionAdopted().catch((error: unknown) => ({ error: errorMessage(error) }));
   return {
     queues: worker.queues,
+    version,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);

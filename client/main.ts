@@ -477,6 +477,10 @@ program
     '--metrics-port <[host:]port>',
     "serve Prometheus metrics at /metrics on this port: Temporal's and Loom's (default: LOOM_METRICS_PORT; off when unset)",
   )
+  .option(
+    '--make-current',
+    "make this worker's build the current version once it polls, as `loom deploy` does (the embedded dev server always does)",
+  )
   .action(async (options) =>
     execute(async (context) => (await import('./commands/worker.js')).workerCommand(context, options)),
   );
@@ -524,6 +528,24 @@ program
   .option('--json', 'print it as one JSON object')
   .action(async (options) =>
     execute(async (context) => (await import('./commands/status.js')).statusCommand(context, options)),
+  );
+
+program
+  .command('deploy')
+  .description("make this installation's build the current version of its worker deployment: new runs go to it")
+  .option('--build-id <id>', 'make this build current instead (one whose workers still run: a roll-back)')
+  .option('--status', 'only list the versions and where each stands (current, draining, drained)')
+  .option('--json', 'print it as one JSON object')
+  .addHelpText(
+    'after',
+    `
+Each worker runs its build pinned: a run stays on the build it started on, and new runs go to the
+current build. The embedded dev server makes each new build current by itself; against another
+Temporal, start the new build's workers (\`loom worker\`), run \`loom deploy\`, and stop the old
+workers once \`loom deploy --status\` says their build drained.`,
+  )
+  .action(async (options) =>
+    execute(async (context) => (await import('./commands/deploy.js')).deployCommand(context, options)),
   );
 
 program

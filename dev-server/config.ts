@@ -39,6 +39,16 @@ const TASK_QUEUE_PRIORITY_CONFIG = [
 ];
 
 /**
+ * Worker versioning (worker/versioning/): a build whose pinned runs have all ended shows as drained
+ * within seconds, not the 3 minutes a cluster waits for its visibility store to catch up, so that
+ * `loom deploy --status` on one machine says soon that an old build is done with.
+ */
+const WORKER_VERSIONING_CONFIG = [
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod="5s"',
+  'matching.wv.VersionDrainageStatusRefreshInterval="2s"',
+];
+
+/**
  * The dev server runs one history shard, and each shard reads its task queues at most 20 times a
  * second by default: that caps a whole machine at about 20 workflow tasks a second (every agent
  * step waits ~40 ms for its turn). A cluster spreads the same limit over hundreds of shards; here
@@ -49,6 +59,7 @@ export const DYNAMIC_CONFIG = [
   'history.timerProcessorMaxPollRPS=1000',
   'history.visibilityProcessorMaxPollRPS=1000',
   ...TASK_QUEUE_PRIORITY_CONFIG,
+  ...WORKER_VERSIONING_CONFIG,
 ];
 
 export const START_TIMEOUT_MS = 30_000; // how long `start` waits for the server to become healthy

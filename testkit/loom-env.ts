@@ -40,7 +40,13 @@ export interface LoomTestEnv {
   worker(
     options?: Pick<
       LoomWorkerOptions,
-      'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'hostId' | 'serve' | 'env'
+      | 'maxCachedWorkflows'
+      | 'maxConcurrentActivityTaskExecutions'
+      | 'hostId'
+      | 'serve'
+      | 'env'
+      | 'versioning'
+      | 'workflowCodePath'
     >,
   ): Promise<LoomWorker>;
   start(
@@ -107,6 +113,9 @@ export async function createLoomTestEnv(
     }),
     TEMPORAL_ADDRESS: address,
     LOOM_TASK_QUEUE: taskQueue,
+    // Every test has a task queue, so each would have a worker deployment: more than the 100 a
+    // namespace holds. Tests of versioning turn it on for their own workers.
+    LOOM_WORKER_VERSIONING: 'off',
     ...testStore.env,
   };
   const workers: { worker: LoomWorker; running: Promise<void> }[] = [];

@@ -60,6 +60,19 @@ export async function bundleWorkflows(kind: BundleKind = 'plain'): Promise<strin
   return code;
 }
 
+let digest: string | undefined;
+
+/**
+ * A digest of the workflow code running now: of the build's plain bundle, or of the sources that
+ * go into it. Code whose runs would replay differently has a different digest.
+ */
+export function workflowCodeDigest(): string {
+  const built = join(CODE_ROOT, BUILT_BUNDLE_NAMES.plain);
+  digest ??=
+    COMPILED && existsSync(built) ? createHash('sha256').update(readFileSync(built)).digest('hex') : sourceHash();
+  return digest;
+}
+
 /** A hash of everything that goes into the bundles: workflow, core and tracing sources and the lockfile. */
 function sourceHash(): string {
   const hash = createHash('sha256');

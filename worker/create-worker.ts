@@ -8,6 +8,8 @@ import type { SessionStore } from '../activities/store/store.js';
 import { hostTaskQueue } from '../core/workspace.js';
 import { workflowBundlePath } from './bundle.js';
 import { tracingWanted } from './tracing/wanted.js';
+import type { WorkerVersioning } from './versioning/settings.js';
+import { adoptVersion, type VersionAdopted } from './versioning/adopt.js';
 
 /** Which queues a worker serves: the shared one (workflows, model calls), its host's (workspace tools), or both. */
 export type ServedQueues = 'both' | 'shared' | 'host';
@@ -26,6 +28,13 @@ export interface LoomWorkerOptions {
   maxCachedWorkflows?: number;
   /** Activities (model calls) run at once from the shared queue (default: `LOOM_MAX_CONCURRENT_ACTIVITIES`). */
   maxConcurrentActivityTaskExecutions?: number;
+  /**
+   * The shared queue's worker deployment (worker/versioning/): runs are pinned to this build.
+   * Unset: an unversioned worker, which takes any run.
+   */
+  versioning?: WorkerVersioning;
+  /** The workflow bundle to run instead of Loom's own (tests of an upgrade run a changed one). */
+  workflowCodePath?: string;
 }
 
 /** Loom's worker: one Temporal worker per queue it serves, started and stopped together. */
@@ -34,6 +43,11 @@ export interface LoomWorker {
   /** The task queues polled, shared first. */
   readonly queues: string[];
   run(): Promise<void>;
+  /**
+   * Once running: the build's place in its deployment, after the worker made it current if its
+   * `makeCurrent` says so. Undefined for an unversioned worker, or one that serves no shared queue.
+   */
+  versionAdopted(): Promise<VersionAdopted | undefined>;
   shutdown(): void;
   getState(): State;
 }
@@ -69,13 +83,25 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
   } as const;
   const workers: Worker[] = [];
   const queues: string[] = [];
+  const workflowCodePath = options.workflowCodePath ?? (await workflowBundlePath(tracing ? 'traced' : 'plain'));
   if (serve !== 'host') {
     queues.push(options.taskQueue);
     workers.push(
       await Worker.create({
         ...common,
         taskQueue: options.taskQueue,
-        workflowBundle: { codePath: await workflowBundlePath(tracing ? 'traced' : 'plain') },
+        workflowBundle: { codePath: workflowCodePath },
+        ...(options.versioning
+          ? {
+              workerDeploymentOptions: {
+                version: { deploymentName: options.versioning.deploymentName, buildId: options.versioning.buildId },
+                useWorkerVersioning: true,
+                // Set for the worker, never on a workflow type: a type that declares a behaviour
+                // cannot run on an unversioned worker, and tests and `LOOM_WORKER_VERSIONING=off` run those.
+                defaultVersioningBehavior: 'PINNED' as const,
+              },
+            }
+          : {}),
         maxCachedWorkflows: options.maxCachedWorkflows ?? maxCachedWorkflowsFrom(env),
         maxConcurrentActivityTaskExecutions:
           options.maxConcurrentActivityTaskExecutions ?? maxConcurrentActivitiesFrom(env),
@@ -84,14 +110,28 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
   }
   if (servesHost) {
     queues.push(hostTaskQueue(options.taskQueue, hostId));
+    // Unversioned: a host's tools serve runs pinned to any build, so that a run on an older build
+    // still reaches the workspace while this host runs a newer one (docs/compatibility.md).
     workers.push(await Worker.create({ ...common, taskQueue: queues[queues.length - 1] }));
   }
+  let adopted: Promise<VersionAdopted | undefined> | undefined;
+  const versionAdopted = () => {
+    // A version is known to Temporal once its worker polls: adopted after run() started.
+    adopted ??=
+      options.versioning && serve !== 'host'
+        ? adoptVersion(options.connection.workflowService, options.namespace, options.versioning, workflowCodePath)
+        : Promise.resolve(undefined);
+    return adopted;
+  };
   return {
     hostId,
     queues,
+    versionAdopted,
     async run() {
       // Plugins' `event` hooks, for the workspaces of this host, while the worker runs.
       const events = servesHost ? followPluginEvents({ store: options.store, env, hostId }) : undefined;
+      // Whoever started the worker hears how adoption went from versionAdopted(); started here in any case.
+      versionAdopted().catch(() => undefined);
       try {
         // One stopping (a fatal error) stops the others: a half-serving worker would strand work.
         await Promise.all(

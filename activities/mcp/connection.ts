@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { McpServerConfig } from '../../core/mcp.js';
 import { mergeSandboxConfig } from '../../core/sandbox-config.js';
 import type { LoomConfig } from '../../core/config.js';
+import { LOOM_VERSION } from '../package-root.js';
 import { dataDir } from '../paths.js';
 import { ESCAPE_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
 import { confine } from '../sandbox/process-sandbox.js';
@@ -29,7 +30,7 @@ export interface ServerPlace {
 
 /** A connection to one MCP server, from start to close; `closed` is set when the server goes away. */
 export class McpConnection {
-  readonly client = new Client({ name: 'loom', version: '0.1.0' });
+  readonly client = new Client({ name: 'loom', version: LOOM_VERSION });
   closed = false;
   private stderrTail = '';
   private tools?: Tool[];

@@ -18,6 +18,7 @@ export interface WorkerOptions {
   hostOnly?: boolean;
   maxCachedWorkflows?: string;
   metricsPort?: string;
+  makeCurrent?: boolean;
 }
 
 /**
@@ -52,7 +53,12 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
       );
     }
   }
-  const queues = await context.ensureWorker(true, { hostId, serve, maxCachedWorkflows });
+  const queues = await context.ensureWorker(true, {
+    hostId,
+    serve,
+    maxCachedWorkflows,
+    ...(options.makeCurrent ? { makeCurrent: 'always' as const } : {}),
+  });
   const described = queues.map((queue) =>
     queue === taskQueue ? `"${queue}" (shared)` : `"${queue}" (workspace tools of host ${hostId})`,
   );
@@ -61,8 +67,13 @@ export async function workerCommand(context: CliContext, options: WorkerOptions 
     context.report(
       `Prometheus metrics at http://${metrics.bindAddress.replace(/^0\.0\.0\.0:/, `${hostname()}:`)}/metrics (${metrics.source}).`,
     );
+  const version = context.workerVersion();
+  const build =
+    version && !('error' in version)
+      ? ` as build ${version.buildId} of worker deployment "${version.deploymentName}"`
+      : '';
   context.report(
-    `Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace}). Ctrl-C stops it.`,
+    `Loom worker polling task queue ${described.join(' and ')} on ${address} (namespace ${namespace})${build}. Ctrl-C stops it.`,
   );
   // An outage is something a durable worker waits out: said once, in one line, not once per poll.
   let down = false;

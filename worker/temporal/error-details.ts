@@ -12,6 +12,7 @@ const TONIC_CODES: Record<string, number> = {
   'The deadline expired before the operation could complete': 4,
   'Some requested entity was not found': 5,
   'The caller does not have permission to execute the specified operation': 7,
+  "The system is not in a state required for the operation's execution": 9,
   'The service is currently unavailable': 14,
   'The request does not have valid authentication credentials': 16,
 };
