@@ -4,7 +4,7 @@ import { storeFile } from '../../activities/paths.js';
 import type { CliContext } from '../context.js';
 import { missingAttributesNotice } from '../temporal/search-attributes.js';
 import { sandboxAvailability } from '../../activities/sandbox/availability.js';
-import { temporalStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
+import { temporalStatus, type DeploymentStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
 
 interface StoreStatus {
@@ -87,6 +87,7 @@ function temporalLines(status: TemporalStatus, target: Parameters<typeof missing
       `${label('search attrs')}${pc.yellow('missing')}\n${indent(missingAttributesNotice(target, attributes))}`,
     );
   else if (attributes) lines.push(`${label('search attrs')}present`);
+  if (status.deployment) lines.push(`${label('deployment')}${deploymentLine(status.deployment)}`);
   for (const queue of status.workers ?? [])
     lines.push(`${label(queue.kind === 'workflow' ? 'workers' : '')}${workerLine(queue)}`);
   return lines;
@@ -106,6 +107,21 @@ function tracesLine(env: NodeJS.ProcessEnv): string {
   return traces
     ? `OTLP ${traces.endpoint} (${traces.source}), service ${traces.service}`
     : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)';
+}
+
+/** The current build, the others still needed (draining) or ready (inactive), and this installation's. */
+function deploymentLine(deployment: DeploymentStatus): string {
+  if (deployment.versioning === 'off') return 'off: workers take any run (LOOM_WORKER_VERSIONING=off)';
+  const { name, thisBuild, current, versions } = deployment;
+  const others = versions.filter(
+    (version) => version.buildId !== current && ['draining', 'inactive'].includes(version.status),
+  );
+  const parts = [
+    current ? `"${name}", build ${current} current` : `"${name}", no build current yet`,
+    ...others.map((version) => `${version.buildId} ${version.status}`),
+    `this installation: ${thisBuild}`,
+  ];
+  return parts.join(' · ');
 }
 
 function workerLine(queue: QueueWorkers): string {

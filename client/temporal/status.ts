@@ -1,4 +1,6 @@
 import { Connection } from '@temporalio/client';
+import { versioningFrom } from '../../worker/versioning/settings.js';
+import { describeDeployment, type DeploymentVersion } from '../../worker/versioning/deployments.js';
 import { livePollers, type LivePoller } from '../../activities/hosts/pollers.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { connectionOptions } from '../../worker/temporal/connection-options.js';
@@ -25,7 +27,13 @@ export interface TemporalStatus {
   serverVersion?: string;
   searchAttributes?: SearchAttributeState;
   workers?: QueueWorkers[];
+  /** The task queue's worker deployment: its current build and each version's state, beside this installation's build. */
+  deployment?: DeploymentStatus;
 }
+
+export type DeploymentStatus =
+  | { versioning: 'off' }
+  | { versioning: 'on'; name: string; thisBuild: string; current?: string; versions: DeploymentVersion[] };
 
 export interface QueueWorkers {
   taskQueue: string;
@@ -65,6 +73,7 @@ export async function temporalStatus(
       [options.taskQueue, 'activity'],
       [hostTaskQueue(options.taskQueue, options.hostId), 'activity'],
     ];
+    status.deployment = await deploymentStatus(connection, target.namespace, options);
     status.workers = await Promise.all(
       queues.map(async ([taskQueue, kind]) => ({
         taskQueue,
@@ -76,4 +85,28 @@ export async function temporalStatus(
     await connection.close();
   }
   return status;
+}
+
+async function deploymentStatus(
+  connection: Connection,
+  namespace: string,
+  options: { env: NodeJS.ProcessEnv; taskQueue: string },
+): Promise<DeploymentStatus | undefined> {
+  let versioning: ReturnType<typeof versioningFrom>;
+  try {
+    versioning = versioningFrom(options.env, options.taskQueue, 'never');
+  } catch {
+    return undefined; // A bad LOOM_WORKER_VERSIONING is said by the commands that start workers.
+  }
+  if (!versioning) return { versioning: 'off' };
+  const found = await describeDeployment(connection.workflowService, namespace, versioning.deploymentName).catch(
+    () => undefined,
+  );
+  return {
+    versioning: 'on',
+    name: versioning.deploymentName,
+    thisBuild: versioning.buildId,
+    ...(found?.current ? { current: found.current } : {}),
+    versions: found?.versions ?? [],
+  };
 }

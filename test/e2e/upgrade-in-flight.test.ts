@@ -109,7 +109,9 @@ for (const killed of [false, true]) {
       const { sessionId, result } = await env.start('Clean the build');
       const request = await pendingRequest(env, sessionId);
       const firstRun = (await env.client.workflow.getHandle(sessionId).describe()).runId;
-      const { batch, handle: batchHandle } = await runBatch(env, numberedTasks(8), { concurrency: 2 });
+      // A model call cut off by the kill is tried again on A's next worker, as any durable call is.
+      const modelRetry = { maximumAttempts: 5, initialIntervalMs: 100, maximumIntervalMs: 500 };
+      const { batch, handle: batchHandle } = await runBatch(env, numberedTasks(8), { concurrency: 2, modelRetry });
       await waitUntil(async () => (await batchHandle.query(batchProgressQuery)).done >= 3, 60_000);
       expect(await buildOf(env, sessionId)).toBe(buildA);
       expect(await buildOf(env, request.sessionID)).toBe(buildA);
@@ -146,11 +148,23 @@ for (const killed of [false, true]) {
       expect(await batchHandle.result()).toMatchObject({ status: 'completed', done: 8, failed: 0 });
       const tasks = await env.store.batchTasks(batch.id);
       for (const task of tasks) expect(await buildOf(env, task.outcome.sessionId!)).toBe(buildA);
-      // Nothing run twice: each task's prompt reached the model once.
-      for (let index = 0; index < 8; index++) {
-        const asked = env.model.requests.filter((r) => r.lastUser === `Task ${index}: say done.`);
-        expect(asked, `task ${index}`).toHaveLength(1);
+      // Nothing run twice: each task ran once, as one session with one answer. Without the kill,
+      // each task's prompt also reached the model once.
+      expect(tasks.map((task) => task.outcome)).toEqual(
+        tasks.map(() => expect.objectContaining({ status: 'completed', attempts: 1, text: 'done' })),
+      );
+      expect(new Set(tasks.map((task) => task.outcome.sessionId)).size).toBe(8);
+      for (const task of tasks) {
+        const answers = (await env.store.messages(task.outcome.sessionId!)).filter(
+          (message) => message.info.role === 'assistant',
+        );
+        expect(answers, `task ${task.outcome.sessionId}`).toHaveLength(1);
       }
+      if (!killed)
+        for (let index = 0; index < 8; index++) {
+          const asked = env.model.requests.filter((r) => r.lastUser === `Task ${index}: say done.`);
+          expect(asked, `task ${index}`).toHaveLength(1);
+        }
 
       // The session's next prompt runs on B, whose code could not have replayed A's run.
       const resumed = await runLoom(['resume', sessionId, 'Once more', '--json'], { env: env.env, cwd: env.project });
@@ -262,6 +276,15 @@ describe('an upgrade on one machine whose new build can replay the open runs', (
       cwd: env.project,
     });
     expect(status.stdout).toMatch(/same-code-b\s+current · new runs go here/);
+    const loomStatus = await runLoom(['status'], {
+      env: { ...env.env, LOOM_WORKER_VERSIONING: 'on' },
+      cwd: env.project,
+    });
+    expect(loomStatus.stdout).toMatch(
+      new RegExp(`deployment +"${env.taskQueue}", build same-code-b current( · \\S+ \\w+)* · this installation: \\S+`),
+    );
+    const statusOff = await runLoom(['status', '--json'], { env: env.env, cwd: env.project });
+    expect(parseJson(statusOff)).toMatchObject({ temporal: { deployment: { versioning: 'off' } } });
     const off = await runLoom(['deploy'], { env: env.env, cwd: env.project });
     expect(off.code).toBe(2);
     expect(off.stderr).toContain('Worker versioning is off (LOOM_WORKER_VERSIONING=off)');
