@@ -50,11 +50,15 @@ export async function workflowBundlePath(
   return file;
 }
 
-/** The workflow code of the code running now, bundled for the workflow sandbox. */
-export async function bundleWorkflows(kind: BundleKind = 'plain'): Promise<string> {
+/**
+ * The workflow code of the code running now, bundled for the workflow sandbox; with
+ * `interceptorModules` too (tests bundle a changed build this way).
+ */
+export async function bundleWorkflows(kind: BundleKind = 'plain', interceptorModules: string[] = []): Promise<string> {
+  const modules = [...(kind === 'traced' ? [TRACING_INTERCEPTORS] : []), ...interceptorModules];
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_ENTRY,
-    ...(kind === 'traced' ? { workflowInterceptorModules: [TRACING_INTERCEPTORS] } : {}),
+    ...(modules.length > 0 ? { workflowInterceptorModules: modules } : {}),
     logger: quietLogger,
   });
   return code;

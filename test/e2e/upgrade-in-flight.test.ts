@@ -1,4 +1,4 @@
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../activities/package-root.js';
+import { bundleWorkflows } from '../../worker/bundle.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { batchProgressQuery, permissionReplyUpdate } from '../../workflows/api.js';
 import { numberedTasks, runBatch } from '../../testkit/batch.js';
@@ -29,18 +30,7 @@ let bundleB: string;
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'loom-upgrade-'));
   bundleB = join(folder, 'workflow-bundle-b.js');
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: join(PACKAGE_ROOT, 'workflows', 'index.ts'),
-    workflowInterceptorModules: [join(PACKAGE_ROOT, 'testkit', 'upgrade-interceptors.ts')],
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: console.error,
-    },
-  });
+  const code = await bundleWorkflows('plain', [join(PACKAGE_ROOT, 'testkit', 'upgrade-interceptors.ts')]);
   writeFileSync(bundleB, code);
 }, 120_000);
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

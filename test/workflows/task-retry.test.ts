@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import { createActivities, type LoomActivities } from '../../activities/index.js';
 import type { MessageWithParts } from '../../core/message.js';
-import { PROJECT_ROOT } from '../../worker/bundle.js';
+import { bundleWorkflows, PROJECT_ROOT } from '../../worker/bundle.js';
 import { FAIL_TASK_MARK } from '../../testkit/failing-task-interceptor.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 
@@ -51,18 +51,7 @@ beforeAll(async () => {
         '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
     },
   });
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: join(PROJECT_ROOT, 'workflows', 'index.ts'),
-    workflowInterceptorModules: [join(PROJECT_ROOT, 'testkit', 'failing-task-interceptor.ts')],
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: () => undefined,
-    },
-  });
+  const code = await bundleWorkflows('plain', [join(PROJECT_ROOT, 'testkit', 'failing-task-interceptor.ts')]);
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: env.taskQueue,
