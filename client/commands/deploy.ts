@@ -1,15 +1,9 @@
 import pc from 'picocolors';
-import { workerIdentity } from '../../activities/hosts/pollers.js';
 import { errorMessage } from '../../core/error-message.js';
 import { grpcStatus } from '../../worker/temporal/error-details.js';
-import {
-  deleteDrainedVersions,
-  describeDeployment,
-  makeCurrent,
-  type Deployment,
-} from '../../worker/versioning/deployments.js';
+import { describeDeployment, type Deployment } from '../../worker/versioning/deployments.js';
+import { deployBuild, type VersionAdopted } from '../../worker/versioning/adopt.js';
 import { loomBuildId, versioningFrom } from '../../worker/versioning/settings.js';
-import { moveReplayableRuns, type RunsMoved } from '../../worker/versioning/stranded.js';
 import { workflowBundlePath } from '../../worker/bundle.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
@@ -43,33 +37,26 @@ export async function deployCommand(context: CliContext, options: DeployOptions)
   const { namespace } = target;
   const { deploymentName } = versioning;
   const buildId = options.buildId?.trim() || versioning.buildId;
-  let replaced: string | undefined;
-  let deleted: string[] = [];
-  let runs: RunsMoved | undefined;
+  let deployed: VersionAdopted | undefined;
   if (!options.status) {
     try {
-      const outcome = await makeCurrent(
+      deployed = await deployBuild(
         service,
         namespace,
-        { deploymentName, buildId },
+        {
+          deploymentName,
+          buildId,
+          // This installation's code can check, by replaying them, which runs of older builds it can take.
+          ...(buildId === versioning.buildId ? { workflowCodePath: await workflowBundlePath('plain') } : {}),
+        },
         // Another build's workers poll already or not at all; this installation's may be starting.
-        { identity: workerIdentity(), deadline: Date.now() + (options.buildId ? 0 : WORKER_WAIT_MS) },
+        { deadline: Date.now() + (options.buildId ? 0 : WORKER_WAIT_MS) },
       );
-      replaced = outcome.changed ? outcome.previous : undefined;
     } catch (error) {
       throw new CliError(deployRefusal(error, deploymentName, buildId, taskQueue));
     }
-    // This installation's code can check, by replaying them, which runs of older builds it can take.
-    if (replaced && buildId === versioning.buildId)
-      runs = await moveReplayableRuns(
-        service,
-        namespace,
-        { deploymentName, buildId, workflowCodePath: await workflowBundlePath('plain') },
-        workerIdentity(),
-      );
-    const now = await describeDeployment(service, namespace, deploymentName);
-    if (now) deleted = await deleteDrainedVersions(service, namespace, now, workerIdentity());
   }
+  const { replaced, deleted = [], runs } = deployed ?? {};
   const deployment = await describeDeployment(service, namespace, deploymentName);
   if (options.json) {
     process.stdout.write(

@@ -19,8 +19,39 @@ export interface VersionAdopted {
 }
 
 /**
+ * Makes `buildId` current in its deployment (`onlyIfNone`: only a deployment's first build), then,
+ * when it replaced another: moves the older builds' open runs that replay on `workflowCodePath`
+ * (when given: the code of this build) and deletes builds that have drained. What `loom deploy`
+ * and a starting worker both do.
+ */
+export async function deployBuild(
+  service: temporal.api.workflowservice.v1.WorkflowService,
+  namespace: string,
+  build: { deploymentName: string; buildId: string; workflowCodePath?: string },
+  options: { onlyIfNone?: boolean; deadline?: number } = {},
+): Promise<VersionAdopted> {
+  const { deploymentName, buildId, workflowCodePath } = build;
+  const identity = workerIdentity();
+  const outcome = await makeCurrent(service, namespace, { deploymentName, buildId }, { identity, ...options });
+  const replaced = outcome.changed ? outcome.previous : undefined;
+  const runs =
+    replaced && workflowCodePath
+      ? await moveReplayableRuns(service, namespace, { deploymentName, buildId, workflowCodePath }, identity)
+      : undefined;
+  const deployment = outcome.changed ? await describeDeployment(service, namespace, deploymentName) : undefined;
+  return {
+    deploymentName,
+    buildId,
+    current: outcome.current,
+    ...(replaced ? { replaced } : {}),
+    deleted: deployment ? await deleteDrainedVersions(service, namespace, deployment, identity) : [],
+    ...(runs ? { runs } : {}),
+  };
+}
+
+/**
  * Makes a running worker's build current when its `makeCurrent` says so (`always`: unless it is
- * already; `when-none`: only a deployment's first version), deleting versions that have drained.
+ * already; `when-none`: only a deployment's first version).
  */
 export async function adoptVersion(
   service: temporal.api.workflowservice.v1.WorkflowService,
@@ -29,23 +60,16 @@ export async function adoptVersion(
   workflowCodePath: string,
 ): Promise<VersionAdopted> {
   const { deploymentName, buildId, makeCurrent: when } = versioning;
-  const adopted: VersionAdopted = { deploymentName, buildId, deleted: [] };
-  if (when === 'never')
-    return { ...adopted, current: (await describeDeployment(service, namespace, deploymentName))?.current };
-  const identity = workerIdentity();
-  const outcome = await makeCurrent(service, namespace, versioning, { identity, onlyIfNone: when === 'when-none' });
-  const deployment = outcome.changed ? await describeDeployment(service, namespace, deploymentName) : undefined;
+  if (when === 'never') {
+    const current = (await describeDeployment(service, namespace, deploymentName))?.current;
+    return { deploymentName, buildId, current, deleted: [] };
+  }
   // One version at a time (`always`, the embedded dev server): the older builds' workers are most
   // likely gone with their code, so their open runs move here when this code replays them.
-  const runs =
-    when === 'always' && outcome.changed && outcome.previous
-      ? await moveReplayableRuns(service, namespace, { deploymentName, buildId, workflowCodePath }, identity)
-      : undefined;
-  return {
-    ...adopted,
-    current: outcome.current,
-    ...(outcome.previous ? { replaced: outcome.previous } : {}),
-    deleted: deployment ? await deleteDrainedVersions(service, namespace, deployment, identity) : [],
-    ...(runs ? { runs } : {}),
-  };
+  return deployBuild(
+    service,
+    namespace,
+    { deploymentName, buildId, ...(when === 'always' ? { workflowCodePath } : {}) },
+    { onlyIfNone: when === 'when-none' },
+  );
 }
