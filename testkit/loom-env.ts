@@ -95,6 +95,8 @@ export async function createLoomTestEnv(
   const taskQueue = `test-${newId('ses', Date.now(), Math.random).slice(4)}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // picocolors colours output whenever CI is set, as it is in CI; tests read plain text.
+    NO_COLOR: '1',
     LOOM_DATA_DIR: dataDir,
     LOOM_CONFIG_DIR: join(root, 'config'),
     LOOM_CONFIG_CONTENT: JSON.stringify({
