@@ -1,4 +1,4 @@
-import type { BatchRecord, BatchProgress, BatchTaskInput } from '../core/batch.js';
+import type { BatchRecord, BatchProgress } from '../core/batch.js';
 import { derivedId } from '../core/ids.js';
 import { batch as batchSpec } from '../core/tools/batch.js';
 import type { ActivityDeps } from './deps.js';
@@ -13,17 +13,14 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
     partId: string;
     sessionId: string;
     directory: string;
-    /** Runs recorded before passed the call's input and tasks; now they are read from its part. */
-    callInput?: Record<string, unknown>;
-    tasks?: BatchTaskInput[];
     agent: string;
     model?: string;
     concurrency: number;
     retries: number;
   }): Promise<{ batchId: string; total: number }> {
     const now = Date.now();
-    const callInput = input.callInput ?? (await toolInputOf(store, input.partId));
-    const tasks = input.tasks ?? batchSpec.parameters.parse(callInput).tasks;
+    const callInput = await toolInputOf(store, input.partId);
+    const { tasks } = batchSpec.parameters.parse(callInput);
     // Derived from the call, so a retried activity finds the batch it made instead of making another.
     const id = derivedId('bat', input.partId);
     const existing = await store.getBatch(id);
@@ -55,7 +52,6 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
   /** Writes a batch call's result: a summary line, then one line per task with its answer's first line. */
   async function finishBatchCall(input: {
     partId: string;
-    input?: Record<string, unknown>;
     batchId: string;
     progress?: BatchProgress;
     error?: string;
@@ -63,7 +59,7 @@ export function createBatchCallActivities({ store, dataDir }: ActivityDeps) {
   }) {
     const part = await store.getPart(input.partId);
     const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
-    const callInput = input.input ?? (part?.type === 'tool' ? part.state.input : {});
+    const callInput = part?.type === 'tool' ? part.state.input : {};
     const metadata = { batchId: input.batchId, ...(input.progress ? { progress: input.progress } : {}) };
     if (input.error) {
       await setToolState(store, input.partId, {

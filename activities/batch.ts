@@ -21,9 +21,7 @@ export interface LoadedBatchTask {
   agent?: string;
   model?: string;
   description: string;
-  promptId?: string;
-  /** Runs recorded before got the prompt itself. */
-  prompt?: string;
+  promptId: string;
   defaultAgent: string;
   defaultModel?: string;
   /** The run's time limit: the task's `timeout`, else the batch's `taskTimeout`. */
@@ -71,7 +69,7 @@ export function createBatchActivities({ store }: ActivityDeps) {
 
   /**
    * What a task's session needs to start: its agent, model and title, and its prompt stored as a
-   * prompt of its own, by id. (Runs recorded before got the prompt itself.)
+   * prompt of its own, by id.
    */
   async function loadBatchTask(input: { batchId: string; index: number }): Promise<LoadedBatchTask> {
     const [batch, entry] = await Promise.all([

@@ -19,11 +19,9 @@ export interface PreparedCommand {
   model?: string;
   description: string;
   /** The expanded template, stored as a prompt. */
-  promptId?: string;
-  /** Runs recorded before commands were stored got the expanded template itself. */
-  prompt?: string;
+  promptId: string;
   /** The start of the expanded template, for the Temporal UI. */
-  promptPreview?: string;
+  promptPreview: string;
 }
 
 export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
@@ -35,16 +33,12 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
   async function prepareCommand(input: {
     directory: string;
     agent: string;
-    /** The stored prompt `/name arguments`; runs recorded before passed the name and arguments. */
-    promptId?: string;
+    /** The stored prompt `/name arguments`. */
+    promptId: string;
     sessionId?: string;
-    name?: string;
-    arguments?: string;
   }): Promise<PreparedCommand> {
-    const slash = input.promptId
-      ? parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId))
-      : undefined;
-    const name = slash?.name ?? input.name ?? '';
+    const slash = parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId));
+    const name = slash?.name ?? '';
     const config = loadConfig(input.directory, env);
     const command = config.command?.[name];
     if (!command)
@@ -56,7 +50,7 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
         }`,
       );
     const agent = findAgent(projectAgents(config, dataDir), command.agent ?? input.agent);
-    const expanded = await expandCommand(name, command, slash?.arguments ?? input.arguments ?? '', {
+    const expanded = await expandCommand(name, command, slash?.arguments ?? '', {
       directory: input.directory,
       env,
       config,
@@ -72,7 +66,6 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
       model: command.model ?? agent.model,
       description: command.description ?? `/${name}`,
     };
-    if (!input.promptId) return { ...prepared, prompt: expanded.prompt };
     const promptId = expandedPromptId(input.promptId);
     await storePrompt(store, promptId, expanded.prompt, input.sessionId);
     return { ...prepared, promptId, promptPreview: preview(expanded.prompt) };
@@ -92,9 +85,7 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
       sessionID: input.sessionId,
       messageID: input.messageId,
       type: 'subtask',
-      prompt: input.subtask.promptId
-        ? await readPrompt(store, input.subtask.promptId, input.sessionId)
-        : (input.subtask.prompt ?? ''),
+      prompt: await readPrompt(store, input.subtask.promptId, input.sessionId),
       description: input.subtask.description,
       agent: input.subtask.agent,
       model: input.subtask.model,
@@ -112,12 +103,10 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     step: number;
     callId: string;
     input: Record<string, unknown>;
-    /** The task's prompt, stored; runs recorded before had it in `input`. */
-    promptId?: string;
+    /** The task's prompt, stored. */
+    promptId: string;
   }): Promise<{ partId: string }> {
-    const taskInput = input.promptId
-      ? { ...input.input, prompt: await readPrompt(store, input.promptId, input.sessionId) }
-      : input.input;
+    const taskInput = { ...input.input, prompt: await readPrompt(store, input.promptId, input.sessionId) };
     await store.saveMessage({
       id: input.messageId,
       sessionID: input.sessionId,

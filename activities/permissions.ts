@@ -13,8 +13,7 @@ export function createPermissionActivities({ store, env, hostId }: ActivityDeps)
    * Stores a request. With `askPlugins` (a new request, from a workflow that reads the answer),
    * the project's `permission.ask` hooks answer first: a request they allow or deny is stored as
    * answered (never pending, so nobody is asked) and their verdict returned; undefined means "ask
-   * a person", as this activity's `void` meant before (recorded histories replay unchanged).
-   * Workflow code of older workers passes no option and never gets a verdict it would ignore.
+   * a person". A reply's write passes no option.
    *
    * This runs on the shared queue with the other store calls, not on the workspace's host queue
    * (the gate does not know the run's host, and moving the call there changes the workflow's

@@ -21,8 +21,8 @@ export function createSessionActivities({ store }: ActivityDeps) {
     agent: string;
     model: string;
     directory: string;
-    /** The host that holds the directory; a session of an older version gains one when resumed. */
-    host?: string;
+    /** The host that holds the directory (a session stored without one gains it here). */
+    host: string;
     /** A subagent's session: the rules its parent sets (replaced on every new task call). */
     permission?: PermissionRule[];
     parentPartId?: string;
@@ -34,7 +34,7 @@ export function createSessionActivities({ store }: ActivityDeps) {
     const links = {
       ...(input.permission ? { permission: input.permission } : {}),
       ...(input.parentPartId ? { parentPartID: input.parentPartId } : {}),
-      ...(input.host ? { host: input.host } : {}),
+      host: input.host,
     };
     const session = existing
       ? {

@@ -30,20 +30,19 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
 
   /**
    * Marks a task call running and links it to its subagent's session; stores the call's prompt as
-   * that session's prompt (`promptId`). Runs recorded before passed the call's input.
+   * that session's prompt (`promptId`).
    */
   async function startTaskCall(input: {
     partId: string;
-    input?: Record<string, unknown>;
     description: string;
     sessionId: string;
     model: string;
-    promptId?: string;
+    promptId: string;
     /** Started with `background: true`: the call returns at once and the subagent works on. */
     background?: boolean;
   }) {
-    const callInput = input.input ?? (await toolInputOf(store, input.partId));
-    if (input.promptId) await storePrompt(store, input.promptId, String(callInput.prompt ?? ''), input.sessionId);
+    const callInput = await toolInputOf(store, input.partId);
+    await storePrompt(store, input.promptId, String(callInput.prompt ?? ''), input.sessionId);
     await setToolState(store, input.partId, {
       status: 'running',
       input: callInput,
@@ -64,7 +63,6 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
    */
   async function finishTaskCall(input: {
     partId: string;
-    input?: Record<string, unknown>;
     description: string;
     sessionId: string;
     /** Said before the result, e.g. that a requested session did not exist. */
@@ -76,7 +74,7 @@ export function createTaskActivities({ store, dataDir }: ActivityDeps) {
   }): Promise<void> {
     const part = await store.getPart(input.partId);
     const start = part?.type === 'tool' && part.state.status === 'running' ? part.state.time.start : Date.now();
-    const callInput = input.input ?? (part?.type === 'tool' ? part.state.input : {});
+    const callInput = part?.type === 'tool' ? part.state.input : {};
     const summary = await taskSteps(store, input.sessionId);
     const metadata = { sessionId: input.sessionId, summary };
     const envelope = taskEnvelope(input.sessionId);

@@ -31,7 +31,7 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     messageId: string;
     agent: string;
     model: string;
-    /** The prompt, by its id in the store; `text` for runs recorded before (and Loom's own short prompts). */
+    /** The prompt, by its id in the store; or `text`, for Loom's own short prompts. */
     promptId?: string;
     text?: string;
     directory: string;

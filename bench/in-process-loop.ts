@@ -2,6 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { isNotThisHost } from '../core/workspace.js';
 import type { LoomActivities } from '../activities/index.js';
 import { newId } from '../core/ids.js';
+import { localHostId } from '../activities/hosts/host-id.js';
 
 /**
  * Loom's loop without Temporal: the same activity code (model call, tools, store writes) called
@@ -26,6 +27,7 @@ export async function runInProcess(
     agent: config.agent.name,
     model: config.model,
     directory: input.directory,
+    host: localHostId(),
   });
   const userMessageId = newId('msg', Date.now(), Math.random);
   await run(activities.saveUserMessage, {
@@ -49,9 +51,9 @@ export async function runInProcess(
       step,
       directory: input.directory,
       tools: config.tools,
-      ...(config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {}),
+      workspaceConfigId: config.workspaceConfigId,
     });
-    const calls = answer.calls ?? [];
+    const { calls } = answer;
     if (calls.length === 0) break;
     await Promise.all(
       calls.map((call) => {

@@ -37,10 +37,8 @@ export interface IdSequence {
   counter: number;
 }
 
-export function idSequence(runStart: number, after: readonly string[] = []): IdSequence {
-  // Continues after ids the run already drew another way (a run under way when this came in).
-  const earlier = after.filter(Boolean);
-  return { time: Math.max(runStart, ...earlier.map(idTime)), counter: earlier.length ? 0xffff : -1 };
+export function idSequence(runStart: number): IdSequence {
+  return { time: runStart, counter: -1 };
 }
 
 /** The next id of a sequence (which it advances); randomness must be replay-safe too. */

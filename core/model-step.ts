@@ -1,5 +1,4 @@
 import type { Tokens } from './message.js';
-import type { ToolCall } from './tool-call/check.js';
 import type { PlannedToolCall } from './tool-call/plan.js';
 
 /** One model call: the workflow passes ids and names; the activity reads the transcript itself. */
@@ -17,12 +16,8 @@ export interface ModelStepInput {
   tools: string[];
   /** The agent has used its last step: the model is told to answer without tools. */
   lastStep?: boolean;
-  /**
-   * The project's configuration as its host read it
-   * (`RunConfig.workspaceConfigId`); absent: read from this worker's
-   * disk.
-   */
-  workspaceConfigId?: string;
+  /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`). */
+  workspaceConfigId: string;
 }
 
 /** Only what steers the loop; the answer itself, tool-call inputs included, is in the store. */
@@ -32,7 +27,5 @@ export interface ModelStepResult {
   /** The start of this step's text, for previews. */
   text: string;
   /** The step's tool calls, checked and planned by the activity. */
-  calls?: PlannedToolCall[];
-  /** Runs recorded before the activity planned the calls got them with their whole input. */
-  toolCalls?: ToolCall[];
+  calls: PlannedToolCall[];
 }

@@ -14,8 +14,12 @@ export const StoredPrompt = z.object({
 });
 export type StoredPrompt = z.infer<typeof StoredPrompt>;
 
-/** A prompt waiting for a run's next step: its id in the store, or (runs recorded before) its text. */
-export type QueuedPrompt = { promptId: string; synthetic?: boolean } | { text: string };
+/** A prompt waiting for a run's next step: its id in the store. */
+export interface QueuedPrompt {
+  promptId: string;
+  /** Loom's own prompt (a background subagent's outcome): written as it is, never a command. */
+  synthetic?: boolean;
+}
 
 /** The largest prompt Loom accepts unless configured otherwise (`max_prompt_bytes`). */
 export const DEFAULT_MAX_PROMPT_BYTES = 8 * 1024 * 1024;

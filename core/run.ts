@@ -23,11 +23,8 @@ export interface SessionRunInput {
   sessionId: string;
   /** The project directory the tools work in. */
   directory: string;
-  /**
-   * The host id of the machine that holds `directory`: its tools run on that host's task queue.
-   * Runs started before workspaces had hosts have none (their tools run on any worker).
-   */
-  host?: string;
+  /** The host id of the machine that holds `directory`: its tools run on that host's task queue. */
+  host: string;
   /** The agent to run; the configured default agent (or the session's) when absent. */
   agent?: string;
   /** `provider/model`; when absent: the agent's model, the session's, or the configured default. */
@@ -37,8 +34,6 @@ export interface SessionRunInput {
    * (resume of a busy session).
    */
   promptId?: string;
-  /** Runs started before prompts were stored first carried the prompt's text. */
-  prompt?: string;
   parentId?: string;
   /** For a subagent's run: the parent's `task` tool part, which shows this session's progress. */
   parentPartId?: string;
@@ -78,10 +73,10 @@ export interface SessionRunInput {
 export interface CarriedState {
   step: number;
   tokens: Tokens;
-  /** Prompts not yet taken (plain strings: texts, from runs recorded before prompts were stored). */
-  queued: (QueuedPrompt | string)[];
+  /** Prompts not yet taken. */
+  queued: QueuedPrompt[];
   userMessageId: string;
-  /** Where the run drew its ids (absent for runs recorded before). */
+  /** Where the run draws its ids (absent until it drew one). */
   ids?: IdSequence;
   config: RunConfig;
   /** Recent tool calls (`tool:digest`), for the doom-loop guard. */
@@ -152,8 +147,8 @@ export interface RunConfig {
   lastStepTokens?: Tokens;
   /** Name new root sessions with the `title` agent. */
   autoTitle: boolean;
-  /** Snapshot the files around steps that may change them (`snapshot`, default true; runs recorded before have none). */
-  snapshot?: boolean;
+  /** Snapshot the files around steps that may change them (`snapshot`, default true). */
+  snapshot: boolean;
   /** Tools only primary agents get (`experimental.primary_tools`). */
   primaryTools: string[];
   /** Some budget covers this session (its tree's, an ancestor's, a batch's): each step first checks the spend. */
@@ -163,10 +158,9 @@ export interface RunConfig {
   /**
    * The project part of the configuration as the workspace's host read it, by its id in the
    * session store (`wsc_…`, derived from its content): model calls, compaction and titles, which
-   * may run on a worker without the workspace, configure themselves from it. Absent for runs
-   * recorded before (those read the project's files wherever they run).
+   * may run on a worker without the workspace, configure themselves from it.
    */
-  workspaceConfigId?: string;
+  workspaceConfigId: string;
 }
 
 export interface SubagentInfo {

@@ -6,10 +6,7 @@ import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type RunProgress, type WaitingReq
 
 /** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
 
-/**
- * A new prompt for a session whose run is busy, by its id in the store: handled at the run's next
- * step. (`{ text }` is what clients sent before prompts were stored first.)
- */
+/** A new prompt for a session whose run is busy, by its id in the store: handled at the run's next step. */
 export const promptSignal = defineSignal<[QueuedPrompt]>(PROMPT_SIGNAL);
 
 export const progressQuery = defineQuery<RunProgress>('progress');

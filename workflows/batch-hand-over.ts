@@ -4,12 +4,9 @@ import type { HandedOverTask } from '../activities/batch-task-ends.js';
 import type { BatchTaskEnd } from '../core/batch-task-end.js';
 
 /**
- * A batch run that continues as new hands its running tasks to the next run rather than letting
- * them finish first, so the window stays full. Older runs drained (docs/compatibility.md).
+ * A task running when its run continued as new, as the next run carries it: a batch run hands its
+ * running tasks to the next run rather than letting them finish first, so the window stays full.
  */
-export const BATCH_HAND_OVER = 'batch-hand-over';
-
-/** A task running when its run continued as new, as the next run carries it. */
 export interface CarriedTask extends HandedOverTask {
   attempt: number;
 }

@@ -6,7 +6,7 @@ import { onHost } from './session/activities.js';
  * An isolated batch's copies (`loom batch run --isolate`) are made and read on the workspace's
  * host, like its tools: idempotent (a copy is made afresh, a snapshot taken again), so retried.
  */
-export function copiesOn(host: string | undefined) {
+export function copiesOn(host: string) {
   return proxyActivities<LoomActivities>(
     onHost(
       {
@@ -21,12 +21,12 @@ export function copiesOn(host: string | undefined) {
 }
 
 /** The batch could not take the snapshot its copies start from: it ends with nothing started. */
-export function snapshotFailed(batchId: string, host: string | undefined, error: unknown): ApplicationFailure {
+export function snapshotFailed(batchId: string, host: string, error: unknown): ApplicationFailure {
   let cause = error as { message?: string; cause?: unknown } | undefined;
   while (cause?.cause) cause = cause.cause as typeof cause;
   return ApplicationFailure.create({
     type: 'IsolationFailed',
-    message: `Batch ${batchId} could not take a snapshot of its project${host ? ` on host ${host}` : ''}: ${cause?.message ?? String(error)}`,
+    message: `Batch ${batchId} could not take a snapshot of its project on host ${host}: ${cause?.message ?? String(error)}`,
     nonRetryable: true,
   });
 }

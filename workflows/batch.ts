@@ -6,7 +6,6 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -26,7 +25,7 @@ import type { ClaimedTask } from '../activities/batch.js';
 import { store } from './session/activities.js';
 import { copiesOn, snapshotFailed } from './batch-isolation.js';
 import { failedEnd, type BatchTaskEnd } from '../core/batch-task-end.js';
-import { BATCH_HAND_OVER, cancelTask, watchHandedOver, type CarriedTask } from './batch-hand-over.js';
+import { cancelTask, watchHandedOver, type CarriedTask } from './batch-hand-over.js';
 
 /** Outcomes are written to the store in groups, so history grows by one activity per group. */
 const FLUSH_EVERY = 25;
@@ -40,7 +39,7 @@ export interface BatchRunInput {
   batchId: string;
   directory: string;
   /** The workspace's host: every task's tools run there. */
-  host?: string;
+  host: string;
   total: number;
   concurrency: number;
   retries: number;
@@ -51,7 +50,7 @@ export interface BatchRunInput {
   searchAttributes?: false;
   /**
    * Each task works in a copy of the project taken when the batch started (`loom batch run
-   * --isolate`). Batches recorded before never set it, and take none of its steps.
+   * --isolate`); without it, in the project itself.
    */
   isolate?: true;
   /** The budget of each task's session and its subagents (`--task-max-tokens`, `--task-max-cost`). */
@@ -105,8 +104,6 @@ export type BatchResult = BatchProgress;
  */
 export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> {
   const carried = input.carried;
-  // Decided once: a replayed older run says no here, and must keep saying it once it runs live.
-  const handOver = patched(BATCH_HAND_OVER);
   const state = {
     nextIndex: carried?.nextIndex ?? 0,
     retryQueue: [...(carried?.retryQueue ?? [])],
@@ -297,7 +294,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
       const child: SessionRunInput = {
         sessionId: task.sessionId,
         directory: task.directory ? resolvePath(input.directory, task.directory) : input.directory,
-        ...(input.host ? { host: input.host } : {}),
+        host: input.host,
         batchTask: { batchId: input.batchId, index: task.index },
         quietResult: true,
         modelRetry: input.modelRetry,
@@ -317,7 +314,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
               args: [copy ? { ...child, directory: copy.directory } : child],
               cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
               // Handed over, a task outlives the run that started it; the batch cancels it by id.
-              parentClosePolicy: handOver ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+              parentClosePolicy: ParentClosePolicy.ABANDON,
               staticSummary: `${task.agent ?? 'batch'} · ${escapeMarkdownInline(task.description)}`,
               ...(input.webUrl
                 ? { staticDetails: webLinkDetails(sessionPageUrl(input.webUrl, task.sessionId)).trim() }
@@ -353,8 +350,6 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
   let draining = false;
   let written = `running:${state.concurrency}`;
   const statusKey = () => `${status()}:${state.concurrency}`;
-  // Older runs continue as new once no task runs; newer ones once every task's run has started.
-  const canContinue = () => (handOver ? settled() : state.running.size === 0);
   try {
     for (;;) {
       await condition(
@@ -364,7 +359,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
           state.unwritten.length >= FLUSH_EVERY ||
           (state.running.size === 0 &&
             (state.unwritten.length > 0 || waiting() === 0 || draining || state.budgetReached !== undefined)) ||
-          (draining && canContinue()) ||
+          (draining && settled()) ||
           (!draining && canStart()),
       );
       if (state.cancelRequested) break;
@@ -380,16 +375,16 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
         info.continueAsNewSuggested ||
         info.historyLength > (input.continueAtEvents ?? DRAIN_AT_EVENTS) ||
         info.historySize > DRAIN_AT_BYTES;
-      if (draining && canContinue()) {
+      if (draining && settled()) {
         await flush();
         // The next run takes over a full window: fill it once more (again if tasks end meanwhile).
-        for (let fills = 0; handOver && fills < 3 && canStart(); fills++) {
+        for (let fills = 0; fills < 3 && canStart(); fills++) {
           await start();
           await condition(settled);
         }
         await condition(allHandlersFinished);
         // A cancel that came in meanwhile is this run's to carry out.
-        if (!(handOver && state.cancelRequested)) {
+        if (!state.cancelRequested) {
           watcher.cancel();
           await continueAsNew<typeof batchWorkflow>({ ...input, carried: carriedState(state) });
         }
@@ -412,7 +407,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
     }
   } catch (error) {
     // The batch's run itself is cancelled (its parent session was, say): its tasks outlive it unless told.
-    if (handOver && isCancellation(error)) {
+    if (isCancellation(error)) {
       await CancellationScope.nonCancellable(() =>
         Promise.all([...state.running.values()].map((task) => cancelTask(task.sessionId))),
       );

@@ -70,7 +70,7 @@ export async function sessionWorkflow(runInput: SessionRunInput): Promise<Sessio
       title: input.title ?? task.description,
       timeoutMs: input.timeoutMs ?? task.timeoutMs,
     };
-    state.queued.push(task.promptId ? { promptId: task.promptId } : { text: task.prompt ?? '' });
+    state.queued.push({ promptId: task.promptId });
   }
 
   if (state.queued.length === 0 && !input.carried && !input.compact) {
@@ -195,5 +195,5 @@ async function continueRunAsNew(
     ...(waiting ? { waiting } : {}),
     ...deadline.carry(),
   };
-  return continueAsNew<typeof sessionWorkflow>({ ...input, prompt: undefined, promptId: undefined, carried });
+  return continueAsNew<typeof sessionWorkflow>({ ...input, promptId: undefined, carried });
 }

@@ -49,8 +49,8 @@ export function workspaceSnapshotId(snapshot: WorkspaceSnapshot): string {
 /** The configuration and git flag a model-side activity works with. */
 export interface WorkspaceConfig {
   config: LoomConfig;
-  /** Whether the directory is a git repository; absent when the disk says (runs recorded before). */
-  git?: boolean;
+  /** Whether the directory is a git repository. */
+  git: boolean;
   /** The skills the `skill` tool offers; absent when there are none. */
   skills?: SkillInfo[];
   /** The tools of the project's MCP servers, as its host listed them; absent when there are none. */
@@ -60,17 +60,14 @@ export interface WorkspaceConfig {
 }
 
 /**
- * The configuration for a model-side activity: with a snapshot id, this worker's global folder,
- * the snapshot's project layers and `LOOM_CONFIG_CONTENT`, wherever it runs; without one (runs
- * recorded before snapshots), everything from this worker's disk as before.
+ * The configuration for a model-side activity: this worker's global folder, the snapshot's project
+ * layers and `LOOM_CONFIG_CONTENT`, wherever it runs.
  */
 export async function workspaceConfig(
   store: WorkspaceSnapshots,
   env: NodeJS.ProcessEnv,
-  input: { directory: string; workspaceConfigId?: string },
+  input: { directory: string; workspaceConfigId: string },
 ): Promise<WorkspaceConfig> {
-  // Runs recorded before snapshots predate the `skill` tool too: they never offer it.
-  if (!input.workspaceConfigId) return { config: loadConfig(input.directory, env) };
   const snapshot = await readSnapshot(store, input.workspaceConfigId);
   return {
     config: loadConfig(input.directory, env, snapshotFiles(snapshot)),

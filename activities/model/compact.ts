@@ -45,12 +45,8 @@ export interface CompactionInput {
   model: string;
   directory: string;
   step: number;
-  /**
-   * The project's configuration as its host read it
-   * (`RunConfig.workspaceConfigId`); absent: read from this worker's
-   * disk.
-   */
-  workspaceConfigId?: string;
+  /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`). */
+  workspaceConfigId: string;
   /** The model's context overflowed: the last user message is kept out and replayed after. */
   overflow: boolean;
 }
@@ -59,10 +55,9 @@ export function createCompactionActivities({ store, env, dataDir }: ActivityDeps
   /**
    * Summarises the conversation since the last compaction with the hidden `compaction` agent (no
    * tools, media replaced by markers, tool outputs cut short). Returns the user message to replay
-   * (stored as a prompt), if the context overflowed while it was being answered. (`replay`, its
-   * text, is what runs recorded before got.)
+   * (stored as a prompt), if the context overflowed while it was being answered.
    */
-  async function compactSession(input: CompactionInput): Promise<{ replayPromptId?: string; replay?: string }> {
+  async function compactSession(input: CompactionInput): Promise<{ replayPromptId?: string }> {
     const { config } = await workspaceConfig(store, env, input);
     const agent = findAgent(projectAgents(config, dataDir), 'compaction');
     const model = agent.model ?? input.model;

@@ -33,20 +33,12 @@ export function createTitleActivities({ store, env, dataDir }: ActivityDeps) {
     sessionId: string;
     directory: string;
     model: string;
-    /**
-     * The project's configuration as its host read it
-     * (`RunConfig.workspaceConfigId`); absent: read from this worker's
-     * disk.
-     */
-    workspaceConfigId?: string;
-    /** The first prompt, by id; runs recorded before passed its text (`prompt`, or `text`). */
-    promptId?: string;
-    text?: string;
-    prompt?: string;
+    /** The project's configuration as its host read it (`RunConfig.workspaceConfigId`). */
+    workspaceConfigId: string;
+    /** The first prompt, by id. */
+    promptId: string;
   }): Promise<string | undefined> {
-    const prompt = input.promptId
-      ? await readPrompt(store, input.promptId, input.sessionId)
-      : (input.text ?? input.prompt ?? '');
+    const prompt = await readPrompt(store, input.promptId, input.sessionId);
     const { config } = await workspaceConfig(store, env, input);
     const agent = findAgent(projectAgents(config, dataDir), 'title');
     const model = agent.model ?? config.small_model ?? input.model;

@@ -42,8 +42,8 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     const context = Context.current();
     const start = Date.now();
     noteWorkspace(input.directory);
-    let toolInput =
-      input.input ?? (input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool));
+    // The call's input, from its part (the model activity wrote it there).
+    let toolInput = input.mcp ? await toolInputOf(store, input.partId) : await validInput(input.partId, input.tool);
     await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
     const description = describeToolCall(input.tool, toolInput);
     await reportStep(store, input.sessionId, { id: input.partId, tool: input.tool, status: 'running', description });

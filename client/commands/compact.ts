@@ -30,6 +30,7 @@ export async function compactCommand(
         {
           sessionId: session.id,
           directory: session.directory,
+          host: session.host ?? context.hostId,
           agent: session.agent,
           model: checkModelFlag(options.model),
           compact: true,

@@ -61,7 +61,7 @@ async function cancelledBeforePrompt(
     if (signal?.signalName !== promptSignal.name) continue;
     const payload = signal.input?.payloads?.[0];
     const prompt = payload ? defaultPayloadConverter.fromPayload<QueuedPrompt>(payload as Payload) : undefined;
-    if (prompt && 'promptId' in prompt && prompt.promptId === sent.promptId) return cancelRequested;
+    if (prompt?.promptId === sent.promptId) return cancelRequested;
   }
   return false;
 }

@@ -48,8 +48,7 @@ export function searchAccess(
 /**
  * A bash call's permission before its line is parsed: the whole line, nothing to "always" allow.
  * The model activity parses it and puts in its place each command the line runs, with their
- * prefixes, and each folder it reaches (activities/permissions/bash.ts). Runs recorded before the
- * activity planned calls keep the plan they had (core/recorded-bash-plan).
+ * prefixes, and each folder it reaches (activities/permissions/bash.ts).
  */
 export function bashAccess(command: string): PermissionRequest[] {
   return [{ permission: 'bash', patterns: [command.trim()], always: [] }];

@@ -7,8 +7,6 @@ export interface ToolRunInput {
   partId: string;
   callId: string;
   tool: string;
-  /** Runs recorded before passed the validated input; now the activity reads it from the call's part. */
-  input?: Record<string, unknown>;
   /** A call of an MCP server's tool: the server (from the project's `mcp` config) and the tool's own name. */
   mcp?: { server: string; tool: string };
   directory: string;

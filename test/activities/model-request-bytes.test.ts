@@ -151,6 +151,7 @@ function request(model: ResolvedModel, options: { lastStep?: boolean; agent?: st
     directory: dir,
     tools: [],
     lastStep: options.lastStep,
+    workspaceConfigId: 'wsc_unread',
   };
   const built = buildModelRequest(input, config, dir, history, { git: true });
   const find = toolFinder();

@@ -169,10 +169,6 @@ describe('workspaceConfig (what model-side activities load)', () => {
       const loaded = await workspaceConfig(store, env, { directory: project, workspaceConfigId: id });
       // What the project held, for a small model's prompt: hidden names left out.
       expect(loaded).toEqual({ config, git: true, entries: ['opencode.jsonc'] });
-      // Runs recorded before snapshots: exactly as before, from this worker's disk.
-      const legacy = await workspaceConfig(store, env, { directory: project });
-      expect(legacy.git).toBeUndefined();
-      expect(legacy.config.agent?.writer).toBeUndefined();
 
       await expect(
         workspaceConfig(store, env, { directory: project, workspaceConfigId: 'wsc_000000000000000000000000' }),

@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   ApplicationFailure,
   TimeoutFailure,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   workflowInfo,
@@ -25,14 +24,13 @@ const localStorePolicy: LocalActivityOptions = {
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 30 },
 };
 
+const remoteStore = proxyActivities<LoomActivities>(storePolicy);
+
 /**
  * Store reads and writes take milliseconds, so they run as local activities: in the worker that
  * runs the workflow task, recorded as markers, with no round trip through the server per call.
- * Older runs keep their regular activities (docs/compatibility.md).
  */
-export const STORE_AS_LOCAL_ACTIVITIES = 'store-as-local-activities';
-const remoteStore = proxyActivities<LoomActivities>(storePolicy);
-export const localStore = proxyLocalActivities<LoomActivities>(localStorePolicy);
+export const store = proxyLocalActivities<LoomActivities>(localStorePolicy);
 
 /**
  * A background subagent's report to its parent: it lasts until the parent has taken it, which a
@@ -44,38 +42,28 @@ export const delivery = proxyActivities<LoomActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** Writes to the session store: quick, idempotent, retried patiently. */
-export const store: typeof remoteStore = new Proxy(remoteStore, {
-  get: (_, name: string) =>
-    (patched(STORE_AS_LOCAL_ACTIVITIES) ? localStore : remoteStore)[name as keyof typeof remoteStore],
-});
-
 /**
  * Store calls made inside tool calls, which run side by side: regular activities. Local activity
  * results reach a workflow in the order they finish, which a replay need not repeat; commands a
  * tool call issues after such a result could then come in another order. Regular activity results
  * are events in history, so their order replays exactly.
  */
-export const CALL_STORE_AS_ACTIVITIES = 'call-store-as-activities';
-export const callStore: typeof remoteStore = new Proxy(remoteStore, {
-  get: (_, name: string) => (patched(CALL_STORE_AS_ACTIVITIES) ? remoteStore : store)[name as keyof typeof remoteStore],
-});
+export const callStore = remoteStore;
 
 /**
  * `callStore` for one call whose event the Temporal UI's timeline (its default view of a run) labels
- * with `summary`. A summary is metadata of the command, which replay does not compare: no patch.
+ * with `summary`. A summary is metadata of the command, which replay does not compare.
  */
 export function labelledCallStore(summary: string): typeof remoteStore {
-  return patched(CALL_STORE_AS_ACTIVITIES) ? proxyActivities<LoomActivities>({ ...storePolicy, summary }) : store;
+  return proxyActivities<LoomActivities>({ ...storePolicy, summary });
 }
 
 /**
- * Where a run's workspace activities go: the task queue of the host that holds its directory, or
- * any worker for runs recorded before workspaces had hosts. `waitMs` bounds how long one waits
- * for that host's worker (schedule-to-start).
+ * Where a run's workspace activities go: the task queue of the host that holds its directory.
+ * `waitMs` bounds how long one waits for that host's worker (schedule-to-start).
  */
 export interface Placement {
-  host?: string;
+  host: string;
   waitMs?: number;
 }
 
@@ -84,7 +72,6 @@ export function hostQueueOf(host: string): string {
 }
 
 export function onHost(options: ActivityOptions, placement: Placement): ActivityOptions {
-  if (!placement.host) return options;
   return {
     ...options,
     taskQueue: hostQueueOf(placement.host),
@@ -161,27 +148,24 @@ export const titles = proxyActivities<LoomActivities>({
   retry: { initialInterval: '1 second', maximumAttempts: 2 },
 });
 
-/** Tools that only look at the world, or whose repetition is harmless, may be retried. */
-export function retriedTool(summary: string, placement: Placement = {}) {
-  return proxyActivities<LoomActivities>(
-    onHost(
-      {
-        summary,
-        startToCloseTimeout: '10 minutes',
-        heartbeatTimeout: '10 seconds',
-        retry: { initialInterval: '1 second', maximumAttempts: 3 },
-      },
-      placement,
-    ),
-  ).runTool;
+/**
+ * Tools that only look at the world, or whose repetition is harmless, may be retried. On the
+ * workspace host's queue, or any worker's for tools that only touch the store (no placement).
+ */
+export function retriedTool(summary: string, placement: Placement | undefined) {
+  const options: ActivityOptions = {
+    summary,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  };
+  return proxyActivities<LoomActivities>(placement ? onHost(options, placement) : options).runTool;
 }
 
 /**
  * Tools marked `local` (reads of local files and the store) run as local activities: a step that
- * only reads then costs one server round trip (its model call) instead of two. Older runs keep
- * their regular activities (docs/compatibility.md).
+ * only reads then costs one server round trip (its model call) instead of two.
  */
-export const LOCAL_TOOLS = 'local-tools';
 export function localTool(summary: string) {
   return proxyLocalActivities<LoomActivities>({
     summary,
@@ -191,11 +175,12 @@ export function localTool(summary: string) {
 }
 
 /** Tools that change the world run at most once; an interrupted run is reported to the model. */
-export function mutatingTool(summary: string, placement: Placement = {}) {
-  return proxyActivities<LoomActivities>(
-    onHost(
-      { summary, startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 1 } },
-      placement,
-    ),
-  ).runTool;
+export function mutatingTool(summary: string, placement: Placement | undefined) {
+  const options: ActivityOptions = {
+    summary,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { maximumAttempts: 1 },
+  };
+  return proxyActivities<LoomActivities>(placement ? onHost(options, placement) : options).runTool;
 }

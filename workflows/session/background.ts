@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { seededId } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
@@ -28,18 +28,14 @@ export async function reportToParent(input: SessionRunInput, outcome: Background
  * background subagent's report sent again after a retry).
  */
 export function promptQueue(queued: QueuedPrompt[]): (prompt: QueuedPrompt) => void {
-  const seen = new Set(queued.flatMap((prompt) => ('promptId' in prompt ? [prompt.promptId] : [])));
+  const seen = new Set(queued.map((prompt) => prompt.promptId));
   return (prompt) => {
-    if ('promptId' in prompt) {
-      if (seen.has(prompt.promptId)) return;
-      seen.add(prompt.promptId);
-    }
+    // Clients older than Loom 0.2 sent the text itself, which no supported client does.
+    if (typeof prompt?.promptId !== 'string' || seen.has(prompt.promptId)) return;
+    seen.add(prompt.promptId);
     queued.push(prompt);
   };
 }
-
-/** Older runs cancelled only the background subagents they had started (docs/compatibility.md). */
-export const CANCEL_EARLIER_BACKGROUND = 'cancel-earlier-background';
 
 /**
  * Asks every background subagent of a cancelled run's session to stop: those this run started,
@@ -47,7 +43,7 @@ export const CANCEL_EARLIER_BACKGROUND = 'cancel-earlier-background';
  * (it is closed), which is fine: there is nothing left to cancel.
  */
 export async function cancelBackgroundChildren(sessionId: string, startedByThisRun: string[]): Promise<void> {
-  const earlier = patched(CANCEL_EARLIER_BACKGROUND) ? await store.busyBackgroundChildren({ sessionId }) : [];
+  const earlier = await store.busyBackgroundChildren({ sessionId });
   await Promise.all(
     [...new Set([...startedByThisRun, ...earlier])].map((id) =>
       getExternalWorkflowHandle(id)

@@ -7,30 +7,15 @@ import { BATCH_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from './activities.js';
 import type { CallRef, TaskContext } from './task-call.js';
 
-/** A `batch` call as runs recorded before carried it: with every task. */
-export interface BatchCallInput {
-  tasks: { description: string; prompt: string; agent?: string }[];
-  agent?: string;
-  concurrency?: number;
-  retries?: number;
-  background?: boolean;
-}
-
 /**
  * A `batch` call: a `batchWorkflow` child run. It returns when the batch ends, with every task's
  * outcome, or at once with the batch id (`background`), the batch then outliving this run. The
  * tasks go from the call's part to the store without passing through here.
  */
-export async function runBatchCall(
-  call: CallRef,
-  input: BatchCallPlan | BatchCallInput,
-  context: TaskContext,
-): Promise<void> {
+export async function runBatchCall(call: CallRef, input: BatchCallPlan, context: TaskContext): Promise<void> {
   const { config } = context;
-  const recorded = 'tasks' in input;
   const agent = input.agent ?? 'general';
-  const named = recorded ? [agent, ...input.tasks.flatMap((task) => (task.agent ? [task.agent] : []))] : input.agents;
-  for (const name of named) {
+  for (const name of input.agents) {
     if (!config.subagents.some((candidate) => candidate.name === name)) {
       return callStore.failToolCall({
         partId: call.partId,
@@ -42,7 +27,6 @@ export async function runBatchCall(
   const retries = input.retries ?? 1;
   const { batchId, total } = await callStore.createToolBatch({
     partId: call.partId,
-    ...(recorded ? { callInput: input as unknown as Record<string, unknown>, tasks: input.tasks } : {}),
     sessionId: context.sessionId,
     directory: context.directory,
     agent,
@@ -52,14 +36,13 @@ export async function runBatchCall(
   });
   const record = {
     partId: call.partId,
-    ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}),
     batchId,
     canDelegate: config.tools.includes('task'),
   };
   const run: BatchRunInput = {
     batchId,
     directory: context.directory,
-    ...(context.host ? { host: context.host } : {}),
+    host: context.host,
     total,
     concurrency,
     retries,

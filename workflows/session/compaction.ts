@@ -34,7 +34,7 @@ export async function compact(
   state.userMessageId = requestId;
   state.assistantMessageId = drawId(state, 'msg');
   const summarize = compactionCall(input.modelRetry ?? defaultModelRetry, `compact · step ${state.step}`);
-  const { replay, replayPromptId } = await summarize({
+  const { replayPromptId } = await summarize({
     sessionId: input.sessionId,
     messageId: state.assistantMessageId,
     parentMessageId: requestId,
@@ -42,15 +42,13 @@ export async function compact(
     directory: input.directory,
     step: state.step,
     overflow: options.overflow,
-    ...(config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {}),
+    workspaceConfigId: config.workspaceConfigId,
   });
   if (!options.auto) return;
-  // The user's last message, stored by the activity (runs recorded before got its text).
+  // The user's last message, stored by the activity, when there is one to replay.
   if (replayPromptId) return appendSyntheticPrompt(input, state, { promptId: replayPromptId });
   await appendSyntheticPrompt(input, state, {
-    text:
-      replay ??
-      (options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION),
+    text: options.overflow ? `${MEDIA_REMOVED_NOTE}\n\n${CONTINUE_AFTER_COMPACTION}` : CONTINUE_AFTER_COMPACTION,
   });
 }
 

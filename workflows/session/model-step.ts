@@ -7,7 +7,7 @@ import { drawId } from './ids.js';
 import { placementOf, showProgress, type RunState } from './run-state.js';
 import type { Slots } from './slots.js';
 import { betweenSnapshots } from './step-snapshots.js';
-import { mayChangeFiles, planRecordedCalls, runToolCalls } from './tool-calls.js';
+import { mayChangeFiles, runToolCalls } from './tool-calls.js';
 
 /**
  * One step of the loop: a model call, then the tool calls it asked for. Returns whether the loop
@@ -34,8 +34,7 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
       directory: input.directory,
       tools,
       lastStep,
-      // Only when the run has one, so runs recorded before send exactly the input they recorded.
-      ...(config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {}),
+      workspaceConfigId: config.workspaceConfigId,
     });
   } catch (error) {
     // The conversation outgrew the model: compact and try again, unless a compaction just failed to help.
@@ -47,9 +46,7 @@ export async function modelStep(input: SessionRunInput, state: RunState, slots: 
   state.tokens = addTokens(state.tokens, answer.tokens);
   state.text = answer.text;
   state.finish = answer.finish;
-  // Runs recorded before the model activity planned the calls got them whole: planned here.
-  const calls =
-    answer.calls ?? planRecordedCalls(answer.toolCalls ?? [], tools, config.agent.permission, input.directory);
+  const { calls } = answer;
   if (calls.length > 0) {
     state.phase = 'tools';
     showProgress(state);

@@ -1,5 +1,5 @@
-import { condition, patched } from '@temporalio/workflow';
-import { derivedId, newId } from '../../core/ids.js';
+import { condition } from '@temporalio/workflow';
+import { derivedId } from '../../core/ids.js';
 import {
   REJECTED_MESSAGE,
   alwaysRules,
@@ -15,9 +15,6 @@ import type { ToolCall } from '../../core/tool-call/check.js';
 import { callStore, labelledCallStore } from './activities.js';
 import { previewLine } from '../../core/prompt.js';
 import type { WaitingBoard } from './waiting.js';
-
-/** Runs recorded before request ids were derived from the call keep their random ids. */
-const DERIVED_PERMISSION_IDS = 'derived-permission-ids';
 
 /** Whether a tool call may run, and if not, what the model is told and whether the turn stops. */
 export type Authorization =
@@ -119,9 +116,7 @@ export class PermissionGate {
   ): Promise<PermissionReply & { deniedBy?: string }> {
     // Derived from the call, not drawn at random: calls ask concurrently, and replay must give
     // each request the same id whatever order their awaits resolve in.
-    const id = patched(DERIVED_PERMISSION_IDS)
-      ? derivedId('per', call.call.partId, this.asked.get(call.call.partId) ?? 0)
-      : newId('per', Date.now(), Math.random);
+    const id = derivedId('per', call.call.partId, this.asked.get(call.call.partId) ?? 0);
     this.asked.set(call.call.partId, (this.asked.get(call.call.partId) ?? 0) + 1);
     const record: PermissionRequestRecord = {
       id,
@@ -144,10 +139,7 @@ export class PermissionGate {
     // Marked waiting before the request is stored: whoever finds it can see the run waits.
     this.showWaiting();
     // The project's `permission.ask` plugins may answer instead of a person; the activity then
-    // stored the request as answered. The command is the same activity in the same place (its new
-    // option is input, which replay does not compare), and its `undefined` means "ask" as its
-    // `void` did: runs recorded before replay unchanged, so no patch is needed. A verdict only
-    // leaves out the wait and the second store write that follow, in runs that got one.
+    // stored the request as answered, and the wait and the second store write are left out.
     const plugins: PluginVerdict | undefined = await labelledCallStore(
       `⏸ asks approval: ${previewLine(call.title)} (${id}): loom approve ${id}`,
     ).savePermissionRequest(record, { askPlugins: true });

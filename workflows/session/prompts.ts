@@ -1,5 +1,3 @@
-import { parseSlashCommand } from '../../core/command-template.js';
-import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
 import { commandsOn, store } from './activities.js';
@@ -17,12 +15,7 @@ import { placementOf, type RunState } from './run-state.js';
 export async function takePrompts(input: SessionRunInput, state: RunState): Promise<void> {
   while (state.queued.length > 0 && !state.subtask) {
     const prompt = state.queued.shift()!;
-    if ('text' in prompt) {
-      await takeTextPrompt(input, state, prompt.text);
-      continue;
-    }
     const messageId = drawId(state, 'msg');
-    // Loom's own prompt (a background subagent's outcome): written as it is, never a command.
     if (prompt.synthetic) {
       await saveUserMessage(input, state, messageId, { promptId: prompt.promptId, synthetic: true });
       continue;
@@ -43,23 +36,6 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
       await saveUserMessage(input, state, messageId, { promptId: prepared.promptId });
     }
   }
-}
-
-/** Prompts of runs recorded before prompts were stored first: their text came with them. */
-async function takeTextPrompt(input: SessionRunInput, state: RunState, text: string): Promise<void> {
-  const slash = parseSlashCommand(text);
-  if (slash && state.config!.commands.includes(slash.name)) {
-    const prepared = await commandsOn(placementOf(input, state)).prepareCommand({
-      directory: input.directory,
-      name: slash.name,
-      arguments: slash.arguments,
-      agent: state.config!.agent.name,
-    });
-    if (prepared.subtask) return recordSubtask(input, state, prepared, drawId(state, 'msg'));
-    await adoptCommandAgent(input, state, prepared);
-    text = prepared.prompt ?? '';
-  }
-  await saveUserMessage(input, state, drawId(state, 'msg'), { text });
 }
 
 /** A subtask command: recorded for the loop to run as its next step. */
@@ -92,9 +68,8 @@ async function saveUserMessage(
   input: SessionRunInput,
   state: RunState,
   messageId: string,
-  prompt: { text: string } | { promptId?: string; commands?: string[]; synthetic?: boolean },
+  prompt: { promptId: string; commands?: string[]; synthetic?: boolean },
 ): Promise<{ command?: string }> {
-  // Runs recorded before `saveUserMessage` reported mentions replay its result as undefined.
   const saved = await onWorkspace(
     'saveUserMessage',
     {
@@ -108,18 +83,18 @@ async function saveUserMessage(
     placementOf(input, state),
     state,
   );
-  if (saved?.command) return saved;
+  if (saved.command) return saved;
   state.userMessageId = messageId;
   // A new prompt is a new turn: only an @mention in it lets its task calls skip the ask.
-  state.bypassTaskAsk = (saved?.mentions.length ?? 0) > 0;
+  state.bypassTaskAsk = saved.mentions.length > 0;
   return {};
 }
 
-/** Appends a prompt Loom writes itself (not the user's), which the next step answers. */
+/** Appends a prompt Loom writes itself (not the user's), which the next step answers: short texts, or stored ones. */
 export async function appendSyntheticPrompt(
   input: SessionRunInput,
   state: RunState,
-  prompt: QueuedPrompt,
+  prompt: { text: string } | { promptId: string },
 ): Promise<void> {
   state.userMessageId = drawId(state, 'msg');
   await onWorkspace(

@@ -1,10 +1,7 @@
-import { ApplicationFailure, CancellationScope, patched, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import { formatDuration } from '../../core/duration.js';
 import type { MessageError } from '../../core/message.js';
 import type { CarriedState, SessionRunInput } from '../../core/run.js';
-
-/** Runs with a time limit recorded before it was kept ran without a timer (docs/compatibility.md). */
-export const RUN_TIMEOUTS = 'run-timeouts';
 
 /** The failure type of a run that ran out of time: the parent's task call and the CLI read it. */
 export const RUN_TIMED_OUT = 'RunTimedOut';
@@ -27,7 +24,7 @@ export class RunDeadline {
 
   /** Runs the work in a scope that a timer cancels at the deadline; runs without a limit run it as ever. */
   async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.at === undefined || !patched(RUN_TIMEOUTS)) return work();
+    if (this.at === undefined) return work();
     const scope = new CancellationScope();
     const timer = new CancellationScope();
     void timer

@@ -54,11 +54,7 @@ export function initialState(input: SessionRunInput): RunState {
     step: carried?.step ?? 0,
     phase: 'starting',
     tokens: carried?.tokens ?? zeroTokens(),
-    queued: [
-      ...(carried?.queued ?? []).map((prompt) => (typeof prompt === 'string' ? { text: prompt } : prompt)),
-      ...(input.promptId !== undefined ? [{ promptId: input.promptId }] : []),
-      ...(input.prompt !== undefined ? [{ text: input.prompt }] : []),
-    ],
+    queued: [...(carried?.queued ?? []), ...(input.promptId !== undefined ? [{ promptId: input.promptId }] : [])],
     userMessageId: carried?.userMessageId ?? '',
     ids: carried?.ids,
     text: '',

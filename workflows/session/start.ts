@@ -1,4 +1,4 @@
-import { patched, upsertMemo } from '@temporalio/workflow';
+import { upsertMemo } from '@temporalio/workflow';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, SessionRunInput } from '../../core/run.js';
 import { store, titles } from './activities.js';
@@ -45,15 +45,14 @@ export async function startSession(
   state.title = opened?.title;
   showTitle(state.title);
   const wantsTitle = config.autoTitle && opened?.created && !input.parentId && !input.title && firstPrompt;
-  const workspace = config.workspaceConfigId ? { workspaceConfigId: config.workspaceConfigId } : {};
   const titling = wantsTitle
     ? titles
         .generateTitle({
           sessionId: input.sessionId,
           directory: input.directory,
           model: config.model,
-          ...workspace,
-          ...firstPrompt!,
+          workspaceConfigId: config.workspaceConfigId,
+          promptId: firstPrompt!.promptId,
         })
         .then(
           (title) => {
@@ -67,13 +66,10 @@ export async function startSession(
   return { config, titling };
 }
 
-/** Runs recorded before kept the session's title out of their memo. */
-export const TITLE_MEMO = 'title-memo';
-
 /**
  * The title in the run's memo: unlike the current details, which only a running worker answers,
  * the memo stays on the run once it has closed (the Temporal UI's Memo, `describe().memo`).
  */
 function showTitle(title: string | undefined): void {
-  if (title && patched(TITLE_MEMO)) upsertMemo({ title });
+  if (title) upsertMemo({ title });
 }

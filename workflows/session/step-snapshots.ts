@@ -1,13 +1,10 @@
-import { CancellationScope, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import type { SessionRunInput } from '../../core/run.js';
 import { onHost, type Placement } from './activities.js';
 import { whileHostWaits } from './host-wait.js';
 import { drawId } from './ids.js';
 import { placementOf, type RunState } from './run-state.js';
-
-/** Steps snapshot the files around tools that may change them (docs/compatibility.md). */
-export const STEP_SNAPSHOTS = 'step-snapshots';
 
 /**
  * A snapshot reads every file of a project the first time (seconds for a large one), then only what
@@ -40,7 +37,7 @@ export async function betweenSnapshots<T>(
   step: { messageId: string; changesFiles: boolean },
   run: () => Promise<T>,
 ): Promise<T> {
-  if (!step.changesFiles || state.config?.snapshot === false || !patched(STEP_SNAPSHOTS)) return run();
+  if (!step.changesFiles || state.config?.snapshot === false) return run();
   const placement = placementOf(input, state);
   const watch = { host: placement.host, state };
   const target = { sessionId: input.sessionId, directory: input.directory };

@@ -5,7 +5,8 @@ import { appendSyntheticPrompt } from './prompts.js';
 import type { RunState } from './run-state.js';
 import type { Slots } from './slots.js';
 import { betweenSnapshots } from './step-snapshots.js';
-import { runTaskCall, type TaskInput } from './task-call.js';
+import { runTaskCall } from './task-call.js';
+import type { TaskCallPlan } from '../../core/tool-call/plan.js';
 
 /** The synthetic prompt after a command's subtask, so the primary agent picks up its result. */
 export const SUMMARIZE_SUBTASK = 'Summarize the task tool output above and continue with your task.';
@@ -20,14 +21,12 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
   const config = state.config!;
   state.assistantMessageId = drawId(state, 'msg');
   const callId = `subtask_${state.assistantMessageId}`;
-  // Commands of runs recorded before carried their expanded prompt; now it is stored.
-  const recorded = subtask.prompt !== undefined;
-  const taskInput: TaskInput = {
+  const taskInput: TaskCallPlan = {
     description: subtask.description,
     subagent_type: subtask.agent,
     command: subtask.command,
     model: subtask.model,
-    ...(recorded ? { prompt: subtask.prompt } : { promptPreview: subtask.promptPreview }),
+    promptPreview: subtask.promptPreview,
   };
   const { partId } = await store.openTaskStep({
     sessionId: input.sessionId,
@@ -37,10 +36,8 @@ export async function runSubtaskStep(input: SessionRunInput, state: RunState, sl
     model: subtask.model ?? config.model,
     step: state.step,
     callId,
-    input: recorded
-      ? (taskInput as unknown as Record<string, unknown>)
-      : { description: subtask.description, subagent_type: subtask.agent, command: subtask.command },
-    ...(recorded ? {} : { promptId: subtask.promptId }),
+    input: { description: subtask.description, subagent_type: subtask.agent, command: subtask.command },
+    promptId: subtask.promptId,
   });
   const step = { messageId: state.assistantMessageId, changesFiles: true };
   await betweenSnapshots(input, state, step, () =>

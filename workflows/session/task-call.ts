@@ -3,13 +3,12 @@ import {
   ParentClosePolicy,
   ChildWorkflowCancellationType,
   isCancellation,
-  patched,
   metricMeter,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { derivedId, newId } from '../../core/ids.js';
+import { derivedId } from '../../core/ids.js';
 import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
 import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
@@ -20,7 +19,6 @@ import {
   withSearchAttributes,
 } from '../../core/search-attributes.js';
 import { innermostCause } from '../../core/error-message.js';
-import { preview } from '../../core/prompt.js';
 import { backgroundPriority } from '../../core/task-priority.js';
 import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
@@ -33,15 +31,6 @@ import { RUN_TIMED_OUT, taskTimedOut } from './run-deadline.js';
 import type { Slots } from './slots.js';
 import type { WaitingBoard } from './waiting.js';
 
-/** Runs recorded before child session ids were derived from the call keep their random ids. */
-const DERIVED_CHILD_IDS = 'derived-child-session-ids';
-
-/**
- * A `task` call as the loop knows it: its plan. Runs recorded before (and their commands) carried
- * the prompt itself; now the child's prompt is copied from the call's part in the store.
- */
-export type TaskInput = Omit<TaskCallPlan, 'promptPreview'> & { promptPreview?: string; prompt?: string };
-
 /** Which call: its part (where its input and result live) and the model's call id. */
 export type CallRef = Pick<ToolCall, 'partId' | 'callId' | 'tool'>;
 
@@ -49,7 +38,7 @@ export interface TaskContext {
   sessionId: string;
   directory: string;
   /** The workspace's host: subagents work in their parent's workspace. */
-  host?: string;
+  host: string;
   config: RunConfig;
   slots: Slots;
   modelRetry?: ModelRetry;
@@ -68,7 +57,7 @@ export interface TaskContext {
  * id, so the subagent can be resumed by that id later. The call's part shows the child's progress
  * and ends with its answer and session id, or an error that still names the session.
  */
-export function runTaskCall(call: CallRef, input: TaskInput, context: TaskContext): Promise<void> {
+export function runTaskCall(call: CallRef, input: TaskCallPlan, context: TaskContext): Promise<void> {
   const attributes = {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': call.tool,
@@ -101,7 +90,7 @@ function countToolCall(tool: string, outcome: 'completed' | 'error' | 'cancelled
   metricMeter.createCounter(METRIC.toolCalls, 'calls', TOOL_CALLS_DESCRIPTION).add(1, { tool, outcome });
 }
 
-async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, span: WorkflowSpan): Promise<void> {
+async function taskCall(call: CallRef, input: TaskCallPlan, context: TaskContext, span: WorkflowSpan): Promise<void> {
   const { config } = context;
   const fail = (error: string) => {
     span.fail(error);
@@ -117,7 +106,7 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
 
   // Derived from the call: task calls run concurrently, so drawing ids at random here would depend
   // on the order their awaits resolved, which replay need not repeat.
-  let sessionId = patched(DERIVED_CHILD_IDS) ? derivedId('ses', call.partId) : newId('ses', Date.now(), Math.random);
+  let sessionId = derivedId('ses', call.partId);
   let note = '';
   if (input.session_id) {
     const found = await callStore.lookupTaskSession({ sessionId: input.session_id, rootId: config.rootId });
@@ -134,19 +123,14 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
   await context.slots.acquire();
   try {
     const model = input.model ?? agent.model ?? config.model;
-    const recorded = input.prompt !== undefined;
+    // The child's prompt: copied from the call's part by startTaskCall.
     const promptId = derivedId('prm', call.partId);
-    const record = {
-      partId: call.partId,
-      description: input.description,
-      sessionId,
-      ...(recorded ? { input: input as unknown as Record<string, unknown> } : {}),
-    };
+    const record = { partId: call.partId, description: input.description, sessionId };
     const background = input.background === true;
     await callStore.startTaskCall({
       ...record,
       model,
-      ...(recorded ? {} : { promptId }),
+      promptId,
       ...(background ? { background } : {}),
     });
     const child: SessionRunInput = {
@@ -154,10 +138,10 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
       parentId: context.sessionId,
       parentPartId: call.partId,
       directory: context.directory,
-      ...(context.host ? { host: context.host } : {}),
+      host: context.host,
       agent: agent.name,
       model,
-      ...(recorded ? { prompt: input.prompt } : { promptId }),
+      promptId,
       // The title says so wherever the session is shown (loom tree, loom show, the web view).
       title: `${input.description} (@${agent.name} subagent${background ? ', background' : ''})`,
       sessionRules: childRules(config, agent),
@@ -178,7 +162,7 @@ async function taskCall(call: CallRef, input: TaskInput, context: TaskContext, s
           : ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: background ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${background ? 'background · ' : ''}${agent.name} · ${escapeMarkdownInline(input.description)}`,
-        staticDetails: `**Prompt**\n\n${escapeMarkdown(input.promptPreview ?? preview(input.prompt ?? ''))}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
+        staticDetails: `**Prompt**\n\n${escapeMarkdown(input.promptPreview)}${webLinkDetails(context.webUrl && sessionPageUrl(context.webUrl, sessionId))}`,
         ...withSearchAttributes(context.searchAttributes, [
           { key: AgentAttribute, value: agent.name },
           { key: RootSessionAttribute, value: config.rootId },

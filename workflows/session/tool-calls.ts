@@ -1,32 +1,16 @@
-import { ActivityFailure, TimeoutFailure, isCancellation, patched } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
-import { recordedBashPlan } from '../../core/tool-call/recorded-bash-plan/plan.js';
 import type { RunConfig } from '../../core/run.js';
-import type { ToolCall } from '../../core/tool-call/check.js';
-import { planToolCall, type PlannedToolCall } from '../../core/tool-call/plan.js';
+import type { PlannedToolCall } from '../../core/tool-call/plan.js';
 import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { DEFAULT_HOST_WAIT_MS, isNotThisHost } from '../../core/workspace.js';
-import {
-  LOCAL_TOOLS,
-  callStore,
-  hostWaitExpired,
-  localTool,
-  mutatingTool,
-  retriedTool,
-  type Placement,
-} from './activities.js';
+import { callStore, hostWaitExpired, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
 import { failureMessage } from './failure-message.js';
 import { whileHostWaits, type HostWatch } from './host-wait.js';
-import { runBatchCall, type BatchCallInput } from './batch-call.js';
+import { runBatchCall } from './batch-call.js';
 import type { PermissionGate } from './permission-gate.js';
-import { runTaskCall, type TaskContext, type TaskInput } from './task-call.js';
-
-/**
- * A call the loop runs. Calls of runs recorded before the model activity planned them carry their
- * whole input, and the error of a call the model got wrong, for the loop to write.
- */
-export type CallToRun = PlannedToolCall & { input?: Record<string, unknown>; error?: string };
+import { runTaskCall, type TaskContext } from './task-call.js';
 
 export interface ToolCallContext {
   sessionId: string;
@@ -49,33 +33,14 @@ export interface ToolCallContext {
 }
 
 /**
- * Plans the calls of a model answer recorded before the activity did, exactly as the loop did then:
- * bash lines as the scanner of that time read them, which the replays of those runs depend on.
- */
-export function planRecordedCalls(
-  calls: ToolCall[],
-  offered: string[],
-  agentRules: Ruleset,
-  directory: string,
-): CallToRun[] {
-  return calls.map((call) => {
-    const check = planToolCall(call, { offered, agentRules, directory, digest: (input) => JSON.stringify(input) });
-    if (!check.ok) return { ...check.plan, error: check.error };
-    if (check.plan.tool !== 'bash') return { ...check.plan, input: check.input };
-    const { command, workdir } = check.input as { command: string; workdir?: string };
-    return { ...check.plan, permissions: recordedBashPlan(command, workdir, { directory }), input: check.input };
-  });
-}
-
-/**
  * Runs the tool calls of one model step at the same time, each once its permissions allow it. A
  * call the model got wrong (unknown tool, invalid arguments) or that a rule denies becomes an
  * error result it can act on. Waits for every call to settle, so a cancellation never leaves a
  * tool running behind the run's back. Returns whether a person's plain "reject" ended the turn.
  */
-export async function runToolCalls(calls: CallToRun[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
+export async function runToolCalls(calls: PlannedToolCall[], context: ToolCallContext): Promise<{ stopTurn: boolean }> {
   const repeated = calls.map((call) => (call.rejected ? false : isDoomLoop(call, context)));
-  const onHostQueue = calls.some((call) => !call.rejected && runsOnHostQueue(call, context.placement));
+  const onHostQueue = calls.some((call) => !call.rejected && runsOnHostQueue(call));
   const running = Promise.allSettled(calls.map((call, index) => runToolCall(call, repeated[index], context)));
   const outcomes = settledValues(await (onHostQueue ? whileHostWaits(running, context.hostWatch) : running));
   // Local calls that this worker could not run, being another host's: on that host's queue, in call order.
@@ -96,14 +61,14 @@ function settledValues<T>(outcomes: PromiseSettledResult<T>[]): T[] {
 }
 
 /** Whether a call of this tool is a regular activity on the workspace host's queue. */
-function runsOnHostQueue(call: CallToRun, placement: Placement): boolean {
+function runsOnHostQueue(call: PlannedToolCall): boolean {
   const spec = specOf(call);
-  if (!placement.host || !spec || spec.storeOnly || spec.name === 'task' || spec.name === 'batch') return false;
-  return !(spec.local === true && patched(LOCAL_TOOLS));
+  if (!spec || spec.storeOnly || spec.name === 'task' || spec.name === 'batch') return false;
+  return spec.local !== true;
 }
 
 /** Whether any call that will run may change the project's files (so the step is snapshotted). */
-export function mayChangeFiles(calls: CallToRun[]): boolean {
+export function mayChangeFiles(calls: PlannedToolCall[]): boolean {
   return calls.some((call) => {
     const spec = call.rejected ? undefined : specOf(call);
     return spec !== undefined && spec.effect === 'mutating' && !spec.storeOnly;
@@ -111,12 +76,12 @@ export function mayChangeFiles(calls: CallToRun[]): boolean {
 }
 
 /** What the loop needs of a call's tool: Loom's spec, or an MCP tool's effect from the plan. */
-function specOf(call: CallToRun): Pick<ToolSpec, 'name' | 'effect' | 'local' | 'storeOnly'> | undefined {
+function specOf(call: PlannedToolCall): Pick<ToolSpec, 'name' | 'effect' | 'local' | 'storeOnly'> | undefined {
   return call.mcp ? { name: call.tool, effect: call.mcp.effect } : findTool(call.tool);
 }
 
 /** The same tool with identical input `threshold` times in a row, counting earlier steps too. */
-function isDoomLoop(call: CallToRun, context: ToolCallContext): boolean {
+function isDoomLoop(call: PlannedToolCall, context: ToolCallContext): boolean {
   const key = `${call.tool}:${call.digest}`;
   context.recentCalls.push(key);
   if (context.recentCalls.length > context.doomLoopThreshold) context.recentCalls.shift();
@@ -137,12 +102,13 @@ interface ToolCallOutcome {
   runElsewhere?: () => Promise<unknown>;
 }
 
-async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCallContext): Promise<ToolCallOutcome> {
-  if (call.rejected) {
-    // The model activity wrote the error already, unless the run was recorded before it did.
-    if (call.error !== undefined) await callStore.failToolCall({ partId: call.partId, error: call.error });
-    return { stopTurn: false };
-  }
+async function runToolCall(
+  call: PlannedToolCall,
+  repeated: boolean,
+  context: ToolCallContext,
+): Promise<ToolCallOutcome> {
+  // The model activity wrote the error of a call it rejected.
+  if (call.rejected) return { stopTurn: false };
   const spec = specOf(call)!;
   const requests = [
     ...(repeated ? [{ permission: 'doom_loop', patterns: [call.tool], always: [call.tool] }] : []),
@@ -164,15 +130,15 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     host: context.placement.host,
   };
   if (spec.name === 'batch') {
-    await runBatchCall(call, (call.input as unknown as BatchCallInput) ?? call.batch!, orchestration);
+    await runBatchCall(call, call.batch!, orchestration);
     return { stopTurn: false };
   }
   if (spec.name === 'task') {
-    await runTaskCall(call, (call.input as unknown as TaskInput) ?? call.task!, orchestration);
+    await runTaskCall(call, call.task!, orchestration);
     return { stopTurn: false };
   }
-  const local = spec.local === true && patched(LOCAL_TOOLS);
-  const placement: Placement = spec.storeOnly ? {} : context.placement;
+  const local = spec.local === true;
+  const placement = spec.storeOnly ? undefined : context.placement;
   const remote = (summary: string) =>
     spec.effect === 'mutating' ? mutatingTool(summary, placement) : retriedTool(summary, placement);
   const run = local ? localTool(call.title) : remote(call.title);
@@ -182,7 +148,6 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     partId: call.partId,
     callId: call.callId,
     tool: call.tool,
-    ...(call.input ? { input: call.input } : {}),
     ...(call.mcp ? { mcp: { server: call.mcp.server, tool: call.mcp.tool } } : {}),
     directory: context.directory,
     model: context.model,
@@ -191,7 +156,7 @@ async function runToolCall(call: CallToRun, repeated: boolean, context: ToolCall
     ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
     ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
     ...(call.tool === 'bash' ? { agent: context.task.config.agent.name } : {}),
-    ...(placement.host ? { requireHost: placement.host } : {}),
+    ...(placement ? { requireHost: placement.host } : {}),
   };
   const failed = (error: unknown) => ({
     partId: call.partId,
@@ -225,8 +190,8 @@ function readRules(config: RunConfig): Ruleset {
 }
 
 /** Why a tool activity failed, for the model: a dead worker reads differently from a bug. */
-function describeToolFailure(tool: string, effect: string, error: unknown, placement: Placement): string {
-  if (hostWaitExpired(error)) {
+function describeToolFailure(tool: string, effect: string, error: unknown, placement?: Placement): string {
+  if (placement && hostWaitExpired(error)) {
     return (
       `Tool "${tool}" did not run: no worker of host ${placement.host}, which holds the workspace, took it within ` +
       `${Math.round((placement.waitMs ?? DEFAULT_HOST_WAIT_MS) / 1000)} s. Tell the user to start \`loom worker\` on ${placement.host}; other tools on that host will wait the same way.`

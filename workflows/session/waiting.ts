@@ -2,7 +2,6 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
-  patched,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -10,11 +9,6 @@ import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { CarriedWaiting, WaitingRequest } from '../../core/run.js';
 import { waitingSignal, type WaitingReport } from '../api.js';
-
-/** Runs recorded before a subagent told its parent about the requests waiting below it sent no such signal. */
-export const REPORT_WAITING = 'report-waiting-to-parent';
-/** Runs recorded before were marked waiting by their own requests only, and kept the mark when cancelled. */
-export const WAITING_FROM_SUBAGENTS = 'waiting-from-subagents';
 
 /**
  * The permission requests waiting in a run's subtree: its own gate's, and the latest list each of
@@ -96,11 +90,8 @@ export class WaitingBoard {
 
   private mark(): void {
     const waiting = this.requests().length > 0;
-    // What runs recorded before went by: their own requests, whatever else happened.
-    const own = this.own.length > 0;
     if (this.session.searchAttributes === false) return;
     if ((workflowInfo().typedSearchAttributes.get(WaitingAttribute) ?? false) === waiting) return;
-    if (waiting !== own && !patched(WAITING_FROM_SUBAGENTS)) return;
     upsertSearchAttributes([{ key: WaitingAttribute, value: waiting }]);
   }
 
@@ -118,7 +109,7 @@ export class WaitingBoard {
    */
   private async send(parentId: string): Promise<void> {
     try {
-      while (!same(this.requests(), this.reported) && patched(REPORT_WAITING)) {
+      while (!same(this.requests(), this.reported)) {
         const requests = this.requests();
         this.reported = requests;
         // A background subagent's parent run may have finished: nobody is left to tell, which is fine.

@@ -2,15 +2,7 @@ import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
 import { isNotThisHost, type NotThisHost } from '../../core/workspace.js';
-import {
-  hostUnavailable,
-  hostWaitExpired,
-  localStore,
-  onHost,
-  store,
-  storePolicy,
-  type Placement,
-} from './activities.js';
+import { hostUnavailable, hostWaitExpired, onHost, store, storePolicy, type Placement } from './activities.js';
 import { whileHostWaits } from './host-wait.js';
 import type { RunState } from './run-state.js';
 
@@ -37,9 +29,8 @@ export async function onWorkspace<K extends WorkspaceStoreActivity>(
       );
     return result;
   };
-  if (!placement.host) return done(await (store[name] as Call)(input));
   const pinned = { ...input, requireHost: placement.host };
-  const here = await (localStore[name] as Call)(pinned);
+  const here = await (store[name] as Call)(pinned);
   if (!isNotThisHost(here)) return here;
   try {
     const remote = (proxyActivities<LoomActivities>(onHost(storePolicy, placement))[name] as Call)(pinned);
