@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type SessionRunInput } from '../core/run.js';
 import { RootSessionAttribute, withSearchAttributes } from '../core/search-attributes.js';
 import type { ActivityDeps } from './deps.js';
+import { storedHostOr } from './hosts/host-id.js';
 import { lastOutcome } from './last-text.js';
 import { rootSessionOf } from './session-root.js';
 import { taskEnvelope } from './task.js';
@@ -21,7 +22,7 @@ const ENDED: Record<BackgroundOutcome, string> = { completed: 'finished', error:
  * as a prompt, queued into the parent's open run or starting a new one (the parent wakes up), as
  * `loom resume` sends a prompt.
  */
-export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
+export function createBackgroundDeliveryActivities({ store, env, hostId }: ActivityDeps) {
   /**
    * Exactly once per child run: the prompt id comes from the child's run, a parent that already
    * holds a message of it is not told again (a retry after the signal went through), and a run
@@ -60,7 +61,8 @@ export function createBackgroundDeliveryActivities({ store }: ActivityDeps) {
     const run: SessionRunInput = {
       sessionId: parent.id,
       directory: parent.directory,
-      ...(parent.host ? { host: parent.host } : {}),
+      // A parent of a Loom before hosts ran its tools on any worker: this worker's host is where it did.
+      host: storedHostOr(parent.host, hostId, env),
       ...(parent.parentID ? { parentId: parent.parentID } : {}),
       ...(deliverTo ? { deliverTo } : {}),
       searchAttributes: input.searchAttributes,

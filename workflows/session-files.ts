@@ -8,7 +8,7 @@ import { onHost } from './session/activities.js';
  * that it finishes even when the command that asked for it goes away, and shows in the Temporal UI.
  * Its activity finishes what an interrupted attempt started.
  */
-export async function sessionFilesWorkflow(request: FilesRequest & { host?: string }): Promise<FilesOutcome> {
+export async function sessionFilesWorkflow(request: FilesRequest & { host: string }): Promise<FilesOutcome> {
   const { host, ...asked } = request;
   const { changeSessionFiles } = proxyActivities<LoomActivities>(
     onHost(

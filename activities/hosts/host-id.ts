@@ -13,3 +13,17 @@ export function localHostId(env: NodeJS.ProcessEnv = process.env): string {
     .slice(0, 100);
   return name || 'localhost';
 }
+
+/**
+ * The host of a run started from stored data: the one stored with the session or batch, else
+ * `chosen` (the caller's option, or the host an activity's worker serves), else this machine's.
+ * Sessions and batches of a Loom before hosts have none stored: their runs ran their tools on any
+ * worker, which on the one machine they knew is this one.
+ */
+export function storedHostOr(
+  stored: string | undefined,
+  chosen?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return stored ?? chosen ?? localHostId(env);
+}

@@ -101,13 +101,14 @@ export async function startBatch(
   if (options.host === undefined || options.host === localHostId())
     checkTaskDirectories(options.directory, options.tasks);
   const now = Date.now();
+  const host = options.host ?? localHostId();
   const batch: BatchRecord = {
     id: newId('bat', now, Math.random),
     source: options.source,
     sourceBytes: options.sourceBytes,
     total: options.tasks.length,
     directory: options.directory,
-    host: options.host ?? localHostId(),
+    host,
     agent: options.agent,
     model: options.model,
     concurrency: options.concurrency,
@@ -122,7 +123,7 @@ export async function startBatch(
   const input: BatchRunInput = {
     batchId: batch.id,
     directory: options.directory,
-    host: batch.host,
+    host,
     total: batch.total,
     concurrency: options.concurrency,
     retries: options.retries,

@@ -6,6 +6,7 @@ import { FilesRequestError, type FilesRequestProblem } from '../../activities/sn
 import { sessionDiff, type DiffSelection, type FileDiff } from '../../activities/snapshot/session-diff.js';
 import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
 import type { SessionStore } from '../../activities/store/store.js';
+import { storedHostOr } from '../../activities/hosts/host-id.js';
 import { sessionFilesWorkflow } from '../../workflows/index.js';
 import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import { interactivePriority } from '../../core/task-priority.js';
@@ -31,7 +32,8 @@ export async function changeSessionFiles(access: FilesAccess, request: FilesRequ
     handle = await access.client.workflow.start(sessionFilesWorkflow, {
       workflowId: `loom-files-${session.id}`,
       taskQueue: access.taskQueue,
-      args: [{ ...request, ...(session.host ? { host: session.host } : {}) }],
+      // A session of a Loom before hosts has none: its files are on this machine, as `loom resume` assumes.
+      args: [{ ...request, host: storedHostOr(session.host) }],
       staticSummary: `${request.action} · ${escapeMarkdownInline(session.title)}`,
       // Someone waits for the answer (`loom revert`, the web view's undo).
       priority: interactivePriority,

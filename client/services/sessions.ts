@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { localHostId } from '../../activities/hosts/host-id.js';
+import { localHostId, storedHostOr } from '../../activities/hosts/host-id.js';
 import type { PromptRecords } from '../../activities/store/prompts.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { Budget } from '../../core/budget.js';
@@ -125,7 +125,7 @@ export async function sendPrompt(
   const input: SessionRunInput = {
     sessionId: session.id,
     directory: session.directory,
-    host: session.host ?? options.host ?? localHostId(),
+    host: storedHostOr(session.host, options.host),
     agent,
     model: options.model,
     parentId: session.parentID,
