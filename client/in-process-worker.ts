@@ -7,6 +7,8 @@ import { errorMessage } from '../core/error-message.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { versioningFrom, type MakeCurrent } from '../worker/versioning/settings.js';
 import type { VersionAdopted } from '../worker/versioning/adopt.js';
+import { UnversionedRunsOpen } from '../worker/versioning/unversioned-runs.js';
+import { CliError } from './cli-error.js';
 
 export interface RunningWorker {
   /** The task queues it polls, shared first. */
@@ -50,15 +52,19 @@ export async function startInProcessWorker(options: {
     versioning,
   });
   const running = worker.run();
-  // Before a command starts its run: a run started while another build is current would go there.
-  const version = await worker.versionAdopted().catch((error: unknown) => ({ error: errorMessage(error) }));
-  return {
-    queues: worker.queues,
-    version,
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch(() => undefined);
-      await connection.close();
-    },
+  const stop = async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => undefined);
+    await connection.close();
   };
+  // Before a command starts its run: a run started while another build is current would go there.
+  const version = await worker
+    .versionAdopted()
+    .catch((error: unknown) => (error instanceof UnversionedRunsOpen ? error : { error: errorMessage(error) }));
+  if (version instanceof UnversionedRunsOpen) {
+    // Open runs this build cannot replay: it neither becomes current nor serves runs of its own.
+    await stop();
+    throw new CliError(`This worker does not start: ${version.message}`);
+  }
+  return { queues: worker.queues, version, stop };
 }

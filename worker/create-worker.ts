@@ -119,7 +119,13 @@ export async function createLoomWorker(options: LoomWorkerOptions): Promise<Loom
     // A version is known to Temporal once its worker polls: adopted after run() started.
     adopted ??=
       options.versioning && serve !== 'host'
-        ? adoptVersion(options.connection.workflowService, options.namespace, options.versioning, workflowCodePath)
+        ? adoptVersion(
+            options.connection.workflowService,
+            options.namespace,
+            options.versioning,
+            options.taskQueue,
+            workflowCodePath,
+          )
         : Promise.resolve(undefined);
     return adopted;
   };

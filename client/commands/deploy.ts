@@ -4,6 +4,7 @@ import { grpcStatus } from '../../worker/temporal/error-details.js';
 import { describeDeployment, type Deployment } from '../../worker/versioning/deployments.js';
 import { deployBuild, type VersionAdopted } from '../../worker/versioning/adopt.js';
 import { loomBuildId, versioningFrom } from '../../worker/versioning/settings.js';
+import { UnversionedRunsOpen } from '../../worker/versioning/unversioned-runs.js';
 import { workflowBundlePath } from '../../worker/bundle.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
@@ -45,6 +46,7 @@ export async function deployCommand(context: CliContext, options: DeployOptions)
         namespace,
         {
           deploymentName,
+          taskQueue,
           buildId,
           // This installation's code can check, by replaying them, which runs of older builds it can take.
           ...(buildId === versioning.buildId ? { workflowCodePath: await workflowBundlePath('plain') } : {}),
@@ -81,6 +83,7 @@ export async function deployCommand(context: CliContext, options: DeployOptions)
 }
 
 function deployRefusal(error: unknown, deploymentName: string, buildId: string, taskQueue: string): string {
+  if (error instanceof UnversionedRunsOpen) return error.message;
   if (grpcStatus(error)?.code === 5)
     return (
       `No worker of build ${buildId} has polled task queue "${taskQueue}" (worker deployment "${deploymentName}"): ` +

@@ -3,6 +3,7 @@ import { workerIdentity } from '../../activities/hosts/pollers.js';
 import { deleteDrainedVersions, describeDeployment, makeCurrent } from './deployments.js';
 import type { WorkerVersioning } from './settings.js';
 import { moveReplayableRuns, type RunsMoved } from './stranded.js';
+import { refuseUnversionedRuns } from './unversioned-runs.js';
 
 /** Where a worker's build stands in its deployment once the worker runs. */
 export interface VersionAdopted {
@@ -22,17 +23,23 @@ export interface VersionAdopted {
  * Makes `buildId` current in its deployment (`onlyIfNone`: only a deployment's first build), then,
  * when it replaced another: moves the older builds' open runs that replay on `workflowCodePath`
  * (when given: the code of this build) and deletes builds that have drained. What `loom deploy`
- * and a starting worker both do.
+ * and a starting worker both do. It refuses (`UnversionedRunsOpen`) while runs that carry no build
+ * are open on `taskQueue` and the build cannot replay them.
  */
 export async function deployBuild(
   service: temporal.api.workflowservice.v1.WorkflowService,
   namespace: string,
-  build: { deploymentName: string; buildId: string; workflowCodePath?: string },
+  build: { deploymentName: string; taskQueue: string; buildId: string; workflowCodePath?: string },
   options: { onlyIfNone?: boolean; deadline?: number } = {},
 ): Promise<VersionAdopted> {
-  const { deploymentName, buildId, workflowCodePath } = build;
+  const { deploymentName, taskQueue, buildId, workflowCodePath } = build;
   const identity = workerIdentity();
-  const outcome = await makeCurrent(service, namespace, { deploymentName, buildId }, { identity, ...options });
+  const outcome = await makeCurrent(
+    service,
+    namespace,
+    { deploymentName, buildId },
+    { identity, ...options, beforeChange: () => refuseUnversionedRuns(service, namespace, { taskQueue, buildId }) },
+  );
   const replaced = outcome.changed ? outcome.previous : undefined;
   const runs =
     replaced && workflowCodePath
@@ -57,6 +64,7 @@ export async function adoptVersion(
   service: temporal.api.workflowservice.v1.WorkflowService,
   namespace: string,
   versioning: WorkerVersioning,
+  taskQueue: string,
   workflowCodePath: string,
 ): Promise<VersionAdopted> {
   const { deploymentName, buildId, makeCurrent: when } = versioning;
@@ -69,7 +77,7 @@ export async function adoptVersion(
   return deployBuild(
     service,
     namespace,
-    { deploymentName, buildId, ...(when === 'always' ? { workflowCodePath } : {}) },
+    { deploymentName, taskQueue, buildId, ...(when === 'always' ? { workflowCodePath } : {}) },
     { onlyIfNone: when === 'when-none' },
   );
 }

@@ -72,19 +72,23 @@ export interface CurrentVersion {
  * Makes `buildId` the current version of its deployment: new runs go to it; runs pinned to the
  * version before finish there. `onlyIfNone`: only when no version is current yet (another build's
  * worker may have made itself current first). A version is known to Temporal only once one of its
- * workers polled, so until `deadline` an unknown build is waited for.
+ * workers polled, so until `deadline` an unknown build is waited for. `beforeChange` runs once
+ * before it changes anything, and may refuse by throwing.
  */
 export async function makeCurrent(
   service: WorkflowService,
   namespace: string,
   version: { deploymentName: string; buildId: string },
-  options: { identity: string; onlyIfNone?: boolean; deadline?: number },
+  options: { identity: string; onlyIfNone?: boolean; deadline?: number; beforeChange?: () => Promise<void> },
 ): Promise<CurrentVersion> {
   const deadline = options.deadline ?? Date.now() + 15_000;
+  let checked = false;
   for (;;) {
     const before = await describeDeployment(service, namespace, version.deploymentName);
     const current = before?.current;
     if (current === version.buildId || (current && options.onlyIfNone)) return { current, changed: false };
+    if (!checked) await options.beforeChange?.();
+    checked = true;
     try {
       await service.setWorkerDeploymentCurrentVersion({
         namespace,
