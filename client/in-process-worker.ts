@@ -6,7 +6,7 @@ import { connectWorker } from '../worker/temporal/connect-worker.js';
 import { errorMessage } from '../core/error-message.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 import { versioningFrom, type MakeCurrent } from '../worker/versioning/settings.js';
-import type { VersionAdopted } from '../worker/versioning/adopt.js';
+import { refuseBeforePolling, type VersionAdopted } from '../worker/versioning/adopt.js';
 import { UnversionedRunsOpen } from '../worker/versioning/unversioned-runs.js';
 import { CliError } from './cli-error.js';
 
@@ -40,6 +40,19 @@ export async function startInProcessWorker(options: {
   installQuietRuntime('ERROR');
   showWorkerWarningsOn((message) => process.stderr.write(`warning: ${message}\n`));
   const connection = await connectWorker(options.target);
+  if (versioning && options.serve !== 'host') {
+    // Any other failure here is the adoption's to report, once the worker polls.
+    const refusal = await refuseBeforePolling(
+      connection.workflowService,
+      options.target.namespace,
+      versioning,
+      options.taskQueue,
+    ).catch((error: unknown) => error);
+    if (refusal instanceof UnversionedRunsOpen) {
+      await connection.close();
+      throw new CliError(`This worker does not start: ${refusal.message}`);
+    }
+  }
   const worker = await createLoomWorker({
     connection,
     namespace: options.target.namespace,

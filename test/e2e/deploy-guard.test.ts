@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeDeployment } from '../../worker/versioning/deployments.js';
 import { loomBuildId } from '../../worker/versioning/settings.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
@@ -63,6 +64,8 @@ describe('deploying a build while runs of unversioned workers are open', () => {
     refusal(worker);
     expect(worker.stderr).toContain('This worker does not start:');
     expect(worker.stderr).not.toContain('Loom worker polling');
+    // Refused before it polled: Temporal never heard of its build, so nothing takes it for a live worker.
+    expect(await describeDeployment(env.client.workflowService, 'default', env.taskQueue)).toBeUndefined();
     refusal(await runLoom(['deploy'], { env: versioned, cwd: env.project }));
     // The run is untouched: unversioned, waiting for its approval.
     const described = await env.client.workflow.getHandle(sessionId).describe();

@@ -81,3 +81,22 @@ export async function adoptVersion(
     { onlyIfNone: when === 'when-none' },
   );
 }
+
+/**
+ * Refuses, before a worker polls, a build that `adoptVersion` would make current while runs it
+ * cannot replay are open (see `refuseUnversionedRuns`): a refused worker then never polled, so
+ * nothing takes it for a live worker of its build. `makeCurrent` checks again when it changes the
+ * current build, for runs opened in between.
+ */
+export async function refuseBeforePolling(
+  service: temporal.api.workflowservice.v1.WorkflowService,
+  namespace: string,
+  versioning: WorkerVersioning,
+  taskQueue: string,
+): Promise<void> {
+  const { deploymentName, buildId, makeCurrent: when } = versioning;
+  if (when === 'never') return;
+  const current = (await describeDeployment(service, namespace, deploymentName))?.current;
+  if (current === buildId || (current && when === 'when-none')) return;
+  await refuseUnversionedRuns(service, namespace, { taskQueue, buildId });
+}

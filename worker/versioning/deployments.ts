@@ -1,7 +1,7 @@
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
 import { enums } from '../../activities/hosts/proto-enums.js';
-import { grpcStatus } from '../temporal/error-details.js';
+import { describeCause, grpcStatus } from '../temporal/error-details.js';
 
 type WorkflowService = temporal.api.workflowservice.v1.WorkflowService;
 
@@ -100,9 +100,13 @@ export async function makeCurrent(
       return { current: version.buildId, previous: current, changed: true };
     } catch (error) {
       const status = grpcStatus(error);
-      // Not known yet (its worker has only just started polling), or changed by another worker meanwhile.
+      // Not known yet (its worker has only just started polling), not yet polled on every task queue
+      // of the current version (a worker's workflow and activity pollers register one by one), or
+      // changed by another worker meanwhile.
       const waitable =
-        status?.code === NOT_FOUND || (status?.code === FAILED_PRECONDITION && /conflict token/i.test(status.details));
+        status?.code === NOT_FOUND ||
+        (status?.code === FAILED_PRECONDITION &&
+          /conflict token|missing active task queues/i.test(describeCause(error)));
       if (!waitable || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
