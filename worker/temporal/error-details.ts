@@ -20,7 +20,8 @@ const TONIC_CODES: Record<string, number> = {
 export function grpcStatus(error: unknown): GrpcStatus | undefined {
   for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
     const { code, details } = cause as { code?: unknown; details?: unknown };
-    if (typeof code === 'number' && typeof details === 'string') return { code, details };
+    // A client's ServiceError may carry the server's words in its message, with empty details.
+    if (typeof code === 'number' && typeof details === 'string') return { code, details: details || cause.message };
     const native = /code: '([^']+)', message: "((?:[^"\\]|\\.)*)"/.exec(cause.message);
     if (native && TONIC_CODES[native[1]!] !== undefined) return { code: TONIC_CODES[native[1]!]!, details: native[2]! };
   }
