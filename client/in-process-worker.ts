@@ -50,7 +50,7 @@ export async function startInProcessWorker(options: {
     ).catch((error: unknown) => error);
     if (refusal instanceof UnversionedRunsOpen) {
       await connection.close();
-      throw new CliError(`This worker does not start: ${refusal.message}`);
+      throw doesNotStart(refusal);
     }
   }
   const worker = await createLoomWorker({
@@ -77,7 +77,11 @@ export async function startInProcessWorker(options: {
   if (version instanceof UnversionedRunsOpen) {
     // Open runs this build cannot replay: it neither becomes current nor serves runs of its own.
     await stop();
-    throw new CliError(`This worker does not start: ${version.message}`);
+    throw doesNotStart(version);
   }
   return { queues: worker.queues, version, stop };
+}
+
+function doesNotStart(refusal: UnversionedRunsOpen): CliError {
+  return new CliError(`This worker does not start: ${refusal.message}`);
 }

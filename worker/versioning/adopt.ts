@@ -1,6 +1,6 @@
 import type { temporal } from '@temporalio/proto';
 import { workerIdentity } from '../../activities/hosts/pollers.js';
-import { deleteDrainedVersions, describeDeployment, makeCurrent } from './deployments.js';
+import { changesCurrent, deleteDrainedVersions, describeDeployment, makeCurrent } from './deployments.js';
 import type { WorkerVersioning } from './settings.js';
 import { moveReplayableRuns, type RunsMoved } from './stranded.js';
 import { refuseUnversionedRuns } from './unversioned-runs.js';
@@ -97,6 +97,6 @@ export async function refuseBeforePolling(
   const { deploymentName, buildId, makeCurrent: when } = versioning;
   if (when === 'never') return;
   const current = (await describeDeployment(service, namespace, deploymentName))?.current;
-  if (current === buildId || (current && when === 'when-none')) return;
+  if (!changesCurrent(current, buildId, when === 'when-none')) return;
   await refuseUnversionedRuns(service, namespace, { taskQueue, buildId });
 }

@@ -61,6 +61,11 @@ function versionStatus(status: number | null | undefined): VersionStatus {
     : 'unknown';
 }
 
+/** Whether making `buildId` current would change the deployment's current build (`onlyIfNone`: only a first one). */
+export function changesCurrent(current: string | undefined, buildId: string, onlyIfNone = false): boolean {
+  return current !== buildId && !(current && onlyIfNone);
+}
+
 /** What `makeCurrent` found and did: the build current now, the one before, whether it changed it. */
 export interface CurrentVersion {
   current?: string;
@@ -86,7 +91,7 @@ export async function makeCurrent(
   for (;;) {
     const before = await describeDeployment(service, namespace, version.deploymentName);
     const current = before?.current;
-    if (current === version.buildId || (current && options.onlyIfNone)) return { current, changed: false };
+    if (!changesCurrent(current, version.buildId, options.onlyIfNone)) return { current, changed: false };
     if (!checked) await options.beforeChange?.();
     checked = true;
     try {

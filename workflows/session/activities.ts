@@ -71,7 +71,9 @@ export function hostQueueOf(host: string): string {
   return hostTaskQueue(workflowInfo().taskQueue, host);
 }
 
-export function onHost(options: ActivityOptions, placement: Placement): ActivityOptions {
+/** `options` on the placement's host queue; with no placement (tools that only touch the store), on any worker's. */
+export function onHost(options: ActivityOptions, placement: Placement | undefined): ActivityOptions {
+  if (!placement) return options;
   return {
     ...options,
     taskQueue: hostQueueOf(placement.host),
@@ -148,18 +150,19 @@ export const titles = proxyActivities<LoomActivities>({
   retry: { initialInterval: '1 second', maximumAttempts: 2 },
 });
 
-/**
- * Tools that only look at the world, or whose repetition is harmless, may be retried. On the
- * workspace host's queue, or any worker's for tools that only touch the store (no placement).
- */
+/** Tools that only look at the world, or whose repetition is harmless, may be retried. */
 export function retriedTool(summary: string, placement: Placement | undefined) {
-  const options: ActivityOptions = {
-    summary,
-    startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '1 second', maximumAttempts: 3 },
-  };
-  return proxyActivities<LoomActivities>(placement ? onHost(options, placement) : options).runTool;
+  return proxyActivities<LoomActivities>(
+    onHost(
+      {
+        summary,
+        startToCloseTimeout: '10 minutes',
+        heartbeatTimeout: '10 seconds',
+        retry: { initialInterval: '1 second', maximumAttempts: 3 },
+      },
+      placement,
+    ),
+  ).runTool;
 }
 
 /**
@@ -176,11 +179,10 @@ export function localTool(summary: string) {
 
 /** Tools that change the world run at most once; an interrupted run is reported to the model. */
 export function mutatingTool(summary: string, placement: Placement | undefined) {
-  const options: ActivityOptions = {
-    summary,
-    startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '10 seconds',
-    retry: { maximumAttempts: 1 },
-  };
-  return proxyActivities<LoomActivities>(placement ? onHost(options, placement) : options).runTool;
+  return proxyActivities<LoomActivities>(
+    onHost(
+      { summary, startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 1 } },
+      placement,
+    ),
+  ).runTool;
 }
