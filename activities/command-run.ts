@@ -4,7 +4,8 @@ import { partId } from '../core/ids.js';
 import { expandedPromptId, preview } from '../core/prompt.js';
 import type { ToolPart } from '../core/part.js';
 import { expandCommand } from './commands.js';
-import { ConfigError, loadConfig } from './config/load.js';
+import { ConfigError } from './config/load.js';
+import { runConfiguration } from './config/run-configuration.js';
 import type { ActivityDeps } from './deps.js';
 import { createdTime, saveUserMessageRow } from './message-time.js';
 import { readPrompt, storePrompt } from './prompts.js';
@@ -36,10 +37,12 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     /** The stored prompt `/name arguments`. */
     promptId: string;
     sessionId?: string;
+    /** The run's configuration (absent from runs of Loom 0.3.0 and before: see `runConfiguration`). */
+    workspaceConfigId?: string;
   }): Promise<PreparedCommand> {
     const slash = parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId));
     const name = slash?.name ?? '';
-    const config = loadConfig(input.directory, env);
+    const { config } = await runConfiguration(store, env, input);
     const command = config.command?.[name];
     if (!command)
       throw new ConfigError(

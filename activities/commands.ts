@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { applyArguments, shellSubstitutions } from '../core/command-template.js';
 import type { CommandConfig, LoomConfig } from '../core/config.js';
-import { dataDir } from './paths.js';
+import { dataDir, refusedConfigDir } from './paths.js';
+import { moveCreatedConfig } from './sandbox/config-guard.js';
 import { agentSandbox, confine, type Confinement } from './sandbox/process-sandbox.js';
 import { killGroup, type Launch } from './tools/process-group.js';
 import { toolEnvironment } from './tools/tool-env.js';
@@ -59,7 +60,15 @@ export async function expandCommand(
     substitutions.map(({ command: line }) =>
       confinement.refused ? `Error executing command: ${confinement.refused}` : runSubstitution(line, shell),
     ),
-  ).finally(() => confinement.sandbox?.close());
+  ).finally(async () => {
+    await confinement.sandbox?.close();
+    // Commands may not change Loom's configuration: what a shell line created of it is moved out.
+    if (confinement.sandbox)
+      await moveCreatedConfig(
+        confinement.sandbox.policy.config,
+        refusedConfigDir(options.dataDir ?? dataDir(options.env), options.sessionId ?? 'commands', `command-${name}`),
+      );
+  });
   let prompt = '';
   let from = 0;
   substitutions.forEach(({ start, end }, index) => {

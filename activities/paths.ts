@@ -30,6 +30,14 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'loom');
 }
 
+/**
+ * Where Loom keeps the configuration files a sandboxed command created in a project (they are moved
+ * out, since commands may not change Loom's configuration): one folder per tool call.
+ */
+export function refusedConfigDir(dir: string, sessionId: string, callId: string): string {
+  return join(dir, 'refused-config', sessionId, callId.replace(/[^A-Za-z0-9_-]/g, '_'));
+}
+
 /** Where the shadow repositories of projects' snapshots live (see activities/snapshot/). */
 export function snapshotsDir(dir = dataDir()): string {
   return join(dir, 'snapshots');

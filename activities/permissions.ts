@@ -4,6 +4,7 @@ import type { ActivityDeps } from './deps.js';
 import { localHostId } from './hosts/host-id.js';
 import { pluginPermissionVerdict, type PluginVerdict } from './plugins/permission-ask.js';
 import { warnOnceInWorkerLog } from './worker-log.js';
+import { trustedProjectFiles } from './config/trust.js';
 
 export type { PluginVerdict } from './plugins/permission-ask.js';
 
@@ -49,7 +50,12 @@ export function createPermissionActivities({ store, env, hostId }: ActivityDeps)
       );
       return undefined;
     }
-    return pluginPermissionVerdict(session.directory, env, request);
+    return pluginPermissionVerdict(
+      session.directory,
+      env,
+      await trustedProjectFiles(store, session.directory),
+      request,
+    );
   }
 
   async function loadApprovedRules(rootId: string): Promise<PermissionRule[]> {

@@ -19,7 +19,9 @@ import { DEFAULT_MODEL_KEYS, defaultModelFromKeys } from './model/known-provider
 import { toolOutputDir } from './paths.js';
 import { rootSessionOf } from './session-root.js';
 import { newSession } from './session.js';
-import { warnInWorkerLog } from './worker-log.js';
+import { warnInWorkerLog, warnOnceInWorkerLog } from './worker-log.js';
+import type { ConfigFilesSnapshot } from './config/files.js';
+import { projectConfigForRun } from './config/trust.js';
 import { errorMessage } from '../core/error-message.js';
 
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
@@ -53,24 +55,46 @@ interface RunInput {
   sessionRules?: Ruleset;
   /** A new budget for the session's tree (`--max-tokens`, `--max-cost`). */
   budget?: Budget;
+  /** A person started the run (not an agent's work): their own edits of the config files are taken. */
+  byPerson?: boolean;
 }
 
 export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps) {
+  /** The project's config files for the run: as they are, or as a person last trusted them (trust.ts). */
+  async function projectFiles(input: RunInput): Promise<ConfigFilesSnapshot> {
+    const chosen = await projectConfigForRun(store, input.directory, env, {
+      byPerson: input.byPerson === true,
+      sessionId: input.sessionId,
+    });
+    if (chosen.unconfirmed)
+      warnOnceInWorkerLog(
+        `Session ${input.sessionId} runs with the configuration a person last trusted in ${input.directory}: ` +
+          `${chosen.unconfirmed.files.join(', ')} changed during an agent's work and wait for a person (loom config trust)`,
+        { againAfterMs: 60_000 },
+      );
+    return chosen.snapshot;
+  }
+
   /**
    * Decides, from the configuration, what a run works with: its agent and that agent's rules,
    * the model, the tools it may be offered, and the session tree's approvals so far.
    */
   async function prepareRun(input: RunInput): Promise<RunConfig> {
-    const { run, snapshot } = await decide(input);
+    // Outside `decide`: a store hiccup is retried, not a config error.
+    const project = await projectFiles(input);
+    const { run, snapshot } = await decide(input, project);
     // What the project's folders hold travels to model calls through the store: they may run on
     // a worker without the workspace. (Outside `decide`: a store hiccup is retried, not a config error.)
     await store.saveWorkspaceSnapshot(run.workspaceConfigId!, snapshot);
     return run;
   }
 
-  async function decide(input: RunInput): Promise<{ run: RunConfig; snapshot: WorkspaceSnapshot }> {
+  async function decide(
+    input: RunInput,
+    project: ConfigFilesSnapshot,
+  ): Promise<{ run: RunConfig; snapshot: WorkspaceSnapshot }> {
     try {
-      const taken = takeWorkspaceSnapshot(input.directory, env);
+      const taken = takeWorkspaceSnapshot(input.directory, env, project);
       const { config, skillProblems } = taken;
       // A broken skill file is skipped, not fatal: the run goes on, and the worker's log says why.
       for (const problem of skillProblems) warnInWorkerLog(`Skipped a skill: ${problem.message}`);

@@ -4,7 +4,8 @@ import { parseSlashCommand } from '../core/command-template.js';
 import { evaluate, type Ruleset } from '../core/permission.js';
 import { partId } from '../core/ids.js';
 import type { Part, PartContent } from '../core/part.js';
-import { loadConfig } from './config/load.js';
+import type { LoomConfig } from '../core/config.js';
+import { runConfiguration } from './config/run-configuration.js';
 import type { ActivityDeps } from './deps.js';
 import { saveUserMessageRow } from './message-time.js';
 import { readPrompt } from './prompts.js';
@@ -35,6 +36,8 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
     promptId?: string;
     text?: string;
     directory: string;
+    /** The run's configuration (absent from runs of Loom 0.3.0 and before: see `runConfiguration`). */
+    workspaceConfigId?: string;
     /** Written by Loom, not the user (e.g. the request to summarise a subtask): taken as it is. */
     synthetic?: boolean;
     /** The configured slash commands: a prompt that calls one is not written but handed back. */
@@ -55,7 +58,7 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
       });
       return { mentions: [] };
     }
-    const config = loadConfig(input.directory, env);
+    const { config } = await runConfiguration(store, env, input);
     const agents = projectAgents(config, dataDir);
     const mentioned = await resolveReferences(text, {
       directory: input.directory,
@@ -120,7 +123,7 @@ export function createUserMessageActivities({ store, env, dataDir }: ActivityDep
   async function referenceParts(
     reference: Reference,
     input: { sessionId: string; messageId: string; model: string; directory: string },
-    config: ReturnType<typeof loadConfig>,
+    config: LoomConfig,
   ): Promise<PartContent[]> {
     if (reference.kind === 'agent') return [];
     if (reference.kind === 'file' && reference.mime !== 'text/plain') {

@@ -104,7 +104,12 @@ export interface PermissionRequest {
   explicit?: boolean;
   /** Why the request was made, shown to the person asked (`the line does not parse`). */
   reason?: string;
+  /** For a write of a config file: the change, as a unified diff (cut to `PERMISSION_DIFF_LIMIT`). */
+  diff?: string;
 }
+
+/** The most of a diff a permission request carries: it travels through workflow history. */
+export const PERMISSION_DIFF_LIMIT = 4 * 1024;
 
 export type Verdict =
   | { action: 'allow' }

@@ -66,6 +66,12 @@ export interface SessionRunInput {
   budget?: Budget;
   /** Milliseconds this run may take before it is cancelled (`--timeout`, or a subagent agent's `timeout`). */
   timeoutMs?: number;
+  /**
+   * A person started this run (the CLI, the web view, an editor), not an agent's work: the
+   * project's config files are taken as they are unless an agent's work changed them (see
+   * activities/config/trust.ts).
+   */
+  byPerson?: boolean;
   /** State handed over by continue-as-new. */
   carried?: CarriedState;
 }

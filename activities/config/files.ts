@@ -15,10 +15,15 @@ export interface ConfigFiles {
   read(path: string): string;
 }
 
-/** What a project's config traversal found: raw texts (before `{env:…}`) and folder listings, by absolute path. */
+/**
+ * What a project's config traversal found: raw texts (before `{env:…}`) and folder listings, by
+ * absolute path, and the SHA-256 of each plugin module of the project (code is not kept, only
+ * which code was seen: a module that differs is not loaded).
+ */
 export const ConfigFilesSnapshot = z.object({
   files: z.record(z.string(), z.string()),
   folders: z.record(z.string(), z.array(z.string())),
+  plugins: z.record(z.string(), z.string()).optional(),
 });
 export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
 

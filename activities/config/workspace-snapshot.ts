@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { canonicalJson } from '../../core/canonical-json.js';
 import type { LoomConfig } from '../../core/config.js';
 import type { McpToolInfo } from '../../core/mcp.js';
 import type { SkillInfo } from '../../core/tools/skill.js';
 import type { WorkspaceSnapshots } from '../store/workspace-snapshots.js';
 import { ConfigError } from './errors.js';
-import { recordingFiles, snapshotFiles, type WorkspaceSnapshot } from './files.js';
+import { snapshotFiles, type ConfigFilesSnapshot, type WorkspaceSnapshot } from './files.js';
 import { loadConfig } from './load.js';
 import { projectEntries } from './project-entries.js';
+import { readProjectConfig } from './project-config.js';
 import { discoverSkills } from './skills.js';
 
 export { WorkspaceSnapshot } from './files.js';
@@ -18,22 +20,23 @@ const CACHE_LIMIT = 32;
 const cache = new Map<string, WorkspaceSnapshot>();
 
 /**
- * Loads the configuration from the disk, as `loadConfig` does, and records what the project's
- * folders held: loading `snapshot` later, anywhere, gives the same project layers. Texts are kept
- * raw, so `{env:…}` secrets are filled in by the worker that uses them and never stored. The
- * skills found here (global ones too: the host runs the `skill` tool) travel as a list;
- * `skillProblems` are the skill files skipped, for the caller to report.
+ * The configuration of a run from `project`, the project's config files it works with (see
+ * trust.ts; the disk's as they are by default), and what the run's model calls need of the workspace: loading `snapshot` later,
+ * anywhere, gives the same project layers. Texts are kept raw, so `{env:…}` secrets are filled in
+ * by the worker that uses them and never stored. The skills found here (global ones too: the host
+ * runs the `skill` tool) travel as a list; `skillProblems` are the skill files skipped, for the
+ * caller to report.
  */
 export function takeWorkspaceSnapshot(
   directory: string,
   env: NodeJS.ProcessEnv,
+  project: ConfigFilesSnapshot = readProjectConfig(directory, env).snapshot,
 ): { config: LoomConfig; snapshot: WorkspaceSnapshot; skillProblems: ConfigError[] } {
-  const recorder = recordingFiles();
-  const config = loadConfig(directory, env, recorder.files);
+  const config = loadConfig(directory, env, snapshotFiles(project));
   const { skills, problems } = discoverSkills(directory, env);
   const entries = projectEntries(directory);
   const snapshot: WorkspaceSnapshot = {
-    ...recorder.snapshot(),
+    ...project,
     git: existsSync(join(directory, '.git')),
     ...(skills.length ? { skills } : {}),
     ...(entries.length ? { entries } : {}),
@@ -49,6 +52,8 @@ export function workspaceSnapshotId(snapshot: WorkspaceSnapshot): string {
 /** The configuration and git flag a model-side activity works with. */
 export interface WorkspaceConfig {
   config: LoomConfig;
+  /** The project's config files it was loaded from (and its plugins' digests). */
+  project: ConfigFilesSnapshot;
   /** Whether the directory is a git repository. */
   git: boolean;
   /** The skills the `skill` tool offers; absent when there are none. */
@@ -69,8 +74,10 @@ export async function workspaceConfig(
   input: { directory: string; workspaceConfigId: string },
 ): Promise<WorkspaceConfig> {
   const snapshot = await readSnapshot(store, input.workspaceConfigId);
+  const { files, folders, plugins } = snapshot;
   return {
     config: loadConfig(input.directory, env, snapshotFiles(snapshot)),
+    project: { files, folders, ...(plugins ? { plugins } : {}) },
     git: snapshot.git,
     ...(snapshot.skills ? { skills: snapshot.skills } : {}),
     ...(snapshot.mcpTools ? { mcpTools: snapshot.mcpTools } : {}),
@@ -89,14 +96,4 @@ async function readSnapshot(store: WorkspaceSnapshots, id: string): Promise<Work
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(id, snapshot);
   return snapshot;
-}
-
-/** JSON with object keys sorted at every level, so equal content hashes equal. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -8,8 +8,10 @@ import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
+import type { ConfigFilesSnapshot } from '../config/files.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
+import { configDir } from '../paths.js';
 import { pluginChatParams } from '../plugins/chat-params.js';
 import { PluginError, type ChatParams } from '../plugins/types.js';
 import { costOf } from '../../core/cost.js';
@@ -52,7 +54,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
     let offered = input.tools;
     const answer = await streamIntoMessage(store, message, async () => {
       // The project's config as its host read it: this worker may have no copy of the workspace.
-      const { config, git, skills, mcpTools, entries } = await workspaceConfig(store, env, input);
+      const { config, project, git, skills, mcpTools, entries } = await workspaceConfig(store, env, input);
       find = toolFinder(mcpTools);
       const model = await resolveModel(input.model, config, env, { store });
       const variant = promptVariant(config, input.model);
@@ -71,7 +73,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         { metadataOf },
       );
       agentRules = agent.permission;
-      const params = await chatParams(input, agent.name, {
+      const params = await chatParams(input, agent.name, project, {
         temperature: agent.temperature,
         topP: agent.topP,
         options: { ...model.options, ...agent.options },
@@ -108,6 +110,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       offered,
       agentRules,
       directory: input.directory,
+      globalConfigDir: configDir(env),
       find,
     });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };
@@ -127,7 +130,12 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   }
 
   /** The agent's sampling parameters as `chat.params` plugins leave them; a failing plugin fails the call for good. */
-  async function chatParams(input: ModelStepInput, agent: string, params: ChatParams): Promise<ChatParams> {
+  async function chatParams(
+    input: ModelStepInput,
+    agent: string,
+    project: ConfigFilesSnapshot,
+    params: ChatParams,
+  ): Promise<ChatParams> {
     const providerID = input.model.slice(0, input.model.indexOf('/'));
     const hookInput = {
       sessionID: input.sessionId,
@@ -136,7 +144,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       provider: { id: providerID },
     };
     try {
-      return await pluginChatParams(input.directory, env, hookInput, params);
+      return await pluginChatParams(input.directory, env, project, hookInput, params);
     } catch (error) {
       if (error instanceof PluginError) throw ApplicationFailure.nonRetryable(error.message, 'PluginError');
       throw error;

@@ -14,11 +14,18 @@ import { failToolPart } from '../tools/tool-state.js';
 export async function planToolCalls(
   store: PartRecords,
   calls: ToolCall[],
-  context: { offered: readonly string[]; agentRules: Ruleset; directory: string; find?: FindTool },
+  context: {
+    offered: readonly string[];
+    agentRules: Ruleset;
+    directory: string;
+    globalConfigDir?: string;
+    find?: FindTool;
+  },
 ): Promise<PlannedToolCall[]> {
   const plans: PlannedToolCall[] = [];
   const checkContext = {
     directory: context.directory,
+    ...(context.globalConfigDir ? { globalConfigDir: context.globalConfigDir } : {}),
     readRules: context.agentRules.filter((rule) => wildcardMatch('read', rule.permission)),
   };
   for (const call of calls) {

@@ -3,6 +3,8 @@ import type { Ruleset } from '../../core/permission.js';
 /** Where a call is checked: the project it works in. */
 export interface CheckContext {
   directory: string;
+  /** The user's global config folder: a write there asks `config`. */
+  globalConfigDir?: string;
   /** The agent's rules on reading files: a shell line naming a file they guard asks as `read` would. */
   readRules?: Ruleset;
 }

@@ -3,13 +3,15 @@ import type { PermissionRequest } from '../../core/permission.js';
 import { resolvePath } from '../../core/path.js';
 import { fileAccess, searchAccess } from '../../core/tool-call/permissions.js';
 import type { CheckContext } from './check-context.js';
+import { withConfigDiff } from './config-diff.js';
 import { mergeRequests } from './merge-requests.js';
 import { realPathOf } from './real-path.js';
 
 /**
  * A file or search tool's permissions, for the path it names and for where that path really leads:
  * a link inside the project to a file or folder outside it asks as the outside path would, and
- * rules on paths (`*.env`) match the link's target too.
+ * rules on paths (`*.env`) match the link's target too. A write of a config file, by its name or
+ * where it leads, asks `config` with the change it makes.
  */
 export function filePermissions(
   tool: string,
@@ -21,7 +23,10 @@ export function filePermissions(
   const lexical = resolvePath(context.directory, named);
   const real = realPathOf(lexical);
   const project = realPathOf(context.directory);
-  const realContext = { directory: project };
+  const realContext = {
+    directory: project,
+    ...(context.globalConfigDir ? { globalConfigDir: context.globalConfigDir } : {}),
+  };
   // `read` of a folder lists it: the folder is what it reaches, not its parent (which "always" would open).
   if (tool === 'read' && isFolder(real)) {
     return mergeRequests(
@@ -29,7 +34,7 @@ export function filePermissions(
       fileAccess('read', real, realContext, { isFolder: true }),
     );
   }
-  if (real === lexical && project === context.directory) return planned;
+  if (real === lexical && project === context.directory) return withConfigDiff(planned, tool, input, real);
   const forReal = (() => {
     switch (tool) {
       case 'read':
@@ -43,7 +48,7 @@ export function filePermissions(
         return searchAccess(tool, String(input.pattern ?? '*'), real, realContext);
     }
   })();
-  return mergeRequests(planned, forReal);
+  return withConfigDiff(mergeRequests(planned, forReal), tool, input, real);
 }
 
 function isFolder(path: string): boolean {

@@ -3,6 +3,8 @@ import { busEventOf, type BusEvent } from '../../core/bus-events.js';
 import type { SessionRecords } from '../store/sessions.js';
 import type { ChangeFeed } from '../store/change-feed.js';
 import type { BatchRecords } from '../store/batches.js';
+import type { ConfigTrustRecords } from '../store/config-trust.js';
+import { trustedProjectFiles } from '../config/trust.js';
 import type { FeedEntry } from '../store/feed-page.js';
 import { warnInWorkerLog } from '../worker-log.js';
 import { callHook } from './hooks.js';
@@ -11,7 +13,7 @@ import type { LoadedPlugin } from './types.js';
 import { errorMessage } from '../../core/error-message.js';
 
 export interface PluginEventsOptions {
-  store: BatchRecords & ChangeFeed & SessionRecords;
+  store: BatchRecords & ChangeFeed & SessionRecords & ConfigTrustRecords;
   env: NodeJS.ProcessEnv;
   /** This machine's host id: only workspaces of this host (or of no host) get their plugins' events. */
   hostId: string;
@@ -190,7 +192,8 @@ class Follower {
     let found = { at: Date.now(), plugins: [] as LoadedPlugin[], timeoutMs: 0 };
     if (existsSync(directory)) {
       try {
-        const plugins = await loadPlugins(directory, this.options.env);
+        const project = await trustedProjectFiles(this.options.store, directory);
+        const plugins = project ? await loadPlugins(directory, this.options.env, project) : { list: [], timeoutMs: 0 };
         found = {
           at: Date.now(),
           plugins: plugins.list.filter((plugin) => plugin.hooks.event),

@@ -1,10 +1,12 @@
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mergeConfig, type LoomConfig } from '../../core/config.js';
 import { configLayers, type ConfigLayer } from '../config/load.js';
-import { diskFiles } from '../config/files.js';
+import { diskFiles, snapshotFiles, type ConfigFiles, type ConfigFilesSnapshot } from '../config/files.js';
+import { CONFIG_FOLDER_NAMES } from '../../core/config-files.js';
 import { configDir } from '../paths.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
 import { withTimeout } from './timeout.js';
@@ -13,8 +15,6 @@ import { errorMessage } from '../../core/error-message.js';
 
 /** Folders of plugin modules inside each config folder (OpenCode's old and new spelling). */
 const PLUGIN_FOLDERS = ['plugin', 'plugins'];
-/** Config folders inside each folder on the way to the project, in config order (`.loom` last). */
-const CONFIG_FOLDERS = ['.opencode', '.loom'];
 const EXTENSIONS = new Set(['.js', '.mjs', '.ts']);
 /** Keys of OpenCode's `Hooks` that are objects, not hooks; Loom does not use them yet. */
 const NOT_HOOKS = new Set(['tool', 'auth']);
@@ -29,6 +29,8 @@ interface PluginModule {
   mtimeMs: number;
   /** Inside `node_modules`: imported once per process, whatever its time. */
   package: boolean;
+  /** In the user's global config folder: theirs, not the project's, so never checked against a snapshot. */
+  global: boolean;
 }
 
 const cache = new Map<string, Promise<Plugins>>();
@@ -39,10 +41,19 @@ const cache = new Map<string, Promise<Plugins>>();
  * layer order, then from `plugin/` and `plugins/` of the global config folder and of each
  * `.opencode/` and `.loom/` on the way from the filesystem root to the project. Throws a
  * `PluginError` naming the module (and export) that cannot be loaded.
+ *
+ * The project's part is read from `project`, the config files a run uses (those a person trusts),
+ * and a module of the project is loaded only while its code is the code that snapshot saw: code an
+ * agent wrote or changed since runs in this worker only once a person confirms it.
  */
-export async function loadPlugins(directory: string, env: NodeJS.ProcessEnv): Promise<Plugins> {
-  const { modules, config, skipped } = discoverPlugins(directory, env);
+export async function loadPlugins(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  project: ConfigFilesSnapshot,
+): Promise<Plugins> {
+  const { modules, config, skipped } = discoverPlugins(directory, env, snapshotFiles(project));
   for (const reason of skipped) warnOnceInWorkerLog(`Plugin ${reason}`);
+  for (const module of modules) if (!module.global) checkSeen(module, project);
   const timeoutMs = (config.plugin_timeout ?? DEFAULT_PLUGIN_TIMEOUT_S) * 1000;
   if (modules.length === 0) return { list: [], timeoutMs };
   const key = JSON.stringify([resolve(directory), timeoutMs, modules]);
@@ -57,15 +68,20 @@ export async function loadPlugins(directory: string, env: NodeJS.ProcessEnv): Pr
   return loading;
 }
 
-/** The modules `loadPlugins` would load, and the configuration (JSON layers) that named them. */
+/**
+ * The modules `loadPlugins` would load, and the configuration (JSON layers) that named them. The
+ * project's config files and plugin folders are read through `project` (the disk by default).
+ */
 export function discoverPlugins(
   directory: string,
   env: NodeJS.ProcessEnv,
+  project: ConfigFiles = diskFiles,
 ): { modules: PluginModule[]; config: LoomConfig; skipped: string[] } {
   const root = resolve(directory);
+  const globalDir = configDir(env);
   let layers: ConfigLayer[] = [];
   try {
-    layers = configLayers(root, env, { markdown: false });
+    layers = configLayers(root, env, { markdown: false, project });
   } catch {
     // A broken config file is reported where the run is prepared; its plugins are not loaded.
   }
@@ -77,7 +93,8 @@ export function discoverPlugins(
     seen.add(file);
     const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
     if (mtimeMs === undefined) throw new PluginError(`${label}: no such file ${file}`);
-    modules.push({ file, label, mtimeMs, package: isPackage });
+    const global = file === globalDir || file.startsWith(`${globalDir}/`);
+    modules.push({ file, label, mtimeMs, package: isPackage, global });
   };
   for (const layer of layers) {
     for (const [index, entry] of (layer.config.plugin ?? []).entries()) {
@@ -95,22 +112,71 @@ export function discoverPlugins(
       }
     }
   }
-  const folders = [
-    configDir(env),
-    ...ancestors(root).flatMap((folder) => CONFIG_FOLDERS.map((name) => join(folder, name))),
+  const folders: [string, ConfigFiles][] = [
+    [globalDir, diskFiles],
+    ...ancestors(root).flatMap((folder) =>
+      CONFIG_FOLDER_NAMES.map((name): [string, ConfigFiles] => [join(folder, name), project]),
+    ),
   ];
-  for (const folder of folders) {
+  for (const [folder, files] of folders) {
     for (const name of PLUGIN_FOLDERS) {
       const pluginDir = join(folder, name);
-      if (!diskFiles.isDirectory(pluginDir)) continue;
-      for (const entry of diskFiles.list(pluginDir).sort()) {
+      if (!files.isDirectory(pluginDir)) continue;
+      for (const entry of files.list(pluginDir).sort()) {
         const file = join(pluginDir, entry);
-        if (EXTENSIONS.has(extname(entry)) && !entry.endsWith('.d.ts') && diskFiles.isFile(file))
-          add(file, labelOf(file, root));
+        if (!EXTENSIONS.has(extname(entry)) || entry.endsWith('.d.ts')) continue;
+        // A snapshot lists a plugin file without its text (the digest is its record); one that has
+        // gone since is reported missing, not skipped, as a plugin named in config is.
+        if (files !== diskFiles || diskFiles.isFile(file)) add(file, labelOf(file, root));
       }
     }
   }
   return { modules, config: layers.reduce((merged, layer) => mergeConfig(merged, layer.config), {}), skipped };
+}
+
+/**
+ * The SHA-256 of each plugin module of the project that `project` leads to (the global folder's
+ * are the user's own): what a snapshot records, so `loadPlugins` loads only code it saw.
+ */
+export function pluginDigests(directory: string, env: NodeJS.ProcessEnv, project: ConfigFiles): Record<string, string> {
+  const digests: Record<string, string> = {};
+  let modules: PluginModule[] = [];
+  try {
+    modules = discoverPlugins(directory, env, project).modules;
+  } catch {
+    // A plugin named but missing: the run's start says so when it loads the plugins.
+  }
+  for (const module of modules) {
+    const digest = module.global ? undefined : digestOf(module.file);
+    if (digest) digests[module.file] = digest;
+  }
+  return digests;
+}
+
+/** Digests by file, kept while the file's time and size stay the same. */
+const digests = new Map<string, { stamp: string; digest: string }>();
+const DIGESTS_KEPT = 256;
+
+function digestOf(file: string): string | undefined {
+  const info = statSync(file, { throwIfNoEntry: false });
+  if (!info?.isFile()) return undefined;
+  const stamp = `${info.mtimeMs}:${info.size}:${info.ino}`;
+  const known = digests.get(file);
+  if (known?.stamp === stamp) return known.digest;
+  const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+  if (digests.size >= DIGESTS_KEPT) digests.delete(digests.keys().next().value!);
+  digests.set(file, { stamp, digest });
+  return digest;
+}
+
+/** Refuses a module of the project whose code is not the code the run's config snapshot saw. */
+function checkSeen(module: PluginModule, project: ConfigFilesSnapshot): void {
+  const seen = project.plugins?.[module.file];
+  if (seen !== undefined && digestOf(module.file) === seen) return;
+  throw new PluginError(
+    `${module.label}: ${seen === undefined ? 'is new' : 'changed'} since a person last trusted this project's configuration, so it is not loaded. ` +
+      'Review it, then run `loom config trust` in the project (or answer the prompt of `loom run`).',
+  );
 }
 
 async function initialise(directory: string, modules: PluginModule[], timeoutMs: number): Promise<Plugins> {

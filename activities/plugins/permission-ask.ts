@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { ConfigFilesSnapshot } from '../config/files.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { warnInWorkerLog } from '../worker-log.js';
 import { callHook } from './hooks.js';
@@ -27,13 +28,15 @@ const STATUSES: readonly PermissionStatus[] = ['ask', 'allow', 'deny'];
  * status is the one named. A plugin that cannot load, throws, hangs or sets an unknown status
  * does not decide anything: a person is asked, as without plugins, and the worker log says why
  * (failing open to a person keeps the rules' own `ask`; no plugin failure lets a call through).
+ * `project` is the config files a person trusts for the directory (none: no plugin answers).
  */
 export async function pluginPermissionVerdict(
   directory: string,
   env: NodeJS.ProcessEnv,
+  project: ConfigFilesSnapshot | undefined,
   record: PermissionRequestRecord,
 ): Promise<PluginVerdict | undefined> {
-  if (!existsSync(directory)) return undefined;
+  if (!project || !existsSync(directory)) return undefined;
   const fallBack = (reason: string) => {
     warnInWorkerLog(
       `${reason}; asking a person about permission request ${record.id} (${record.title}) of session ${record.sessionID} instead`,
@@ -42,7 +45,7 @@ export async function pluginPermissionVerdict(
   };
   let plugins: Plugins;
   try {
-    plugins = await loadPlugins(directory, env);
+    plugins = await loadPlugins(directory, env, project);
   } catch (error) {
     return fallBack(errorMessage(error));
   }

@@ -19,14 +19,16 @@ type Mount = { path: string; args: string[] };
 /**
  * bubblewrap's arguments for a sandbox: every namespace of its own (no network but its own
  * loopback, its own processes), the host's filesystem read-only, the workspace and the writable
- * paths bound read-write, `/tmp` private, hidden folders empty and hidden files unreadable. Mounts
- * go parent before child, so a path hidden inside a writable folder stays hidden.
+ * paths bound read-write (Loom's configuration in them read-only again), `/tmp` private, hidden
+ * folders empty and hidden files unreadable. Mounts go parent before child, so a path hidden
+ * inside a writable folder stays hidden.
  */
 export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   const { policy } = mounts;
   const list: Mount[] = [
     { path: '/tmp', args: ['--bind', mounts.tmp, '/tmp'] },
     ...[policy.workspace, ...policy.writable].map((path) => ({ path, args: ['--bind', path, path] })),
+    ...policy.config.readOnly.map((path) => ({ path, args: ['--ro-bind', path, path] })),
     ...policy.hidden.map((path) => ({
       path,
       args: mounts.hiddenFolders.has(path) ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path],

@@ -1,3 +1,4 @@
+import { isConfigPath } from '../../core/config-files.js';
 import type { RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 
@@ -16,6 +17,8 @@ const NAME_NOT_RESOLVED = [
   /Failed to resolve ['"]?([^\s'"]+)/i,
   /unable to resolve host(?: address)? ['"]?([^\s'"]+)/i,
 ];
+/** A config file or folder is a mount point in the sandbox: renaming or deleting it is "busy". */
+const BUSY = /Device or resource busy|EBUSY/i;
 const NO_NETWORK =
   /Temporary failure in name resolution|Name or service not known|Network is unreachable|ENETUNREACH|No address associated with hostname/i;
 const LOOPBACK_REFUSED =
@@ -23,6 +26,10 @@ const LOOPBACK_REFUSED =
 
 export const ESCAPE_HINT =
   'If the command needs this, call bash again with the same command and "sandbox": false; a person will be asked to approve running it outside the sandbox.';
+
+/** What the model should do instead of changing Loom's configuration with a command. */
+export const CONFIG_HINT =
+  "Loom's configuration (loom.json, opencode.json, .loom/, .opencode/) cannot be changed by commands: change it with the write or edit tool, which asks the person, and the change takes effect once they confirm it.";
 
 /**
  * What to tell the model when a sandboxed command may have failed because of the sandbox: which
@@ -40,6 +47,8 @@ export function explainRefusal(
   for (const connection of uniqueHosts(refused))
     reasons.push(`the sandbox's proxy refused ${connection.host}:${connection.port} (${connection.reason})`);
   if (failed) {
+    const config = configRefusal(output, policy);
+    if (config) return `Loom's sandbox refused something this command tried: ${config}. ${CONFIG_HINT}`;
     const readOnly = firstMatch(output, READ_ONLY);
     if (readOnly !== undefined || /Read-only file system|EROFS/i.test(output)) {
       const writable = [policy.workspace, ...policy.writable, '/tmp'].join(', ');
@@ -62,6 +71,22 @@ export function explainRefusal(
   }
   if (reasons.length === 0) return undefined;
   return `Loom's sandbox refused something this command tried: ${reasons.join('; ')}. ${ESCAPE_HINT}`;
+}
+
+/** A refused write of a config path: one the output names, bound read-only or a config file by name. */
+function configRefusal(output: string, policy: SandboxPolicy): string | undefined {
+  if (!/Read-only file system|EROFS/i.test(output) && !BUSY.test(output)) return undefined;
+  const named = firstMatch(output, READ_ONLY);
+  const path =
+    (named !== undefined && isConfigPath(named) ? named : undefined) ??
+    policy.config.readOnly.find((candidate) => output.includes(candidate)) ??
+    policy.config.readOnly.find((candidate) => output.includes(relativeName(candidate, policy.workspace)));
+  return path ? `${path} is read-only in the sandbox` : undefined;
+}
+
+/** `.opencode/agent` for `/project/.opencode/agent`: how a command run in the project names it. */
+function relativeName(path: string, workspace: string): string {
+  return path.startsWith(`${workspace}/`) ? path.slice(workspace.length + 1) : path;
 }
 
 function firstMatch(text: string, patterns: RegExp[]): string | undefined {

@@ -2,6 +2,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { SandboxConfig } from '../../core/sandbox-config.js';
+import { configGuard, type ConfigGuard } from './config-guard.js';
 import { defaultHiddenPaths } from './hidden-paths.js';
 
 /** What one sandboxed process may touch. Paths are real (links resolved) and exist. */
@@ -14,6 +15,8 @@ export interface SandboxPolicy {
   hidden: string[];
   /** Hosts the proxy lets through; none means no network. */
   allowedHosts: string[];
+  /** Loom's configuration inside the writable paths: read-only (see config-guard.ts). */
+  config: ConfigGuard;
 }
 
 /**
@@ -21,6 +24,7 @@ export interface SandboxPolicy {
  * configured `write` paths writable, the defaults (hidden-paths.ts) and `deny` hidden, the hosts
  * of `network.allow` reachable. `granted` are folders a person allowed this call to reach
  * (`external_directory`): writable too. Paths that do not exist are left out (nothing to mount).
+ * Loom's configuration stays read-only inside whatever is writable.
  */
 export async function sandboxPolicy(
   config: SandboxConfig,
@@ -39,12 +43,14 @@ export async function sandboxPolicy(
     ...(await defaultHiddenPaths(workspace, place.dataDir, place.env)),
     ...(config.deny ?? []).map(fromConfig),
   ]);
+  const others = writable.filter((path) => path !== workspace);
   return {
     workspace,
-    writable: writable.filter((path) => path !== workspace),
+    writable: others,
     // Hiding a folder the workspace is in would hide the workspace.
     hidden: hidden.filter((path) => path !== workspace && !workspace.startsWith(`${path}/`)),
     allowedHosts: config.network?.allow ?? [],
+    config: await configGuard(workspace, others),
   };
 }
 

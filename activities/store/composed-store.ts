@@ -21,6 +21,8 @@ import { sessionRecords, type ListSessionsOptions, type SessionRows } from './se
 import type { SessionStore } from './store.js';
 import { todoRecords, type TodoRows } from './todos.js';
 import { workspaceSnapshots, type WorkspaceSnapshotRows } from './workspace-snapshots.js';
+import { configTrustRecords, type ConfigChange, type ConfigTrustRows, type TrustWhen } from './config-trust.js';
+import type { ConfigFilesSnapshot } from '../config/files.js';
 
 /** What a dialect supplies: its SQL for each concern. */
 export interface StoreRows {
@@ -34,6 +36,7 @@ export interface StoreRows {
   todos: TodoRows;
   permissions: PermissionRows;
   workspaceSnapshots: WorkspaceSnapshotRows;
+  configTrust: ConfigTrustRows;
   budgets: BudgetRows;
   rateLimits: RateLimitRows;
 }
@@ -52,6 +55,7 @@ export abstract class ComposedStore implements SessionStore {
   private readonly todoRecords;
   private readonly permissions;
   private readonly snapshots;
+  private readonly trust;
   private readonly budgets;
   private readonly rateLimits;
 
@@ -66,6 +70,7 @@ export abstract class ComposedStore implements SessionStore {
     this.todoRecords = todoRecords(rows.todos);
     this.permissions = permissionRecords(rows.permissions);
     this.snapshots = workspaceSnapshots(rows.workspaceSnapshots);
+    this.trust = configTrustRecords(rows.configTrust);
     this.budgets = budgetRecords(rows.budgets);
     this.rateLimits = rateLimits(rows.rateLimits);
   }
@@ -132,6 +137,14 @@ export abstract class ComposedStore implements SessionStore {
   saveWorkspaceSnapshot = (id: string, snapshot: WorkspaceSnapshot) =>
     this.snapshots.saveWorkspaceSnapshot(id, snapshot);
   workspaceSnapshot = (id: string) => this.snapshots.workspaceSnapshot(id);
+  configTrust = (directory: string) => this.trust.configTrust(directory);
+  trustConfig = (
+    directory: string,
+    trusted: { id: string; snapshot: ConfigFilesSnapshot; time: number },
+    when: TrustWhen,
+  ) => this.trust.trustConfig(directory, trusted, when);
+  markConfigChanged = (directory: string, trustedId: string, change: ConfigChange) =>
+    this.trust.markConfigChanged(directory, trustedId, change);
 
   budgetOf = (ownerID: string) => this.budgets.budgetOf(ownerID);
   setBudget = (ownerID: string, budget: Budget) => this.budgets.setBudget(ownerID, budget);

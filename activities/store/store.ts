@@ -10,6 +10,7 @@ import type { RateLimits } from './rate-limits.js';
 import type { SessionRecords } from './sessions.js';
 import type { TodoRecords } from './todos.js';
 import type { WorkspaceSnapshots } from './workspace-snapshots.js';
+import type { ConfigTrustRecords } from './config-trust.js';
 
 /**
  * The source of truth for sessions, messages and parts, and all else a run keeps: every concern's
@@ -28,6 +29,7 @@ export interface SessionStore
     TodoRecords,
     PermissionRecords,
     WorkspaceSnapshots,
+    ConfigTrustRecords,
     BudgetRecords,
     RateLimits {
   close(): Promise<void>;

@@ -3,7 +3,9 @@ import { constants } from 'node:os';
 import type { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
 import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
-import { explainRefusal } from '../sandbox/explain-refusal.js';
+import { CONFIG_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
+import { moveCreatedConfig } from '../sandbox/config-guard.js';
+import { refusedConfigDir } from '../paths.js';
 import { grantedFolders } from '../sandbox/granted-folders.js';
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
@@ -58,6 +60,8 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   context.abort.addEventListener('abort', onAbort, { once: true });
   if (context.abort.aborted) onAbort();
   let exit: Exit;
+  let movedConfig: string[] = [];
+  const aside = refusedConfigDir(context.dataDir, context.sessionId, context.callId);
   try {
     exit = sandbox ? signalledInside(await group.exited) : await group.exited;
     await stopping;
@@ -66,15 +70,23 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     context.abort.removeEventListener('abort', onAbort);
     await group.finish();
     await sandbox?.close();
+    if (sandbox) movedConfig = await moveCreatedConfig(sandbox.policy.config, aside);
   }
   if (stoppedBy === 'abort') throw abortError(context.abort);
+  const configNote = movedConfig.length
+    ? `Loom moved ${movedConfig.join(', ')} out of the project into ${aside}: the command created Loom configuration there. ${CONFIG_HINT}`
+    : undefined;
 
   const text = output.text().replace(/\n+$/, '') || '(no output)';
   const sandboxed = sandbox ? {} : { unsandboxed: true };
   if (stoppedBy === 'timeout') {
     return {
       title: description,
-      output: withNotes(text, [`Command timed out after ${timeoutMs} ms and was stopped.`, confinement.warning]),
+      output: withNotes(text, [
+        `Command timed out after ${timeoutMs} ms and was stopped.`,
+        configNote,
+        confinement.warning,
+      ]),
       metadata: { exit: null, description, timedOut: true, ...sandboxed },
     };
   }
@@ -87,8 +99,13 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   const refusal = sandbox ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused()) : undefined;
   return {
     title: description,
-    output: withNotes(text, [note, refusal, confinement.warning]),
-    metadata: { exit: exit.code, description, ...sandboxed, ...(refusal ? { sandboxRefused: true } : {}) },
+    output: withNotes(text, [note, refusal, configNote, confinement.warning]),
+    metadata: {
+      exit: exit.code,
+      description,
+      ...sandboxed,
+      ...(refusal || configNote ? { sandboxRefused: true } : {}),
+    },
   };
 };
 

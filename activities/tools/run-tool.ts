@@ -1,7 +1,5 @@
 import { Context } from '@temporalio/activity';
 import { TOOL_PREVIEW_LIMIT, type ToolRunInput, type ToolRunResult } from '../../core/tool-call/run.js';
-import { loadConfig } from '../config/load.js';
-import type { LoomConfig } from '../../core/config.js';
 import type { ActivityDeps } from '../deps.js';
 import { toolOutputDir } from '../paths.js';
 import { toolHandlers } from './index.js';
@@ -18,6 +16,9 @@ import { countToolCall } from '../telemetry/metrics.js';
 import { inToolCallSpan } from '../telemetry/spans.js';
 import { noteWorkspace } from '../sandbox/hidden-paths.js';
 import { errorMessage } from '../../core/error-message.js';
+import { runConfiguration, type RunConfiguration } from '../config/run-configuration.js';
+import { noticeConfigChange } from '../config/trust.js';
+import { warnInWorkerLog } from '../worker-log.js';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -53,15 +54,16 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     try {
       const handler = input.mcp ? mcpToolHandler(input.mcp) : toolHandlers[input.tool];
       if (!handler) throw new Error(`No handler for tool "${input.tool}" on this worker`);
+      const run = await runConfiguration(store, env, input);
       // Plugins run here, on the workspace's host: a plugin that fails or blocks the call is the call's error.
-      const plugins = await loadPlugins(input.directory, env);
+      const plugins = await loadPlugins(input.directory, env, run.project);
       const hookInput = { tool: input.tool, sessionID: input.sessionId, callID: input.callId };
       const args = await beforeToolCall(plugins, hookInput, toolInput);
       if (args !== toolInput) {
         toolInput = args;
         await setToolState(store, input.partId, { status: 'running', input: toolInput, time: { start } }, input.tool);
       }
-      const config = configFor(input.directory);
+      const config = run.config;
       const pluginEnv = await pluginShellEnv(plugins, input.directory);
       const ran = await handler(toolInput as never, {
         directory: input.directory,
@@ -84,6 +86,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         update: (update) => progress.update(update),
       });
       await progress.stop();
+      if (mayWrite(input)) await noticeChangedConfig(input, run);
       const result = await afterToolCall(plugins, { ...hookInput, args: toolInput }, ran);
       const cut =
         result.metadata?.truncated !== undefined
@@ -138,13 +141,23 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
     return spec.parameters.parse(await toolInputOf(store, partId)) as Record<string, unknown>;
   }
 
-  function configFor(directory: string): LoomConfig {
+  /**
+   * A call that may have changed the project's config files (a command run outside the sandbox,
+   * an approved write, an MCP server) leaves the change waiting for a person: no run uses it until
+   * they confirm it. Best effort: the call's own result stands whatever happens here.
+   */
+  async function noticeChangedConfig(input: ToolRunInput, run: RunConfiguration): Promise<void> {
     try {
-      return loadConfig(directory, env);
-    } catch {
-      return {};
+      await noticeConfigChange(store, input.directory, env, { sessionId: input.sessionId, runConfigId: run.projectId });
+    } catch (error) {
+      warnInWorkerLog(`Could not check ${input.directory}'s config files after ${input.tool}: ${errorMessage(error)}`);
     }
   }
 
   return { runTool };
+}
+
+/** Whether a call may write files: Loom's tools that change things, and every MCP tool (its effect is the server's word). */
+function mayWrite(input: ToolRunInput): boolean {
+  return input.mcp !== undefined || findTool(input.tool)?.effect === 'mutating';
 }

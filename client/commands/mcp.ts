@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { loadConfig } from '../../activities/config/load.js';
+import { snapshotFiles } from '../../activities/config/files.js';
+import { filesForPerson, reviewConfig } from '../services/config-review.js';
+import { describeWaiting } from './config.js';
 import { closeMcpServers, mcpServerStates, type McpServerState } from '../../activities/mcp/servers.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
@@ -14,13 +17,17 @@ const MARK: Record<McpServerState['status'], string> = {
 /**
  * `loom mcp ls`: the project's MCP servers, started here as a worker on this machine would start
  * them, with their state and the tools a run is offered. A server that fails makes it exit 1, with
- * the reason and the server's stderr.
+ * the reason and the server's stderr. While a change an agent made to the config waits for a
+ * person, the servers are those of the configuration they last trusted, as a run's would be.
  */
 export async function mcpListCommand(context: CliContext, options: { json?: boolean; dir?: string }): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
+  const { standing, waiting } = await reviewConfig(context.store, directory, context.env);
+  if (waiting)
+    context.report(`${describeWaiting(waiting)}\nListed: the servers of the configuration you last trusted.`);
   let config;
   try {
-    config = loadConfig(directory, context.env);
+    config = loadConfig(directory, context.env, snapshotFiles(filesForPerson(standing)));
   } catch (error) {
     throw new CliError((error as Error).message);
   }

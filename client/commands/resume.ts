@@ -22,6 +22,8 @@ import type { Session } from '../../core/session.js';
 import { previewLine } from '../../core/prompt.js';
 import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
 import { budgetBeforeResume, checkBudgetPrices } from '../services/budgets.js';
+import { storedHostOr } from '../../activities/hosts/host-id.js';
+import { confirmWaitingConfig } from './config.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */
 const MAX_ROUNDS = 5;
@@ -54,7 +56,12 @@ export async function resumeCommand(
   const again = given ? undefined : await promptToRunAgain(context, session);
   const prompt = again?.text ?? given;
   const model = checkModelFlag(options.model);
-  const project = loadProjectAgents(session.directory, context.env, context.settings.dataDir);
+  // The session's folder is on this machine when it is this machine's session (else its host decides).
+  const files =
+    storedHostOr(session.host, context.hostId) === context.hostId
+      ? await confirmWaitingConfig(context, session.directory, { json: options.json })
+      : undefined;
+  const project = loadProjectAgents(session.directory, context.env, context.settings.dataDir, files);
   const agent = options.agent ? chooseAgent(options.agent, project) : undefined;
   const agentModel = agent ? project.agents.find((candidate) => candidate.name === agent)?.model : undefined;
   // A session whose first run never started has no model yet: it is chosen here, as for `loom run`.

@@ -12,6 +12,7 @@ import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
 import { followTree } from './background-runs.js';
 import { currentCursor } from '../follow/session-changes.js';
+import { confirmWaitingConfig } from './config.js';
 
 export interface RunOptions {
   agent?: string;
@@ -33,7 +34,8 @@ export interface RunOptions {
 export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
   const timeoutMs = timeoutFlag(options.timeout);
   const directory = resolve(options.dir ?? process.cwd());
-  const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
+  const files = await confirmWaitingConfig(context, directory, { json: options.json });
+  const project = loadProjectAgents(directory, context.env, context.settings.dataDir, files);
   const agent = chooseAgent(options.agent, project);
   const model = chooseModel(options.model, agent, project, context.env);
   const missingKey = checkProviderHere(model, project.config, context.env);

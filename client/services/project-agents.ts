@@ -1,4 +1,5 @@
 import { loadConfig } from '../../activities/config/load.js';
+import { diskFiles, snapshotFiles, type ConfigFilesSnapshot } from '../../activities/config/files.js';
 import type { LoomConfig } from '../../core/config.js';
 import { projectAgents } from '../../activities/run-config.js';
 import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
@@ -13,10 +14,18 @@ export interface ProjectAgents {
   config: LoomConfig;
 }
 
-/** The agents of a project as a run would see them; configuration errors become CLI errors. */
-export function loadProjectAgents(directory: string, env: NodeJS.ProcessEnv, dataDir: string): ProjectAgents {
+/**
+ * The agents of a project as a run would see them, from `project` (the config files a run a person
+ * starts would use; the disk's by default); configuration errors become CLI errors.
+ */
+export function loadProjectAgents(
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  project?: ConfigFilesSnapshot,
+): ProjectAgents {
   try {
-    const config = loadConfig(directory, env);
+    const config = loadConfig(directory, env, project ? snapshotFiles(project) : diskFiles);
     const agents = projectAgents(config, dataDir);
     return { agents, defaultAgent: defaultAgentName(agents, config), config };
   } catch (error) {

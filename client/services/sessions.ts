@@ -61,6 +61,7 @@ export async function startSession(
     searchAttributes: options.searchAttributes === false ? false : undefined,
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    byPerson: true,
   };
   const handle = await client.workflow.start(sessionWorkflow, {
     workflowId: sessionId,
@@ -133,6 +134,7 @@ export async function sendPrompt(
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     searchAttributes: options.searchAttributes === false ? false : undefined,
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    byPerson: true,
   };
   const started = await client.workflow.signalWithStart(sessionWorkflow, {
     workflowId: session.id,

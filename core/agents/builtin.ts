@@ -18,6 +18,8 @@ export const DEFAULT_PERMISSION: PermissionConfig = {
   batch: 'deny',
   // Loom: a bash call that asks to run outside the sandbox (`sandbox: false`) asks a person first.
   unsandboxed: 'ask',
+  // Loom: a write of Loom's own configuration asks a person, whatever `edit` allows.
+  config: 'ask',
 };
 
 export interface BuiltinAgent {

@@ -1,3 +1,4 @@
+import { isConfigPath } from '../config-files.js';
 import { dirnamePath, isInsidePath, relativePath, resolvePath } from '../path.js';
 import { permissionOfTool, type PermissionRequest } from '../permission.js';
 import type { PermissionContext, ToolSpec } from './spec.js';
@@ -15,7 +16,14 @@ export function externalDirectory(context: PermissionContext, folder: string): P
   return [{ permission: 'external_directory', patterns: [pattern], always: [pattern] }];
 }
 
-/** A file tool's permissions: its folder if outside the project, then the file itself. */
+/** Why writing a config file asks, whatever `edit` allows: it changes what the agent may do next. */
+export const CONFIG_ASK_REASON =
+  "it changes Loom's configuration (rules, agents, commands, plugins, MCP servers, the sandbox); a change takes effect once a person confirms it";
+
+/**
+ * A file tool's permissions: its folder if outside the project, then the file itself, and for a
+ * write of a config file (see `isConfigPath`), `config` on the same pattern.
+ */
 export function fileAccess(
   permission: 'read' | 'edit',
   path: string,
@@ -31,7 +39,14 @@ export function fileAccess(
   // A folder `read` lists is the folder reached, not its parent: the project's own is inside the project.
   const folder =
     options.isFolder || absolute === resolvePath(context.directory, '.') ? absolute : dirnamePath(absolute);
-  return [...externalDirectory(context, folder), { permission, patterns: [pattern], always: ['*'] }];
+  const requests = [...externalDirectory(context, folder), { permission, patterns: [pattern], always: ['*'] }];
+  if (permission === 'edit' && isConfigPath(absolute, context)) requests.push(configAccess(pattern));
+  return requests;
+}
+
+/** `config` for a write of a config file: "always" allows that file again, never every config file. */
+export function configAccess(pattern: string): PermissionRequest {
+  return { permission: 'config', patterns: [pattern], always: [pattern], reason: CONFIG_ASK_REASON };
 }
 
 /** A search tool's permissions: the folder searched if outside, then the pattern. */

@@ -69,6 +69,8 @@ export interface PlanContext {
   /** The agent's rules: a call to a tool they hide gets the rule's error, not "unknown tool". */
   agentRules: Ruleset;
   directory: string;
+  /** The user's global config folder (writing there asks `config`). */
+  globalConfigDir?: string;
   digest(input: Record<string, unknown>): string;
   /** Finds the tools offered: Loom's own unless the run has MCP tools too. */
   find?: FindTool;
@@ -94,7 +96,10 @@ export function planToolCall(call: ToolCall, context: PlanContext): ToolCallChec
     callId: call.callId,
     tool: spec.name,
     title: preview(spec.mcp && !summary ? spec.name : `${spec.name} · ${summary}`, TITLE_LIMIT),
-    permissions: permissionsOf(spec, input, { directory: context.directory }),
+    permissions: permissionsOf(spec, input, {
+      directory: context.directory,
+      ...(context.globalConfigDir ? { globalConfigDir: context.globalConfigDir } : {}),
+    }),
     digest: context.digest(input),
     ...(spec.name === 'task' ? { task: taskPlan(input) } : {}),
     ...(spec.name === 'batch' ? { batch: batchPlan(input) } : {}),

@@ -22,6 +22,11 @@ export interface ToolRunInput {
   readRules?: Ruleset;
   /** For bash: the agent whose call it is (its `sandbox` settings apply). */
   agent?: string;
+  /**
+   * The configuration the run started with (`RunConfig.workspaceConfigId`): a tool works with it,
+   * not with what the project's files say now. Absent from runs of Loom 0.3.0 and before.
+   */
+  workspaceConfigId?: string;
 }
 
 /** The output itself is in the store; the workflow gets a status and a short preview. */

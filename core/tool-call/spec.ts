@@ -5,6 +5,8 @@ import type { PermissionRequest } from '../permission.js';
 export interface PermissionContext {
   /** The project directory (absolute). */
   directory: string;
+  /** The user's global config folder: writing there changes what configures Loom. */
+  globalConfigDir?: string;
 }
 
 /**

@@ -8,6 +8,8 @@ import { pluginChatParams } from '../../activities/plugins/chat-params.js';
 import { followPluginEvents } from '../../activities/plugins/events.js';
 import { pluginPermission, pluginPermissionVerdict } from '../../activities/plugins/permission-ask.js';
 import { discoverPlugins, loadPlugins } from '../../activities/plugins/load.js';
+import { readProjectConfig } from '../../activities/config/project-config.js';
+import { trustProjectConfig } from '../../activities/config/trust.js';
 import { PluginError } from '../../activities/plugins/types.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { createToolActivities } from '../../activities/tools/run-tool.js';
@@ -48,6 +50,10 @@ function project(
   };
   return { directory, env };
 }
+
+/** The project's config files and plugin digests as its disk holds them: what a run would trust. */
+const onDisk = (where: { directory: string; env: NodeJS.ProcessEnv }) =>
+  readProjectConfig(where.directory, where.env).snapshot;
 
 /** A plugin module whose default export returns `hooks` (source text of an object). */
 const plugin = (hooks: string) => `export default async () => (${hooks});\n`;
@@ -120,10 +126,10 @@ describe('loading plugins', () => {
       '.opencode/plugin/a.ts',
       '.loom/plugins/b.mjs',
     ]);
-    const first = await loadPlugins(where.directory, where.env);
+    const first = await loadPlugins(where.directory, where.env, onDisk(where));
     expect(first.list).toHaveLength(5);
     expect(first.timeoutMs).toBe(10_000);
-    expect(await loadPlugins(where.directory, where.env)).toBe(first);
+    expect(await loadPlugins(where.directory, where.env, onDisk(where))).toBe(first);
     const g = globalThis as { demoInits?: number; demoInput?: unknown };
     expect(g.demoInits).toBe(1);
     expect(g.demoInput).toEqual({ directory: where.directory, project: { id: where.directory }, client: undefined });
@@ -133,13 +139,13 @@ describe('loading plugins', () => {
     const where = project({
       '.loom/plugins/v.ts': `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '1'; } });\n`,
     });
-    const first = await loadPlugins(where.directory, where.env);
+    const first = await loadPlugins(where.directory, where.env, onDisk(where));
     write(
       join(where.directory, '.loom/plugins/v.ts'),
       `export default async () => ({ 'shell.env': async (_input, output) => { output.env.V = '2'; } });\n`,
     );
     utimesSync(join(where.directory, '.loom/plugins/v.ts'), new Date(), new Date(Date.now() + 5_000));
-    const second = await loadPlugins(where.directory, where.env);
+    const second = await loadPlugins(where.directory, where.env, onDisk(where));
     expect(second).not.toBe(first);
     const output = { env: {} as Record<string, string> };
     await second.list[0].hooks['shell.env']!({ cwd: where.directory }, output);
@@ -167,17 +173,17 @@ describe('loading plugins', () => {
     ];
     for (const [files, message] of cases) {
       const where = project(files);
-      const error = await errorOf(loadPlugins(where.directory, where.env));
+      const error = await errorOf(loadPlugins(where.directory, where.env, onDisk(where)));
       expect(error).toBeInstanceOf(PluginError);
       expect(error.message).toContain(message);
     }
     const missing = project({ 'loom.json': JSON.stringify({ plugin: ['./nowhere.ts', 'not-installed-plugin'] }) });
-    expect((await errorOf(loadPlugins(missing.directory, missing.env))).message).toContain(
+    expect((await errorOf(loadPlugins(missing.directory, missing.env, onDisk(missing)))).message).toContain(
       `${join(missing.directory, 'loom.json')}: plugin[0] "./nowhere.ts": no such file`,
     );
     // A package OpenCode would have installed, which is not here: skipped (and named), the project still runs.
     const uninstalled = project({ 'loom.json': JSON.stringify({ plugin: ['not-installed-plugin'] }) });
-    expect((await loadPlugins(uninstalled.directory, uninstalled.env)).list).toEqual([]);
+    expect((await loadPlugins(uninstalled.directory, uninstalled.env, onDisk(uninstalled))).list).toEqual([]);
     expect(discoverPlugins(uninstalled.directory, uninstalled.env).skipped).toEqual([
       expect.stringContaining('plugin[0] "not-installed-plugin": package not installed'),
     ]);
@@ -189,7 +195,7 @@ describe('loading plugins', () => {
       { plugin_timeout: 0.2 },
     );
     const started = Date.now();
-    expect((await errorOf(loadPlugins(where.directory, where.env))).message).toBe(
+    expect((await errorOf(loadPlugins(where.directory, where.env, onDisk(where)))).message).toBe(
       '.loom/plugins/slow.js: initialiser did not finish within 0.2 s',
     );
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -294,7 +300,7 @@ describe('chat.params', () => {
         `{ 'chat.params': async (_input, output) => { output.topK = 5; output.temperature += 0.2; } }`,
       ),
     });
-    const params = await pluginChatParams(where.directory, where.env, input, {
+    const params = await pluginChatParams(where.directory, where.env, onDisk(where), input, {
       temperature: 1,
       options: { keep: true },
     });
@@ -305,9 +311,15 @@ describe('chat.params', () => {
 
   it('is skipped on a worker without the project directory', async () => {
     const params = { temperature: 1, options: {} };
-    expect(await pluginChatParams(join(root, 'not-here'), { LOOM_CONFIG_DIR: join(root, 'none') }, input, params)).toBe(
-      params,
-    );
+    expect(
+      await pluginChatParams(
+        join(root, 'not-here'),
+        { LOOM_CONFIG_DIR: join(root, 'none') },
+        { files: {}, folders: {} },
+        input,
+        params,
+      ),
+    ).toBe(params);
   });
 });
 
@@ -334,8 +346,10 @@ describe('permission.ask', () => {
     if (input.pattern.startsWith('curl ')) output.status = 'deny';
   } }`);
 
+  /** A session of `directory`, whose first run trusted its config files (plugins come from what a person trusts). */
   async function sessionIn(directory: string, host?: string): Promise<string> {
     const id = `ses_ask_${Math.random().toString(36).slice(2)}`;
+    await trustProjectConfig(store, directory, { LOOM_CONFIG_DIR: join(root, 'no-global') });
     await store.saveSession({
       id,
       title: 't',
@@ -357,7 +371,7 @@ describe('permission.ask', () => {
       ),
     });
     const asked = request('ses_x', ['git status']);
-    expect(await pluginPermissionVerdict(where.directory, where.env, asked)).toBeUndefined();
+    expect(await pluginPermissionVerdict(where.directory, where.env, onDisk(where), asked)).toBeUndefined();
     expect(JSON.parse(readFileSync(seen, 'utf8'))).toEqual({
       id: asked.id,
       type: 'bash',
@@ -420,7 +434,7 @@ describe('permission.ask', () => {
     });
     for (const where of [hang, odd, throws]) {
       expect(
-        await pluginPermissionVerdict(where.directory, where.env, request('ses_x', ['git status'])),
+        await pluginPermissionVerdict(where.directory, where.env, onDisk(where), request('ses_x', ['git status'])),
       ).toBeUndefined();
     }
     const allowing = project({ '.loom/plugins/policy.js': policy });
@@ -451,6 +465,9 @@ describe('event', () => {
       time: { created: 1, updated: 1 },
     };
     await store.saveSession({ id: 'ses_ev_before', directory: where.directory, ...session });
+    // Event hooks come from the config files a person trusts: the first run's, here.
+    await trustProjectConfig(store, where.directory, where.env);
+    await trustProjectConfig(store, other.directory, other.env);
     const follower = followPluginEvents({ store, env: where.env, hostId: 'here' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -471,7 +488,7 @@ describe('event', () => {
       // it catches up from its start.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(existsSync(log)).toBe(false);
-      await loadPlugins(where.directory, where.env);
+      await loadPlugins(where.directory, where.env, onDisk(where));
       const expected = [
         'session.updated ses_ev',
         'message.part.updated prt_ev',

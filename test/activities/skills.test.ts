@@ -224,6 +224,8 @@ describe('skills in a run', () => {
         sessionId: `ses_${Math.random().toString(36).slice(2)}`,
         directory: project,
         model: 'scripted/test-model',
+        // The test is the person between runs: their edits of the config files are taken.
+        byPerson: true,
         ...input,
       });
     try {

@@ -168,7 +168,12 @@ describe('workspaceConfig (what model-side activities load)', () => {
 
       const loaded = await workspaceConfig(store, env, { directory: project, workspaceConfigId: id });
       // What the project held, for a small model's prompt: hidden names left out.
-      expect(loaded).toEqual({ config, git: true, entries: ['opencode.jsonc'] });
+      expect(loaded).toEqual({
+        config,
+        project: { files: snapshot.files, folders: snapshot.folders },
+        git: true,
+        entries: ['opencode.jsonc'],
+      });
 
       await expect(
         workspaceConfig(store, env, { directory: project, workspaceConfigId: 'wsc_000000000000000000000000' }),

@@ -132,6 +132,7 @@ export class PermissionGate {
       always: request.always,
       title: call.title,
       ...(request.reason ? { reason: request.reason } : {}),
+      ...(request.diff ? { diff: request.diff } : {}),
       status: 'pending',
       time: { created: Date.now() },
     };

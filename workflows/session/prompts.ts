@@ -30,6 +30,7 @@ export async function takePrompts(input: SessionRunInput, state: RunState): Prom
         sessionId: input.sessionId,
         promptId: prompt.promptId,
         agent: state.config!.agent.name,
+        workspaceConfigId: state.config!.workspaceConfigId,
       });
       if (prepared.subtask) return recordSubtask(input, state, prepared, messageId);
       await adoptCommandAgent(input, state, prepared);
@@ -78,6 +79,7 @@ async function saveUserMessage(
       agent: state.config!.agent.name,
       model: state.config!.model,
       directory: input.directory,
+      workspaceConfigId: state.config!.workspaceConfigId,
       ...prompt,
     },
     placementOf(input, state),
@@ -105,6 +107,7 @@ export async function appendSyntheticPrompt(
       agent: state.config!.agent.name,
       model: state.config!.model,
       directory: input.directory,
+      workspaceConfigId: state.config!.workspaceConfigId,
       synthetic: true,
       ...prompt,
     },

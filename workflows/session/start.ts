@@ -25,6 +25,7 @@ export async function startSession(
       model: input.model,
       sessionRules: input.sessionRules,
       ...(input.budget ? { budget: input.budget } : {}),
+      ...(input.byPerson ? { byPerson: true } : {}),
     },
     { host: input.host },
     state,

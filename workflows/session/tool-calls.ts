@@ -156,6 +156,7 @@ async function runToolCall(
     ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
     ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
     ...(call.tool === 'bash' ? { agent: context.task.config.agent.name } : {}),
+    workspaceConfigId: context.task.config.workspaceConfigId,
     ...(placement ? { requireHost: placement.host } : {}),
   };
   const failed = (error: unknown) => ({

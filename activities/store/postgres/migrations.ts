@@ -173,6 +173,17 @@ export const postgresMigrations: string[] = [
     strikes INTEGER NOT NULL DEFAULT 0
   );
   `,
+  `
+  -- What a person trusts of each session directory's configuration, and a change an agent's work
+  -- made since, waiting for a person (activities/config/trust.ts). JSON text in \`trusted\` and \`pending\`.
+  CREATE TABLE config_trust (
+    directory TEXT COLLATE "C" PRIMARY KEY,
+    trusted_id TEXT NOT NULL,
+    trusted TEXT NOT NULL,
+    time BIGINT NOT NULL,
+    pending TEXT
+  );
+  `,
 ];
 
 /**

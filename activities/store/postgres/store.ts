@@ -14,6 +14,7 @@ import { postgresSessionRows } from './sessions.js';
 import { postgresTodoRows } from './todos.js';
 import { PostgresTransactions } from './transaction.js';
 import { postgresWorkspaceSnapshotRows } from './workspace-snapshots.js';
+import { postgresConfigTrustRows } from './config-trust.js';
 
 /** The store for several machines: one PostgreSQL database shared by every worker and CLI. */
 export class PostgresSessionStore extends ComposedStore {
@@ -37,6 +38,7 @@ export class PostgresSessionStore extends ComposedStore {
       todos: postgresTodoRows(db),
       permissions: postgresPermissionRows(db),
       workspaceSnapshots: postgresWorkspaceSnapshotRows(db),
+      configTrust: postgresConfigTrustRows(db),
       rateLimits: postgresRateLimitRows(db),
     });
   }

@@ -165,6 +165,17 @@ export const migrations: string[] = [
     strikes INTEGER NOT NULL DEFAULT 0
   );
   `,
+  `
+  -- What a person trusts of each session directory's configuration, and a change an agent's work
+  -- made since, waiting for a person (activities/config/trust.ts). JSON text in \`trusted\` and \`pending\`.
+  CREATE TABLE config_trust (
+    directory TEXT PRIMARY KEY,
+    trusted_id TEXT NOT NULL,
+    trusted TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    pending TEXT
+  );
+  `,
 ];
 
 /** Brings the schema up to date, under the write lock: a worker and the CLI may open a new file at once. */

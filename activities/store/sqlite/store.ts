@@ -12,6 +12,7 @@ import { sqliteRateLimitRows } from './rate-limits.js';
 import { sqliteSessionRows } from './sessions.js';
 import { sqliteTodoRows } from './todos.js';
 import { sqliteWorkspaceSnapshotRows } from './workspace-snapshots.js';
+import { sqliteConfigTrustRows } from './config-trust.js';
 
 /** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
 export class SqliteSessionStore extends ComposedStore {
@@ -32,6 +33,7 @@ export class SqliteSessionStore extends ComposedStore {
       todos: sqliteTodoRows(connection),
       permissions: sqlitePermissionRows(connection),
       workspaceSnapshots: sqliteWorkspaceSnapshotRows(connection),
+      configTrust: sqliteConfigTrustRows(connection),
       rateLimits: sqliteRateLimitRows(connection),
     });
     this.file = file;

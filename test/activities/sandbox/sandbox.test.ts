@@ -187,7 +187,13 @@ describe('the policy', () => {
 });
 
 describe('explainRefusal', () => {
-  const policy = { workspace: '/p', writable: [], hidden: ['/home/u/.aws'], allowedHosts: [] };
+  const policy = {
+    workspace: '/p',
+    writable: [],
+    hidden: ['/home/u/.aws'],
+    allowedHosts: [],
+    config: { readOnly: ['/p/loom.json', '/p/.opencode'], absent: [] },
+  };
 
   it.each([
     ["OSError: [Errno 30] Read-only file system: '/etc/x'", '/etc/x is read-only in the sandbox'],
@@ -197,6 +203,17 @@ describe('explainRefusal', () => {
     ['connect ECONNREFUSED 127.0.0.1:5432', 'the sandbox has its own loopback'],
   ])('explains %s', (output, expected) => {
     expect(explainRefusal(output, true, policy, [])).toContain(expected);
+  });
+
+  it.each([
+    ["sed: couldn't open temporary file /p/.opencode/sedAbc12: Read-only file system", '/p/.opencode/sedAbc12'],
+    ["rm: cannot remove 'loom.json': Device or resource busy", '/p/loom.json'],
+    ['bash: /p/loom.json: Read-only file system', '/p/loom.json'],
+  ])("tells the model Loom's configuration is changed with the write tool, not a command: %s", (output, path) => {
+    const said = explainRefusal(output, true, policy, []);
+    expect(said).toContain(`${path} is read-only in the sandbox`);
+    expect(said).toContain('change it with the write or edit tool');
+    expect(said).not.toContain('"sandbox": false');
   });
 
   it('says nothing for a command that failed for its own reasons, and names what the proxy refused', () => {

@@ -1,0 +1,67 @@
+import { cp, lstat, mkdir, readlink, realpath, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { configPathsAround } from '../../core/config-files.js';
+import { isInside } from '../tools/project-path.js';
+
+/**
+ * Loom's configuration in the folders a sandbox may write: what decides what the next run may do
+ * (its rules, agents, plugins, MCP servers, the sandbox itself), so no command may change it.
+ */
+export interface ConfigGuard {
+  /** Config files and folders that exist: bound read-only over the writable folders. */
+  readOnly: string[];
+  /**
+   * Config paths that do not exist yet. bubblewrap can only mount over what exists (a mount point
+   * made for one would be left in the project), so one a command creates is moved out after it.
+   */
+  absent: string[];
+}
+
+/**
+ * The config paths around `workspace` (its own, its parents', see `configPathsAround`) that lie in
+ * a folder the sandbox makes writable. The sandbox's `/tmp` is its own: nothing there is guarded.
+ */
+export async function configGuard(workspace: string, writable: string[]): Promise<ConfigGuard> {
+  const roots = [workspace, ...writable];
+  const inWritable = (path: string) => roots.some((root) => isInside(root, path)) && !isInside('/tmp', path);
+  const guard: ConfigGuard = { readOnly: [], absent: [] };
+  await Promise.all(
+    configPathsAround(workspace).map(async (path) => {
+      const found = await lstat(path).catch(() => undefined);
+      if (!found) {
+        if (inWritable(path)) guard.absent.push(path);
+        return;
+      }
+      const real = await realpath(path).catch(() => undefined);
+      if (real === undefined) {
+        // A link to nothing yet: writing through it creates its target.
+        const target = resolve(dirname(path), await readlink(path).catch(() => '.'));
+        if (inWritable(target)) guard.absent.push(target);
+      } else if (inWritable(real)) guard.readOnly.push(real);
+    }),
+  );
+  guard.readOnly = [...new Set(guard.readOnly)].sort();
+  guard.absent = [...new Set(guard.absent)].sort();
+  return guard;
+}
+
+/**
+ * Moves the config paths a sandboxed process created (files, folders, links: never what a link
+ * points to) into `aside`, a folder of Loom's data, and says which. Moved, not deleted: a person
+ * may have made one by hand while the command ran. Called once every process of the sandbox ended.
+ */
+export async function moveCreatedConfig(guard: ConfigGuard, aside: string): Promise<string[]> {
+  const created: string[] = [];
+  for (const path of guard.absent) {
+    if (!(await lstat(path).catch(() => undefined))) continue;
+    const target = join(aside, path);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(path, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EXDEV') throw error;
+      await cp(path, target, { recursive: true, verbatimSymlinks: true });
+      await rm(path, { recursive: true, force: true });
+    });
+    created.push(path);
+  }
+  return created;
+}

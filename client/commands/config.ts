@@ -1,0 +1,127 @@
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import pc from 'picocolors';
+import type { ConfigFilesSnapshot } from '../../activities/config/files.js';
+import type { CliContext } from '../context.js';
+import { confirmConfig, filesForPerson, reviewConfig, type WaitingConfigChange } from '../services/config-review.js';
+
+/**
+ * `loom config`: whether the project's config files are the ones a person trusts, and the change an
+ * agent's work made that waits for a person, with its diff.
+ */
+export async function configStatusCommand(
+  context: CliContext,
+  options: { dir?: string; json?: boolean },
+): Promise<number> {
+  const directory = resolve(options.dir ?? process.cwd());
+  const { standing, waiting } = await reviewConfig(context.store, directory, context.env);
+  if (options.json) {
+    const trusted = standing.trust ? { id: standing.trust.trustedId, time: standing.trust.time } : null;
+    process.stdout.write(
+      `${JSON.stringify({ directory, current: standing.current.id, trusted, waiting: waiting ?? null })}\n`,
+    );
+    return 0;
+  }
+  if (waiting) {
+    process.stdout.write(`${describeWaiting(waiting)}\n\n${colourDiff(waiting.diff)}\n`);
+    process.stdout.write(`Use it: loom config trust${options.dir ? ` --dir ${directory}` : ''}\n`);
+    return 0;
+  }
+  const state = !standing.trust
+    ? 'no run here yet: the first run trusts the files as they are'
+    : standing.changed.length
+      ? `changed since the last run (${standing.changed.length} ${standing.changed.length === 1 ? 'file' : 'files'}): the next run you start takes them`
+      : `trusted as they are (${Object.keys(standing.current.snapshot.files).length} config files read)`;
+  process.stdout.write(`Configuration of ${directory}: ${state}\n`);
+  return 0;
+}
+
+/** `loom config trust`: a person confirms the project's config files as they are now. */
+export async function configTrustCommand(
+  context: CliContext,
+  options: { dir?: string; yes?: boolean },
+): Promise<number> {
+  const directory = resolve(options.dir ?? process.cwd());
+  const { waiting } = await reviewConfig(context.store, directory, context.env);
+  if (waiting && !options.yes) {
+    context.report(`${describeWaiting(waiting)}\n\n${colourDiff(waiting.diff)}`);
+    if (!interactive(context)) {
+      context.report('Not trusted: review the change above, then run `loom config trust --yes`.');
+      return 1;
+    }
+    if (!(await askYes('Trust these files and use them from the next run on? [y/N] '))) {
+      context.report('Not trusted: runs keep the configuration you last trusted.');
+      return 1;
+    }
+  }
+  const trusted = await confirmConfig(context.store, directory, context.env);
+  context.report(
+    `Trusted the configuration of ${directory} (${Object.keys(trusted.snapshot.files).length} config files read).`,
+  );
+  return 0;
+}
+
+/**
+ * Before a person's run in `directory`: a change an agent's work made to the config files is said,
+ * and in a terminal the person may take it; otherwise the run uses the files they last trusted.
+ * Returns the config files the run will use (so the CLI checks agents and models against them).
+ */
+export async function confirmWaitingConfig(
+  context: CliContext,
+  directory: string,
+  options: { json?: boolean } = {},
+): Promise<ConfigFilesSnapshot> {
+  const { standing, waiting } = await reviewConfig(context.store, directory, context.env);
+  if (!waiting) return filesForPerson(standing);
+  context.report(describeWaiting(waiting));
+  if (!options.json && interactive(context)) {
+    context.report(colourDiff(waiting.diff));
+    if (await askYes('Use the changed configuration for this run and the ones after it? [y/N] ')) {
+      return (await confirmConfig(context.store, directory, context.env)).snapshot;
+    }
+  }
+  context.report(
+    `This run uses the configuration you last trusted. Review the change with \`loom config\`; use it with \`loom config trust\`.`,
+  );
+  return filesForPerson(standing);
+}
+
+export function describeWaiting(waiting: WaitingConfigChange): string {
+  const who = waiting.sessionId ? ` during session ${waiting.sessionId}` : " during an agent's work";
+  const lines = [
+    `${pc.yellow('⚠')} Loom's configuration in ${waiting.directory} changed${who}, and no run uses it until you confirm it:`,
+    ...waiting.files.map((file) => `  ${file}`),
+  ];
+  if (waiting.notable.length) lines.push('  It sets:', ...waiting.notable.map((line) => `    ${pc.bold(line)}`));
+  return lines.join('\n');
+}
+
+function colourDiff(diff: string): string {
+  return diff
+    .split('\n')
+    .map((line) =>
+      line.startsWith('+') && !line.startsWith('+++')
+        ? pc.green(line)
+        : line.startsWith('-') && !line.startsWith('---')
+          ? pc.red(line)
+          : line,
+    )
+    .join('\n');
+}
+
+function interactive(context: CliContext): boolean {
+  return Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1';
+}
+
+async function askYes(question: string): Promise<boolean> {
+  const prompt = createInterface({
+    input: process.stdin,
+    output: process.stderr,
+    terminal: Boolean(process.stdin.isTTY),
+  });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
+}
