@@ -162,6 +162,8 @@ export async function createLoomTestEnv(
             model: SCRIPTED_MODEL,
             promptId,
             modelRetry: { maximumAttempts: 3, initialIntervalMs: 100, maximumIntervalMs: 500 },
+            // A person starts it, as through the CLI (see activities/config/trust.ts).
+            byPerson: true,
             ...input,
           },
         ],

@@ -19,11 +19,12 @@ export interface ConfigGuard {
 
 /**
  * The config paths around `workspace` (its own, its parents', see `configPathsAround`) that lie in
- * a folder the sandbox makes writable. The sandbox's `/tmp` is its own: nothing there is guarded.
+ * a folder the sandbox makes writable (its own `/tmp` is private: nothing written there reaches the host).
  */
 export async function configGuard(workspace: string, writable: string[]): Promise<ConfigGuard> {
   const roots = [workspace, ...writable];
-  const inWritable = (path: string) => roots.some((root) => isInside(root, path)) && !isInside('/tmp', path);
+  // The writable folders are bound over the sandbox's own /tmp: only what lies in them reaches the host.
+  const inWritable = (path: string) => roots.some((root) => isInside(root, path));
   const guard: ConfigGuard = { readOnly: [], absent: [] };
   await Promise.all(
     configPathsAround(workspace).map(async (path) => {
