@@ -6,6 +6,8 @@ import { isolationFolder, materialiseCopy, snapshotCopy, snapshotProject } from 
 import { snapshotRoot } from './snapshot/project-root.js';
 import type { ActivityDeps } from './deps.js';
 import { heartbeating } from './heartbeating.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { configStanding } from './config/trust.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** An ended isolated batch's copies are deleted this long after it ended, applied or not. */
@@ -15,17 +17,28 @@ export const ISOLATED_KEEP_DAYS = 7;
  * The host's side of `loom batch run --isolate`: a snapshot of the project when the batch starts,
  * a copy of it for each task as the task starts, and the copy's changes when the task ends.
  */
-export function createBatchIsolationActivities({ store, dataDir }: ActivityDeps) {
+export function createBatchIsolationActivities({ store, dataDir, env }: ActivityDeps) {
   async function isolatedBatch(batchId: string): Promise<BatchRecord & { isolation: object }> {
     const batch = await store.getBatch(batchId);
     if (!batch?.isolation) throw new Error(`Batch ${batchId} is not an isolated batch`);
     return batch as BatchRecord & { isolation: object };
   }
 
-  /** Takes the snapshot every task's copy starts from, once, and records it on the batch. */
+  /**
+   * Takes the snapshot every task's copy starts from, once, and records it on the batch. Refused
+   * while the project's config files hold a change that waits for a person: every copy would start
+   * from it, and its first run would take it as the copy's own.
+   */
   async function prepareIsolatedBatch(input: { batchId: string }): Promise<{ base: string }> {
     const batch = await isolatedBatch(input.batchId);
     if (batch.isolation.base) return { base: batch.isolation.base };
+    const standing = await configStanding(store, batch.directory, env);
+    if (!standing.usedAsIs)
+      throw ApplicationFailure.nonRetryable(
+        `The config files of ${batch.directory} changed during an agent's work (${standing.changed.join(', ')}) and wait for a person: ` +
+          'the batch would copy them into every task. Review them with `loom config` and trust them with `loom config trust` (or undo them), then start the batch again.',
+        'ConfigError',
+      );
     await collectIsolatedCopies(store, dataDir).catch(() => undefined);
     const folder = isolationFolder(dataDir, batch.id);
     const root = snapshotRoot(batch.directory);

@@ -108,13 +108,26 @@ export async function configStanding(
   return { directory, current, trust, changed, usedAsIs: !trust || changed.length === 0 || !trust.pending };
 }
 
-/** A person confirms the directory's config files as the disk holds them now. */
+/** The files changed again between what a person was shown and their confirmation. */
+export class ConfigChangedAgainError extends Error {
+  override name = 'ConfigChangedAgainError';
+}
+
+/**
+ * A person confirms the directory's config files as the disk holds them now; with `expectedId`,
+ * only if they are still the files the person was shown (`ProjectConfig.id`).
+ */
 export async function trustProjectConfig(
   store: ConfigTrustRecords,
   directory: string,
   env: NodeJS.ProcessEnv,
+  expectedId?: string,
 ): Promise<ProjectConfig> {
   const current = readProjectConfig(directory, env);
+  if (expectedId !== undefined && current.id !== expectedId)
+    throw new ConfigChangedAgainError(
+      `The config files of ${directory} changed again since they were shown (${expectedId}, now ${current.id}): review them again before you trust them.`,
+    );
   await store.trustConfig(directory, { ...current, time: Date.now() }, 'always');
   return current;
 }

@@ -4,6 +4,8 @@ import pc from 'picocolors';
 import type { ConfigFilesSnapshot } from '../../activities/config/files.js';
 import type { CliContext } from '../context.js';
 import { confirmConfig, filesForPerson, reviewConfig, type WaitingConfigChange } from '../services/config-review.js';
+import { ConfigChangedAgainError } from '../../activities/config/trust.js';
+import { CliError } from '../cli-error.js';
 
 /**
  * `loom config`: whether the project's config files are the ones a person trusts, and the change an
@@ -54,7 +56,7 @@ export async function configTrustCommand(
       return 1;
     }
   }
-  const trusted = await confirmConfig(context.store, directory, context.env);
+  const trusted = await cliChecked(() => confirmConfig(context.store, directory, context.env, waiting?.id));
   context.report(
     `Trusted the configuration of ${directory} (${Object.keys(trusted.snapshot.files).length} config files read).`,
   );
@@ -77,7 +79,7 @@ export async function confirmWaitingConfig(
   if (!options.json && interactive(context)) {
     context.report(colourDiff(waiting.diff));
     if (await askYes('Use the changed configuration for this run and the ones after it? [y/N] ')) {
-      return (await confirmConfig(context.store, directory, context.env)).snapshot;
+      return (await cliChecked(() => confirmConfig(context.store, directory, context.env, waiting.id))).snapshot;
     }
   }
   context.report(
@@ -123,5 +125,15 @@ async function askYes(question: string): Promise<boolean> {
     return /^y(es)?$/i.test((await prompt.question(question)).trim());
   } finally {
     prompt.close();
+  }
+}
+
+/** A confirmation of files that changed again since they were shown is the person's error to see. */
+async function cliChecked<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ConfigChangedAgainError) throw new CliError(error.message);
+    throw error;
   }
 }

@@ -6,6 +6,7 @@ import { missingAttributesNotice } from '../temporal/search-attributes.js';
 import { sandboxAvailability } from '../../activities/sandbox/availability.js';
 import { temporalStatus, type DeploymentStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
+import { reviewConfig } from '../services/config-review.js';
 
 interface StoreStatus {
   kind: 'SQLite' | 'PostgreSQL';
@@ -28,10 +29,11 @@ export async function statusCommand(context: CliContext, options: { json?: boole
   });
   const store = storeStatus(context);
   const sandbox = await sandboxAvailability(context.env);
+  const config = await configLine(context);
   if (options.json) {
     const traces = tracesOf(context.env);
     process.stdout.write(
-      `${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, taskQueue: context.settings.taskQueue })}\n`,
+      `${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, config: config.json, taskQueue: context.settings.taskQueue })}\n`,
     );
   } else {
     const lines = [
@@ -39,6 +41,7 @@ export async function statusCommand(context: CliContext, options: { json?: boole
       `${label('traces')}${tracesLine(context.env)}`,
       `${label('sandbox')}${sandbox.ok ? `bubblewrap (${sandbox.bwrap})` : `${pc.yellow('unavailable')}: ${sandbox.reason}; to fix it, ${sandbox.remedy}`}`,
       ...storeLines(store),
+      `${label('config')}${config.line}`,
       `${label('Loom')}${LOOM_VERSION} · task queue "${context.settings.taskQueue}"`,
     ];
     // The profile's line names its file once; the settings it holds say only which key.
@@ -140,6 +143,25 @@ function storeStatus(context: CliContext): StoreStatus {
       source: context.env.LOOM_DATA_DIR ? 'LOOM_DATA_DIR' : 'the default data folder',
     };
   return { kind: 'PostgreSQL', location: withoutPassword(storeUrl), source: storeUrlSource ?? 'LOOM_STORE_URL' };
+}
+
+/** Whether this folder's config files wait for a person (a change made during an agent's work). */
+async function configLine(context: CliContext): Promise<{ line: string; json: unknown }> {
+  const directory = process.cwd();
+  try {
+    const { waiting } = await reviewConfig(context.store, directory, context.env);
+    if (!waiting) return { line: `${directory}: as the files say`, json: { directory, waiting: null } };
+    const who = waiting.sessionId ? ` during ${waiting.sessionId}` : '';
+    return {
+      line: `${pc.yellow(`${waiting.files.length} changed${who}, not used`)}: review with \`loom config\`, use with \`loom config trust\``,
+      json: { directory, waiting: { files: waiting.files, sessionId: waiting.sessionId ?? null } },
+    };
+  } catch (error) {
+    return {
+      line: pc.yellow(`not read: ${(error as Error).message}`),
+      json: { directory, error: (error as Error).message },
+    };
+  }
 }
 
 function storeLines(store: StoreStatus): string[] {

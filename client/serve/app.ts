@@ -5,6 +5,7 @@ import { requireToken } from './auth.js';
 import type { ServeDeps } from './deps.js';
 import { errorBody, errorResponse, invalidInput } from './errors.js';
 import { registerAgentRoutes } from './routes/agents.js';
+import { registerConfigRoutes } from './routes/config.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerBatchRoutes } from './routes/batches.js';
 import { registerOpenCodeSessionRoutes } from './routes/opencode-sessions.js';
@@ -44,6 +45,7 @@ export function createServeApp(deps: ServeDeps): ServeApp {
   registerSessionWriteRoutes(app, deps);
   registerSessionFilesRoutes(app, deps);
   registerAgentRoutes(app, deps);
+  registerConfigRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerPermissionRoutes(app, deps);
   registerBatchRoutes(app, deps);

@@ -8,6 +8,8 @@ import { unifiedDiff } from '../../activities/tools/unified-diff.js';
 /** A change to a directory's config files that waits for a person, as they are shown it. */
 export interface WaitingConfigChange {
   directory: string;
+  /** The id of the files shown (`loom config trust` and the web view trust exactly these). */
+  id: string;
   /** The files and folders that differ from the trusted ones. */
   files: string[];
   /** The session whose work it happened in. */
@@ -39,6 +41,7 @@ export async function reviewConfig(
     standing,
     waiting: {
       directory,
+      id: standing.current.id,
       files: standing.changed,
       ...(pending.sessionId ? { sessionId: pending.sessionId } : {}),
       time: pending.time,
@@ -53,9 +56,14 @@ export function filesForPerson(standing: ConfigStanding): ConfigFilesSnapshot {
   return standing.usedAsIs || !standing.trust ? standing.current.snapshot : standing.trust.trusted;
 }
 
-/** A person confirms the directory's config files as they are now. */
-export async function confirmConfig(store: ConfigTrustRecords, directory: string, env: NodeJS.ProcessEnv) {
-  return trustProjectConfig(store, directory, env);
+/** A person confirms the directory's config files as they are now (as `shownId` if given: what they reviewed). */
+export async function confirmConfig(
+  store: ConfigTrustRecords,
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  shownId?: string,
+) {
+  return trustProjectConfig(store, directory, env, shownId);
 }
 
 /** The change as a person reviews it: a diff per file, plugin code named (review the file itself). */

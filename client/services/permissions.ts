@@ -62,6 +62,13 @@ export function describeRequest(request: PermissionRequestRecord): string {
     `△ Permission required · ${request.title}${request.permission === request.tool ? '' : ` (${request.permission})`}`,
     `  ${request.patterns.join('\n  ')}`,
     ...(request.reason ? [`  why: ${request.reason}`] : []),
+    ...(request.diff
+      ? request.diff
+          .replace(/\n$/, '')
+          .split('\n')
+          .filter((line) => !/^={5,}$/.test(line))
+          .map((line) => `    ${line}`)
+      : []),
     `  ${askedIn(request)} · request ${request.id}`,
     `  "always" would allow: ${request.permission} ${always}`,
   ].join('\n');

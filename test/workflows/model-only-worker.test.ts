@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
@@ -23,11 +23,17 @@ function writeProject(): void {
   }
 }
 
-/** Empties the project folder (config, agents, .git): from then on no worker has a copy of it. */
-const emptyWorkspace = {
-  name: 'bash',
-  args: { command: 'find . -mindepth 1 -delete', description: 'Empty the workspace' },
-};
+/**
+ * Empties the project folder (config, agents, .git) as its first answer is sent: from then on no
+ * worker has a copy of it. From the test, not by the agent's command, whose sandbox keeps Loom's
+ * configuration read-only; the model then runs a command there.
+ */
+function emptyingWorkspace(reply: Record<string, unknown> = {}) {
+  return () => {
+    for (const entry of readdirSync(env.project)) rmSync(join(env.project, entry), { recursive: true, force: true });
+    return { toolCalls: [{ name: 'bash', args: { command: 'ls -A', description: 'List the workspace' } }], ...reply };
+  };
+}
 
 beforeAll(async () => {
   env = await createLoomTestEnv();
@@ -60,7 +66,7 @@ describe('a model-only worker without the workspace', () => {
       {
         name: 'remove-the-workspace',
         when: { lastUser: 'Catalogue the vase', lastRole: 'user' },
-        reply: { toolCalls: [emptyWorkspace] },
+        reply: emptyingWorkspace(),
       },
       { name: 'answer', when: { lastUser: 'Catalogue the vase', lastRole: 'tool' }, reply: { text: 'Catalogued.' } },
     ]);
@@ -97,7 +103,7 @@ describe('a model-only worker without the workspace', () => {
       {
         name: 'step1',
         when: { lastUser: 'Catalogue the statue', lastRole: 'user' },
-        reply: { toolCalls: [emptyWorkspace], usage: { prompt_tokens: 2600, completion_tokens: 10 } },
+        reply: emptyingWorkspace({ usage: { prompt_tokens: 2600, completion_tokens: 10 } }),
       },
       {
         name: 'summary',

@@ -11,6 +11,7 @@ import {
 import type { CliContext } from '../../context.js';
 import { plural } from '../../render/quantities.js';
 import { wholeNumber } from './run.js';
+import { noticeConfigChange } from '../../../activities/config/trust.js';
 
 const taskNumbers = (tasks: string[]) => tasks.map((task) => wholeNumber('a task number', task, 0));
 
@@ -24,6 +25,12 @@ export async function batchApplyCommand(
   const batch = await endedIsolatedBatch(context.store, batchId, context.hostId);
   const chosen = await chooseTasks(context.store, batch, taskNumbers(tasks));
   const result = await applyBatch(context.store, batch, chosen);
+  // What the tasks' agents changed of the configuration waits for a person, as if changed here.
+  const waiting = await noticeConfigChange(context.store, batch.directory, context.env, { sessionId: batch.id });
+  if (waiting)
+    context.report(
+      `${pc.yellow('⚠')} The applied changes include Loom's configuration (${waiting.files.join(', ')}): no run uses it until you review it with \`loom config\` and trust it with \`loom config trust\`.`,
+    );
   const conflicts = result.tasks.reduce((sum, task) => sum + task.conflicts.length, 0);
   if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else {

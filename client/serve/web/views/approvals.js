@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorLine, href, html } from '../html.js';
 import { changed, state } from '../state.js';
+import { Diff } from './diff.js';
 
 export function Approvals({ rootId, currentId }) {
   const waiting = [...state.permissions.values()]
@@ -46,6 +47,7 @@ function Request({ request, currentId }) {
         >
       </p>
       ${request.reason ? html`<p class="muted">${request.reason}</p>` : null}
+      ${request.diff ? html`<${Diff} text=${request.diff} />` : null}
       <p class="muted">
         ${`${request.permission}: `}${request.patterns.join(', ')}${request.always.length ? ` · “Always” allows ${request.always.join(', ')}` : ''}
       </p>

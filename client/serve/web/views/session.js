@@ -17,6 +17,7 @@ import {
   watchTranscript,
 } from '../state.js';
 import { Approvals } from './approvals.js';
+import { ConfigBanner } from './config-banner.js';
 import { Transcript } from './parts.js';
 
 /** The root of a session's tree as far as the page knows it, or the first session it still needs to read. */
@@ -68,6 +69,7 @@ export function SessionPage({ id }) {
         </p>
       </header>
       <${WaitBanner} id=${id} />
+      <${ConfigBanner} directory=${session.directory} refresh=${`${status}:${session.time.updated}`} />
       ${
         session.error
           ? html`<p class="error" role="alert" data-session-error>${session.error.name}: ${session.error.message}</p>`
