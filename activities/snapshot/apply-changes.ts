@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { restoreFiles } from './restore.js';
+import { safeGit } from './safe-git.js';
 import { nulFields, type ShadowGit } from './shadow-git.js';
 import { writeWhole } from './write-whole.js';
 
@@ -90,7 +90,7 @@ async function mergeInto(
   try {
     writeFileSync(join(scratch, 'base'), await git.run(['cat-file', 'blob', from!.blob]));
     writeFileSync(join(scratch, 'theirs'), await git.run(['cat-file', 'blob', to!.blob]));
-    const merged = await mergeFile(file, join(scratch, 'base'), join(scratch, 'theirs'));
+    const merged = await mergeFile(file, scratch);
     if (merged === undefined) return undefined;
     if (merged.equals(readFileSync(file))) return 'unchanged';
     writeWhole(file, merged, { mode: lstatSync(file).mode & 0o777 });
@@ -100,16 +100,18 @@ async function mergeInto(
   }
 }
 
-/** `git merge-file`'s result when it merged without conflicts (binary files never do). */
-function mergeFile(current: string, base: string, theirs: string): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['merge-file', '--stdout', '--quiet', current, base, theirs],
-      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1' } },
-      (error, stdout) => resolve(error ? undefined : stdout),
-    );
-  });
+/**
+ * `git merge-file`'s result for `current` with the `base` and `theirs` of `scratch`, when it merged
+ * without conflicts (binary files never do). It runs in the scratch folder, so no repository
+ * around the worker's folder lends it its configuration.
+ */
+async function mergeFile(current: string, scratch: string): Promise<Buffer | undefined> {
+  const [base, theirs] = [join(scratch, 'base'), join(scratch, 'theirs')];
+  return safeGit(['merge-file', '--stdout', '--quiet', current, base, theirs], {
+    cwd: scratch,
+    where: `for ${current}`,
+    env: { GIT_CEILING_DIRECTORIES: dirname(scratch) },
+  }).catch(() => undefined);
 }
 
 function regularFile(path: string): boolean {

@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { changedFiles, type ChangedFile } from './changes.js';
+import { safeGit } from './safe-git.js';
 import { ShadowGit } from './shadow-git.js';
 import { trackFiles } from './track.js';
 
@@ -69,32 +69,7 @@ export async function snapshotCopy(
   return { tree, files: await changedFiles(snapshots, base, tree) };
 }
 
-/** Runs git in a copy, with none of the user's settings (no hooks, filters or line-ending conversion). */
-export function git(cwd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'core.autocrlf=false', '-c', 'core.fsmonitor=false', '-c', 'gc.auto=0', ...args],
-      {
-        cwd,
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          GIT_CONFIG_NOSYSTEM: '1',
-          GIT_CONFIG_GLOBAL: '/dev/null',
-          GIT_TERMINAL_PROMPT: '0',
-          GIT_AUTHOR_NAME: 'Loom',
-          GIT_AUTHOR_EMAIL: 'loom@localhost',
-          GIT_COMMITTER_NAME: 'Loom',
-          GIT_COMMITTER_EMAIL: 'loom@localhost',
-        },
-      },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`git ${args[0]} in ${cwd}: ${stderr.trim() || error.message}`));
-        else resolve(stdout);
-      },
-    );
-  });
+/** Runs git in a copy, a repository Loom made (`safeGit`: no hooks, filters or line-ending conversion). */
+export async function git(cwd: string, args: string[]): Promise<string> {
+  return (await safeGit(args, { cwd, where: `in ${cwd}` })).toString('utf8');
 }

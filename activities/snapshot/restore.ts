@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, realpathSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
+import { beyondLink } from './beyond-link.js';
 import { nulFields, type ShadowGit } from './shadow-git.js';
 import { writeWhole } from './write-whole.js';
 
@@ -30,12 +31,28 @@ export async function restoreFiles(
   options: { expected?: string; force?: boolean } = {},
 ): Promise<RestoreResult> {
   const conflicts = await restoreConflicts(git, target, paths, options);
-  const inside = paths.filter((path) => staysInside(git.workTree, path));
-  const wanted = await treeEntries(git, target, inside);
+  const wanted = await treeEntries(
+    git,
+    target,
+    paths.filter((path) => !conflicts.has(path)),
+  );
   const restored: string[] = [];
-  for (const path of inside) {
+  // A folder's own path before the files in it: a link an agent put where the folder was is
+  // replaced (or removed) before they are written.
+  for (const path of [...paths].sort()) {
     if (conflicts.has(path)) continue;
     const entry = wanted.get(path);
+    // Checked again as it is written, never through a link: a path under one (a link this restore
+    // put back, say) is not in the project, which is right when the snapshot has no file there.
+    if (beyondLink(git.workTree, path)) {
+      if (entry) conflicts.add(path);
+      else restored.push(path);
+      continue;
+    }
+    if (!staysInside(git.workTree, path)) {
+      conflicts.add(path);
+      continue;
+    }
     if (entry) await writeEntry(git, path, entry);
     else removeFile(join(git.workTree, path));
     restored.push(path);
@@ -50,14 +67,31 @@ export async function restoreConflicts(
   paths: string[],
   options: { expected?: string; force?: boolean } = {},
 ): Promise<Set<string>> {
-  // Never through a link out of the project (one an agent made where a folder was), nor up out of it.
-  const conflicts = new Set(paths.filter((path) => !staysInside(git.workTree, path)));
-  const inside = paths.filter((path) => !conflicts.has(path));
+  const root = realpathSync(git.workTree);
+  // Never up out of the project.
+  const conflicts = new Set(paths.filter((path) => !resolve(root, path).startsWith(root + sep)));
   if (options.expected && !options.force) {
-    const changed = await changedSince(git, options.expected, inside);
+    const changed = await changedSince(
+      git,
+      options.expected,
+      paths.filter((path) => !conflicts.has(path)),
+    );
     for (const path of await changedSince(git, target, [...changed])) conflicts.add(path);
   }
+  // Never through a link out of the project (one an agent made where a folder was), unless the
+  // link is itself restored first.
+  const restoring = new Set(paths.filter((path) => !conflicts.has(path)));
+  for (const path of restoring) {
+    const replaced = ancestors(path).find((folder) => restoring.has(folder));
+    if (!staysInside(git.workTree, replaced ?? path)) conflicts.add(path);
+  }
   return conflicts;
+}
+
+/** The folders a relative path is in, outermost first: `a`, `a/b` for `a/b/c`. */
+function ancestors(path: string): string[] {
+  const names = path.split('/');
+  return names.slice(0, -1).map((_, index) => names.slice(0, index + 1).join('/'));
 }
 
 /** Whether writing `path` lands in the work tree: no `..` out of it, no folder on the way that links elsewhere. */
@@ -71,14 +105,17 @@ function staysInside(workTree: string, path: string): boolean {
   return real === root || real.startsWith(root + sep);
 }
 
-/** The entries of the paths in a snapshot's tree, by path (a path the tree lacks has none). */
+/**
+ * The entries of the paths in a snapshot's tree, by path: files and links only (a path the tree
+ * lacks, or holds as a folder, has none).
+ */
 async function treeEntries(git: ShadowGit, tree: string, paths: string[]): Promise<Map<string, TreeEntry>> {
   const entries = new Map<string, TreeEntry>();
   if (paths.length === 0) return entries;
   for (const line of nulFields(await git.run(['ls-tree', '-z', '--full-tree', tree, '--', ...paths]))) {
     const [meta, path] = line.split('\t');
-    const [mode, , blob] = meta.split(' ');
-    entries.set(path, { mode, blob });
+    const [mode, type, blob] = meta.split(' ');
+    if (type === 'blob') entries.set(path, { mode, blob });
   }
   return entries;
 }
@@ -86,7 +123,8 @@ async function treeEntries(git: ShadowGit, tree: string, paths: string[]): Promi
 /** The paths whose file on disk is not what the snapshot holds (changed, created or deleted since). */
 async function changedSince(git: ShadowGit, snapshot: string, paths: string[]): Promise<Set<string>> {
   const expected = await treeEntries(git, snapshot, paths);
-  const present = paths.filter((path) => isFile(join(git.workTree, path)));
+  // A file under a link is not in the project: never hashed through the link.
+  const present = paths.filter((path) => !beyondLink(git.workTree, path) && isFile(join(git.workTree, path)));
   const hashes =
     present.length > 0
       ? (await git.run(['hash-object', '--stdin-paths'], present.join('\n'))).toString().trim().split('\n')

@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { safeGit } from './safe-git.js';
 
 /** The most git may print: a whole blob when a file is restored. */
 const MAX_OUTPUT = 256 * 1024 * 1024;
@@ -9,7 +9,8 @@ const MAX_OUTPUT = 256 * 1024 * 1024;
 /**
  * A git repository of Loom's own that keeps snapshots of a project's files: its objects live under
  * Loom's data folder, its work tree is the project. The project's own `.git` is never read or
- * written, and a project that is no git repository is snapshotted the same way.
+ * written (its configuration, hooks and filters never apply), and a project that is no git
+ * repository is snapshotted the same way.
  */
 export class ShadowGit {
   constructor(
@@ -74,59 +75,26 @@ export class ShadowGit {
     }
   }
 
-  /** Runs git on the shadow repository and the project; rejects with git's own message. */
+  /** Runs git on the shadow repository and the project (`safeGit`); rejects with git's own message. */
   async run(args: string[], input?: Buffer | string, onWorkTree = true): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const child = execFile(
-        'git',
-        [
-          '--git-dir',
-          this.gitDir,
-          ...(onWorkTree ? ['--work-tree', this.workTree] : []),
-          // The user's settings stay out: they could run filters or hooks, or convert line endings.
-          '-c',
-          'core.autocrlf=false',
-          '-c',
-          'core.fsmonitor=false',
-          '-c',
-          'core.quotePath=false',
-          '-c',
-          'gc.auto=0',
-          '-c',
-          'maintenance.auto=false',
-          ...args,
-        ],
-        { encoding: 'buffer', maxBuffer: MAX_OUTPUT, env: this.env(), cwd: this.workTree },
-        (error, stdout, stderr) => {
-          if (error)
-            reject(
-              new Error(
-                `git ${args[0]} in the snapshots of ${this.workTree}: ${stderr.toString().trim() || error.message}`,
-              ),
-            );
-          else resolve(stdout);
-        },
-      );
-      if (input !== undefined) child.stdin!.end(input);
+    return safeGit(args, {
+      options: [
+        '--git-dir',
+        this.gitDir,
+        ...(onWorkTree ? ['--work-tree', this.workTree] : []),
+        '-c',
+        'core.quotePath=false',
+      ],
+      cwd: this.workTree,
+      where: `in the snapshots of ${this.workTree}`,
+      input,
+      maxBuffer: MAX_OUTPUT,
+      env: {
+        GIT_INDEX_FILE: this.indexFile,
+        // Paths are file names, never patterns: `a*.ts` names one file.
+        GIT_LITERAL_PATHSPECS: '1',
+      },
     });
-  }
-
-  private env(): NodeJS.ProcessEnv {
-    return {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_INDEX_FILE: this.indexFile,
-      // Paths are file names, never patterns: `a*.ts` names one file.
-      GIT_LITERAL_PATHSPECS: '1',
-      GIT_TERMINAL_PROMPT: '0',
-      // Snapshots are committed to keep them; the commits are Loom's, whoever runs it.
-      GIT_AUTHOR_NAME: 'Loom',
-      GIT_AUTHOR_EMAIL: 'loom@localhost',
-      GIT_COMMITTER_NAME: 'Loom',
-      GIT_COMMITTER_EMAIL: 'loom@localhost',
-    };
   }
 }
 

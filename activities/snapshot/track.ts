@@ -1,5 +1,15 @@
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
+import { beyondLink } from './beyond-link.js';
 import { nulFields, type ShadowGit } from './shadow-git.js';
 import { writeWhole } from './write-whole.js';
 
@@ -21,16 +31,23 @@ export async function trackFiles(git: ShadowGit, limit = SNAPSHOT_FILE_LIMIT): P
   );
   const staged: string[] = [];
   const unstaged: string[] = [];
+  const folders = new Map<string, boolean>();
   for (const path of new Set(listed)) {
     // A folder listed whole is a repository of its own inside the project: not ours to snapshot.
     if (path.endsWith('/')) continue;
-    const size = sizeOf(join(git.workTree, path));
-    if (size === undefined || size <= limit) staged.push(path);
-    else unstaged.push(path);
+    // Left out: a file over the limit; and, since git would refuse them, a file or link that a folder
+    // replaced (its files are listed on their own) and one under a folder an agent replaced by a link
+    // (no longer in the project).
+    const found = lstatOf(join(git.workTree, path));
+    if (beyondLink(git.workTree, path, folders) || found?.isDirectory() || (found && found.size > limit))
+      unstaged.push(path);
+    else staged.push(path);
   }
-  // Paths go to the index as they are, never matched as pathspecs (which costs a comparison per file per path).
-  if (staged.length > 0) await git.run(['update-index', '--add', '--remove', '-z', '--stdin'], staged.join('\0'));
+  // Out first, so a file or link that took a folder's place (or the other way round) finds its way free.
   if (unstaged.length > 0) await git.run(['update-index', '--force-remove', '-z', '--stdin'], unstaged.join('\0'));
+  // Paths go to the index as they are, never matched as pathspecs (which costs a comparison per file per path).
+  if (staged.length > 0)
+    await git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], staged.join('\0'));
   // Nothing staged: the index, and so its tree, is what the last snapshot wrote.
   const last = lastSnapshot(git);
   if (staged.length === 0 && unstaged.length === 0 && last) return last.tree;
@@ -63,10 +80,10 @@ async function keepReachable(
   writeWhole(git.headFile, `${tree} ${commit}`);
 }
 
-/** The file's size, or undefined when it is gone (its deletion is staged). */
-function sizeOf(path: string): number | undefined {
+/** What is at `path` (not following a link), or undefined when it is gone (its deletion is staged). */
+function lstatOf(path: string): Stats | undefined {
   try {
-    return lstatSync(path).size;
+    return lstatSync(path);
   } catch {
     return undefined;
   }

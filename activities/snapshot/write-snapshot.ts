@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FilesRequestError } from './request-error.js';
+import { safeGit } from './safe-git.js';
 import { nulFields, ShadowGit } from './shadow-git.js';
-
-const run = promisify(execFile);
 
 /**
  * Writes the files of a snapshot of `source`'s project into `folder`, which must not exist or be
@@ -22,45 +19,44 @@ export async function writeSnapshotInto(
   if (existsSync(folder) && readdirSync(folder).length > 0)
     throw new FilesRequestError(`${folder} is not empty: name a new folder for the fork's files.`);
   const kind = (await hasCommit(source.workTree)) ? 'worktree' : 'folder';
-  if (kind === 'worktree') await gitIn(source.workTree, ['worktree', 'add', '--quiet', '-b', branch, folder, 'HEAD']);
+  // The project's git only registers the worktree and reads its commit's tree into the worktree's
+  // index: it writes no file, so none of the project's filters has anything to do. Loom's own git
+  // writes the files, from its snapshot.
+  if (kind === 'worktree')
+    await projectGit(source.workTree, ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, folder, 'HEAD']);
   const writer = new ShadowGit(source.gitDir, folder, `write-${branch.replace(/[^A-Za-z0-9_-]/g, '-')}`);
   try {
     await writer.run(['read-tree', tree]);
     await writer.run(['checkout-index', '--all', '--force']);
-    if (kind === 'worktree') await removeFilesNotIn(writer, folder);
   } finally {
     rmSync(writer.indexFile, { force: true });
   }
+  if (kind === 'worktree') await indexTheCommit(folder);
   return kind;
 }
 
-/** In a worktree, the committed files the snapshot does not hold (deleted since the commit) go. */
-async function removeFilesNotIn(writer: ShadowGit, folder: string): Promise<void> {
-  const kept = new Set(nulFields(await writer.run(['ls-files', '-z'])));
-  const committed = nulFields(Buffer.from((await gitIn(folder, ['ls-files', '-z'])).stdout, 'utf8'));
-  for (const path of committed) {
-    if (kept.has(path)) continue;
-    try {
-      unlinkSync(join(folder, path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+/**
+ * The worktree's index holds its commit, as a checkout would leave it: `git status` there shows
+ * what the snapshot changed since. Nested repositories the commit holds get their empty folder.
+ */
+async function indexTheCommit(folder: string): Promise<void> {
+  await projectGit(folder, ['read-tree', 'HEAD']);
+  for (const entry of nulFields(await projectGit(folder, ['ls-files', '--stage', '-z']))) {
+    const [meta, path] = entry.split('\t');
+    if (meta.startsWith('160000 ') && !existsSync(join(folder, path)))
+      mkdirSync(join(folder, path), { recursive: true });
   }
 }
 
 async function hasCommit(root: string): Promise<boolean> {
   if (!existsSync(join(root, '.git'))) return false;
-  return gitIn(root, ['rev-parse', '--verify', '--quiet', 'HEAD']).then(
+  return projectGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD']).then(
     () => true,
     () => false,
   );
 }
 
-async function gitIn(folder: string, args: string[]): Promise<{ stdout: string }> {
-  try {
-    return await run('git', ['-C', folder, ...args], { maxBuffer: 64 * 1024 * 1024 });
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(`git ${args[0]} in ${folder}: ${stderr || (error as Error).message}`);
-  }
+/** git in the project's own repository (or a worktree of it), none of its programs running. */
+function projectGit(folder: string, args: string[]): Promise<Buffer> {
+  return safeGit(args, { cwd: folder, where: `in ${folder}`, foreign: true });
 }

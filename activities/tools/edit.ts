@@ -1,18 +1,19 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { edit as editSpec } from '../../core/tools/edit.js';
 import { rememberVersion, staleRead } from './file-versions.js';
 import { explainMissing } from './closest-paths.js';
 import { read } from './read.js';
 import { promptVariant } from '../../core/prompt-variant.js';
-import { resolveInProject } from './project-path.js';
+import { readChecked, writeChecked } from './open-checked.js';
+import { resolveChecked } from './project-path.js';
 import { replaceText } from './replace-text.js';
 import { ToolError, type ToolHandler } from './tool-handler.js';
 import { unifiedDiff } from './unified-diff.js';
 
 export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (input, context) => {
-  const path = resolveInProject(context, input.filePath);
+  const { path, real } = resolveChecked(context, input.filePath);
   const name = relative(context.directory, path);
   if (input.oldString === input.newString) {
     throw new ToolError('oldString and newString are the same: there is nothing to change.');
@@ -38,11 +39,11 @@ export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (inp
       );
     }
     after = input.newString;
-    await mkdir(dirname(path), { recursive: true });
   } else {
     if (!existing)
       throw new ToolError(await explainMissing(`File not found: ${path}`, context.directory, path, 'file'));
-    before = await readFile(path, 'utf8');
+    // What was checked is what is read and written: no link planted since takes the edit elsewhere.
+    before = (await readChecked(real)).toString('utf8');
     try {
       after = replaceText(before, input.oldString, input.newString, input.replaceAll ?? false, path);
     } catch (error) {
@@ -50,7 +51,7 @@ export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (inp
       throw error;
     }
   }
-  await writeFile(path, after);
+  await writeChecked(real, after);
   await rememberVersion(context, path);
   const change = unifiedDiff(name, before, after);
   return {

@@ -4,13 +4,12 @@ import type { glob as globSpec } from '../../core/tools/glob.js';
 import { resolveInProject } from './project-path.js';
 import { newestFirst, searchBackend } from './search/index.js';
 import type { ToolHandler } from './tool-handler.js';
-import { toolEnvironment } from './tool-env.js';
 
 const LIMIT = 100;
 
 export const glob: ToolHandler<z.infer<typeof globSpec.parameters>> = async (input, context) => {
   const root = resolveInProject(context, input.path);
-  const backend = await searchBackend(toolEnvironment(context.env, context.config));
+  const backend = await searchBackend(context.env, context.config);
   const files = await newestFirst(
     await backend.listFiles(root, { glob: input.pattern, project: context.directory, signal: context.abort }),
   );

@@ -6,14 +6,13 @@ import { resolveInProject } from './project-path.js';
 import { newestFirst, searchBackend, type ContentMatch } from './search/index.js';
 import { realPathOf } from '../permissions/real-path.js';
 import type { ToolContext, ToolHandler } from './tool-handler.js';
-import { toolEnvironment } from './tool-env.js';
 
 const LIMIT = 100;
 const MAX_LINE_LENGTH = 2000;
 
 export const grep: ToolHandler<z.infer<typeof grepSpec.parameters>> = async (input, context) => {
   const root = resolveInProject(context, input.path);
-  const backend = await searchBackend(toolEnvironment(context.env, context.config));
+  const backend = await searchBackend(context.env, context.config);
   const found = await backend.searchContent(root, {
     pattern: input.pattern,
     include: input.include,

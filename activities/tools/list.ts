@@ -6,7 +6,6 @@ import { resolveInProject } from './project-path.js';
 import { newestFirst, searchBackend } from './search/index.js';
 import { ToolError, type ToolHandler } from './tool-handler.js';
 import { explainMissing } from './closest-paths.js';
-import { toolEnvironment } from './tool-env.js';
 
 const LIMIT = 100;
 
@@ -15,7 +14,7 @@ export const list: ToolHandler<z.infer<typeof listSpec.parameters>> = async (inp
   const info = await stat(root).catch(() => undefined);
   if (!info) throw new ToolError(await explainMissing(`No such folder: ${root}`, context.directory, root, 'folder'));
   if (!info.isDirectory()) throw new ToolError(`${root} is a file, not a folder: read it with the read tool.`);
-  const backend = await searchBackend(toolEnvironment(context.env, context.config));
+  const backend = await searchBackend(context.env, context.config);
   const files = await newestFirst(
     await backend.listFiles(root, { ignore: input.ignore, project: context.directory, signal: context.abort }),
   );

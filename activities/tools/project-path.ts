@@ -12,10 +12,25 @@ export function resolveInProject(
   context: Pick<ToolContext, 'directory' | 'dataDir' | 'externalAllowed'>,
   path: string | undefined,
 ): string {
+  return resolveChecked(context, path).path;
+}
+
+/** A tool's path as checked: `path` as the model named it (absolute), `real` where it led when checked. */
+export interface CheckedPath {
+  path: string;
+  /** Links resolved: what a tool that opens the file must open (`openChecked`), whatever links appear since. */
+  real: string;
+}
+
+/** `resolveInProject`, with where the path led when it was checked. */
+export function resolveChecked(
+  context: Pick<ToolContext, 'directory' | 'dataDir' | 'externalAllowed'>,
+  path: string | undefined,
+): CheckedPath {
   const absolute = path ? resolve(context.directory, path) : resolve(context.directory);
-  if (context.externalAllowed) return absolute;
   // Where it really leads counts: a link in the project may point anywhere.
   const real = realPathOf(absolute);
+  if (context.externalAllowed) return { path: absolute, real };
   const inside = (folder: string) => isInside(folder, absolute) && isInside(realPathOf(folder), real);
   if (!inside(context.directory) && !inside(toolOutputDir(context.dataDir))) {
     throw new ExternalDirectoryError(
@@ -23,7 +38,7 @@ export function resolveInProject(
       context.directory,
     );
   }
-  return absolute;
+  return { path: absolute, real };
 }
 
 export function isInside(directory: string, path: string): boolean {

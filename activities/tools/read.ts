@@ -1,4 +1,4 @@
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { stat, type FileHandle } from 'node:fs/promises';
 import { basename, extname, relative } from 'node:path';
 import type { z } from 'zod';
 import { READ_DEFAULT_LIMIT, READ_MAX_LINE_LENGTH, type read as readSpec } from '../../core/tools/read.js';
@@ -6,7 +6,8 @@ import { parseModelId } from '../../core/model-id.js';
 import { modelInfo } from '../../core/model-info.js';
 import { explainMissing } from './closest-paths.js';
 import { rememberVersion } from './file-versions.js';
-import { resolveInProject } from './project-path.js';
+import { listChecked, openChecked, readChecked } from './open-checked.js';
+import { resolveChecked } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler, type ToolOutput } from './tool-handler.js';
 
 const MAX_BYTES = 50 * 1024;
@@ -27,12 +28,13 @@ const BINARY_EXTENSIONS = new Set(
 );
 
 export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (input, context) => {
-  const path = resolveInProject(context, input.filePath);
+  const { path, real } = resolveChecked(context, input.filePath);
   const title = relative(context.directory, path) || '.';
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new ToolError(await explainMissing(`File not found: ${path}`, context.directory, path, 'file'));
+  // What was checked is what is read (`openChecked`): no link planted since shows a file elsewhere.
   if (info.isDirectory()) {
-    const entries = await readdir(path, { withFileTypes: true });
+    const entries = await listChecked(real);
     const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
     return {
       title,
@@ -41,10 +43,8 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
     };
   }
   const mime = ATTACHMENT_TYPES[extname(path).toLowerCase()];
-  if (mime) return attachment(path, title, mime, info.size, context);
-  if (await isBinary(path)) throw new ToolError(`Cannot read binary file: ${path}`);
-
-  const text = await readText(path);
+  if (mime) return attachment(path, real, title, mime, info.size, context);
+  const text = await readText(path, real);
   await rememberVersion(context, path);
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -80,6 +80,7 @@ export const read: ToolHandler<z.infer<typeof readSpec.parameters>> = async (inp
 /** An image or PDF, handed to the model as a file when it accepts files. */
 async function attachment(
   path: string,
+  real: string,
   title: string,
   mime: string,
   size: number,
@@ -95,7 +96,7 @@ async function attachment(
   }
   if (size > MAX_ATTACHMENT_BYTES)
     throw new ToolError(`${path} is too large to show (${size} bytes; the limit is ${MAX_ATTACHMENT_BYTES}).`);
-  const data = await readFile(path);
+  const data = await readChecked(real);
   return {
     title,
     output: `${mime.startsWith('image/') ? 'Image' : 'PDF'} ${path} (${mime}, ${Math.ceil(size / 1024)} KiB) is attached.`,
@@ -104,29 +105,28 @@ async function attachment(
   };
 }
 
-async function readText(path: string): Promise<string> {
-  const handle = await open(path, 'r');
+/** The file's text, read from one handle; a binary file is refused. */
+async function readText(path: string, real: string): Promise<string> {
+  const binary = new ToolError(`Cannot read binary file: ${path}`);
+  if (BINARY_EXTENSIONS.has(extname(path).toLowerCase())) throw binary;
+  const handle = await openChecked(real, 'read');
   try {
+    if (await looksBinary(handle)) throw binary;
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
   }
 }
 
-async function isBinary(path: string): Promise<boolean> {
-  if (BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return true;
-  const handle = await open(path, 'r');
-  try {
-    const sample = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
-    if (bytesRead === 0) return false;
-    let odd = 0;
-    for (let i = 0; i < bytesRead; i++) {
-      if (sample[i] === 0) return true;
-      if (sample[i] < 9 || (sample[i] > 13 && sample[i] < 32)) odd++;
-    }
-    return odd / bytesRead > 0.3;
-  } finally {
-    await handle.close();
+async function looksBinary(handle: FileHandle): Promise<boolean> {
+  const sample = Buffer.alloc(4096);
+  // At position 0: the handle's own position stays at the start, for reading the whole file.
+  const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
+  if (bytesRead === 0) return false;
+  let odd = 0;
+  for (let i = 0; i < bytesRead; i++) {
+    if (sample[i] === 0) return true;
+    if (sample[i] < 9 || (sample[i] > 13 && sample[i] < 32)) odd++;
   }
+  return odd / bytesRead > 0.3;
 }

@@ -16,7 +16,8 @@ const found = new Map<string, Promise<string | undefined>>();
  * The ripgrep binary the search tools should use, or undefined for the built-in JS search.
  * `LOOM_RIPGREP=off` forces the JS search and `LOOM_RIPGREP=/path/to/rg` names a binary; otherwise
  * `rg` on the PATH, else the copy in Loom's cache, else one installed there with pip (once per
- * process: a failed install means the JS search until the worker restarts).
+ * process: a failed install means the JS search until the worker restarts). `env` is the worker's
+ * (`searchBackend`), never a tool environment: the project's `shell_env` cannot choose the program.
  */
 export function findRipgrep(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   const key = [env.LOOM_RIPGREP, env.PATH, cacheDir(env)].join('\0');

@@ -46,8 +46,9 @@ interface Rules {
 const rulesByConfig = new WeakMap<LoomConfig, Rules>();
 
 /**
- * The environment of a process Loom starts for a tool (bash, `` !`cmd` `` in commands, ripgrep):
- * the worker's environment without credentials, then `shell_env` applied. Hidden are:
+ * The environment of a process Loom starts for a tool to run the project's commands (bash,
+ * `` !`cmd` `` in commands, local MCP servers): the worker's environment without credentials, then
+ * `shell_env` applied. Hidden are:
  * - variables whose name looks secret (`looksSecret`);
  * - `LOOM_STORE_URL`, `PGPASSWORD`, `LOOM_SERVER_TOKEN`, `TEMPORAL_TLS_CLIENT_KEY_DATA`, the
  *   `TEMPORAL_GRPC_META_*` headers and the tracing exporter's headers;
@@ -58,16 +59,31 @@ const rulesByConfig = new WeakMap<LoomConfig, Rules>();
  */
 export function toolEnvironment(env: NodeJS.ProcessEnv, config: LoomConfig): NodeJS.ProcessEnv {
   const rules = rulesOf(config);
+  const result = withoutCredentials(env, config, rules.inherit);
+  for (const name of rules.unset) delete result[name];
+  return Object.assign(result, rules.set);
+}
+
+/**
+ * The worker's environment without its credentials, hidden as `toolEnvironment` hides them, but
+ * without `shell_env`: for the programs Loom itself runs unconfined for a tool (ripgrep, and pip
+ * installing it), which the project's configuration must not point at programs of its own
+ * (`PATH`, `LOOM_RIPGREP`, `LD_PRELOAD`, `PYTHONPATH`, …). `keep` names variables kept all the same.
+ */
+export function withoutCredentials(
+  env: NodeJS.ProcessEnv,
+  config: LoomConfig,
+  keep: ReadonlySet<string> = new Set(),
+): NodeJS.ProcessEnv {
   const store = env.LOOM_STORE_URL;
-  const secrets = store && store.length >= MIN_SECRET_LENGTH ? [...rules.secrets, store] : rules.secrets;
+  const secrets = rulesOf(config).secrets;
+  const hidden = store && store.length >= MIN_SECRET_LENGTH ? [...secrets, store] : secrets;
   const result: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (rules.inherit.has(name) || !(looksSecret(name) || secrets.some((secret) => value.includes(secret))))
-      result[name] = value;
+    if (keep.has(name) || !(looksSecret(name) || hidden.some((secret) => value.includes(secret)))) result[name] = value;
   }
-  for (const name of rules.unset) delete result[name];
-  return Object.assign(result, rules.set);
+  return result;
 }
 
 /**

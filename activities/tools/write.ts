@@ -1,21 +1,22 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { write as writeSpec } from '../../core/tools/write.js';
 import { assertReadVersion, rememberVersion } from './file-versions.js';
-import { resolveInProject } from './project-path.js';
+import { readChecked, writeChecked } from './open-checked.js';
+import { resolveChecked } from './project-path.js';
 import { ToolError, type ToolHandler } from './tool-handler.js';
 import { unifiedDiff } from './unified-diff.js';
 
 export const write: ToolHandler<z.infer<typeof writeSpec.parameters>> = async (input, context) => {
-  const path = resolveInProject(context, input.filePath);
+  const { path, real } = resolveChecked(context, input.filePath);
   const name = relative(context.directory, path);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new ToolError(`${path} is a directory, not a file.`);
   await assertReadVersion(context, path);
-  const before = existing ? await readFile(path, 'utf8') : '';
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, input.content);
+  // What was checked is what is read and written: no link planted since takes the write elsewhere.
+  const before = existing ? (await readChecked(real)).toString('utf8') : '';
+  await writeChecked(real, input.content);
   await rememberVersion(context, path);
   const change = unifiedDiff(name, before, input.content);
   const lines = input.content.split('\n').length;

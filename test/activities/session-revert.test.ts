@@ -1,4 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -111,6 +122,42 @@ describe('a revert', () => {
     expect(result).toEqual({ restored: [], conflicts: ['dir/file.txt'] });
     expect(existsSync(join(outside, 'file.txt'))).toBe(false);
     expect((await restoreFiles(git, before, ['../escape.txt'])).conflicts).toEqual(['../escape.txt']);
+  });
+
+  it('puts back a folder an agent replaced by a link out of the project, and unrevert puts the link back', async () => {
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'file.txt'), 'outside\n');
+    write('sub/file.txt', 'mine\n');
+    await sessionWithStep('ses_swap', () => {
+      rmSync(join(project, 'sub'), { recursive: true });
+      symlinkSync(outside, join(project, 'sub'));
+    });
+    const reverted = await revertSession(store, dataDir, { sessionId: 'ses_swap' });
+    expect(reverted).toMatchObject({ restored: ['sub', 'sub/file.txt'], conflicts: [] });
+    expect(lstatSync(join(project, 'sub')).isDirectory()).toBe(true);
+    expect(read('sub/file.txt')).toBe('mine\n');
+
+    const back = await unrevertSession(store, dataDir, { sessionId: 'ses_swap' });
+    expect(back).toMatchObject({ restored: ['sub', 'sub/file.txt'], conflicts: [] });
+    expect(readlinkSync(join(project, 'sub'))).toBe(outside);
+    // Nothing was written or deleted through the link, either way.
+    expect(readdirSync(outside)).toEqual(['file.txt']);
+    expect(readFileSync(join(outside, 'file.txt'), 'utf8')).toBe('outside\n');
+  });
+
+  it('never touches the files of another folder of the project through a link put back in its place', async () => {
+    write('other/file.txt', 'other\n');
+    write('sub/file.txt', 'mine\n');
+    await sessionWithStep('ses_inside', () => {
+      rmSync(join(project, 'sub'), { recursive: true });
+      symlinkSync(join(project, 'other'), join(project, 'sub'));
+    });
+    await revertSession(store, dataDir, { sessionId: 'ses_inside' });
+    expect(read('sub/file.txt')).toBe('mine\n');
+    expect(await unrevertSession(store, dataDir, { sessionId: 'ses_inside' })).toMatchObject({ conflicts: [] });
+    expect(readlinkSync(join(project, 'sub'))).toBe(join(project, 'other'));
+    expect(readFileSync(join(project, 'other', 'file.txt'), 'utf8')).toBe('other\n');
   });
 
   it('refuses a busy session, and a session that is not reverted has nothing to unrevert', async () => {

@@ -242,7 +242,7 @@ describe('what a tool process sees', () => {
     const secretName = 'LOOM_TEST_RG_TOKEN';
     afterEach(() => delete process.env[secretName]);
 
-    it('runs with the tool environment, not the worker’s', async () => {
+    it('runs with the worker’s environment without credentials, and nothing of shell_env', async () => {
       // A stand-in for rg that answers like ripgrep and records its environment; a tree bigger
       // than the walk budget sends the search to it.
       const tree = realpathSync(mkdtempSync(join(tmpdir(), 'loom-tool-env-rg-')));
@@ -256,14 +256,18 @@ describe('what a tool process sees', () => {
       for (let i = 0; i <= NODE_WALK_BUDGET; i++) writeFileSync(join(tree, `f${i}.txt`), '');
       process.env[secretName] = 'rg-secret-value';
       const context = createToolContext(tree, {
-        env: { ...process.env, LOOM_RIPGREP: rg },
-        config: { shell_env: { GREETING: 'hello rg' } },
+        env: { ...process.env, LOOM_RIPGREP: rg, RIPGREP_CONFIG_PATH: join(tree, 'ripgreprc') },
+        config: { shell_env: { GREETING: 'hello rg', LD_PRELOAD: join(tree, 'evil.so') } },
       });
       try {
         await glob({ pattern: '**/*.md' }, context);
         const seen = readFileSync(dump, 'utf8');
         expect(seen).not.toContain('rg-secret-value');
-        expect(lines(seen)).toEqual(expect.arrayContaining([`PATH=${process.env.PATH}`, 'GREETING=hello rg']));
+        expect(lines(seen)).toEqual(expect.arrayContaining([`PATH=${process.env.PATH}`]));
+        // ripgrep runs unconfined in the worker: the project's configuration must not reach it.
+        expect(seen).not.toContain('GREETING');
+        expect(seen).not.toContain('LD_PRELOAD');
+        expect(seen).not.toContain('RIPGREP_CONFIG_PATH');
       } finally {
         await context.close();
         rmSync(tree, { recursive: true, force: true });

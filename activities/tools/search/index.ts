@@ -1,4 +1,6 @@
 import { stat } from 'node:fs/promises';
+import type { LoomConfig } from '../../../core/config.js';
+import { withoutCredentials } from '../tool-env.js';
 import { findRipgrep } from '../ripgrep.js';
 import type { SearchBackend } from './backend.js';
 import { jsBackend } from './js-backend.js';
@@ -8,10 +10,15 @@ import { ripgrepBackend } from './ripgrep-backend.js';
 export type { ContentMatch, SearchBackend } from './backend.js';
 
 /**
- * ripgrep when one is found (or installed), for all but small trees; else the walk in Node. `env` is
- * a tool environment (`toolEnvironment`): ripgrep, and pip installing it, run with it.
+ * ripgrep when one is found (or installed), for all but small trees; else the walk in Node.
+ * ripgrep runs unconfined in the worker, so it is found, installed and run with the worker's own
+ * environment (`workerEnv`, credentials hidden), never the project's `shell_env`: a project cannot
+ * name the program (`LOOM_RIPGREP`, `PATH`, `LOOM_CACHE_DIR`) nor what it loads (`LD_PRELOAD`). Nor
+ * its configuration file: `RIPGREP_CONFIG_PATH` is dropped (and ripgrep runs with `--no-config`).
  */
-export async function searchBackend(env: NodeJS.ProcessEnv): Promise<SearchBackend> {
+export async function searchBackend(workerEnv: NodeJS.ProcessEnv, config: LoomConfig): Promise<SearchBackend> {
+  const env = withoutCredentials(workerEnv, config);
+  delete env.RIPGREP_CONFIG_PATH;
   const rg = await findRipgrep(env);
   return rg ? smallTreesInNode(ripgrepBackend(rg, env)) : jsBackend;
 }

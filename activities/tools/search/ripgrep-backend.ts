@@ -16,7 +16,9 @@ import {
  * The search through ripgrep, which reads nested `.gitignore`, `.ignore` and git's global excludes
  * on its own. Patterns are matched here with picomatch rather than passed as `--glob`: a ripgrep
  * glob re-includes files that `.gitignore` excludes, and its dialect differs. ripgrep runs with
- * `env`, a tool environment (`toolEnvironment`), never the worker's own.
+ * `env`, the worker's environment without credentials (`searchBackend`), never `shell_env`, and
+ * every value a tool call gives goes after a flag that takes it (`--regexp`, `--glob=`) or after
+ * `--`, so no argument becomes a flag of ripgrep's (`--pre` would run a program).
  */
 export function ripgrepBackend(rg: string, env: NodeJS.ProcessEnv): SearchBackend {
   return {
