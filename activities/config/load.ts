@@ -6,6 +6,7 @@ import { configDir } from '../paths.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
 import { diskFiles, type ConfigFiles } from './files.js';
 import { markdownConfigs } from './markdown.js';
+import { refuseSecretsInModelText } from './secret-text.js';
 
 export { ConfigError } from './errors.js';
 
@@ -75,6 +76,7 @@ export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv 
   const key = `${label}\0${substituted}`;
   let config = parsed.get(key);
   if (!config) {
+    if (substituted !== text) refuseSecretsInModelText(parseJsonc(text, [], { allowTrailingComma: true }), label);
     config = parseSubstituted(substituted, label);
     if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
     parsed.set(key, config);

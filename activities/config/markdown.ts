@@ -2,6 +2,7 @@ import { join, relative, sep } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { AgentConfig, CommandConfig, type LoomConfig } from '../../core/config.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
+import { refuseSecretsInModelText } from './secret-text.js';
 import { diskFiles, type ConfigFiles } from './files.js';
 
 type Kind = 'agent' | 'mode' | 'command';
@@ -18,6 +19,9 @@ const MARKDOWN_FOLDERS: { folder: string; kind: Kind; recursive: boolean }[] = [
   { folder: 'command', kind: 'command', recursive: true },
   { folder: 'commands', kind: 'command', recursive: true },
 ];
+
+/** An environment whose every variable reads `{env:NAME}`: frontmatter parsed as written. */
+const UNSUBSTITUTED = new Proxy({}, { get: (_, name) => (typeof name === 'string' ? `{env:${name}}` : undefined) });
 
 /** `logLevel: 'error'` keeps YAML warnings off the console; errors still throw. */
 const YAML_OPTIONS = { logLevel: 'error' } as const;
@@ -46,7 +50,10 @@ export function readMarkdownConfig(
   env: NodeJS.ProcessEnv,
   files: ConfigFiles = diskFiles,
 ): LoomConfig {
-  const { data, body } = parseMarkdown(files.read(file), file, env);
+  const text = files.read(file);
+  const { data, body } = parseMarkdown(text, file, env);
+  if (text.includes('{env:'))
+    refuseSecretsInModelText(parseMarkdown(text, file, UNSUBSTITUTED).data, file, { kind, name: fileName });
   const bodyKey = kind === 'command' ? 'template' : 'prompt';
   const fields = isPlainObject(data) && body ? { ...data, [bodyKey]: body } : data;
   if (kind === 'command') return { command: { [fileName]: validate(CommandConfig, fields, file) } };

@@ -5,6 +5,7 @@ import { type AgentInfo } from '../../core/agents/agent.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { agentRows, loadProjectAgents, summarizePermissions } from '../services/project-agents.js';
+import { filesForPerson, reviewConfig } from '../services/config-review.js';
 
 /** `loom agents`: the project's agents with mode, model, description and what they may do. */
 export async function agentsCommand(
@@ -12,7 +13,9 @@ export async function agentsCommand(
   options: { json?: boolean; dir?: string; all?: boolean },
 ): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
-  const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
+  // A run a person starts now would see these: the trusted files while a change an agent made waits.
+  const { standing } = await reviewConfig(context.store, directory, context.env);
+  const project = loadProjectAgents(directory, context.env, context.settings.dataDir, filesForPerson(standing));
   if (options.json) {
     process.stdout.write(`${JSON.stringify(agentRows(project, Boolean(options.all)))}\n`);
     return 0;

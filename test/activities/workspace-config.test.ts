@@ -43,7 +43,7 @@ function writeProject(): void {
   );
   write(
     join(project, '.loom', 'agents', 'writer.md'),
-    '---\ndescription: "Writes docs, token {env:DOC_TOKEN}"\nmode: primary\n---\nYou write the docs of the ACME project.',
+    '---\ndescription: "Writes docs for {env:DOC_TEAM}"\nmode: primary\n---\nYou write the docs of the ACME project.',
   );
   write(join(project, '.loom', 'mode', 'terse.md'), 'Answer in one line.');
   write(
@@ -59,7 +59,7 @@ beforeEach(() => {
   globalDir = join(root, 'global');
   project = join(root, 'work', 'project');
   mkdirSync(project, { recursive: true });
-  env = { LOOM_CONFIG_DIR: globalDir, LOCAL_KEY: 'key-on-host', DOC_TOKEN: 'token-on-host' };
+  env = { LOOM_CONFIG_DIR: globalDir, LOCAL_KEY: 'key-on-host', DOC_TEAM: 'team-on-host' };
 });
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -108,9 +108,9 @@ describe('workspace config snapshots', () => {
     const { snapshot } = takeWorkspaceSnapshot(project, env);
     const stored = JSON.stringify(snapshot);
     expect(stored).toContain('{env:LOCAL_KEY}');
-    expect(stored).toContain('{env:DOC_TOKEN}');
+    expect(stored).toContain('{env:DOC_TEAM}');
     expect(stored).not.toContain('key-on-host');
-    expect(stored).not.toContain('token-on-host');
+    expect(stored).not.toContain('team-on-host');
 
     const elsewhere = loadConfig(
       project,
@@ -118,7 +118,23 @@ describe('workspace config snapshots', () => {
       snapshotFiles(snapshot),
     );
     expect(elsewhere.provider?.local?.options?.apiKey).toBe('key-of-model-worker');
-    expect(elsewhere.agent?.writer?.description).toBe('Writes docs, token ');
+    expect(elsewhere.agent?.writer?.description).toBe('Writes docs for ');
+  });
+
+  it('refuses a secret variable in text a model reads, naming the file, the key and the variable', () => {
+    writeProject();
+    write(join(project, '.loom', 'agents', 'leaky.md'), '---\ndescription: "Knows {env:DOC_TOKEN}"\n---\nLeak it.');
+    expect(() => takeWorkspaceSnapshot(project, env)).toThrow(
+      `${join(project, '.loom', 'agents', 'leaky.md')}: agent.leaky.description names {env:DOC_TOKEN}, a secret by its name`,
+    );
+    write(join(project, '.loom', 'agents', 'leaky.md'), '---\ndescription: Knows things\n---\nLeak it.');
+    write(
+      join(project, 'loom.json'),
+      JSON.stringify({ command: { ship: { template: 'Ship with {env:DEPLOY_API_KEY}' } } }),
+    );
+    expect(() => takeWorkspaceSnapshot(project, env)).toThrow(
+      `${join(project, 'loom.json')}: command.ship.template names {env:DEPLOY_API_KEY}`,
+    );
   });
 
   it('gives the same project the same id, and a changed project another', () => {

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { RuleSchema } from '../../../core/session.js';
 import { agentRows, loadProjectAgents } from '../../services/project-agents.js';
+import { filesForPerson, reviewConfig } from '../../services/config-review.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody } from '../errors.js';
 import { json } from '../schemas.js';
@@ -35,10 +36,13 @@ const agents = createRoute({
 });
 
 export function registerAgentRoutes(app: OpenAPIHono, deps: ServeDeps): void {
-  app.openapi(agents, (c) => {
+  app.openapi(agents, async (c) => {
     const query = c.req.valid('query');
     const directory = resolve(deps.defaultDirectory, query.directory ?? '.');
-    const rows = agentRows(loadProjectAgents(directory, deps.env, deps.dataDir), query.all === 'true');
+    // As a run a person starts would see them: the trusted files while a change an agent made waits.
+    const { standing } = await reviewConfig(deps.store, directory, deps.env);
+    const project = loadProjectAgents(directory, deps.env, deps.dataDir, filesForPerson(standing));
+    const rows = agentRows(project, query.all === 'true');
     return c.json(rows, 200);
   });
 }
