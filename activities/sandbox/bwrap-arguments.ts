@@ -18,9 +18,9 @@ type Mount = { path: string; args: string[] };
 
 /**
  * bubblewrap's arguments for a sandbox: every namespace of its own (no network but its own
- * loopback, its own processes), the host's filesystem read-only, the workspace and the writable
- * paths bound read-write, `/tmp` private, hidden folders empty and hidden files unreadable. Mounts
- * go parent before child, so a path hidden inside a writable folder stays hidden.
+ * loopback, its own processes) and no capabilities, the host's filesystem read-only, the workspace
+ * and the writable paths bound read-write, `/tmp` private, hidden folders empty and hidden files
+ * unreadable. Mounts go parent before child, so a path hidden inside a writable folder stays hidden.
  */
 export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   const { policy } = mounts;
@@ -42,6 +42,9 @@ export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   return [
     '--die-with-parent',
     '--unshare-all',
+    // Root's sandbox would keep every capability in its user namespace, enough to unmount what hides a path.
+    '--cap-drop',
+    'ALL',
     '--ro-bind',
     '/',
     '/',

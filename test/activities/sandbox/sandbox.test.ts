@@ -90,6 +90,17 @@ describe('a sandboxed bash call', () => {
     expect((await run('cat .env ../.env.example', on)).output).toBe('TOKEN=project-env\nTOKEN=');
   });
 
+  it('cannot take away what hides a path, even where the worker runs as root', async () => {
+    // Root's sandbox gets every capability in its user namespace unless bubblewrap drops them: then
+    // a command could unmount the empty folder over ~/.ssh and read what is under it.
+    const { output } = await run(
+      'umount ~/.ssh; umount -l ~/.ssh; cat ~/.ssh/id_ed25519; grep CapEff /proc/self/status',
+      context(),
+    );
+    expect(output).not.toContain('ssh-secret');
+    expect(output).toMatch(/^CapEff:\s+0+$/m);
+  });
+
   it('takes write and deny paths from the configuration, and the agent adds to the project', async () => {
     const config: LoomConfig = {
       sandbox: { write: ['~/.cache'], deny: ['../outside'] },
