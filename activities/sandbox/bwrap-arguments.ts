@@ -12,6 +12,8 @@ export interface SandboxMounts {
   hiddenFolders: ReadonlySet<string>;
   /** The worker's filtering proxy, when hosts are allowed. */
   proxySocket?: string;
+  /** The host's Unix sockets the sandbox would see (host-sockets.ts), each covered with `mask`. */
+  hostSockets?: { paths: string[]; mask: string };
 }
 
 type Mount = { path: string; args: string[] };
@@ -20,7 +22,8 @@ type Mount = { path: string; args: string[] };
  * bubblewrap's arguments for a sandbox: every namespace of its own (no network but its own
  * loopback, its own processes) and no capabilities, the host's filesystem read-only, the workspace
  * and the writable paths bound read-write, `/tmp` private, hidden folders empty and hidden files
- * unreadable. Mounts go parent before child, so a path hidden inside a writable folder stays hidden.
+ * unreadable, the host's Unix sockets covered. Mounts go parent before child, so a path hidden
+ * inside a writable folder stays hidden.
  */
 export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   const { policy } = mounts;
@@ -34,6 +37,8 @@ export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   ];
   if (mounts.proxySocket)
     list.push({ path: PROXY_SOCKET_INSIDE, args: ['--ro-bind', mounts.proxySocket, PROXY_SOCKET_INSIDE] });
+  for (const path of mounts.hostSockets?.paths ?? [])
+    list.push({ path, args: ['--ro-bind', mounts.hostSockets!.mask, path] });
   list.sort((a, b) => depth(a.path) - depth(b.path));
   // Read-only last: a writable folder bound inside a hidden one needs its mount point made first.
   const readOnly = policy.hidden

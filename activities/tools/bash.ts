@@ -84,7 +84,12 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     : exit.code !== 0
       ? `Exit code: ${exit.code}`
       : undefined;
-  const refusal = sandbox ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused()) : undefined;
+  const refusal = sandbox
+    ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused(), {
+        hostSockets: sandbox.hostSockets,
+        command: input.command,
+      })
+    : undefined;
   return {
     title: description,
     output: withNotes(text, [note, refusal, confinement.warning]),

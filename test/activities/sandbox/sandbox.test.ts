@@ -210,6 +210,23 @@ describe('explainRefusal', () => {
     expect(explainRefusal(output, true, policy, [])).toContain(expected);
   });
 
+  it("says when a connection to one of the host's Unix sockets was refused", () => {
+    const sockets = { hostSockets: ['/home/u/.docker/desktop/docker.sock', '/p/dev.sock'] };
+    const python = 'PermissionError: [Errno 13] Permission denied';
+    expect(
+      explainRefusal(python, true, policy, [], {
+        ...sockets,
+        command: 'python3 -c "s = socket.socket(socket.AF_UNIX)"',
+      }),
+    ).toContain(
+      "the sandbox refuses connections to the host's Unix sockets (/home/u/.docker/desktop/docker.sock, /p/dev.sock)",
+    );
+    expect(
+      explainRefusal('socat: connect(5, AF=1 "dev.sock"): Permission denied', true, policy, [], sockets),
+    ).toContain('/p/dev.sock is a Unix socket of the host, which the sandbox refuses to connect to');
+    expect(explainRefusal('sh: ./run.sh: Permission denied', true, policy, [], sockets)).toBeUndefined();
+  });
+
   it('says nothing for a command that failed for its own reasons, and names what the proxy refused', () => {
     expect(explainRefusal('npm ERR! missing script: test', true, policy, [])).toBeUndefined();
     expect(
