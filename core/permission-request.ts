@@ -30,6 +30,8 @@ export const PermissionRequestRecord = z.object({
   title: z.string(),
   /** Why Loom asks when the rules alone would not say (`the line does not parse`). */
   reason: z.string().optional(),
+  /** For `external_directory`: what approving grants, in words (`write access to /srv/out`). */
+  grants: z.array(z.string()).optional(),
   status: z.enum(['pending', 'approved', 'rejected', 'cancelled', 'expired']),
   reply: PermissionReply.omit({ requestId: true }).optional(),
   time: z.object({ created: z.number(), replied: z.number().optional() }),

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
 import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
 import { explainRefusal } from '../sandbox/explain-refusal.js';
-import { grantedFolders } from '../sandbox/granted-folders.js';
+import { grantedPaths } from '../sandbox/granted-folders.js';
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
@@ -111,7 +111,7 @@ async function confined(
       env: context.env,
       sessionId: context.sessionId,
       ...(context.runId ? { runKey: context.runId } : {}),
-      granted: context.externalAllowed ? await grantedFolders(input, context.directory) : [],
+      granted: await grantedPaths(input, context),
       what: 'bash',
     });
   } catch (error) {
