@@ -32,6 +32,8 @@ export const PermissionRequestRecord = z.object({
   reason: z.string().optional(),
   /** The change a write of a config file makes, as a unified diff. */
   diff: z.string().optional(),
+  /** For `external_directory`: what approving grants, in words (`write access to /srv/out`). */
+  grants: z.array(z.string()).optional(),
   status: z.enum(['pending', 'approved', 'rejected', 'cancelled', 'expired']),
   reply: PermissionReply.omit({ requestId: true }).optional(),
   time: z.object({ created: z.number(), replied: z.number().optional() }),

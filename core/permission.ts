@@ -91,6 +91,16 @@ export function wildcardMatch(value: string, pattern: string): boolean {
   return new RegExp(`^${source}$`, 's').test(text);
 }
 
+/**
+ * What approving an `external_directory` request of a sandboxed bash call opens in its sandbox,
+ * worked out where the line is parsed (activities/permissions/reached-folders.ts). A read opens
+ * nothing: the sandbox reads outside the project anyway. A write opens the folders the line writes
+ * in, never the home folder, `/` or a folder holding the home folder: there, only files that exist
+ * (`files`); what the line writes that the sandbox cannot open is `closed`, with why.
+ */
+export type FolderGrant =
+  { access: 'read' } | { access: 'write'; folders: string[]; files: string[]; closed: { path: string; why: string }[] };
+
 /** One permission a tool call needs: the patterns to check and what "always" would allow. */
 export interface PermissionRequest {
   permission: string;
@@ -106,6 +116,8 @@ export interface PermissionRequest {
   reason?: string;
   /** For a write of a config file: the change, as a unified diff (cut to `PERMISSION_DIFF_LIMIT`). */
   diff?: string;
+  /** For `external_directory` of a bash call: what approving opens in its sandbox. */
+  grant?: FolderGrant;
 }
 
 /** The most of a diff a permission request carries: it travels through workflow history. */

@@ -157,6 +157,30 @@ export const PATH_COMMANDS = new Set([
 export const FOLDER_COMMANDS = new Set(['cd', 'pushd', 'ls', 'mkdir', 'rmdir', 'find', 'tree', 'du']);
 
 /**
+ * Path commands that write in every path they are given (`mv` takes its files away from where they
+ * were; `cd` and `pushd` go where the commands after them write). The others of PATH_COMMANDS read,
+ * but for the destination of COPYING_COMMANDS.
+ */
+export const WRITING_COMMANDS = new Set([
+  'cd',
+  'chgrp',
+  'chmod',
+  'chown',
+  'mkdir',
+  'mv',
+  'pushd',
+  'rm',
+  'rmdir',
+  'tee',
+  'touch',
+  'truncate',
+  'unlink',
+]);
+
+/** Commands whose destination (the last path, or `-t`'s) is written: into it, when it is a folder. */
+export const COPYING_COMMANDS = new Set(['cp', 'mv', 'ln', 'install', 'rsync']);
+
+/**
  * How a command that rewrites files reads its arguments. Options are named as written, `-i` or
  * `--in-place`; a short option's value is attached (`-e'…'`) or the next word.
  */

@@ -108,7 +108,11 @@ export class McpConnection {
     } catch (error) {
       // The process may print its last words a moment after the pipe broke.
       await new Promise((done) => setTimeout(done, 50));
-      const refusal = sandbox ? explainRefusal(connection.stderr, true, sandbox.policy, sandbox.refused()) : undefined;
+      const refusal = sandbox
+        ? explainRefusal(connection.stderr, true, sandbox.policy, sandbox.refused(), {
+            hostSockets: sandbox.hostSockets,
+          })
+        : undefined;
       const stderr = refusal
         ? `${connection.stderr}\n${refusal.replace(ESCAPE_HINT, SERVER_HINT(name))}`
         : connection.stderr;

@@ -1,9 +1,10 @@
 import { homedir } from 'node:os';
-import { dirnamePath, isInsidePath, resolvePath } from '../../core/path.js';
+import { resolvePath } from '../../core/path.js';
 import { wildcardMatch, type PermissionRequest, type Ruleset } from '../../core/permission.js';
 import { alwaysPattern } from '../../core/shell-commands.js';
 import type { CheckContext } from './check-context.js';
 import { mergeRequests } from './merge-requests.js';
+import { ReachedFolders, type Reach } from './reached-folders.js';
 import { realPathOf } from './real-path.js';
 import { analyseLine } from './shell/analyse-line.js';
 import { pathWords, readWords, redirectReads, redirectWords } from './shell/paths.js';
@@ -17,10 +18,12 @@ const SECRET_FILES = ['*.env', '*.env.*'];
  * `$(…)`, backticks, process substitutions, subshells, groups, pipelines, lists, and what `sudo`,
  * `env`, `timeout`, `xargs`, `bash -c`… run) is checked on its own; every path it names or
  * redirects to is checked where it really leads; files a `read` rule guards (`.env`) ask as a
- * read would. What cannot be known before the line runs (a syntax error, `eval`, `bash -c "$X"`,
- * a command named by a variable, a command git takes from a setting the line does not show) asks
- * for the whole line, and no catch-all rule allows that. `planned` (the spec's request for the
- * whole line) is replaced by what the parse finds; any other request planned is kept.
+ * read would. Folders outside the project ask as `external_directory`, those written apart from
+ * those only read, saying what approving opens in the sandbox (reached-folders.ts). What cannot be
+ * known before the line runs (a syntax error, `eval`, `bash -c "$X"`, a command named by a
+ * variable, a command git takes from a setting the line does not show) asks for the whole line,
+ * and no catch-all rule allows that. `planned` (the spec's request for the whole line) is replaced
+ * by what the parse finds; any other request planned is kept.
  */
 export async function bashPermissions(
   input: { command: string; workdir?: string },
@@ -41,36 +44,32 @@ export async function bashPermissions(
       ]
     : [];
   const cwd = resolvePath(context.directory, input.workdir ?? '.');
-  const project = realPathOf(context.directory);
+  const home = context.home ?? homedir();
   const secrets = [...SECRET_FILES, ...guardedByRules(context.readRules)];
-  const folders = new Set<string>();
+  const folders = new ReachedFolders(realPathOf(context.directory), realPathOf(home));
   const reads = new Set<string>();
-  const reach = (word: ShellWord, folder: boolean) => {
-    const path = staticPath(word, cwd);
-    if (path === undefined) {
-      // Known only when the line runs (`$HOME/x`, `~user`, `{a,/etc}`): taken as outside.
-      folders.add(folder || !word.raw.includes('/') || /[{}]/.test(word.raw) ? word.raw : dirnamePath(word.raw));
-      return;
-    }
-    const real = realPathOf(path);
+  const reach = (word: ShellWord, how: Reach) => {
+    const path = staticPath(word, cwd, home);
+    // Known only when the line runs (`$HOME/x`, `~user`, `{a,/etc}`): taken as outside.
+    if (path === undefined) folders.unknown(word.raw, how);
     // `cp a /elsewhere/` puts the file in that folder.
-    const reached = folder || (word.value ?? '').endsWith('/') ? real : dirnamePath(real);
-    if (!isInsidePath(project, reached)) folders.add(reached);
+    else folders.known(realPathOf(path), { ...how, folder: how.folder || (word.value ?? '').endsWith('/') });
   };
   const read = (word: ShellWord) => {
-    const path = staticPath(word, cwd);
+    const path = staticPath(word, cwd, home);
     if (path === undefined) return;
     for (const candidate of new Set([path, realPathOf(path)])) {
       if (secrets.some((pattern) => wildcardMatch(candidate, pattern))) reads.add(candidate);
     }
   };
 
-  reach({ raw: cwd, value: cwd }, true);
+  // The commands of the line write where they run.
+  reach({ raw: cwd, value: cwd }, { folder: true, write: true });
   for (const command of analysis.commands) {
-    for (const { word, folder } of pathWords(command.words)) reach(word, folder);
+    for (const { word, ...how } of pathWords(command.words)) reach(word, how);
     for (const word of readWords(command.words)) read(word);
   }
-  for (const word of redirectWords(analysis.redirects)) reach(word, false);
+  for (const { word, ...how } of redirectWords(analysis.redirects)) reach(word, how);
   for (const word of redirectReads(analysis.redirects)) read(word);
 
   const wordsByText = new Map<string, ShellWord[]>();
@@ -80,11 +79,10 @@ export async function bashPermissions(
   }
   const texts = [...wordsByText.keys()];
   const always = [...new Set([...wordsByText.values()].map(alwaysPattern).filter((pattern) => pattern !== ''))];
-  const externals = [...folders].map((folder) => `${folder.replace(/\/$/, '')}/*`);
   return [
+    ...folders.requests(),
     ...mergeRequests(
       planned.filter((request) => request.permission !== 'bash'),
-      externals.length ? [{ permission: 'external_directory', patterns: externals, always: externals }] : [],
       reads.size ? [{ permission: 'read', patterns: [...reads], always: ['*'] }] : [],
       [{ permission: 'bash', patterns: texts.length ? texts : [line.trim()], always }],
     ),
@@ -93,10 +91,10 @@ export async function bashPermissions(
 }
 
 /** Where a word leads, `~` expanded; `undefined` when only the running shell knows. */
-function staticPath(word: ShellWord, cwd: string): string | undefined {
+function staticPath(word: ShellWord, cwd: string, home: string): string | undefined {
   const value = word.value;
   if (value === undefined || /\{[^}]*(,|\.\.)[^}]*\}/.test(value)) return undefined;
-  if (value === '~' || value.startsWith('~/')) return resolvePath('/', homedir() + value.slice(1));
+  if (value === '~' || value.startsWith('~/')) return resolvePath('/', home + value.slice(1));
   if (value.startsWith('~')) return undefined;
   return resolvePath(cwd, value);
 }

@@ -7,4 +7,6 @@ export interface CheckContext {
   globalConfigDir?: string;
   /** The agent's rules on reading files: a shell line naming a file they guard asks as `read` would. */
   readRules?: Ruleset;
+  /** The home folder `~` names, which a grant never opens for writing (default: this process's). */
+  home?: string;
 }

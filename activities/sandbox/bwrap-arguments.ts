@@ -12,15 +12,18 @@ export interface SandboxMounts {
   hiddenFolders: ReadonlySet<string>;
   /** The worker's filtering proxy, when hosts are allowed. */
   proxySocket?: string;
+  /** The host's Unix sockets the sandbox would see (host-sockets.ts), each covered with `mask`. */
+  hostSockets?: { paths: string[]; mask: string };
 }
 
 type Mount = { path: string; args: string[] };
 
 /**
  * bubblewrap's arguments for a sandbox: every namespace of its own (no network but its own
- * loopback, its own processes), the host's filesystem read-only, the workspace and the writable
- * paths bound read-write (Loom's configuration in them read-only again), `/tmp` private, hidden
- * folders empty and hidden files unreadable. Mounts go parent before child, so a path hidden
+ * loopback, its own processes) and no capabilities, the host's filesystem read-only, the workspace
+ * and the writable paths bound read-write (Loom's configuration in them read-only again), `/tmp`
+ * private, hidden folders empty and hidden files unreadable, the host's Unix sockets covered.
+ * Mounts go parent before child, so a path hidden
  * inside a writable folder stays hidden.
  */
 export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
@@ -36,6 +39,8 @@ export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   ];
   if (mounts.proxySocket)
     list.push({ path: PROXY_SOCKET_INSIDE, args: ['--ro-bind', mounts.proxySocket, PROXY_SOCKET_INSIDE] });
+  for (const path of mounts.hostSockets?.paths ?? [])
+    list.push({ path, args: ['--ro-bind', mounts.hostSockets!.mask, path] });
   list.sort((a, b) => depth(a.path) - depth(b.path));
   // Read-only last: a writable folder bound inside a hidden one needs its mount point made first.
   const readOnly = policy.hidden
@@ -44,6 +49,9 @@ export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
   return [
     '--die-with-parent',
     '--unshare-all',
+    // Root's sandbox would keep every capability in its user namespace, enough to unmount what hides a path.
+    '--cap-drop',
+    'ALL',
     '--ro-bind',
     '/',
     '/',

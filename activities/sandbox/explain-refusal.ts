@@ -21,6 +21,9 @@ const NAME_NOT_RESOLVED = [
 const BUSY = /Device or resource busy|EBUSY/i;
 const NO_NETWORK =
   /Temporary failure in name resolution|Name or service not known|Network is unreachable|ENETUNREACH|No address associated with hostname/i;
+/** How programs say a connection was refused for want of permission (the host's sockets are covered with a mode 000 file). */
+const PERMISSION_DENIED = /Permission denied|EACCES|\[Errno 13\]/;
+const UNIX_SOCKET = /AF_UNIX|UNIX-CONNECT|unix-socket|unix:\/\/|\bsocket\b/i;
 const LOOPBACK_REFUSED =
   /(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)[:\s][^\n]*?(?:Connection refused|ECONNREFUSED|Couldn't connect)|(?:Connection refused|ECONNREFUSED|Failed to connect to)[^\n]*?(?:127\.\d+\.\d+\.\d+|localhost|::1)/i;
 
@@ -33,15 +36,16 @@ export const CONFIG_HINT =
 
 /**
  * What to tell the model when a sandboxed command may have failed because of the sandbox: which
- * path it could not write or see, which host it could not reach, and how to ask for more. Reads
- * the command's output for the errors programs print; the proxy's refusals are known exactly.
- * Undefined when nothing points at the sandbox.
+ * path it could not write or see, which host or host's Unix socket it could not reach, and how to
+ * ask for more. Reads the command's output (and, for sockets, its line) for the errors programs
+ * print; the proxy's refusals are known exactly. Undefined when nothing points at the sandbox.
  */
 export function explainRefusal(
   output: string,
   failed: boolean,
   policy: SandboxPolicy,
   refused: RefusedConnection[],
+  sockets: { hostSockets: string[]; command?: string } = { hostSockets: [] },
 ): string | undefined {
   const reasons: string[] = [];
   for (const connection of uniqueHosts(refused))
@@ -64,6 +68,8 @@ export function explainRefusal(
         `${host ? `${host} cannot be reached: ` : ''}the sandbox has no network (hosts allowed: ${allowed})`,
       );
     }
+    const socketRefusal = hostSocketRefusal(output, policy.workspace, sockets.hostSockets, sockets.command ?? '');
+    if (socketRefusal) reasons.push(socketRefusal);
     if (LOOPBACK_REFUSED.test(output))
       reasons.push(
         "the sandbox has its own loopback: services listening on the worker's localhost cannot be reached from it",
@@ -87,6 +93,28 @@ function configRefusal(output: string, policy: SandboxPolicy): string | undefine
 /** `.opencode/agent` for `/project/.opencode/agent`: how a command run in the project names it. */
 function relativeName(path: string, workspace: string): string {
   return path.startsWith(`${workspace}/`) ? path.slice(workspace.length + 1) : path;
+}
+
+/**
+ * The host's sockets the output or the line names (a socket in the workspace maybe by its relative
+ * path), or, when a socket was refused unnamed, which ones there are.
+ */
+function hostSocketRefusal(
+  output: string,
+  workspace: string,
+  hostSockets: string[],
+  command: string,
+): string | undefined {
+  if (hostSockets.length === 0 || !PERMISSION_DENIED.test(output)) return undefined;
+  const named = hostSockets.filter((path) => {
+    const names = path.startsWith(`${workspace}/`) ? [path, path.slice(workspace.length + 1)] : [path];
+    return names.some((name) => output.includes(name) || command.includes(name));
+  });
+  if (named.length > 0)
+    return `${named.join(', ')} ${named.length > 1 ? 'are Unix sockets' : 'is a Unix socket'} of the host, which the sandbox refuses to connect to`;
+  if (!UNIX_SOCKET.test(`${command}\n${output}`)) return undefined;
+  const some = hostSockets.slice(0, 3).join(', ') + (hostSockets.length > 3 ? ', …' : '');
+  return `the sandbox refuses connections to the host's Unix sockets (${some})`;
 }
 
 function firstMatch(text: string, patterns: RegExp[]): string | undefined {

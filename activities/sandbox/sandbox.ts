@@ -6,6 +6,7 @@ import { PROXY_SOCKET_INSIDE, bwrapArguments } from './bwrap-arguments.js';
 import { startFilteringProxy, type FilteringProxy, type RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 import { findProgram } from './find-program.js';
+import { hostSockets, socketMask } from './host-sockets.js';
 
 /** The port the bridge listens on inside a sandbox that may reach some hosts. */
 const PROXY_PORT = 3128;
@@ -21,6 +22,8 @@ export interface Sandbox {
   env: Record<string, string>;
   /** Connections the proxy refused so far. */
   refused(): RefusedConnection[];
+  /** The host's Unix sockets it covers (a connection to one is refused). */
+  hostSockets: string[];
   /** Stops the proxy; call once the process has ended. */
   close(): Promise<void>;
 }
@@ -28,7 +31,8 @@ export interface Sandbox {
 /**
  * Opens a sandbox for a process started in `cwd` under `policy`. Its `/tmp` is the session's own
  * folder, kept between calls of the session. With hosts allowed, a filtering proxy listens on a
- * socket bound into the sandbox, where socat bridges `127.0.0.1:3128` to it.
+ * socket bound into the sandbox, where socat bridges `127.0.0.1:3128` to it. The host's Unix
+ * sockets it would see are listed now, as it starts, and covered.
  */
 export async function openSandbox(
   policy: SandboxPolicy,
@@ -67,8 +71,21 @@ export async function openSandbox(
       no_proxy: '',
     };
   }
+  const sockets = await hostSockets({
+    shown: [policy.workspace, ...policy.writable],
+    unseen: ['/tmp', '/dev', '/proc', ...policy.hidden],
+  }).catch(async (error: unknown) => {
+    await proxy?.close();
+    throw error;
+  });
   const args = bwrapArguments(
-    { policy, tmp, hiddenFolders, ...(proxy ? { proxySocket: proxy.socketPath } : {}) },
+    {
+      policy,
+      tmp,
+      hiddenFolders,
+      ...(proxy ? { proxySocket: proxy.socketPath } : {}),
+      ...(sockets.length ? { hostSockets: { paths: sockets, mask: await socketMask(root) } } : {}),
+    },
     options.cwd,
   );
   return {
@@ -77,6 +94,7 @@ export async function openSandbox(
     preamble,
     env,
     refused: () => proxy?.refused ?? [],
+    hostSockets: sockets,
     close: async () => {
       await proxy?.close();
     },

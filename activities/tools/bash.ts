@@ -6,7 +6,7 @@ import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from
 import { CONFIG_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
 import { moveCreatedConfig } from '../sandbox/config-guard.js';
 import { refusedConfigDir } from '../paths.js';
-import { grantedFolders } from '../sandbox/granted-folders.js';
+import { grantedPaths } from '../sandbox/granted-folders.js';
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
@@ -96,7 +96,12 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     : exit.code !== 0
       ? `Exit code: ${exit.code}`
       : undefined;
-  const refusal = sandbox ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused()) : undefined;
+  const refusal = sandbox
+    ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused(), {
+        hostSockets: sandbox.hostSockets,
+        command: input.command,
+      })
+    : undefined;
   return {
     title: description,
     output: withNotes(text, [note, refusal, configNote, confinement.warning]),
@@ -123,7 +128,7 @@ async function confined(
       env: context.env,
       sessionId: context.sessionId,
       ...(context.runId ? { runKey: context.runId } : {}),
-      granted: context.externalAllowed ? await grantedFolders(input, context.directory) : [],
+      granted: await grantedPaths(input, context),
       what: 'bash',
     });
   } catch (error) {

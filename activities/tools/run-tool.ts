@@ -78,6 +78,7 @@ export function createToolActivities({ store, env, dataDir }: ActivityDeps) {
         store,
         env,
         externalAllowed: input.externalAllowed,
+        ...(input.writable ? { writable: input.writable } : {}),
         localNetworkAllowed: input.localNetworkAllowed,
         readRules: input.readRules,
         ...(input.agent ? { agent: input.agent } : {}),

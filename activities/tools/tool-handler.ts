@@ -19,6 +19,11 @@ export interface ToolContext {
   env: NodeJS.ProcessEnv;
   /** The run granted this call paths outside the project (the `external_directory` permission). */
   externalAllowed?: boolean;
+  /**
+   * What those grants open for writing in a bash call's sandbox, as approved; left out by a run
+   * from before it said, when bash works it out from the line again.
+   */
+  writable?: string[];
   /** The run granted this call a fetch of a local-network address (`webfetch`). */
   localNetworkAllowed?: boolean;
   /** For searches: the rules on reading files (`*.env` asks): lines of files they do not allow are left out. */

@@ -55,12 +55,16 @@ export async function replyToRequest(
   return request;
 }
 
-/** How a request reads in a terminal: what it asks for, and which session (of which tree) asks. */
+/**
+ * How a request reads in a terminal: what it asks for (for a folder outside the project, what
+ * approving grants: `write access to /srv/out`), and which session (of which tree) asks.
+ */
 export function describeRequest(request: PermissionRequestRecord): string {
   const always = request.always.join(', ');
+  const later = request.permission === 'external_directory' ? ' (later calls reaching these folders ask no more)' : '';
   return [
     `△ Permission required · ${request.title}${request.permission === request.tool ? '' : ` (${request.permission})`}`,
-    `  ${request.patterns.join('\n  ')}`,
+    `  ${(request.grants ?? request.patterns).join('\n  ')}`,
     ...(request.reason ? [`  why: ${request.reason}`] : []),
     ...(request.diff
       ? request.diff
@@ -70,7 +74,7 @@ export function describeRequest(request: PermissionRequestRecord): string {
           .map((line) => `    ${line}`)
       : []),
     `  ${askedIn(request)} · request ${request.id}`,
-    `  "always" would allow: ${request.permission} ${always}`,
+    `  "always" would allow: ${request.permission} ${always}${later}`,
   ].join('\n');
 }
 

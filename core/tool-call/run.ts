@@ -16,6 +16,8 @@ export interface ToolRunInput {
   canDelegate: boolean;
   /** Paths outside the project were granted for this call (`external_directory`). */
   externalAllowed?: boolean;
+  /** For bash: what those grants open for writing in its sandbox (core/folder-grant.ts). */
+  writable?: string[];
   /** A fetch of a local-network address was allowed for this call (`webfetch`). */
   localNetworkAllowed?: boolean;
   /** For searches: the rules on reading files; lines of files they do not allow are left out. */

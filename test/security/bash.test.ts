@@ -529,3 +529,131 @@ describe('git runs the commands it is given in settings and options', () => {
     expect(await requestsOf('GIT_CONFIG_GLOBAL=/dev/null git status')).toHaveLength(1);
   });
 });
+
+// What approving an `external_directory` ask opens in the sandbox: a folder the line writes in, never
+// the home folder, `/` or a folder holding the home folder; a file as a file; reads open nothing.
+describe('reads and writes outside the project, and what approving opens', () => {
+  let home: string;
+  beforeAll(() => {
+    home = join(root, 'home');
+    mkdirSync(join(home, 'notes'), { recursive: true });
+    writeFileSync(join(home, 'note.txt'), 'note');
+    mkdirSync(join(outside, 'dir'), { recursive: true });
+  });
+  const requestsIn = (command: string) =>
+    bashPermissions({ command }, bashAccess(command), { directory: project, home });
+  const external = async (command: string) =>
+    (await requestsIn(command)).filter((request) => request.permission === 'external_directory');
+
+  it('asks for writing where the line writes and for reading where it reads, in two asks', async () => {
+    expect(await external(`cat ${outside}/secret.txt > ${home}/notes/copy.txt`)).toEqual([
+      { permission: 'external_directory', patterns: [`${home}/notes/*`], always: [`${home}/notes/*`] },
+      {
+        permission: 'external_directory',
+        patterns: [`${outside}/*`],
+        always: [`${outside}/*`],
+        grant: { access: 'read' },
+      },
+    ]);
+    expect(await external(`cp ${outside}/secret.txt ${outside}/dir`)).toEqual([
+      { permission: 'external_directory', patterns: [`${outside}/dir/*`], always: [`${outside}/dir/*`] },
+      {
+        permission: 'external_directory',
+        patterns: [`${outside}/*`],
+        always: [`${outside}/*`],
+        grant: { access: 'read' },
+      },
+    ]);
+    // mv takes its file away from where it was: both folders are written.
+    expect((await external(`mv ${outside}/secret.txt ${home}/notes/`)).map((request) => request.patterns)).toEqual([
+      [`${outside}/*`, `${home}/notes/*`],
+    ]);
+  });
+
+  it('treats a file as a file: its folder is what a listing of it reaches', async () => {
+    expect(await external(`ls -la ${outside}/secret.txt`)).toEqual([
+      {
+        permission: 'external_directory',
+        patterns: [`${outside}/*`],
+        always: [`${outside}/*`],
+        grant: { access: 'read' },
+      },
+    ]);
+  });
+
+  it('opens only the file for a file that exists directly in the home folder, and nothing for a new one', async () => {
+    expect(await external(`echo hi > ${home}/note.txt`)).toEqual([
+      {
+        permission: 'external_directory',
+        patterns: [`${home}/*`],
+        always: [`${home}/*`],
+        grant: { access: 'write', folders: [], files: [`${home}/note.txt`], closed: [] },
+      },
+    ]);
+    expect((await external(`echo hi > ${home}/new.txt`))[0].grant).toEqual({
+      access: 'write',
+      folders: [],
+      files: [],
+      closed: [{ path: `${home}/new.txt`, why: 'a new file directly in the home folder' }],
+    });
+    expect((await external(`cd ${home} && make`))[0].grant).toEqual({
+      access: 'write',
+      folders: [],
+      files: [],
+      closed: [{ path: home, why: 'the home folder itself' }],
+    });
+    expect((await external('touch /new-at-root'))[0].grant).toEqual({
+      access: 'write',
+      folders: [],
+      files: [],
+      closed: [{ path: '/new-at-root', why: 'a new file directly in /' }],
+    });
+    expect((await external(`echo hi > ${root}/beside-home.txt`))[0].grant).toMatchObject({
+      closed: [{ path: `${root}/beside-home.txt`, why: `a new file directly in ${root}, which holds the home folder` }],
+    });
+  });
+
+  it('opens nothing for a path known only when the line runs', async () => {
+    expect(await external('echo hi > $HOME/loom-outside.txt')).toEqual([
+      {
+        permission: 'external_directory',
+        patterns: ['$HOME/*'],
+        always: ['$HOME/*'],
+        grant: {
+          access: 'write',
+          folders: [],
+          files: [],
+          closed: [{ path: '$HOME/loom-outside.txt', why: 'known only when the line runs' }],
+        },
+      },
+    ]);
+  });
+});
+
+describe('the destination of a copy is what it writes', () => {
+  const writesOf = async (command: string) =>
+    (await requestsOf(command)).filter((request) => request.permission === 'external_directory' && !request.grant);
+
+  it.each([
+    ['cp -t OUT/dir a b'],
+    ['cp --target-directory=OUT/dir a b'],
+    ['install -d OUT/dir'],
+    ['dd if=a of=OUT/dir/x'],
+  ])('%s writes in the folder', async (command) => {
+    mkdirSync(join(outside, 'dir'), { recursive: true });
+    const line = command.replaceAll('OUT', outside);
+    expect((await writesOf(line)).map((request) => request.patterns)).toEqual([[`${outside}/dir/*`]]);
+  });
+
+  it('reads the sources', async () => {
+    const requests = await requestsOf(`cp ${outside}/secret.txt b && dd if=${outside}/secret.txt of=c`);
+    expect(requests.filter((request) => request.permission === 'external_directory')).toEqual([
+      {
+        permission: 'external_directory',
+        patterns: [`${outside}/*`],
+        always: [`${outside}/*`],
+        grant: { access: 'read' },
+      },
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { condition } from '@temporalio/workflow';
+import { grantWords, writablePaths } from '../../core/folder-grant.js';
 import { derivedId } from '../../core/ids.js';
 import {
   REJECTED_MESSAGE,
@@ -18,7 +19,13 @@ import type { WaitingBoard } from './waiting.js';
 
 /** Whether a tool call may run, and if not, what the model is told and whether the turn stops. */
 export type Authorization =
-  | { allowed: true; externalAllowed: boolean; localNetworkAllowed?: boolean }
+  | {
+      allowed: true;
+      externalAllowed: boolean;
+      /** What the allowed `external_directory` requests open for writing in a bash call's sandbox. */
+      writable: string[];
+      localNetworkAllowed?: boolean;
+    }
   | { allowed: false; error: string; stopTurn: boolean };
 
 export interface CallDescription {
@@ -81,6 +88,7 @@ export class PermissionGate {
   /** Checks every permission a call needs, in order, asking a person where the rules say so. */
   async authorize(requests: PermissionRequest[], call: CallDescription): Promise<Authorization> {
     let externalAllowed = false;
+    const writable = new Set<string>();
     let localNetworkAllowed = false;
     for (const request of requests) {
       const rulesets =
@@ -105,9 +113,15 @@ export class PermissionGate {
         }
       }
       if (request.permission === 'external_directory') externalAllowed = true;
+      for (const path of writablePaths(request)) writable.add(path);
       if (request.permission === 'webfetch' && request.explicit) localNetworkAllowed = true;
     }
-    return { allowed: true, externalAllowed, ...(localNetworkAllowed ? { localNetworkAllowed } : {}) };
+    return {
+      allowed: true,
+      externalAllowed,
+      writable: [...writable],
+      ...(localNetworkAllowed ? { localNetworkAllowed } : {}),
+    };
   }
 
   private async ask(
@@ -133,6 +147,7 @@ export class PermissionGate {
       title: call.title,
       ...(request.reason ? { reason: request.reason } : {}),
       ...(request.diff ? { diff: request.diff } : {}),
+      ...(request.permission === 'external_directory' ? { grants: grantWords(request, call.call.tool) } : {}),
       status: 'pending',
       time: { created: Date.now() },
     };

@@ -153,6 +153,7 @@ async function runToolCall(
     model: context.model,
     canDelegate: context.offered.includes('task'),
     externalAllowed: authorization.externalAllowed,
+    ...(authorization.externalAllowed ? { writable: authorization.writable } : {}),
     ...(authorization.localNetworkAllowed ? { localNetworkAllowed: true } : {}),
     ...(call.tool === 'grep' ? { readRules: readRules(context.task.config) } : {}),
     ...(call.tool === 'bash' ? { agent: context.task.config.agent.name } : {}),

@@ -22,10 +22,10 @@ export function editedFiles(words: ShellWord[]): PathWord[] {
       inPlace = true;
       // GNU sed and perl put a backup whose suffix holds a `/` in that folder, `*` standing for the file's name.
       if (value?.value?.includes('/'))
-        found.push({ word: { raw: value.raw, value: value.value.replaceAll('*', 'x') }, folder: false });
+        found.push({ word: { raw: value.raw, value: value.value.replaceAll('*', 'x') }, folder: false, write: true });
     }
-    if (value && editor.output?.includes(name)) found.push({ word: value, folder: false });
-    if (value && editor.directory?.includes(name)) found.push({ word: value, folder: true });
+    if (value && editor.output?.includes(name)) found.push({ word: value, folder: false, write: true });
+    if (value && editor.directory?.includes(name)) found.push({ word: value, folder: true, write: true });
   }
   if (hidden && editor.writes !== 'never') inPlace = true;
   const programGiven = !editor.program || options.some((option) => editor.program!.includes(option.name));
@@ -34,7 +34,7 @@ export function editedFiles(words: ShellWord[]): PathWord[] {
   const files = (firstIsFile ? operands : operands.slice(1)).filter(
     (word) => !(editor.notFile?.test(word.value ?? '') ?? false),
   );
-  if (inPlace) found.push(...files.map((word) => ({ word, folder: false })));
+  if (inPlace) found.push(...files.map((word) => ({ word, folder: false, write: true })));
   return found;
 }
 

@@ -76,8 +76,13 @@ export function mayBeOption(word: ShellWord): boolean {
   return word.value === undefined && /^("?[$`]|-)/.test(word.raw);
 }
 
-/** A word that names a path, and whether the path is a folder the command works in (`cd x`). */
+/**
+ * A word that names a path: whether the path is a folder the command works in (`cd x`), whether the
+ * command writes there, and whether it writes into the path when that is a folder (`cp a dest`).
+ */
 export interface PathWord {
   word: ShellWord;
   folder: boolean;
+  write: boolean;
+  into?: boolean;
 }

@@ -90,6 +90,17 @@ describe('a sandboxed bash call', () => {
     expect((await run('cat .env ../.env.example', on)).output).toBe('TOKEN=project-env\nTOKEN=');
   });
 
+  it('cannot take away what hides a path, even where the worker runs as root', async () => {
+    // Root's sandbox gets every capability in its user namespace unless bubblewrap drops them: then
+    // a command could unmount the empty folder over ~/.ssh and read what is under it.
+    const { output } = await run(
+      'umount ~/.ssh; umount -l ~/.ssh; cat ~/.ssh/id_ed25519; grep CapEff /proc/self/status',
+      context(),
+    );
+    expect(output).not.toContain('ssh-secret');
+    expect(output).toMatch(/^CapEff:\s+0+$/m);
+  });
+
   it('takes write and deny paths from the configuration, and the agent adds to the project', async () => {
     const config: LoomConfig = {
       sandbox: { write: ['~/.cache'], deny: ['../outside'] },
@@ -214,6 +225,23 @@ describe('explainRefusal', () => {
     expect(said).toContain(`${path} is read-only in the sandbox`);
     expect(said).toContain('change it with the write or edit tool');
     expect(said).not.toContain('"sandbox": false');
+  });
+
+  it("says when a connection to one of the host's Unix sockets was refused", () => {
+    const sockets = { hostSockets: ['/home/u/.docker/desktop/docker.sock', '/p/dev.sock'] };
+    const python = 'PermissionError: [Errno 13] Permission denied';
+    expect(
+      explainRefusal(python, true, policy, [], {
+        ...sockets,
+        command: 'python3 -c "s = socket.socket(socket.AF_UNIX)"',
+      }),
+    ).toContain(
+      "the sandbox refuses connections to the host's Unix sockets (/home/u/.docker/desktop/docker.sock, /p/dev.sock)",
+    );
+    expect(
+      explainRefusal('socat: connect(5, AF=1 "dev.sock"): Permission denied', true, policy, [], sockets),
+    ).toContain('/p/dev.sock is a Unix socket of the host, which the sandbox refuses to connect to');
+    expect(explainRefusal('sh: ./run.sh: Permission denied', true, policy, [], sockets)).toBeUndefined();
   });
 
   it('says nothing for a command that failed for its own reasons, and names what the proxy refused', () => {

@@ -47,6 +47,7 @@ function Request({ request, currentId }) {
         >
       </p>
       ${request.reason ? html`<p class="muted">${request.reason}</p>` : null}
+      ${request.grants ? request.grants.map((grant) => html`<p class="grant">${grant}</p>`) : null}
       ${request.diff ? html`<${Diff} text=${request.diff} />` : null}
       <p class="muted">
         ${`${request.permission}: `}${request.patterns.join(', ')}${request.always.length ? ` · “Always” allows ${request.always.join(', ')}` : ''}
