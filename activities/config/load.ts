@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { LoomConfig, mergeConfig } from '../../core/config.js';
+import { CONFIG_FILE_NAMES, CONFIG_FOLDER_NAMES } from '../../core/config-files.js';
 import { unknownConfigKeys } from '../../core/config-keys.js';
 import { configDir } from '../paths.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
@@ -10,10 +11,6 @@ import { refuseSecretsInModelText } from './secret-text.js';
 
 export { ConfigError } from './errors.js';
 
-/** In a folder's order of application: `loom.json` beats `opencode.json`, `.json` beats `.jsonc`. */
-const FILE_NAMES = ['opencode.jsonc', 'opencode.json', 'loom.jsonc', 'loom.json'];
-/** Config folders inside each folder on the way to the project, in order (`.loom` wins). */
-const CONFIG_FOLDERS = ['.opencode', '.loom'];
 
 /**
  * Loads the configuration that applies to a project directory. Layers, later overriding earlier
@@ -44,7 +41,8 @@ export interface ConfigLayer {
 /**
  * The layers `loadConfig` merges, in its order, each with its source, for settings that must say
  * which file set them. `markdown: false` leaves out markdown agents and commands (for settings
- * that only JSON can hold, so a broken agent file does not stop them being read).
+ * that only JSON can hold, so a broken agent file does not stop them being read), and the check of
+ * text a model reads, which the run's own loading makes.
  */
 export function configLayers(
   directory: string,
@@ -55,13 +53,13 @@ export function configLayers(
   const project = options.project ?? diskFiles;
   const layers = configFolder(diskFiles, configDir(env), env, markdown);
   for (const folder of ancestors(resolve(directory)).reverse()) {
-    layers.push(...jsonFiles(project, folder, env));
-    for (const name of CONFIG_FOLDERS) layers.push(...configFolder(project, join(folder, name), env, markdown));
+    layers.push(...jsonFiles(project, folder, env, markdown));
+    for (const name of CONFIG_FOLDER_NAMES) layers.push(...configFolder(project, join(folder, name), env, markdown));
   }
   if (env.LOOM_CONFIG_CONTENT)
     layers.push({
       source: 'LOOM_CONFIG_CONTENT',
-      config: parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env),
+      config: parseConfig(env.LOOM_CONFIG_CONTENT, 'LOOM_CONFIG_CONTENT', env, { modelText: markdown }),
     });
   return layers;
 }
@@ -70,13 +68,22 @@ export function configLayers(
 const PARSED_LIMIT = 64;
 const parsed = new Map<string, LoomConfig>();
 
-/** Parses one JSONC config text; `label` (a file path) names it in errors. */
-export function parseConfig(text: string, label: string, env: NodeJS.ProcessEnv = process.env): LoomConfig {
+/**
+ * Parses one JSONC config text; `label` (a file path) names it in errors. `modelText: false` skips
+ * the check that no secret goes into text a model reads (for settings read before any run, such
+ * as the store's URL, which a file that fails it must not keep a person from).
+ */
+export function parseConfig(
+  text: string,
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { modelText?: boolean } = {},
+): LoomConfig {
   const substituted = substituteEnv(text, env);
   const key = `${label}\0${substituted}`;
   let config = parsed.get(key);
+  if (options.modelText !== false && substituted !== text) refuseSecretsInModelText(text, label);
   if (!config) {
-    if (substituted !== text) refuseSecretsInModelText(parseJsonc(text, [], { allowTrailingComma: true }), label);
     config = parseSubstituted(substituted, label);
     if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
     parsed.set(key, config);
@@ -100,13 +107,13 @@ function parseSubstituted(substituted: string, label: string): LoomConfig {
 
 function configFolder(files: ConfigFiles, folder: string, env: NodeJS.ProcessEnv, markdown: boolean): ConfigLayer[] {
   const agents = markdown ? markdownConfigs(folder, env, files).map((config) => ({ source: folder, config })) : [];
-  return [...jsonFiles(files, folder, env), ...agents];
+  return [...jsonFiles(files, folder, env, markdown), ...agents];
 }
 
-function jsonFiles(files: ConfigFiles, folder: string, env: NodeJS.ProcessEnv): ConfigLayer[] {
-  return FILE_NAMES.map((name) => join(folder, name))
+function jsonFiles(files: ConfigFiles, folder: string, env: NodeJS.ProcessEnv, modelText: boolean): ConfigLayer[] {
+  return CONFIG_FILE_NAMES.map((name) => join(folder, name))
     .filter((file) => files.isFile(file))
-    .map((file) => ({ source: file, config: parseConfig(files.read(file), file, env) }));
+    .map((file) => ({ source: file, config: parseConfig(files.read(file), file, env, { modelText }) }));
 }
 
 function ancestors(directory: string): string[] {

@@ -1,3 +1,4 @@
+import { parse as parseJsonc } from 'jsonc-parser';
 import { looksSecret } from '../tools/tool-env.js';
 import { ConfigError } from './errors.js';
 
@@ -10,11 +11,15 @@ const MODEL_TEXT = {
 
 const ENV_REFERENCE = /\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/** JSON texts found to name no secret in model text, so each file is parsed for it once. */
+const checked = new Set<string>();
+const CHECKED_KEPT = 256;
+
 /**
  * Refuses a config whose text for a model names a secret variable (`"description": "… {env:API_TOKEN}"`):
  * substituted, it would go to the model's provider with every request, and to anything a
- * prompt-injected model is told to repeat it to. `raw` is the file's value before `{env:…}` is
- * filled in; `at` prefixes its keys (a markdown agent's frontmatter is `agent.<name>`).
+ * prompt-injected model is told to repeat it to. `raw` is a JSON file's text, or a markdown file's
+ * frontmatter as parsed before `{env:…}` is filled in, with `at` naming its entry (`agent.<name>`).
  */
 export function refuseSecretsInModelText(
   raw: unknown,
@@ -22,6 +27,13 @@ export function refuseSecretsInModelText(
   at?: { kind: keyof typeof MODEL_TEXT; name: string },
 ): void {
   if (at) return checkEntry(raw, MODEL_TEXT[at.kind], `${at.kind}.${at.name}`, label);
+  if (typeof raw === 'string') {
+    if (checked.has(raw)) return;
+    refuseSecretsInModelText(parseJsonc(raw, [], { allowTrailingComma: true }), label);
+    if (checked.size >= CHECKED_KEPT) checked.delete(checked.values().next().value!);
+    checked.add(raw);
+    return;
+  }
   if (raw === null || typeof raw !== 'object') return;
   for (const [kind, keys] of Object.entries(MODEL_TEXT)) {
     const entries = (raw as Record<string, unknown>)[kind];

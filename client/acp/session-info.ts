@@ -1,7 +1,7 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { SessionStore } from '../../activities/store/store.js';
 import { modelInfo } from '../../core/model-info.js';
-import { loadProjectAgents } from '../services/project-agents.js';
+import { loadPersonProject } from '../services/project-agents.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -24,7 +24,8 @@ export async function sessionInfoUpdates(context: CliContext, sessionId: string)
   const usage = await usageUpdate(
     store,
     sessionId,
-    () => loadProjectAgents(session.directory, context.env, context.settings.dataDir).config,
+    async () =>
+      (await loadPersonProject(context.store, session.directory, context.env, context.settings.dataDir)).config,
   );
   if (usage) updates.push(usage);
   return updates;
@@ -33,11 +34,11 @@ export async function sessionInfoUpdates(context: CliContext, sessionId: string)
 async function usageUpdate(
   store: SessionStore,
   sessionId: string,
-  config: () => Parameters<typeof modelInfo>[0],
+  config: () => Promise<Parameters<typeof modelInfo>[0]>,
 ): Promise<SessionUpdate | undefined> {
   const last = await store.lastFinishedStep(sessionId);
   if (!last) return undefined;
-  const size = modelInfo(config(), last.model).limit?.context;
+  const size = modelInfo(await config(), last.model).limit?.context;
   if (!size) return undefined;
   const { tokens } = last;
   const { cost } = await store.subtreeUsage(sessionId);

@@ -1,5 +1,5 @@
 import type { SetSessionModeRequest, SetSessionModeResponse } from '@agentclientprotocol/sdk';
-import { loadProjectAgents } from '../services/project-agents.js';
+import { loadPersonProject } from '../services/project-agents.js';
 import type { AcpDeps } from './deps.js';
 import { unknownSession } from './errors.js';
 import { checkMode } from './modes.js';
@@ -12,7 +12,8 @@ export async function setMode(deps: AcpDeps, params: SetSessionModeRequest): Pro
   const { store, env, settings } = deps.context;
   const session = await store.getSession(params.sessionId);
   if (!session) throw unknownSession(params.sessionId);
-  const agent = checkMode(loadProjectAgents(session.directory, env, settings.dataDir), params.modeId, session.id);
+  const project = await loadPersonProject(store, session.directory, env, settings.dataDir);
+  const agent = checkMode(project, params.modeId, session.id);
   // Read again just before writing: a run may have written the row since.
   const current = (await store.getSession(session.id)) ?? session;
   await store.saveSession({ ...current, agent, time: { ...current.time, updated: Date.now() } });

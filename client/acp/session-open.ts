@@ -12,7 +12,7 @@ import type { Session } from '../../core/session.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { checkProviderHere, chooseModel, reportMissingKey } from '../services/model-choice.js';
 import { createEmptySession } from '../services/new-session.js';
-import { loadProjectAgents, type ProjectAgents } from '../services/project-agents.js';
+import { loadPersonProject, type ProjectAgents } from '../services/project-agents.js';
 import { rootOf } from '../services/sessions.js';
 import type { AcpDeps } from './deps.js';
 import { unknownSession } from './errors.js';
@@ -25,7 +25,7 @@ import { followTurn } from './turn-follower.js';
 export async function newSession(deps: AcpDeps, params: NewSessionRequest): Promise<NewSessionResponse> {
   const { context } = deps;
   const directory = checkedDirectory(params.cwd);
-  const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
+  const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);
   const agent = project.defaultAgent;
   const model = chooseModel(undefined, agent, project, context.env);
   const missingKey = checkProviderHere(model, project.config, context.env);
@@ -49,7 +49,7 @@ export async function loadSession(deps: AcpDeps, params: LoadSessionRequest): Pr
   if (params.cwd !== session.directory)
     context.report(`loom acp: session ${session.id} works in ${session.directory}, not ${params.cwd}; it stays there`);
   ignoredMcpServers(deps, params.mcpServers.length);
-  const project = loadProjectAgents(session.directory, context.env, context.settings.dataDir);
+  const project = await loadPersonProject(context.store, session.directory, context.env, context.settings.dataDir);
   const access = await deps.ready();
   const updates = new SessionUpdates(session.directory, { users: true });
   const cursor = await currentCursor(context.store, session.id);

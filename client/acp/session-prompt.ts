@@ -2,7 +2,7 @@ import type { CancelNotification, PromptRequest, PromptResponse } from '@agentcl
 import { currentCursor } from '../follow/session-changes.js';
 import { cancellingRun } from '../services/cancelled-prompts.js';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
-import { loadProjectAgents } from '../services/project-agents.js';
+import { loadPersonProject } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
 import { cancelSession, resumeSession, rootOf } from '../services/sessions.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
@@ -20,11 +20,11 @@ export async function prompt(deps: AcpDeps, params: PromptRequest): Promise<Prom
   const session = await context.store.getSession(params.sessionId);
   if (!session) throw unknownSession(params.sessionId);
   const text = promptText(params.prompt, session.directory);
-  const project = loadProjectAgents(session.directory, context.env, context.settings.dataDir);
+  const project = await loadPersonProject(context.store, session.directory, context.env, context.settings.dataDir);
   // A session whose first run never started may have no model yet: chosen here, as `loom resume` does.
   const model = session.model ? undefined : chooseModel(undefined, session.agent, project, context.env);
   const missingKey = checkProviderHere(model ?? session.model, project.config, context.env);
-  const maxPromptBytes = promptLimit(session.directory, context.env);
+  const maxPromptBytes = promptLimit(context.env, project.config);
   checkPromptSize(text, maxPromptBytes, `session ${session.id}`);
   warnOfUnknownCommand(context, text, project.config);
   const { client, searchAttributes } = await deps.ready();

@@ -72,7 +72,7 @@ export async function resumeCommand(
   const missingKey = checkProviderHere(runModel, project.config, context.env);
   const budget = budgetFlags(options);
   cliChecked(() => checkBudgetPrices(budget, runModel, project.config, sessionId));
-  const maxPromptBytes = promptLimit(session.directory, context.env);
+  const maxPromptBytes = promptLimit(context.env, project.config);
   checkPromptSize(prompt, maxPromptBytes, `session ${sessionId}`);
   warnOfUnknownCommand(context, prompt, project.config);
   const json = Boolean(options.json);

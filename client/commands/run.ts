@@ -41,7 +41,7 @@ export async function runCommand(context: CliContext, prompt: string, options: R
   const missingKey = checkProviderHere(model, project.config, context.env);
   const budget = budgetFlags(options);
   cliChecked(() => checkBudgetPrices(budget, model, project.config, 'the new session'));
-  const maxPromptBytes = promptLimit(directory, context.env);
+  const maxPromptBytes = promptLimit(context.env, project.config);
   checkPromptSize(prompt, maxPromptBytes);
   warnOfUnknownCommand(context, prompt, project.config);
   const { client, searchAttributes } = await context.temporal();

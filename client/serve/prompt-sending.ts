@@ -1,7 +1,7 @@
 import { cancellingRun } from '../services/cancelled-prompts.js';
 import { budgetBeforeResume, budgetFromInput, checkBudgetPrices } from '../services/budgets.js';
 import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
-import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
+import { chooseAgent, loadPersonProject } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/prompts.js';
 import { resumeSession, type SentPrompt } from '../services/sessions.js';
 import type { Session } from '../../core/session.js';
@@ -43,16 +43,12 @@ export async function sendPromptTo(deps: ServeDeps, session: Session, request: P
   const { store, env } = deps;
   const id = session.id;
   const model = checkModelFlag(request.model);
-  const agent = request.agent
-    ? chooseAgent(request.agent, loadProjectAgents(session.directory, env, deps.dataDir))
-    : undefined;
-  const maxPromptBytes = promptLimit(session.directory, env);
+  const project = await loadPersonProject(store, session.directory, env, deps.dataDir);
+  const agent = request.agent ? chooseAgent(request.agent, project) : undefined;
+  const maxPromptBytes = promptLimit(env, project.config);
   checkPromptSize(request.prompt, maxPromptBytes, `session ${id}`);
   const budget = budgetOfBody(request);
-  if (budget) {
-    const project = loadProjectAgents(session.directory, env, deps.dataDir);
-    checkBudgetPrices(budget, model ?? session.model, project.config, id);
-  }
+  if (budget) checkBudgetPrices(budget, model ?? session.model, project.config, id);
   const spent = await budgetBeforeResume(store, id, budget, BUDGET_FIELD_NAMES);
   if (spent) throw new HttpError(409, spent);
   const client = await deps.client();

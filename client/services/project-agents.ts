@@ -6,6 +6,8 @@ import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resol
 import { type AgentInfo } from '../../core/agents/agent.js';
 import type { Ruleset } from '../../core/permission.js';
 import { CliError } from '../cli-error.js';
+import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
+import { filesForPerson, reviewConfig } from './config-review.js';
 
 export interface ProjectAgents {
   agents: AgentInfo[];
@@ -31,6 +33,20 @@ export function loadProjectAgents(
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+}
+
+/**
+ * The agents a run a person starts now in `directory` would see: from the config files they trust
+ * while a change an agent's work made waits for them, else the disk's (see config-review.ts).
+ */
+export async function loadPersonProject(
+  store: ConfigTrustRecords,
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+): Promise<ProjectAgents> {
+  const { standing } = await reviewConfig(store, directory, env);
+  return loadProjectAgents(directory, env, dataDir, filesForPerson(standing));
 }
 
 /** The agent to run: the one named (which must exist), else the project's default. */

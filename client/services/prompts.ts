@@ -1,22 +1,21 @@
-import { loadConfig } from '../../activities/config/load.js';
+import type { LoomConfig } from '../../core/config.js';
 import type { PromptRecords } from '../../activities/store/prompts.js';
 import { newId } from '../../core/ids.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../../core/prompt.js';
 import { formatBytes } from '../render/quantities.js';
 import { CliError } from '../cli-error.js';
 
-/** The largest prompt a project accepts: `LOOM_MAX_PROMPT_BYTES`, else `max_prompt_bytes`, else 8 MiB. */
-export function promptLimit(directory: string, env: NodeJS.ProcessEnv): number {
+/**
+ * The largest prompt a project accepts: `LOOM_MAX_PROMPT_BYTES`, else `max_prompt_bytes` of its
+ * configuration (as a person's run would read it: see `loadPersonProject`), else 8 MiB.
+ */
+export function promptLimit(env: NodeJS.ProcessEnv, config: LoomConfig): number {
   const fromEnv = Number(env.LOOM_MAX_PROMPT_BYTES);
   if (env.LOOM_MAX_PROMPT_BYTES && !(Number.isInteger(fromEnv) && fromEnv > 0)) {
     throw new CliError(`LOOM_MAX_PROMPT_BYTES must be a whole number of bytes, got "${env.LOOM_MAX_PROMPT_BYTES}".`);
   }
   if (fromEnv > 0) return fromEnv;
-  try {
-    return loadConfig(directory, env).max_prompt_bytes ?? DEFAULT_MAX_PROMPT_BYTES;
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
+  return config.max_prompt_bytes ?? DEFAULT_MAX_PROMPT_BYTES;
 }
 
 /** Why a prompt is refused, or undefined when its size is fine. */

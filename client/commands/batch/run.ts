@@ -10,6 +10,7 @@ import { budgetFlags, cliChecked } from '../budget-flags.js';
 const TASK_FLAGS = { tokens: '--task-max-tokens', cost: '--task-max-cost' };
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
 import { promptLimit } from '../../services/prompts.js';
+import { confirmWaitingConfig } from '../config.js';
 import { plural } from '../../render/quantities.js';
 import { timeoutFlag } from '../../timeout-flag.js';
 import { followBatch } from './follow.js';
@@ -33,10 +34,11 @@ export interface BatchRunOptions {
 export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
   const taskTimeout = timeoutFlag(options.taskTimeout, '--task-timeout');
   const directory = resolve(options.dir ?? process.cwd());
-  const { tasks, bytes } = readBatchFile(resolve(file), promptLimit(directory, context.env));
+  const files = await confirmWaitingConfig(context, directory, { json: options.json });
+  const project = loadProjectAgents(directory, context.env, context.settings.dataDir, files);
+  const { tasks, bytes } = readBatchFile(resolve(file), promptLimit(context.env, project.config));
   // Before Temporal is reached: a bad folder is the file's fault, whatever the server's state.
   checkTaskDirectories(directory, tasks);
-  const project = loadProjectAgents(directory, context.env, context.settings.dataDir);
   const agent = chooseAgent(options.agent, project);
   for (const [index, task] of tasks.entries()) {
     if (task.agent) chooseAgent(task.agent, project);

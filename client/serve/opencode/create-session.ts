@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { checkProviderHere, chooseModel, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { createEmptySession } from '../../services/new-session.js';
-import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
+import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
 import type { Session } from '../../../core/session.js';
 import type { ServeDeps } from '../deps.js';
 import { HttpError } from '../errors.js';
@@ -34,7 +34,7 @@ export async function createSession(
       400,
       `${extra.join(', ')} ${extra.length > 1 ? 'go' : 'goes'} with a prompt: send "prompt" too, or send ${extra.length > 1 ? 'them' : 'it'} with the first prompt.`,
     );
-  const project = loadProjectAgents(directory, deps.env, deps.dataDir);
+  const project = await loadPersonProject(deps.store, directory, deps.env, deps.dataDir);
   const agent = chooseAgent(body.agent, project);
   const model = chooseModel(body.model, agent, project, deps.env, SERVER_NAMES_MODEL);
   checkProviderHere(model, project.config, deps.env);

@@ -4,7 +4,7 @@ import { Tokens } from '../../../core/message.js';
 import type { BatchControl } from '../../../workflows/api.js';
 import { BatchControlError, batchTokens, controlBatch, endedBatchMessage, startBatch } from '../../services/batches.js';
 import { checkModelFlag, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
-import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
+import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
 import { budgetFromInput, checkBatchBudgetPrices } from '../../services/budgets.js';
 import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
 import type { ServeDeps } from '../deps.js';
@@ -156,7 +156,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
   app.openapi(start, async (c) => {
     const body = c.req.valid('json');
     const directory = resolve(deps.defaultDirectory, body.directory ?? '.');
-    const project = loadProjectAgents(directory, env, deps.dataDir);
+    const project = await loadPersonProject(store, directory, env, deps.dataDir);
     const agent = chooseAgent(body.agent, project);
     const model = checkModelFlag(body.model);
     const budgets = {
@@ -175,7 +175,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
       () => chooseModel(undefined, agent, project, env, SERVER_NAMES_MODEL),
       project.config,
     );
-    const maxPromptBytes = promptLimit(directory, env);
+    const maxPromptBytes = promptLimit(env, project.config);
     // Every task is checked before anything is stored, as `loom batch run` checks every line.
     const problems = body.tasks.flatMap((task, index) => {
       const problem = !task.prompt.trim() ? 'empty prompt' : promptSizeProblem(task.prompt, maxPromptBytes);

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
-import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
+import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../../services/prompts.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
 import { cancelSession, startSession } from '../../services/sessions.js';
@@ -97,7 +97,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     if (body.parentID !== undefined) throw parentRefused(body.parentID);
     const directory = resolve(deps.defaultDirectory, body.directory ?? requestedDirectory(c) ?? '.');
     if (body.prompt === undefined) return c.json(servedSession(await createSession(deps, directory, body)), 200);
-    const project = loadProjectAgents(directory, env, deps.dataDir);
+    const project = await loadPersonProject(store, directory, env, deps.dataDir);
     const agent = chooseAgent(body.agent, project);
     // As `loom run`: the model is decided here and pinned in the run. A key missing in the
     // server's environment is left to the worker that makes the calls (it may have one).
@@ -105,7 +105,7 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     checkProviderHere(model, project.config, env);
     const budget = budgetOfBody(body);
     checkBudgetPrices(budget, model, project.config, 'the new session');
-    const maxPromptBytes = promptLimit(directory, env);
+    const maxPromptBytes = promptLimit(env, project.config);
     checkPromptSize(body.prompt, maxPromptBytes);
     const { sessionId } = await startSession(await deps.client(), store, {
       prompt: body.prompt,
