@@ -11,7 +11,6 @@ import { refuseSecretsInModelText } from './secret-text.js';
 
 export { ConfigError } from './errors.js';
 
-
 /**
  * Loads the configuration that applies to a project directory. Layers, later overriding earlier
  * (objects merged key by key):
