@@ -38,11 +38,15 @@ export async function projectConfigForRun(
     await store.trustConfig(directory, { ...current, time: now }, 'first');
     return { snapshot: current.snapshot };
   }
-  if (current.id === trust.trustedId) return { snapshot: current.snapshot };
-  if (starter.byPerson && !trust.pending) {
+  if (current.id === trust.trustedId) {
+    // The change that waited was undone: nothing waits any more.
+    if (trust.pending) await store.trustConfig(directory, { ...current, time: trust.time }, 'always');
+    return { snapshot: current.snapshot };
+  }
+  if (starter.byPerson && !agentChangeRemains(trust, current)) {
     // The person's own edit between runs: theirs to make. Not if an agent's change came in meanwhile.
-    if (await store.trustConfig(directory, { ...current, time: now }, 'unless-pending'))
-      return { snapshot: current.snapshot };
+    const when = trust.pending ? 'always' : 'unless-pending';
+    if (await store.trustConfig(directory, { ...current, time: now }, when)) return { snapshot: current.snapshot };
   }
   const unconfirmed = await markChanged(store, directory, trust, current, starter.sessionId);
   return { snapshot: trust.trusted, unconfirmed };
@@ -64,6 +68,16 @@ export async function noticeConfigChange(
   const trust = await store.configTrust(directory);
   if (!trust || current.id === trust.trustedId) return undefined;
   return markChanged(store, directory, trust, current, options.sessionId);
+}
+
+/**
+ * Whether a file an agent's work changed still differs from what a person trusts. One put back
+ * since (by the person, or a revert) leaves only the person's own edits, if any.
+ */
+function agentChangeRemains(trust: ConfigTrust, current: ProjectConfig): boolean {
+  if (!trust.pending) return false;
+  const changed = new Set(changedConfigPaths(trust.trusted, current.snapshot));
+  return trust.pending.files.some((path) => changed.has(path));
 }
 
 /** Records (or keeps) the change waiting for a person: the files that differ from the trusted ones. */
@@ -105,7 +119,7 @@ export async function configStanding(
   const current = readProjectConfig(directory, env);
   const trust = await store.configTrust(directory);
   const changed = trust && trust.trustedId !== current.id ? changedConfigPaths(trust.trusted, current.snapshot) : [];
-  return { directory, current, trust, changed, usedAsIs: !trust || changed.length === 0 || !trust.pending };
+  return { directory, current, trust, changed, usedAsIs: !trust || !agentChangeRemains(trust, current) };
 }
 
 /** The files changed again between what a person was shown and their confirmation. */
