@@ -20,9 +20,10 @@ const ids = new Map<string, string>();
 const IDS_KEPT = 64;
 
 /**
- * The configuration a run started with (its workspace snapshot, `workspaceConfigId`). A run of Loom
- * 0.3.0 or before names none: it gets the config files a person trusts for the directory (the
- * disk's before any run there). A config that no longer loads (a global file broken since) is empty.
+ * The configuration a run started with (its workspace snapshot, `workspaceConfigId`); a global
+ * config file broken since fails the call, as it fails the run's model calls. A run of Loom 0.3.0
+ * or before names none: it gets the config files a person trusts for the directory (the disk's
+ * before any run there), and an empty configuration when they no longer load, as it did.
  */
 export async function runConfiguration(
   store: WorkspaceSnapshots & ConfigTrustRecords,

@@ -61,7 +61,7 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   if (context.abort.aborted) onAbort();
   let exit: Exit;
   let movedConfig: string[] = [];
-  const aside = refusedConfigDir(context.dataDir, context.sessionId, context.callId);
+  const aside = refusedConfigDir(context.dataDir, context.sessionId, context.callId ?? `call-${Date.now()}`);
   try {
     exit = sandbox ? signalledInside(await group.exited) : await group.exited;
     await stopping;

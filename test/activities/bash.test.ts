@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -253,7 +254,7 @@ describe('bash in its sandbox', () => {
       `import { bash } from ${JSON.stringify(HANDLER)};
 const directory = process.argv[2];
 await bash(
-  { command: 'touch orphan-started; (sleep 1.5; touch late-orphan) & wait', description: 'Outlive the worker' },
+  { command: 'touch orphan-started; (until [ -e go ]; do sleep 0.05; done; touch late-orphan) & wait', description: 'Outlive the worker' },
   { directory, dataDir: directory, sessionId: 'ses_orphan', env: process.env, config: {}, abort: new AbortController().signal, update() {} } as never,
 );
 `,
@@ -261,7 +262,13 @@ await bash(
     const worker = spawn(process.execPath, ['--import', 'tsx', script, project], { cwd: REPO_ROOT, stdio: 'ignore' });
     try {
       expect(await waitUntil(() => existsSync(join(project, 'orphan-started')), 20_000)).toBe(true);
+      // The command's background process acts only when told, after the worker is gone: however
+      // slow this machine, what it would do then is done only if it outlived the worker.
+      const gone = once(worker, 'exit');
       worker.kill('SIGKILL');
+      await gone;
+      await sleep(300);
+      writeFileSync(join(project, 'go'), '');
       await neverWritten('late-orphan');
     } finally {
       worker.kill('SIGKILL');
