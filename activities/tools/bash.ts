@@ -31,6 +31,9 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
 
   const confinement = input.sandbox === false ? {} : await confined(input, workdir, context);
   const { sandbox } = confinement;
+  // Where config files the command creates are moved: worked out before it starts, so nothing can
+  // throw between its start and the wait for it.
+  const aside = refusedConfigDir(context.dataDir, context.sessionId, context.callId ?? `call-${Date.now()}`);
   const output = new CapturedOutput();
   let group: ProcessGroup;
   try {
@@ -61,7 +64,6 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   if (context.abort.aborted) onAbort();
   let exit: Exit;
   let movedConfig: string[] = [];
-  const aside = refusedConfigDir(context.dataDir, context.sessionId, context.callId ?? `call-${Date.now()}`);
   try {
     exit = sandbox ? signalledInside(await group.exited) : await group.exited;
     await stopping;
