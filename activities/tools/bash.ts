@@ -33,7 +33,9 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
   const { sandbox } = confinement;
   // Where config files the command creates are moved: worked out before it starts, so nothing can
   // throw between its start and the wait for it.
-  const aside = refusedConfigDir(context.dataDir, context.sessionId, context.callId ?? `call-${Date.now()}`);
+  const aside = sandbox
+    ? refusedConfigDir(context.dataDir, context.sessionId, context.callId ?? `call-${Date.now()}`)
+    : undefined;
   const output = new CapturedOutput();
   let group: ProcessGroup;
   try {
@@ -72,7 +74,7 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     context.abort.removeEventListener('abort', onAbort);
     await group.finish();
     await sandbox?.close();
-    if (sandbox) movedConfig = await moveCreatedConfig(sandbox.policy.config, aside);
+    if (sandbox && aside) movedConfig = await moveCreatedConfig(sandbox.policy.config, aside);
   }
   if (stoppedBy === 'abort') throw abortError(context.abort);
   const configNote = movedConfig.length
