@@ -1,6 +1,6 @@
 import { cp, lstat, mkdir, readlink, realpath, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { configPathsAround } from '../../core/config-files.js';
+import { configPathsAround, isConfigPath } from '../../core/config-files.js';
 import { isInside } from '../tools/project-path.js';
 
 /**
@@ -18,16 +18,25 @@ export interface ConfigGuard {
 }
 
 /**
- * The config paths around `workspace` (its own, its parents', see `configPathsAround`) that lie in
- * a folder the sandbox makes writable (its own `/tmp` is private: nothing written there reaches the host).
+ * The config paths of the workspace and of every other folder the sandbox makes writable (each
+ * one's own and its parents', see `configPathsAround`: another project a person let the command
+ * write in has configuration too) that lie in a writable folder; a writable path that is itself
+ * configuration (a granted file) stays read-only. The writable folders are bound over the
+ * sandbox's own `/tmp`, which is private: only what lies in them reaches the host.
  */
 export async function configGuard(workspace: string, writable: string[]): Promise<ConfigGuard> {
   const roots = [workspace, ...writable];
-  // The writable folders are bound over the sandbox's own /tmp: only what lies in them reaches the host.
   const inWritable = (path: string) => roots.some((root) => isInside(root, path));
+  const folders = await Promise.all(
+    roots.map(async (root) => ((await lstat(root).catch(() => undefined))?.isDirectory() ? root : undefined)),
+  );
+  const candidates = new Set([
+    ...folders.flatMap((folder) => (folder ? configPathsAround(folder) : [])),
+    ...writable.filter((path) => isConfigPath(path)),
+  ]);
   const guard: ConfigGuard = { readOnly: [], absent: [] };
   await Promise.all(
-    configPathsAround(workspace).map(async (path) => {
+    [...candidates].map(async (path) => {
       const found = await lstat(path).catch(() => undefined);
       if (!found) {
         if (inWritable(path)) guard.absent.push(path);

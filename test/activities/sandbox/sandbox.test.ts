@@ -1,7 +1,16 @@
 // The sandbox as bash gets it, through real bubblewrap: what a command may write and read, the
 // policy a configuration gives, what the model is told when the sandbox refused something, and
 // what happens where bubblewrap cannot start.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainRefusal } from '../../../activities/sandbox/explain-refusal.js';
@@ -127,6 +136,22 @@ describe('a sandboxed bash call', () => {
     contexts.push(granted);
     expect((await run(command, granted)).output).toBe('(no output)');
     expect(existsSync(join(outside, 'copy.txt'))).toBe(true);
+  });
+
+  it("keeps another writable folder's Loom configuration read-only, and moves out what a command creates there", async () => {
+    const other = join(root, 'other-project');
+    mkdirSync(join(other, '.opencode'), { recursive: true });
+    writeFileSync(join(other, 'opencode.json'), '{}\n');
+    const on = context({ sandbox: { write: ['../other-project'] } });
+    const result = await run(
+      `touch ${other}/notes.txt; echo '{"sandbox":{"enabled":false}}' > ${other}/opencode.json; mkdir ${other}/.opencode/plugin; echo x > ${other}/loom.json`,
+      on,
+    );
+    expect(existsSync(join(other, 'notes.txt'))).toBe(true);
+    expect(readFileSync(join(other, 'opencode.json'), 'utf8')).toBe('{}\n');
+    expect(existsSync(join(other, '.opencode', 'plugin'))).toBe(false);
+    expect(existsSync(join(other, 'loom.json'))).toBe(false);
+    expect(result.output).toContain(`Loom moved ${join(other, 'loom.json')} out of the project`);
   });
 
   it('has no network: a host is named as unreachable, with the way to ask for more', async () => {
