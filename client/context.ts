@@ -34,6 +34,11 @@ export class CliContext {
     return new CliContext(settings, await openSessionStore(settings), env, report);
   }
 
+  /** Whether a person answers prompts at this terminal (stdin is one; `LOOM_INTERACTIVE=1` says so in tests). */
+  get interactive(): boolean {
+    return Boolean(process.stdin.isTTY) || this.env.LOOM_INTERACTIVE === '1';
+  }
+
   /** This machine's host id (`LOOM_HOST_ID`, else its name): new sessions' workspaces are here. */
   get hostId(): string {
     try {

@@ -21,7 +21,10 @@ const MARKDOWN_FOLDERS: { folder: string; kind: Kind; recursive: boolean }[] = [
 ];
 
 /** An environment whose every variable reads `{env:NAME}`: frontmatter parsed as written. */
-const UNSUBSTITUTED = new Proxy({}, { get: (_, name) => (typeof name === 'string' ? `{env:${name}}` : undefined) });
+export const UNSUBSTITUTED = new Proxy(
+  {},
+  { get: (_, name) => (typeof name === 'string' ? `{env:${name}}` : undefined) },
+);
 
 /** `logLevel: 'error'` keeps YAML warnings off the console; errors still throw. */
 const YAML_OPTIONS = { logLevel: 'error' } as const;

@@ -106,7 +106,7 @@ class TreeFollower {
     };
     process.on('SIGINT', leave);
     process.on('SIGTERM', leave);
-    const interactive = !options.json && (Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1');
+    const interactive = !options.json && context.interactive;
     const prompter = new PermissionPrompter(access.client, context.store, options.rootId, interactive, context.report);
     // While a wake-up run is followed, its own follower asks.
     const permissions = setInterval(

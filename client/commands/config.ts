@@ -47,7 +47,7 @@ export async function configTrustCommand(
   const { waiting } = await reviewConfig(context.store, directory, context.env);
   if (waiting && !options.yes) {
     context.report(`${describeWaiting(waiting)}\n\n${colourDiff(waiting.diff)}`);
-    if (!interactive(context)) {
+    if (!context.interactive) {
       context.report('Not trusted: review the change above, then run `loom config trust --yes`.');
       return 1;
     }
@@ -56,7 +56,7 @@ export async function configTrustCommand(
       return 1;
     }
   }
-  const trusted = await cliChecked(() => confirmConfig(context.store, directory, context.env, waiting?.id));
+  const trusted = await trustChecked(() => confirmConfig(context.store, directory, context.env, waiting?.id));
   context.report(
     `Trusted the configuration of ${directory} (${Object.keys(trusted.snapshot.files).length} config files read).`,
   );
@@ -76,10 +76,10 @@ export async function confirmWaitingConfig(
   const { standing, waiting } = await reviewConfig(context.store, directory, context.env);
   if (!waiting) return filesForPerson(standing);
   context.report(describeWaiting(waiting));
-  if (!options.json && interactive(context)) {
+  if (!options.json && context.interactive) {
     context.report(colourDiff(waiting.diff));
     if (await askYes('Use the changed configuration for this run and the ones after it? [y/N] ')) {
-      return (await cliChecked(() => confirmConfig(context.store, directory, context.env, waiting.id))).snapshot;
+      return (await trustChecked(() => confirmConfig(context.store, directory, context.env, waiting.id))).snapshot;
     }
   }
   context.report(
@@ -111,10 +111,6 @@ function colourDiff(diff: string): string {
     .join('\n');
 }
 
-function interactive(context: CliContext): boolean {
-  return Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1';
-}
-
 async function askYes(question: string): Promise<boolean> {
   const prompt = createInterface({
     input: process.stdin,
@@ -129,7 +125,7 @@ async function askYes(question: string): Promise<boolean> {
 }
 
 /** A confirmation of files that changed again since they were shown is the person's error to see. */
-async function cliChecked<T>(work: () => Promise<T>): Promise<T> {
+async function trustChecked<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

@@ -93,7 +93,7 @@ export async function watchRun(
   const onTerminate = () => detach({ sessionId, status: 'detached', text: '', tokens: zeroTokens() });
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
-  const interactive = !options.quiet && (Boolean(process.stdin.isTTY) || context.env.LOOM_INTERACTIVE === '1');
+  const interactive = !options.quiet && context.interactive;
   // Permission requests are read from the store, so this check carries on while Temporal is away.
   const prompter = new PermissionPrompter(
     client,

@@ -1,6 +1,6 @@
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { ConfigFilesSnapshot } from '../../activities/config/files.js';
-import { parseMarkdown } from '../../activities/config/markdown.js';
+import { parseMarkdown, UNSUBSTITUTED } from '../../activities/config/markdown.js';
 import { configStanding, trustProjectConfig, type ConfigStanding } from '../../activities/config/trust.js';
 import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
 import { unifiedDiff } from '../../activities/tools/unified-diff.js';
@@ -125,7 +125,7 @@ function settingsOf(path: string, text: string | undefined): Map<string, string>
   let prefix = '';
   try {
     if (path.endsWith('.md')) {
-      value = parseMarkdown(text, path, new Proxy({}, { get: (_, name) => `{env:${String(name)}}` })).data;
+      value = parseMarkdown(text, path, UNSUBSTITUTED).data;
       const kind = /\/(agents?|modes?)\//.test(path) ? 'agent' : 'command';
       prefix = `${kind}.${path.replace(/^.*\/(agents?|modes?|commands?)\//, '').replace(/\.md$/, '')}.`;
     } else value = parseJsonc(text, [], { allowTrailingComma: true });
