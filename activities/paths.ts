@@ -32,10 +32,12 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Where Loom keeps the configuration files a sandboxed command created in a project (they are moved
- * out, since commands may not change Loom's configuration): one folder per tool call.
+ * out, since commands may not change Loom's configuration): one folder per session, one in it per
+ * tool call; `loom rm` deletes the session's.
  */
-export function refusedConfigDir(dir: string, sessionId: string, callId: string): string {
-  return join(dir, 'refused-config', sessionId, callId.replace(/[^A-Za-z0-9_-]/g, '_'));
+export function refusedConfigDir(dir: string, sessionId: string, callId?: string): string {
+  const session = join(dir, 'refused-config', sessionId);
+  return callId === undefined ? session : join(session, callId.replace(/[^A-Za-z0-9_-]/g, '_'));
 }
 
 /** Where the shadow repositories of projects' snapshots live (see activities/snapshot/). */

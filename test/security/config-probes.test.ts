@@ -4,7 +4,7 @@
 // run, after a resume, through a plugin, a subagent, an MCP server and `shell_env`. Each probe runs
 // through `loom run` with the scripted model and is checked from outside. Folders are made in
 // /var/tmp, outside the sandbox's private /tmp.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +174,11 @@ describe('an agent cannot change its own rules', () => {
     expect(outputOf(parts[2])).toContain(`Loom moved ${join(env.project, '.loom')} out of the project`);
     // Nothing changed, so nothing waits for a person.
     expect(parseJson(await runLoom(['config', '--json'], { env: cliEnv, cwd: env.project })).waiting).toBeNull();
+    // What was moved out is kept with the session, and goes with it.
+    const kept = join(env.dataDir, 'refused-config', parseJson(result).sessionId);
+    expect(readdirSync(kept)).toHaveLength(2);
+    expect((await runLoom(['rm', parseJson(result).sessionId], { env: cliEnv })).code).toBe(0);
+    expect(existsSync(kept)).toBe(false);
   }, 90_000);
 });
 
