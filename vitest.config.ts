@@ -22,6 +22,7 @@ const onPostgres = [
   'test/workflows/background-subagents.test.ts',
   'test/workflows/budgets.test.ts',
   'test/workflows/rate-limits.test.ts',
+  'test/e2e/queued-before-worker.test.ts',
 ];
 
 export default defineConfig({

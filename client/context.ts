@@ -113,7 +113,7 @@ export class CliContext {
       maxCachedWorkflows: options.maxCachedWorkflows,
       makeCurrent: options.makeCurrent,
     });
-    const said = versionReport(this.worker.version, this.settings.taskQueue);
+    const said = versionReport(this.worker.version, this.settings.taskQueue, target.embedded);
     if (said) this.report(said);
     if (options.serve !== 'shared') {
       const { sandboxNotice } = await import('../worker/sandbox-notice.js');

@@ -224,8 +224,12 @@ program
   .command('cancel')
   .description("cancel a session's running run, with its tools and subagents")
   .argument('<sessionId>')
-  .action(async (sessionId: string) =>
-    execute(async (context) => (await import('./commands/cancel.js')).cancelCommand(context, sessionId)),
+  .option(
+    '--terminate',
+    'end the run and its busy subagents at once, without a worker (for runs of a build that is gone); running tools are not stopped',
+  )
+  .action(async (sessionId: string, options: { terminate?: boolean }) =>
+    execute(async (context) => (await import('./commands/cancel.js')).cancelCommand(context, sessionId, options)),
   );
 
 program

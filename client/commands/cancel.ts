@@ -1,6 +1,8 @@
+import type { Client } from '@temporalio/client';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { cancelSession } from '../services/sessions.js';
+import { terminateSession } from '../services/terminate-session.js';
 import { startWorkerIfNone } from './worker-presence.js';
 
 /** How long `loom cancel` waits, with its own worker, for the run to close. */
@@ -8,16 +10,35 @@ const CANCEL_WAIT_MS = 60_000;
 
 /**
  * `loom cancel <sessionId>`: cancels the session's open run and everything under it. With no
- * worker to carry the cancellation out, one runs here until the run has closed.
+ * worker to carry the cancellation out, one runs here until the run has closed. `--terminate`
+ * ends the runs at once instead, for runs no worker here can take.
  */
-export async function cancelCommand(context: CliContext, sessionId: string): Promise<number> {
-  if (!(await context.store.getSession(sessionId))) {
+export async function cancelCommand(
+  context: CliContext,
+  sessionId: string,
+  options: { terminate?: boolean } = {},
+): Promise<number> {
+  const { client } = await context.temporal();
+  // A session started a moment ago (by `loom serve`, with no worker yet) is known only by its run.
+  if (!(await context.store.getSession(sessionId)) && !(await hasOpenRun(client, sessionId))) {
     throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   }
-  const { client } = await context.temporal();
+  if (options.terminate) {
+    const ended = await terminateSession(client, context.store, sessionId);
+    context.report(
+      ended.length === 0
+        ? `Session ${sessionId} has no running run.`
+        : `Ended ${ended.join(', ')} without a worker; tools they had running were not stopped.`,
+    );
+    return 0;
+  }
   const result = await cancelSession(client, sessionId, context.store);
   if (result === 'not-running') {
     context.report(`Session ${sessionId} has no running run.`);
+    return 0;
+  }
+  if (result === 'ended') {
+    context.report(`Cancelled ${sessionId}: no worker had started it.`);
     return 0;
   }
   if (!(await startWorkerIfNone(context, `the cancellation of ${sessionId} needs one to take effect`))) {
@@ -40,4 +61,13 @@ export async function cancelCommand(context: CliContext, sessionId: string): Pro
       : `Cancellation requested for ${sessionId}; its run had not closed after ${CANCEL_WAIT_MS / 1000} s. \`loom show ${sessionId}\` shows where it is.`,
   );
   return 0;
+}
+
+/** Whether a session workflow of this id is running. */
+async function hasOpenRun(client: Client, sessionId: string): Promise<boolean> {
+  const description = await client.workflow
+    .getHandle(sessionId)
+    .describe()
+    .catch(() => undefined);
+  return description?.status.name === 'RUNNING' && description.type === 'sessionWorkflow';
 }

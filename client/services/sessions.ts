@@ -15,6 +15,7 @@ import { sessionWorkflow } from '../../workflows/index.js';
 import { savePrompt } from './prompts.js';
 import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { rootSessionOf } from '../../activities/session-root.js';
+import { CANCELLED_BEFORE_START, runNeverStarted } from './unstarted-run.js';
 
 export type SessionHandle = WorkflowHandle<typeof sessionWorkflow>;
 
@@ -149,37 +150,45 @@ export async function sendPrompt(
 }
 
 /**
+ * What a cancellation did: requested it of the open run (a worker carries it out), ended at once a
+ * run no worker had started (`ended`: nothing of it ran), or found nothing running.
+ */
+export type CancelOutcome = 'cancelled' | 'ended' | 'not-running';
+
+/**
  * Requests cancellation of a session's open run; cancellation reaches its activities and children.
  * With the store, subagents still busy after the run that started them (background ones, which a
  * run's cancellation does not reach) are cancelled too, down the tree.
  */
-export async function cancelSession(
-  client: Client,
-  sessionId: string,
-  store?: SessionRecords,
-): Promise<'cancelled' | 'not-running'> {
-  const own = await cancelRun(client, sessionId);
+export async function cancelSession(client: Client, sessionId: string, store?: SessionRecords): Promise<CancelOutcome> {
+  // No row yet: the run was started (by `loom serve` with no worker, say) and nothing of it exists but the run.
+  const own = await cancelRun(client, sessionId, store !== undefined && !(await store.getSession(sessionId)));
   if (!store) return own;
   const below = await cancelBusyDescendants(client, store, sessionId);
-  return own === 'cancelled' || below ? 'cancelled' : 'not-running';
+  return own === 'not-running' && below ? 'cancelled' : own;
 }
 
 /** Cancels the runs of a session's busy descendants; whether there was any. */
 async function cancelBusyDescendants(client: Client, store: SessionRecords, sessionId: string): Promise<boolean> {
   let any = false;
   for (const child of await store.children(sessionId)) {
-    if (child.status === 'busy' && (await cancelRun(client, child.id)) === 'cancelled') any = true;
+    if (child.status === 'busy' && (await cancelRun(client, child.id)) !== 'not-running') any = true;
     // A finished subagent may have started background ones of its own.
     if (await cancelBusyDescendants(client, store, child.id)) any = true;
   }
   return any;
 }
 
-async function cancelRun(client: Client, sessionId: string): Promise<'cancelled' | 'not-running'> {
+async function cancelRun(client: Client, sessionId: string, unstored = false): Promise<CancelOutcome> {
   const handle = client.workflow.getHandle(sessionId);
   try {
     const description = await handle.describe();
     if (description.status.name !== 'RUNNING') return 'not-running';
+    // A cancellation waits for a worker to carry it out; a new session's run none has started has nothing to clean up.
+    if (unstored && (await runNeverStarted(client, { workflowId: sessionId, runId: description.runId }))) {
+      await client.workflow.getHandle(sessionId, description.runId).terminate(CANCELLED_BEFORE_START);
+      return 'ended';
+    }
     await handle.cancel();
     return 'cancelled';
   } catch (error) {

@@ -1,13 +1,15 @@
 import type { VersionAdopted } from '../../worker/versioning/adopt.js';
 
 /**
- * What a person should hear about a worker's build once it runs: that it became the current
- * version (and which one it replaced), that another build stays current, or why it could not
- * take its place. Nothing when it was current already.
+ * What a person should hear about a worker's build once it runs: that it took over new sessions
+ * from another build, that another build stays current, or why it could not take its place.
+ * Nothing when it was current already; on one machine (the embedded dev server), where each new
+ * Loom simply takes over, only what a person must know: sessions left to a build that is gone.
  */
 export function versionReport(
   version: VersionAdopted | { error: string } | undefined,
   taskQueue: string,
+  embedded = false,
 ): string | undefined {
   if (!version) return undefined;
   if ('error' in version)
@@ -17,14 +19,26 @@ export function versionReport(
     );
   const { deploymentName, buildId, current, replaced, deleted } = version;
   const pruned = deleted.length > 0 ? ` Drained builds deleted: ${deleted.join(', ')}.` : '';
+  if (replaced && embedded) return keptLine(version);
   if (replaced)
-    return `Build ${buildId} is now current in worker deployment "${deploymentName}": new runs use it; ${runsLine(version, replaced)}${pruned}`;
+    return `This Loom (build ${buildId}) now takes the new sessions of task queue "${taskQueue}", in place of build ${replaced}: ${runsLine(version, replaced)}${pruned}`;
   if (current !== buildId)
     return (
-      `This worker runs build ${buildId}; build ${current ?? '(none)'} is current in worker deployment "${deploymentName}" ` +
-      `(task queue "${taskQueue}"), so new runs go to its workers. \`loom deploy\` makes this build current.`
+      `This worker runs build ${buildId}, but new sessions of task queue "${taskQueue}" go to build ${current ?? '(none)'} ` +
+      `(the current one of worker deployment "${deploymentName}") and its workers. \`loom deploy\` hands them to this build.`
     );
   return undefined;
+}
+
+/** On one machine: the sessions an earlier Loom left that this one cannot continue, if any. */
+function keptLine({ runs }: VersionAdopted): string | undefined {
+  if (!runs || runs.kept.length === 0) return undefined;
+  const builds = [...new Set(runs.kept.map((run) => run.buildId))].join(', ');
+  const sessions = runs.kept.map((run) => run.workflowId).join(', ');
+  return (
+    `${runs.kept.length} session(s) started by an earlier Loom (build ${builds}) cannot continue on this one: ${sessions}. ` +
+    'They go on once that Loom runs a worker again (`loom deploy --status` shows them), or `loom cancel --terminate <session>` ends one.'
+  );
 }
 
 /** What became of the runs open on older builds when this one became current. */

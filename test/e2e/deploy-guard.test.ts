@@ -35,7 +35,7 @@ async function refusedWorker(): Promise<LoomResult> {
 }
 
 describe('deploying a build while runs of unversioned workers are open', () => {
-  it('refuses, naming the open run, and deploys once it was cancelled', async () => {
+  it('refuses, naming the open run, and deploys once it was ended as the refusal says', async () => {
     env.model.setScript([
       {
         name: 'asks',
@@ -52,12 +52,12 @@ describe('deploying a build while runs of unversioned workers are open', () => {
     const refusal = (result: LoomResult) => {
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(
-        `1 run(s) started before worker versioning (by Loom 0.1, or a worker with LOOM_WORKER_VERSIONING=off) are still open on task queue "${env.taskQueue}": ${sessionId}.`,
+        `1 run(s) that ran on a worker without versioning (Loom 0.1, or LOOM_WORKER_VERSIONING=off) are still open on task queue "${env.taskQueue}": ${sessionId}.`,
       );
       expect(result.stderr).toContain(
         `As the current build, ${build} would get their next task, and this Loom replays only runs of Loom 0.2 and later`,
       );
-      expect(result.stderr).toContain('let them end (`loom cancel <session>`), then deploy again.');
+      expect(result.stderr).toContain('or end them now: `loom cancel --terminate <session>`');
     };
 
     const worker = await refusedWorker();
@@ -72,16 +72,13 @@ describe('deploying a build while runs of unversioned workers are open', () => {
     expect(described.status.name).toBe('RUNNING');
     expect(described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion).toBeFalsy();
 
-    // Its build's worker (here: the unversioned one, back) carries the cancellation out.
-    await env.worker();
-    const cancelled = await runLoom(['cancel', sessionId], { env: env.env, cwd: env.project });
-    expect(cancelled.code, cancelled.stderr).toBe(0);
-    await waitUntil(
-      async () =>
-        (await env.client.workflow.count(`TaskQueue = "${env.taskQueue}" AND ExecutionStatus = "Running"`)).count === 0,
-      30_000,
-    );
-    expect((await env.client.workflow.getHandle(sessionId).describe()).status.name).toBe('CANCELLED');
+    // The way out the refusal names works with no worker of the run's build at all.
+    const ended = await runLoom(['cancel', '--terminate', sessionId], { env: versioned, cwd: env.project });
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain(`Ended ${sessionId} without a worker`);
+    expect((await env.client.workflow.getHandle(sessionId).describe()).status.name).toBe('TERMINATED');
+    expect((await env.store.getSession(sessionId))?.status).toBe('cancelled');
+    expect(await env.store.permissionRequests({ status: 'pending' })).toEqual([]);
     processes.push(await startWorkerProcess(versioned, { args: ['--make-current'] }));
     const deployed = await runLoom(['deploy'], { env: versioned, cwd: env.project });
     expect(deployed.code, deployed.stderr).toBe(0);

@@ -23,28 +23,31 @@ export class UnversionedRunsOpen extends Error {
   ) {
     const more = count > workflowIds.length ? `, and ${count - workflowIds.length} more` : '';
     super(
-      `${count} run(s) started before worker versioning (by Loom 0.1, or a worker with LOOM_WORKER_VERSIONING=off) ` +
+      `${count} run(s) that ran on a worker without versioning (Loom 0.1, or LOOM_WORKER_VERSIONING=off) ` +
         `are still open on task queue "${taskQueue}": ${workflowIds.join(', ')}${more}. ` +
         `As the current build, ${buildId} would get their next task, and this Loom replays only runs of ` +
-        `Loom ${OLDEST_REPLAYED_LINE} and later: it is not made current. Upgrade through Loom ${OLDEST_REPLAYED_LINE} ` +
-        `(\`loom deploy\` with ${OLDEST_REPLAYED_LINE} makes them move to it at their next task) or let them end ` +
-        `(\`loom cancel <session>\`), then deploy again.`,
+        `Loom ${OLDEST_REPLAYED_LINE} and later: it is not made current. Either let them finish on the Loom that ran ` +
+        `them (its \`loom worker\`, with LOOM_WORKER_VERSIONING=off if that is how they ran), move them to Loom ` +
+        `${OLDEST_REPLAYED_LINE} (its \`loom deploy\`), or end them now: \`loom cancel --terminate <session>\` ` +
+        `(tools they have running are not stopped). Then start this worker, or \`loom deploy\`, again.`,
     );
   }
 }
 
 /**
  * Refuses (throws `UnversionedRunsOpen`) to let `buildId` become current while open runs on
- * `taskQueue` carry no deployment version: Temporal would send their next task to it, whose code
- * cannot replay them. Runs of older builds are pinned and never go to it. (`BuildIds IS NULL`
- * would miss them: a run that took a task on an unversioned worker has `BuildIds` "unversioned".)
+ * `taskQueue` ran on a worker without a deployment version: Temporal would send their next task to
+ * it, whose code cannot replay them. Runs of older builds are pinned and never go to it. (A run
+ * that took a task on an unversioned worker has `BuildIds` "unversioned", and no deployment.)
  */
 export async function refuseUnversionedRuns(
   service: WorkflowService,
   namespace: string,
   target: { taskQueue: string; buildId: string },
 ): Promise<void> {
-  const query = `TaskQueue = ${JSON.stringify(target.taskQueue)} AND ExecutionStatus = "Running" AND TemporalWorkerDeployment IS NULL`;
+  // `BuildIds` lists the builds that completed a task of the run: a run none has started (one queued
+  // before the first worker polled) has none, and runs on whichever build polls first.
+  const query = `TaskQueue = ${JSON.stringify(target.taskQueue)} AND ExecutionStatus = "Running" AND TemporalWorkerDeployment IS NULL AND BuildIds IS NOT NULL`;
   const { count } = await service.countWorkflowExecutions({ namespace, query });
   const total = Number(count ?? 0);
   if (total === 0) return;

@@ -155,7 +155,8 @@ export function registerSessionWriteRoutes(app: OpenAPIHono, deps: ServeDeps): v
     const { id } = c.req.valid('param');
     // A session no worker has stored yet can be cancelled too: its run is there.
     if (!(await knownSession(deps, id))) throw unknownSession(id);
-    return c.json({ id, result: await cancelSession(await deps.client(), id, store) }, 200);
+    const outcome = await cancelSession(await deps.client(), id, store);
+    return c.json({ id, result: outcome === 'ended' ? 'cancelled' : outcome }, 200);
   });
 
   app.openapi(remove, async (c) => {
