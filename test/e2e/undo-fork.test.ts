@@ -220,6 +220,17 @@ describe('loom fork', () => {
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(`${dir} is not empty`);
   });
+
+  it('makes the --dir folder, parents and all, for a project that is no git repository', async () => {
+    const folder = project('plain-fork', { 'p.txt': 'p0\n' });
+    const session = await turn(folder, prompt(put('p.txt', 'p1')));
+    const dir = join(folder, '..', 'plain-fork-tries', 'first');
+
+    const forked = await loom(['fork', session, '--dir', dir, '--json']);
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(parseJson(forked)).toMatchObject({ directory: dir, files: { kind: 'folder' } });
+    expect(read(join(dir, 'p.txt'))).toBe('p1\n');
+  });
 });
 
 describe('the server: revert, unrevert, fork and diff in OpenCode shapes', () => {
