@@ -65,7 +65,10 @@ program
     'a token budget for the session and all its subagents; runs stop at a step boundary when it is reached',
   )
   .option('--max-cost <usd>', "a budget in dollars for the session and all its subagents (needs the models' prices)")
-  .option('--timeout <duration>', 'cancel the run past this long (90s, 30m, 2h, 1h30m, or ms); its work is kept')
+  .option(
+    '--timeout <duration>',
+    'cancel the run past this long (90s, 30m, 2h, 1h30m; a bare number is seconds; 1s at least); its work is kept',
+  )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .option(
     '--detach',
@@ -95,7 +98,7 @@ program
   .argument('<sessionId>', 'the session to continue')
   .argument(
     '[prompt...]',
-    'what to ask (read from stdin when omitted); none: the prompt of a run that failed before the model answered, again',
+    'what to ask (read from stdin when omitted); none: the prompt of a run that failed before the model answered, again, or a run that timed out, continued',
   )
   .option('-a, --agent <name>', 'switch agent for this run')
   .option('-m, --model <provider/model>', 'switch model for this run')
@@ -103,7 +106,7 @@ program
   .option('--max-cost <usd>', "a new budget in dollars for the session's tree (above what it has spent)")
   .option(
     '--timeout <duration>',
-    'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m, or ms); a busy session only queues the prompt, under its own run',
+    'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m; a bare number is seconds); a busy session only queues the prompt, under its own run',
   )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .option('--detach', 'do not wait for background subagents still running when the run ends')
@@ -366,7 +369,7 @@ batch
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
   .option(
     '--task-timeout <duration>',
-    'cancel a task\'s run past this long (90s, 30m, 2h, 1h30m, or ms; a line\'s "timeout" in ms wins); it fails and may be retried',
+    'cancel a task\'s run past this long (90s, 30m, 2h, 1h30m; a bare number is seconds; a line\'s "timeout" in ms wins); it fails and may be retried',
   )
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--max-tokens <n>', 'a token budget for all the tasks together; no task starts once it is reached')
