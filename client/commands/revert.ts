@@ -2,10 +2,11 @@ import type { FilesRestored } from '../../activities/snapshot/session-revert.js'
 import type { CliContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { revertFiles, unrevertFiles, type FilesAccess } from '../services/session-files.js';
+import { messageIdFor } from '../services/turns.js';
 
 /**
- * `loom revert <sessionId> [messageId] [--force] [--json]`: puts back the files the session and
- * its subagents changed from that message on (default: its last prompt) and hides those messages
+ * `loom revert <sessionId> [turn|messageId] [--force] [--json]`: puts back the files the session and
+ * its subagents changed from that turn or message on (default: its last prompt) and hides those messages
  * from the model. Exits 1 when files a person changed since were left alone.
  */
 export async function revertCommand(
@@ -14,9 +15,10 @@ export async function revertCommand(
   messageId: string | undefined,
   options: { force?: boolean; json?: boolean },
 ): Promise<number> {
+  const to = messageId ? await messageIdFor(context.store, sessionId, messageId) : undefined;
   const result = await revertFiles(await filesAccess(context), {
     sessionId,
-    ...(messageId ? { to: { messageID: messageId } } : {}),
+    ...(to ? { to: { messageID: to } } : {}),
     force: options.force,
   });
   return report(context, result, 'reverted', options.json, [
