@@ -1,6 +1,6 @@
 import type { CliContext } from '../context.js';
-import { forkWithFiles } from '../services/session-files.js';
-import { filesAccess } from './revert.js';
+import type { Fork } from '../../activities/snapshot/fork.js';
+import { changeFiles } from './files-request.js';
 import { messageIdFor } from '../services/turns.js';
 
 /**
@@ -14,7 +14,7 @@ export async function forkCommand(
   options: { dir?: string; json?: boolean },
 ): Promise<number> {
   const before = messageId ? await messageIdFor(context.store, sessionId, messageId) : undefined;
-  const fork = await forkWithFiles(await filesAccess(context), { sessionId, messageId: before, dir: options.dir });
+  const fork = (await changeFiles(context, { action: 'fork', sessionId, messageId: before, dir: options.dir })) as Fork;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(fork)}\n`);
     return 0;

@@ -1,7 +1,7 @@
 import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../render/quantities.js';
-import { revertFiles, unrevertFiles, type FilesAccess } from '../services/session-files.js';
+import { changeFiles } from './files-request.js';
 import { messageIdFor } from '../services/turns.js';
 
 /**
@@ -16,11 +16,12 @@ export async function revertCommand(
   options: { force?: boolean; json?: boolean },
 ): Promise<number> {
   const to = messageId ? await messageIdFor(context.store, sessionId, messageId) : undefined;
-  const result = await revertFiles(await filesAccess(context), {
+  const result = (await changeFiles(context, {
+    action: 'revert',
     sessionId,
     ...(to ? { to: { messageID: to } } : {}),
     force: options.force,
-  });
+  })) as FilesRestored;
   return report(context, result, 'reverted', options.json, [
     `The messages from ${result.messageID} on are hidden from the model; \`loom unrevert ${sessionId}\` brings them and the files back, until the next prompt drops them.`,
   ]);
@@ -32,14 +33,8 @@ export async function unrevertCommand(
   sessionId: string,
   options: { force?: boolean; json?: boolean },
 ): Promise<number> {
-  const result = await unrevertFiles(await filesAccess(context), { sessionId, force: options.force });
+  const result = (await changeFiles(context, { action: 'unrevert', sessionId, force: options.force })) as FilesRestored;
   return report(context, result, 'unreverted', options.json, []);
-}
-
-export async function filesAccess(context: CliContext): Promise<FilesAccess> {
-  const { client } = await context.temporal();
-  await context.ensureWorker();
-  return { client, taskQueue: context.settings.taskQueue, store: context.store };
 }
 
 function report(
