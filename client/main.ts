@@ -65,7 +65,10 @@ program
     'a token budget for the session and all its subagents; runs stop at a step boundary when it is reached',
   )
   .option('--max-cost <usd>', "a budget in dollars for the session and all its subagents (needs the models' prices)")
-  .option('--timeout <duration>', 'cancel the run past this long (90s, 30m, 2h, 1h30m, or ms); its work is kept')
+  .option(
+    '--timeout <duration>',
+    'cancel the run past this long (90s, 30m, 2h, 1h30m; a bare number is seconds; 1s at least); its work is kept',
+  )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .option(
     '--detach',
@@ -95,7 +98,7 @@ program
   .argument('<sessionId>', 'the session to continue')
   .argument(
     '[prompt...]',
-    'what to ask (read from stdin when omitted); none: the prompt of a run that failed before the model answered, again',
+    'what to ask (read from stdin when omitted); none: the prompt of a run that failed before the model answered, again, or a run that timed out, continued',
   )
   .option('-a, --agent <name>', 'switch agent for this run')
   .option('-m, --model <provider/model>', 'switch model for this run')
@@ -103,7 +106,7 @@ program
   .option('--max-cost <usd>', "a new budget in dollars for the session's tree (above what it has spent)")
   .option(
     '--timeout <duration>',
-    'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m, or ms); a busy session only queues the prompt, under its own run',
+    'cancel the run this resume starts past this long (90s, 30m, 2h, 1h30m; a bare number is seconds); a busy session only queues the prompt, under its own run',
   )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .option('--detach', 'do not wait for background subagents still running when the run ends')
@@ -159,11 +162,14 @@ program
   .description('print the files a session and its subagents changed, as unified diffs')
   .argument('<sessionId>')
   .option('--step <n>', "only the session's n-th step (as `loom show` numbers them)")
-  .option('--message <messageId>', "only one message's changes (a prompt's: its whole turn)")
+  .option(
+    '--message <turn|messageId>',
+    "only one message's changes: a turn's number or a message id, as `loom show` prints them (a prompt's: its whole turn)",
+  )
   .option('--json', 'print {sessionId, files: [{file, status, additions, deletions, diff}]}')
   .addHelpText(
     'after',
-    '\nExamples:\n  loom diff ses_… \n  loom diff ses_… --step 3\n  loom diff ses_… --json | jq .files[].file',
+    '\nExamples:\n  loom diff ses_… \n  loom diff ses_… --step 3\n  loom diff ses_… --message 2\n  loom diff ses_… --json | jq .files[].file',
   )
   .action(async (sessionId: string, options) =>
     execute(async (context) => (await import('./commands/diff.js')).diffCommand(context, sessionId, options)),
@@ -175,12 +181,15 @@ program
     'undo a turn: put back the files the session (and its subagents) changed from a message on, and hide those messages from the model',
   )
   .argument('<sessionId>')
-  .argument('[messageId]', "where to go back to (default: the session's last prompt)")
+  .argument(
+    '[turn|messageId]',
+    "where to go back to: a turn's number or a message id, as `loom show` prints them (default: the last prompt)",
+  )
   .option('--force', 'also overwrite files someone changed after the agent (otherwise reported and left alone)')
   .option('--json', 'print {sessionId, messageID, restored, conflicts}')
   .addHelpText(
     'after',
-    '\nOnly files the agents changed are touched. `loom unrevert` brings files and messages back, until the next prompt drops them.\nExamples:\n  loom revert ses_…\n  loom revert ses_… msg_…',
+    '\nOnly files the agents changed are touched. `loom unrevert` brings files and messages back, until the next prompt drops them.\nExamples:\n  loom revert ses_…\n  loom revert ses_… 3\n  loom revert ses_… msg_…',
   )
   .action(async (sessionId: string, messageId: string | undefined, options) =>
     execute(async (context) =>
@@ -204,7 +213,10 @@ program
     "start a new session from a session's history before a message, optionally with the files of that moment",
   )
   .argument('<sessionId>')
-  .argument('[messageId]', 'the fork keeps the messages before this one (default: all)')
+  .argument(
+    '[turn|messageId]',
+    'the fork keeps the messages before this turn or message, as `loom show` prints them (default: all)',
+  )
   .option(
     '--dir <path>',
     'write the files as they were at that point into this new folder (a git worktree on a new branch in a git project) and work there',
@@ -212,7 +224,7 @@ program
   .option('--json', 'print {sessionId, directory}')
   .addHelpText(
     'after',
-    '\nExamples:\n  loom fork ses_…\n  loom fork ses_… msg_… --dir ../try-again\n  loom resume $(loom fork ses_… msg_…) "try it another way"',
+    '\nExamples:\n  loom fork ses_…\n  loom fork ses_… 2 --dir ../try-again\n  loom resume $(loom fork ses_… msg_…) "try it another way"',
   )
   .action(async (sessionId: string, messageId: string | undefined, options) =>
     execute(async (context) =>
@@ -370,7 +382,7 @@ batch
   .option('-r, --retries <n>', 'times a failed task is tried again', '1')
   .option(
     '--task-timeout <duration>',
-    'cancel a task\'s run past this long (90s, 30m, 2h, 1h30m, or ms; a line\'s "timeout" in ms wins); it fails and may be retried',
+    'cancel a task\'s run past this long (90s, 30m, 2h, 1h30m; a bare number is seconds; a line\'s "timeout" in ms wins); it fails and may be retried',
   )
   .option('-d, --dir <path>', 'the project directory (default: the current directory)')
   .option('--max-tokens <n>', 'a token budget for all the tasks together; no task starts once it is reached')

@@ -1,10 +1,10 @@
 /**
- * `90s`, `30m`, `2h`, `1h30m`, `1500ms` or plain milliseconds (`5000`) as milliseconds; undefined
- * for anything else, and for durations that are not positive.
+ * `90s`, `30m`, `2h`, `1h30m`, `1500ms`, or a bare number of seconds (`90`), as milliseconds;
+ * undefined for anything else, and for durations that are not positive.
  */
 export function parseDuration(text: string): number | undefined {
   const trimmed = text.trim();
-  if (/^\d+$/.test(trimmed)) return positive(Number(trimmed));
+  if (/^\d+$/.test(trimmed)) return positive(Number(trimmed) * 1000);
   const form = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(trimmed);
   if (!form || trimmed === '') return undefined;
   const [hours = 0, minutes = 0, seconds = 0, ms = 0] = form.slice(1).map((part) => Number(part ?? 0));

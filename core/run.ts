@@ -5,6 +5,9 @@ import type { CompactionSettings, ModelLimit } from './compaction.js';
 import type { Ruleset } from './permission.js';
 import type { QueuedPrompt } from './prompt.js';
 
+/** The failure type of a run that ran out of time: a parent's task call and the CLI read it. */
+export const RUN_TIMED_OUT = 'RunTimedOut';
+
 /** How model calls are retried on rate limits, overload, 5xx and network errors. */
 export interface ModelRetry {
   maximumAttempts: number;

@@ -14,17 +14,28 @@ export type FilesRequest =
 
 export type FilesOutcome = FilesRestored | Fork;
 
+/**
+ * Does a revert, unrevert or fork on this machine: what the files activity runs, and what the CLI
+ * runs itself when no worker would (a request that cannot be done throws a `FilesRequestError`).
+ */
+export async function changeFilesHere(
+  { store, dataDir }: Pick<ActivityDeps, 'store' | 'dataDir'>,
+  request: FilesRequest,
+): Promise<FilesOutcome> {
+  if (request.action === 'revert') return revertSession(store, dataDir, request);
+  if (request.action === 'unrevert') return unrevertSession(store, dataDir, request);
+  return forkSession(store, dataDir, request);
+}
+
 /** Revert, unrevert and fork as activities: a request that cannot be done as asked fails at once, with its reason. */
-export function createFilesActivities({ store, dataDir }: Pick<ActivityDeps, 'store' | 'dataDir'>) {
+export function createFilesActivities(deps: Pick<ActivityDeps, 'store' | 'dataDir'>) {
   return {
     changeSessionFiles: (request: FilesRequest) => heartbeating(() => change(request)),
   };
 
   async function change(request: FilesRequest): Promise<FilesOutcome> {
     try {
-      if (request.action === 'revert') return await revertSession(store, dataDir, request);
-      if (request.action === 'unrevert') return await unrevertSession(store, dataDir, request);
-      return await forkSession(store, dataDir, request);
+      return await changeFilesHere(deps, request);
     } catch (error) {
       if (error instanceof FilesRequestError)
         throw ApplicationFailure.create({

@@ -5,8 +5,8 @@ import { safeGit } from './safe-git.js';
 import { nulFields, ShadowGit } from './shadow-git.js';
 
 /**
- * Writes the files of a snapshot of `source`'s project into `folder`, which must not exist or be
- * empty. Where the project is a git repository, `folder` becomes a worktree of it on a new branch
+ * Writes the files of a snapshot of `source`'s project into `folder`, which must not exist (it is
+ * made) or be empty. Where the project is a git repository, `folder` becomes a worktree of it on a new branch
  * (`branch`), so the files can be committed and merged back; elsewhere it is a plain folder.
  * Returns which it made.
  */
@@ -24,6 +24,8 @@ export async function writeSnapshotInto(
   // writes the files, from its snapshot.
   if (kind === 'worktree')
     await projectGit(source.workTree, ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, folder, 'HEAD']);
+  // git runs in the folder: a plain folder is made here, as `git worktree add` makes a worktree's.
+  else mkdirSync(folder, { recursive: true });
   const writer = new ShadowGit(source.gitDir, folder, `write-${branch.replace(/[^A-Za-z0-9_-]/g, '-')}`);
   try {
     await writer.run(['read-tree', tree]);

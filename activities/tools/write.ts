@@ -19,10 +19,16 @@ export const write: ToolHandler<z.infer<typeof writeSpec.parameters>> = async (i
   await writeChecked(real, input.content);
   await rememberVersion(context, path);
   const change = unifiedDiff(name, before, input.content);
-  const lines = input.content.split('\n').length;
+  const lines = lineCount(input.content);
   return {
     title: name,
-    output: existing ? `Wrote ${name} (${lines} lines).` : `Created ${name} (${lines} lines).`,
+    output: `${existing ? 'Wrote' : 'Created'} ${name} (${lines} line${lines === 1 ? '' : 's'}).`,
     metadata: { ...change, created: !existing },
   };
 };
+
+/** Lines as an editor counts them: a final newline ends the last line, it does not start another. */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}

@@ -3,9 +3,10 @@ import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { readSessionDiff } from '../services/session-files.js';
+import { messageIdFor } from '../services/turns.js';
 
 /**
- * `loom diff <sessionId> [--step N | --message ID] [--json]`: the files a session and its
+ * `loom diff <sessionId> [--step N | --message TURN|ID] [--json]`: the files a session and its
  * subagents changed, as unified diffs, from the snapshots around its steps.
  */
 export async function diffCommand(
@@ -22,7 +23,8 @@ export async function diffCommand(
     );
   const diffs = await readSessionDiff(context.store, context.settings.dataDir, context.hostId, sessionId, {
     step,
-    messageId: options.message,
+    messageId:
+      options.message === undefined ? undefined : await messageIdFor(context.store, sessionId, options.message),
   });
   if (options.json) {
     const files = diffs.map(({ file, status, additions, deletions, diff }) => ({

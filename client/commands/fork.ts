@@ -1,10 +1,11 @@
 import type { CliContext } from '../context.js';
-import { forkWithFiles } from '../services/session-files.js';
-import { filesAccess } from './revert.js';
+import type { Fork } from '../../activities/snapshot/fork.js';
+import { changeFiles } from './files-request.js';
+import { messageIdFor } from '../services/turns.js';
 
 /**
- * `loom fork <sessionId> [messageId] [--dir PATH] [--json]`: a new session with the history
- * before that message; with `--dir`, the files as they were then are written into PATH.
+ * `loom fork <sessionId> [turn|messageId] [--dir PATH] [--json]`: a new session with the history
+ * before that turn or message; with `--dir`, the files as they were then are written into PATH.
  */
 export async function forkCommand(
   context: CliContext,
@@ -12,7 +13,8 @@ export async function forkCommand(
   messageId: string | undefined,
   options: { dir?: string; json?: boolean },
 ): Promise<number> {
-  const fork = await forkWithFiles(await filesAccess(context), { sessionId, messageId, dir: options.dir });
+  const before = messageId ? await messageIdFor(context.store, sessionId, messageId) : undefined;
+  const fork = (await changeFiles(context, { action: 'fork', sessionId, messageId: before, dir: options.dir })) as Fork;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(fork)}\n`);
     return 0;

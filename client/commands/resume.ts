@@ -17,7 +17,12 @@ import { watchRun } from '../follow/watch-run.js';
 import { timeoutFlag } from '../timeout-flag.js';
 import { printOutcome } from './outcome.js';
 import { followTree } from './background-runs.js';
-import { unansweredPrompt, type UnansweredPrompt } from '../services/unanswered-prompt.js';
+import {
+  CONTINUE_TIMED_OUT,
+  endedTimedOut,
+  unansweredPrompt,
+  type UnansweredPrompt,
+} from '../services/unanswered-prompt.js';
 import type { Session } from '../../core/session.js';
 import { previewLine } from '../../core/prompt.js';
 import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
@@ -42,7 +47,7 @@ export interface ResumeOptions {
 /**
  * `loom resume <sessionId> "<prompt>"`: a new run of the session with its history (queued if it is
  * busy), followed as `loom run` follows one. With no prompt, the prompt of a run that failed before
- * its model answered is run again.
+ * its model answered is run again, and a run that timed out is continued.
  */
 export async function resumeCommand(
   context: CliContext,
@@ -84,7 +89,7 @@ export async function resumeCommand(
   if (spent) throw new CliError(spent);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   // The failed run's prompt and empty answer give way to the run again, so the transcript holds the prompt once.
-  if (again) await context.store.removeMessages(sessionId, again.messageIds);
+  if (again?.messageIds.length) await context.store.removeMessages(sessionId, again.messageIds);
   const rootId = await rootOf(context.store, session);
   const sending = {
     prompt,
@@ -146,13 +151,17 @@ export async function resumeCommand(
 /** `loom resume <id>` with no prompt: the prompt of the session's failed run, or an error that says what to do. */
 async function promptToRunAgain(context: CliContext, session: Session): Promise<UnansweredPrompt> {
   const again = await unansweredPrompt(context.store, session);
+  if (!again && (await endedTimedOut(context.store, session))) {
+    context.report(`Continuing ${session.id}, whose last run timed out: "${CONTINUE_TIMED_OUT}"`);
+    return { text: CONTINUE_TIMED_OUT, messageIds: [] };
+  }
   const retry = `\`loom resume ${session.id} "…"\` (or the prompt on stdin)`;
   if (!again) {
     const why =
       session.status === 'busy'
         ? 'it is running'
         : session.status === 'failed'
-          ? 'a prompt is run again only when its run failed before the model answered'
+          ? 'a prompt is run again only when its run failed before the model answered or timed out'
           : 'its last prompt has its answer';
     throw new CliError(
       `No prompt given, and session ${session.id} has none to run again (${why}). Pass one: ${retry}.`,

@@ -1,11 +1,12 @@
 import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../render/quantities.js';
-import { revertFiles, unrevertFiles, type FilesAccess } from '../services/session-files.js';
+import { changeFiles } from './files-request.js';
+import { messageIdFor } from '../services/turns.js';
 
 /**
- * `loom revert <sessionId> [messageId] [--force] [--json]`: puts back the files the session and
- * its subagents changed from that message on (default: its last prompt) and hides those messages
+ * `loom revert <sessionId> [turn|messageId] [--force] [--json]`: puts back the files the session and
+ * its subagents changed from that turn or message on (default: its last prompt) and hides those messages
  * from the model. Exits 1 when files a person changed since were left alone.
  */
 export async function revertCommand(
@@ -14,11 +15,13 @@ export async function revertCommand(
   messageId: string | undefined,
   options: { force?: boolean; json?: boolean },
 ): Promise<number> {
-  const result = await revertFiles(await filesAccess(context), {
+  const to = messageId ? await messageIdFor(context.store, sessionId, messageId) : undefined;
+  const result = (await changeFiles(context, {
+    action: 'revert',
     sessionId,
-    ...(messageId ? { to: { messageID: messageId } } : {}),
+    ...(to ? { to: { messageID: to } } : {}),
     force: options.force,
-  });
+  })) as FilesRestored;
   return report(context, result, 'reverted', options.json, [
     `The messages from ${result.messageID} on are hidden from the model; \`loom unrevert ${sessionId}\` brings them and the files back, until the next prompt drops them.`,
   ]);
@@ -30,14 +33,8 @@ export async function unrevertCommand(
   sessionId: string,
   options: { force?: boolean; json?: boolean },
 ): Promise<number> {
-  const result = await unrevertFiles(await filesAccess(context), { sessionId, force: options.force });
+  const result = (await changeFiles(context, { action: 'unrevert', sessionId, force: options.force })) as FilesRestored;
   return report(context, result, 'unreverted', options.json, []);
-}
-
-export async function filesAccess(context: CliContext): Promise<FilesAccess> {
-  const { client } = await context.temporal();
-  await context.ensureWorker();
-  return { client, taskQueue: context.settings.taskQueue, store: context.store };
 }
 
 function report(

@@ -33,10 +33,9 @@ export function renderSession(
     lines.push(pc.dim(`  Fix it, then \`loom resume ${session.id} "…"\` runs the session again.`));
   }
   const revert = session.revert;
-  // Steps counted over the whole session, as `loom diff --step` names them (each run counts its own from 1).
-  let sessionStep = 0;
-  for (const { info, parts } of messages) {
-    if (info.role === 'assistant' && !info.summary) sessionStep++;
+  const steps = sessionSteps(messages);
+  let turn = 0;
+  for (const [index, { info, parts }] of messages.entries()) {
     lines.push('');
     if (revert && info.id === revert.messageID) {
       lines.push(
@@ -45,21 +44,48 @@ export function renderSession(
       lines.push('');
     }
     if (info.role === 'user') {
-      lines.push(pc.cyan(`── user · ${time(info.time.created)}`));
-    } else {
-      const tokens = info.tokens.input + info.tokens.output + info.tokens.cache.read;
-      const facts = [info.summary ? 'summary' : `step ${info.step}`, info.finish, plural(tokens, 'token')]
+      // What `loom revert`, `fork` and `diff --message` take: the turn's number or its message id.
+      const facts = [`turn ${++turn}`, info.id, turnSteps(messages, steps, index), time(info.time.created)]
         .filter(Boolean)
         .join(' · ');
+      lines.push(pc.cyan(`── user · ${facts}`));
+    } else {
+      const tokens = info.tokens.input + info.tokens.output + info.tokens.cache.read;
+      const step = info.summary ? 'summary' : `step ${steps[index]}`;
+      const facts = [step, info.finish, plural(tokens, 'token')].filter(Boolean).join(' · ');
       lines.push(pc.magenta(`── ${info.agent} · ${facts}`));
       if (info.error) lines.push(pc.red(`  ✗ ${info.error.name}: ${info.error.message}`));
     }
     for (const part of parts) {
-      if (part.type === 'patch') lines.push(patchLine(part.files, session.id, sessionStep));
+      if (part.type === 'patch') lines.push(patchLine(part.files, session.id, steps[index]));
       else lines.push(...renderPart(part, options));
     }
   }
   return lines.join('\n');
+}
+
+/** Whether a message is a step of the session's loop: an answer, not a compaction's summary. */
+function isStep({ info }: MessageWithParts): boolean {
+  return info.role === 'assistant' && !info.summary;
+}
+
+/**
+ * The session's step at each message, counted over the whole session as `loom diff --step` takes
+ * it (each run counts its own from 1): a step's own number, else the last step before it (0: none).
+ */
+function sessionSteps(messages: MessageWithParts[]): number[] {
+  let step = 0;
+  return messages.map((message) => (isStep(message) ? ++step : step));
+}
+
+/** `steps 3–5` or `step 3`: the steps of the turn whose user message is at `index`; nothing when it has none. */
+function turnSteps(messages: MessageWithParts[], steps: number[], index: number): string | undefined {
+  const numbers: number[] = [];
+  for (let at = index + 1; at < messages.length && messages[at].info.role !== 'user'; at++)
+    if (isStep(messages[at])) numbers.push(steps[at]);
+  if (numbers.length === 0) return undefined;
+  const [first, last] = [numbers[0], numbers[numbers.length - 1]];
+  return first === last ? `step ${first}` : `steps ${first}–${last}`;
 }
 
 function renderPart(part: Part, options: SessionViewOptions): string[] {

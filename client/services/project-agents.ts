@@ -4,7 +4,7 @@ import type { LoomConfig } from '../../core/config.js';
 import { projectAgents } from '../../activities/run-config.js';
 import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
-import type { Ruleset } from '../../core/permission.js';
+import { wildcardMatch, type Ruleset } from '../../core/permission.js';
 import { CliError } from '../cli-error.js';
 import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
 import { filesForPerson, reviewConfig } from './config-review.js';
@@ -78,24 +78,29 @@ export function agentRows(project: ProjectAgents, all: boolean) {
 }
 
 /**
- * A ruleset in a few words: for each permission its action on everything, plus how many patterns
- * make exceptions (`edit: deny (+2 patterns)`). Permissions that just follow `*` are left out.
+ * A ruleset in a few words: for each permission the action it takes on everything, plus how many
+ * patterns make exceptions (`edit: deny (+2 patterns)`). Permissions that just follow `*` are left
+ * out. The last rule that applies wins, as when a call is checked: an agent's `"*": "deny"` after
+ * the defaults' `unsandboxed: ask` denies it.
  */
 export function summarizePermissions(rules: Ruleset): string[] {
   const names = [...new Set(rules.map((rule) => rule.permission))];
-  const base = (permission: string) =>
-    rules.filter((rule) => rule.permission === permission && rule.pattern === '*').at(-1)?.action;
-  const everything = base('*') ?? 'ask';
+  // The rule that decides a call of `permission` on any pattern, and its place in the ruleset.
+  const base = (permission: string) => {
+    const at = rules.findLastIndex((rule) => rule.pattern === '*' && wildcardMatch(permission, rule.permission));
+    return { at, action: at >= 0 ? rules[at].action : 'ask' };
+  };
+  const everything = base('*').action;
   const lines = [`*: ${everything}`];
   for (const name of names.filter((n) => n !== '*')) {
-    const action = base(name);
+    const { at, action } = base(name);
     const exceptions = new Set(
-      rules.filter((rule) => rule.permission === name && rule.pattern !== '*').map((rule) => rule.pattern),
+      rules
+        .filter((rule, index) => index > at && rule.permission === name && rule.pattern !== '*')
+        .map((rule) => rule.pattern),
     ).size;
-    if ((action === undefined || action === everything) && exceptions === 0) continue;
-    lines.push(
-      `${name}: ${action ?? everything}${exceptions ? ` (+${exceptions} pattern${exceptions > 1 ? 's' : ''})` : ''}`,
-    );
+    if (action === everything && exceptions === 0) continue;
+    lines.push(`${name}: ${action}${exceptions ? ` (+${exceptions} pattern${exceptions > 1 ? 's' : ''})` : ''}`);
   }
   return lines;
 }

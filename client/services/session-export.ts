@@ -7,13 +7,14 @@ import { CliError } from '../cli-error.js';
 
 type Store = SessionRecords & MessageRecords & PartRecords & TodoRecords;
 
-/** A session in OpenCode's export shape; undefined when the store does not hold it. */
+/**
+ * A session in OpenCode's export shape, `todos` included (empty when it has none); undefined when
+ * the store does not hold it.
+ */
 export async function exportSession(store: Store, sessionId: string): Promise<SessionExport | undefined> {
   const info = await store.getSession(sessionId);
   if (!info) return undefined;
-  const messages = await store.messages(sessionId);
-  const todos = await store.todos(sessionId);
-  return { info, messages, ...(todos.length ? { todos } : {}) };
+  return { info, messages: await store.messages(sessionId), todos: await store.todos(sessionId) };
 }
 
 /**

@@ -2,11 +2,15 @@ import type { MessageRecords } from '../../activities/store/messages.js';
 import type { PromptRecords } from '../../activities/store/prompts.js';
 import type { MessageWithParts } from '../../core/message.js';
 import type { Session } from '../../core/session.js';
+import { RUN_TIMED_OUT } from '../../core/run.js';
 
 /** A prompt whose run failed before the model answered it, and the messages that run left. */
 export interface UnansweredPrompt {
   text: string;
-  /** The prompt's user message and the failed, empty answers after it: the run again replaces them. */
+  /**
+   * The prompt's user message and the failed, empty answers after it: the run again replaces them
+   * (none when a timed-out run is continued, its work kept).
+   */
   messageIds: string[];
 }
 
@@ -35,6 +39,20 @@ export async function unansweredPrompt(
       .trim();
   if (!text) return undefined;
   return { text, messageIds: [info.id, ...after.map((message) => message.info.id)] };
+}
+
+/** What `loom resume <id>` sends, given no prompt, to a session whose last run ran out of time. */
+export const CONTINUE_TIMED_OUT =
+  'Your last run timed out before it finished; its work so far is kept. Continue where you left off.';
+
+/**
+ * Whether the session's last run ran out of time (`--timeout`, an agent's or a batch task's
+ * limit): its last message is the answer that recorded `RunTimedOut`.
+ */
+export async function endedTimedOut(store: MessageRecords, session: Session): Promise<boolean> {
+  if (session.status !== 'failed') return false;
+  const last = (await store.messages(session.id)).at(-1)?.info;
+  return last?.role === 'assistant' && last.error?.name === RUN_TIMED_OUT;
 }
 
 /** Whether an answer holds anything the model said or did. */

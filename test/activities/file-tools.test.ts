@@ -38,9 +38,16 @@ describe('write', () => {
   it('creates a new file with its folders, without a prior read, and returns a diff', async () => {
     const result = await write({ filePath: 'src/new.ts', content: 'export const x = 1;\n' }, context);
     expect(readFileSync(at('src/new.ts'), 'utf8')).toBe('export const x = 1;\n');
-    expect(result.output).toBe('Created src/new.ts (2 lines).');
+    expect(result.output).toBe('Created src/new.ts (1 line).');
     expect(result.metadata).toMatchObject({ created: true, additions: 1, deletions: 0 });
     expect(result.metadata!.diff).toContain('+export const x = 1;');
+  });
+
+  it('counts the lines written as an editor does: a final newline starts no line', async () => {
+    const counted = async (filePath: string, content: string) => (await write({ filePath, content }, context)).output;
+    expect(await counted('two.txt', 'one\ntwo\n')).toBe('Created two.txt (2 lines).');
+    expect(await counted('unended.txt', 'one\ntwo')).toBe('Created unended.txt (2 lines).');
+    expect(await counted('empty.txt', '')).toBe('Created empty.txt (0 lines).');
   });
 
   it('refuses to overwrite a file the session has not read', async () => {

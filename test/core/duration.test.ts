@@ -3,7 +3,8 @@ import { formatDuration, parseDuration } from '../../core/duration.js';
 
 describe('durations', () => {
   it.each([
-    ['5000', 5000],
+    ['5', 5000],
+    ['90', 90_000],
     ['90s', 90_000],
     ['30m', 1_800_000],
     ['2h', 7_200_000],
@@ -11,7 +12,7 @@ describe('durations', () => {
     ['1m30s', 90_000],
     ['1500ms', 1500],
     [' 2s ', 2000],
-  ])('reads %s as %d ms', (text, ms) => {
+  ])('reads %j as %d ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 

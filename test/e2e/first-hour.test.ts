@@ -1,5 +1,8 @@
 // What a new user meets in the first hour: set-up mistakes said at once and plainly, runs left
 // without a worker picked up by the command that needs them, and every printed id showable.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
@@ -145,6 +148,39 @@ describe('a run left without a worker', () => {
     expect(result.stderr).toContain('Allowed once: bash · echo hi');
     expect(result.stdout).toContain('Said hi.');
     expect(result.code).toBe(0);
+  }, 90_000);
+});
+
+describe('undo without a worker', () => {
+  it('reverts, unreverts and forks in the command itself: no worker started, no workflow run', async () => {
+    env.model.setScript([
+      {
+        name: 'write',
+        when: { lastUser: 'Write the notes', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'write', args: { filePath: 'notes.txt', content: 'one\ntwo\n' } }] },
+      },
+      { name: 'written', when: { lastUser: 'Write the notes', lastRole: 'tool' }, reply: { text: 'Written.' } },
+    ]);
+    const run = await loom(['run', '--json', '-m', 'scripted/test-model', 'Write the notes']);
+    const sessionId: string = parseJson(run).sessionId;
+    const notes = join(env.project, 'notes.txt');
+    expect(readFileSync(notes, 'utf8')).toBe('one\ntwo\n');
+
+    const reverted = await loom(['revert', sessionId]);
+    expect(reverted.code, reverted.stderr).toBe(0);
+    expect(reverted.stderr).toContain('1 file restored: notes.txt');
+    expect(reverted.stderr).not.toContain('No worker');
+    expect(existsSync(notes)).toBe(false);
+    expect((await loom(['unrevert', sessionId])).code).toBe(0);
+    expect(readFileSync(notes, 'utf8')).toBe('one\ntwo\n');
+    const dir = join(env.project, '..', 'notes-fork');
+    const fork = parseJson(await loom(['fork', sessionId, '1', '--dir', dir, '--json']));
+    expect(fork.directory).toBe(dir);
+    expect(existsSync(join(dir, 'notes.txt'))).toBe(false);
+
+    // The work was done here: the files workflow a worker would run was never started.
+    const files = env.client.workflow.getHandle(`loom-files-${sessionId}`);
+    await expect(files.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   }, 90_000);
 });
 

@@ -138,6 +138,10 @@ describe('a real OpenCode project', () => {
     expect(byName.review.permissions).toEqual(expect.arrayContaining(['edit: deny', 'webfetch: deny']));
     expect(byName['doc-checker']).toMatchObject({ mode: 'subagent', model: 'ollama/qwen2.5-coder:7b' });
     expect(byName.focus.mode).toBe('primary');
+    // explore's "*": "deny" comes after the defaults' asks: they are denied, as a call would find.
+    expect(byName.build.permissions).toEqual(expect.arrayContaining(['*: allow', 'unsandboxed: ask']));
+    expect(byName.explore.permissions).toContain('*: deny');
+    expect(byName.explore.permissions.filter((line) => /^(unsandboxed|config|doom_loop):/.test(line))).toEqual([]);
     const text = await runLoom(['agents'], { env: loomEnv(), cwd: project });
     expect(text.stdout).toContain('Reviews code for quality and best practices');
   });

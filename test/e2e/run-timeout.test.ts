@@ -28,25 +28,31 @@ describe('loom run --timeout', () => {
       },
     ]);
     const started = Date.now();
-    const result = await loom(['run', '--timeout', '2s', '--model', 'scripted/test-model', 'Hang for a minute']);
+    // A bare number is seconds.
+    const result = await loom(['run', '--timeout', '2', '--model', 'scripted/test-model', 'Hang for a minute']);
     expect(result.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(45_000);
     const sessionId = /Session (ses_\w+) timed out/.exec(result.stderr)?.[1];
     expect(sessionId, result.stderr).toBeDefined();
     expect(result.stderr).toContain(`timed out after 2 s (its --timeout of 2 s); its work so far is kept.`);
-    expect(result.stderr).toContain(`loom resume ${sessionId}`);
+    expect(result.stderr).toContain(`Continue it with \`loom resume ${sessionId}\`.`);
     await waitFor(() => processesRunning('sleep 63').length === 0, 10_000);
     expect(await env.store.getSession(sessionId!)).toMatchObject({ status: 'failed' });
 
-    // Its work is kept: a resume (with a limit of its own) continues the session.
-    env.model.setScript([{ name: 'answer', when: { lastUser: 'Now just answer' }, reply: { text: 'Answered.' } }]);
-    const resumed = await loom(['resume', '--json', '--timeout', '1h30m', sessionId!, 'Now just answer']);
+    // Its work is kept: the command it names, as written (here with a limit of its own), continues the session.
+    env.model.setScript([
+      { name: 'go on', when: { lastUser: /timed out before it finished/ }, reply: { text: 'Went on.' } },
+    ]);
+    const resumed = await loom(['resume', '--json', '--timeout', '1h30m', sessionId!]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ sessionId, status: 'completed', text: 'Answered.' });
-    expect(env.model.requests.at(-1)!.messages.length).toBeGreaterThan(3);
+    expect(resumed.stderr).toContain(`Continuing ${sessionId}, whose last run timed out`);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ sessionId, status: 'completed', text: 'Went on.' });
+    const asked = env.model.requests.at(-1)!;
+    expect(asked.rule).toBe('go on');
+    expect(JSON.stringify(asked.messages)).toContain('Hang for a minute');
   }, 90_000);
 
-  it.each(['abc', '5x', '0', '-5s'])('refuses --timeout %s before anything starts', async (value) => {
+  it.each(['abc', '5x', '0', '-5s', '500ms'])('refuses --timeout %s before anything starts', async (value) => {
     const before = env.model.requests.length;
     const result = await loom(['run', '--timeout', value, '--model', 'scripted/test-model', 'Never asked']);
     expect(result.code).toBe(1);

@@ -149,6 +149,45 @@ describe('undo: loom diff, revert and unrevert', () => {
   });
 });
 
+describe('turns: what loom show numbers, revert, fork and diff take', () => {
+  it("shows each turn's number, message id and steps, and takes the number wherever a message id goes", async () => {
+    const folder = project('turns', {});
+    const session = await turn(folder, prompt(write('one.txt', '1\n')));
+    await turn(folder, prompt(write('two.txt', '2\n')), session);
+    const [first, second] = await userMessages(session);
+
+    const shown = (await loom(['show', session])).stdout;
+    expect(shown).toContain(`── user · turn 1 · ${first} · steps 1–2 · `);
+    expect(shown).toContain(`── user · turn 2 · ${second} · steps 3–4 · `);
+    expect(shown).toContain(`1 file changed: two.txt (loom diff ${session} --step 3)`);
+    expect(shown.match(/── build · step \d/g)).toEqual([
+      '── build · step 1',
+      '── build · step 2',
+      '── build · step 3',
+      '── build · step 4',
+    ]);
+
+    const diff = parseJson(await loom(['diff', session, '--message', '2', '--json']));
+    expect(diff.files.map((f: { file: string }) => f.file)).toEqual(['two.txt']);
+
+    const reverted = parseJson(await loom(['revert', session, '2', '--json']));
+    expect(reverted).toMatchObject({ messageID: second, restored: ['two.txt'] });
+    expect(read(join(folder, 'two.txt'))).toBeUndefined();
+    expect(read(join(folder, 'one.txt'))).toBe('1\n');
+    expect((await loom(['unrevert', session])).code).toBe(0);
+
+    const fork = parseJson(await loom(['fork', session, '2', '--json']));
+    const copied = await env.store.messages(fork.sessionId);
+    expect(copied.filter((m) => m.info.role === 'user')).toHaveLength(1);
+    expect((await env.store.getSession(fork.sessionId))?.forkedFrom).toEqual({ sessionID: session, messageID: second });
+
+    const none = await loom(['revert', session, '3']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`Session ${session} has 2 turns: there is no turn 3.`);
+    expect(read(join(folder, 'one.txt'))).toBe('1\n');
+  });
+});
+
 describe('"snapshot": false', () => {
   it('takes no snapshots, so there is nothing to diff or revert', async () => {
     const folder = project('no-snapshots', { 'loom.json': JSON.stringify({ snapshot: false }) });
@@ -219,6 +258,17 @@ describe('loom fork', () => {
     const taken = await loom(['fork', session, second, '--dir', dir]);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(`${dir} is not empty`);
+  });
+
+  it('makes the --dir folder, parents and all, for a project that is no git repository', async () => {
+    const folder = project('plain-fork', { 'p.txt': 'p0\n' });
+    const session = await turn(folder, prompt(put('p.txt', 'p1')));
+    const dir = join(folder, '..', 'plain-fork-tries', 'first');
+
+    const forked = await loom(['fork', session, '--dir', dir, '--json']);
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(parseJson(forked)).toMatchObject({ directory: dir, files: { kind: 'folder' } });
+    expect(read(join(dir, 'p.txt'))).toBe('p1\n');
   });
 });
 

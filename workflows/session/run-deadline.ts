@@ -1,10 +1,7 @@
 import { ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import { formatDuration } from '../../core/duration.js';
 import type { MessageError } from '../../core/message.js';
-import type { CarriedState, SessionRunInput } from '../../core/run.js';
-
-/** The failure type of a run that ran out of time: the parent's task call and the CLI read it. */
-export const RUN_TIMED_OUT = 'RunTimedOut';
+import { RUN_TIMED_OUT, type CarriedState, type SessionRunInput } from '../../core/run.js';
 
 /**
  * A run's time limit (`--timeout`, a subagent agent's `timeout`). When it passes, the run's work is

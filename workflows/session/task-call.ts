@@ -11,7 +11,14 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { derivedId } from '../../core/ids.js';
 import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
 import type { PermissionRule, Ruleset } from '../../core/permission.js';
-import type { ModelRetry, RunConfig, SessionRunInput, SessionRunResult, SubagentInfo } from '../../core/run.js';
+import {
+  RUN_TIMED_OUT,
+  type ModelRetry,
+  type RunConfig,
+  type SessionRunInput,
+  type SessionRunResult,
+  type SubagentInfo,
+} from '../../core/run.js';
 import {
   AgentAttribute,
   ParentSessionAttribute,
@@ -27,7 +34,7 @@ import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { inWorkflowSpan, type WorkflowSpan } from '../tracing.js';
 import { callStore } from './activities.js';
-import { RUN_TIMED_OUT, taskTimedOut } from './run-deadline.js';
+import { taskTimedOut } from './run-deadline.js';
 import type { Slots } from './slots.js';
 import type { WaitingBoard } from './waiting.js';
 
