@@ -1,9 +1,12 @@
 // What a new user meets in the first hour: set-up mistakes said at once and plainly, runs left
 // without a worker picked up by the command that needs them, and every printed id showable.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
+import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 let env: LoomTestEnv;
 
@@ -52,7 +55,35 @@ async function orphanWaitingForApproval(prompt: string): Promise<{ sessionId: st
   return { sessionId: request!.sessionID, requestId };
 }
 
+/** Every `LOOM_…` variable Loom's shipped code reads (`env.LOOM_X` in TypeScript and JavaScript, `$LOOM_X` in shell). */
+function loomVariablesRead(): string[] {
+  const names = new Set<string>();
+  const folders = ['activities', 'bin', 'client', 'core', 'dev-server', 'worker', 'workflows'];
+  const files = folders.flatMap((folder) =>
+    readdirSync(join(PROJECT_ROOT, folder), { recursive: true, encoding: 'utf8' })
+      .filter((path) => /\.(ts|js)$/.test(path))
+      .map((path) => join(folder, path)),
+  );
+  for (const file of [...files, 'temporal-dev.sh']) {
+    const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
+    for (const match of text.matchAll(/\benv(?:\.|\[['"`])(LOOM_[A-Z0-9_]+)|\$\{?(LOOM_[A-Z0-9_]+)/g)) {
+      if (match[1] || file.endsWith('.sh')) names.add(match[1] ?? match[2]);
+    }
+  }
+  return [...names].sort();
+}
+
 describe('set-up mistakes, said before anything starts', () => {
+  it('names in --help, or in docs/configuration.md, every LOOM_ variable the code reads', async () => {
+    const help = (await loom(['--help'])).stdout;
+    expect(help).toContain('LOOM_TEMPORAL_PORT, LOOM_TEMPORAL_UI_PORT  ports of the embedded dev server');
+    expect(help).toContain('Every variable Loom reads: docs/configuration.md');
+    const documented = help + readFileSync(join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8');
+    const read = loomVariablesRead();
+    expect(read).toContain('LOOM_TEMPORAL_UI_PORT');
+    expect(read.filter((name) => !new RegExp(`\\b${name}\\b`).test(documented))).toEqual([]);
+  });
+
   it('says in --help where the model comes from, with an example of each', async () => {
     const help = (await loom(['--help'])).stdout;
     expect(help).toContain('Where the model comes from (first found wins):');
