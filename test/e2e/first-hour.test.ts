@@ -1,7 +1,9 @@
 // What a new user meets in the first hour: set-up mistakes said at once and plainly, runs left
 // without a worker picked up by the command that needs them, and every printed id showable.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
@@ -72,6 +74,32 @@ function loomVariablesRead(): string[] {
   }
   return [...names].sort();
 }
+
+/** The README's ```sh block that holds `text`. */
+function readmeBlock(text: string): string {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].find((match) => match[1].includes(text));
+  if (!block) throw new Error(`README.md has no \`\`\`sh block with ${text}`);
+  return block[1];
+}
+
+describe('the README, followed as written on a stock machine', () => {
+  it('puts loom on the PATH where ~/.local/bin does not exist yet', () => {
+    const home = mkdtempSync(join(tmpdir(), 'loom-home-'));
+    try {
+      const shell = spawnSync('bash', ['-e', '-c', `${readmeBlock('~/.local/bin/loom')}\nloom --version`], {
+        cwd: PROJECT_ROOT,
+        env: { HOME: home, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
+        encoding: 'utf8',
+      });
+      expect(shell.stderr).toBe('');
+      expect(shell.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+      expect(shell.status).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('set-up mistakes, said before anything starts', () => {
   it('names in --help, or in docs/configuration.md, every LOOM_ variable the code reads', async () => {
