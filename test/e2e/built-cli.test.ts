@@ -28,6 +28,12 @@ const run = (entry: string, args: string[]) =>
   runLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 describe('the built CLI (npm run build)', () => {
+  it('dates the build from its start, so a source edited while it ran is newer than it', () => {
+    const builtAt = statSync(join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js')).mtimeMs;
+    // tsc writes the compiled code first; the workflow bundle, the build's marker, is written last.
+    expect(builtAt).toBeLessThanOrEqual(statSync(join(PACKAGE_ROOT, 'dist', 'client', 'main.js')).mtimeMs);
+  });
+
   it('has the compiled code, the CLI bundle, the web view and the workflow bundle in dist/', () => {
     expect(existsSync(join(PACKAGE_ROOT, 'dist', 'client', 'main.js'))).toBe(true);
     expect(existsSync(BUILT)).toBe(true);
