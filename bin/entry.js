@@ -18,11 +18,20 @@ function newest(folder) {
   return latest;
 }
 
+/** When `npm run build` last finished, in ms (0: never): it writes dist/workflow-bundle.js last. */
+export function builtAt() {
+  return statSync(join(root, 'dist', 'workflow-bundle.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
+/** The newest change to the sources the build compiles, in ms. */
+export function sourcesChangedAt() {
+  return Math.max(...SOURCE_FOLDERS.map((folder) => newest(join(root, folder))));
+}
+
 function buildIsCurrent(built, sources) {
   if (!existsSync(built)) return false;
   if (!existsSync(sources)) return true;
-  const builtAt = statSync(join(root, 'dist', 'workflow-bundle.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  return SOURCE_FOLDERS.every((folder) => newest(join(root, folder)) <= builtAt);
+  return sourcesChangedAt() <= builtAt();
 }
 
 /**

@@ -30,6 +30,7 @@ Environment:
   LOOM_SERVER_TOKEN    the token loom serve requires (Authorization: Bearer …)
   LOOM_WEB_URL         where loom serve's web view is reached: runs link to their pages from the Temporal UI
   LOOM_DATA_DIR        sessions and the dev server's database (default: ~/.local/share/loom)
+  LOOM_TEMPORAL_PORT, LOOM_TEMPORAL_UI_PORT  ports of the embedded dev server and its UI (default: 7233, 8233)
   LOOM_STORE_URL       postgres://user:password@host:5432/db: keep sessions in PostgreSQL (for several machines) instead of LOOM_DATA_DIR/loom.db
   LOOM_MODEL           the model when neither --model nor loom.json names one, e.g. anthropic/claude-sonnet-4-5
   OPENAI_API_KEY       key for openai/* models (OPENAI_BASE_URL for a compatible server)
@@ -41,6 +42,7 @@ Environment:
   LOOM_FOLLOW_RECONNECT_MS       how long to wait for an unreachable Temporal server while following a run (default: 120000)
   LOOM_MODEL_IDLE_TIMEOUT_MS     silence mid-answer before a model request is retried (default: 60000)
   LOOM_MODEL_FIRST_BYTE_TIMEOUT_MS  silence before a model answer's first byte (default: 300000)
+  Every variable Loom reads: docs/configuration.md
 
 Where the model comes from (first found wins):
   --model              loom run -m anthropic/claude-sonnet-4-5 "fix the failing test"

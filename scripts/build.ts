@@ -2,7 +2,7 @@
 // (the web view's files), the workflow bundle made once here instead of on each machine, and the
 // CLI bundled into dist/cli/ (scripts/cli-bundle.ts).
 import { execFileSync } from 'node:child_process';
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/package-root.js';
 import { bundleCli } from './cli-bundle.js';
@@ -27,6 +27,9 @@ const { bundleWorkflows, BUILT_BUNDLE_NAMES } = (await import(
 )) as typeof import('../worker/bundle.js');
 writeFileSync(join(dist, BUILT_BUNDLE_NAMES.traced), await bundleWorkflows('traced'));
 await bundleCli(dist);
-// Last: its time says when the build was made (bin/entry.js compares the sources with it).
-writeFileSync(join(dist, BUILT_BUNDLE_NAMES.plain), await bundleWorkflows('plain'));
+// Last: its time says when the build was made (bin/entry.js and prepack compare the sources with
+// it). The time the build started, so a source edited while it ran counts as newer than the build.
+const marker = join(dist, BUILT_BUNDLE_NAMES.plain);
+writeFileSync(marker, await bundleWorkflows('plain'));
+utimesSync(marker, new Date(started), new Date(started));
 process.stderr.write(`Built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -1,4 +1,4 @@
-// `npm run check:package`: what a user of the published package gets. Packs Loom (which builds it),
+// `npm run check:package`: what a user of the published package gets. Packs Loom (which builds it when stale),
 // installs the tarball globally into a temporary prefix (as the README says, with the install
 // scripts allowed), checks that the installed package finds the Temporal CLI this user already has
 // instead of downloading it again, and from a folder outside the checkout runs `loom --help` and a
@@ -17,7 +17,7 @@ const ALLOWED_SCRIPTS = ['better-sqlite3', 'esbuild', '@swc/core', 'protobufjs']
 const work = mkdtempSync(join(tmpdir(), 'loom-package-'));
 const step = (what: string) => process.stderr.write(`\n== ${what}\n`);
 try {
-  step('npm pack (builds dist/)');
+  step('npm pack (builds dist/ unless it is up to date)');
   execFileSync('npm', ['pack', '--pack-destination', work], {
     cwd: PACKAGE_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { access, chmod, constants, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '../../core/error-message.js';
 import { cacheDir } from '../paths.js';
 
 const run = promisify(execFile);
@@ -67,6 +68,10 @@ async function runs(path: string, env: NodeJS.ProcessEnv): Promise<boolean> {
 async function install(env: NodeJS.ProcessEnv, target: string): Promise<string | undefined> {
   const cache = cacheDir(env);
   let work: string | undefined;
+  // Said on stderr, not logged: a person at `loom run` should know what lands on their disk and where.
+  process.stderr.write(
+    `Loom: installing ripgrep ${RIPGREP_VERSION} for the grep and glob tools with pip (PyPI's "ripgrep" wheel) into ${target}, once (LOOM_RIPGREP=off: the built-in search instead).\n`,
+  );
   try {
     await mkdir(join(cache, 'bin'), { recursive: true });
     work = await mkdtemp(join(cache, 'rg-install-'));
@@ -77,8 +82,13 @@ async function install(env: NodeJS.ProcessEnv, target: string): Promise<string |
     const binary = join(work, 'bin', EXE);
     await chmod(binary, 0o755);
     await rename(binary, target);
-    return (await runs(target, env)) ? target : undefined;
-  } catch {
+    if (await runs(target, env)) return target;
+    throw new Error(`${target} does not run after installing`);
+  } catch (error) {
+    const reason = errorMessage(error).split('\n')[0];
+    process.stderr.write(
+      `Loom: could not install ripgrep (${reason}); the grep and glob tools use the built-in search.\n`,
+    );
     return undefined;
   } finally {
     if (work) await rm(work, { recursive: true, force: true }).catch(() => undefined);

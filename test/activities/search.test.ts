@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheDir } from '../../activities/paths.js';
-import { findRipgrep } from '../../activities/tools/ripgrep.js';
+import { findRipgrep, RIPGREP_VERSION } from '../../activities/tools/ripgrep.js';
 import { glob } from '../../activities/tools/glob.js';
 import { grep } from '../../activities/tools/grep.js';
 import { list } from '../../activities/tools/list.js';
@@ -13,6 +14,7 @@ import { ripgrepBackend } from '../../activities/tools/search/ripgrep-backend.js
 import { smallTreesInNode } from '../../activities/tools/search/small-trees-in-node.js';
 import { ToolError } from '../../activities/tools/tool-handler.js';
 import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 let project: string;
 let outside: string;
@@ -300,11 +302,26 @@ describe('findRipgrep', () => {
     }
   });
 
-  it('falls back to the JS search when it cannot install ripgrep', async () => {
+  it('falls back to the JS search when it cannot install ripgrep, saying so once on stderr', () => {
     const cache = mkdtempSync(join(tmpdir(), 'loom-rg-cache-'));
     try {
-      // No PATH: neither rg nor python3 can be found.
-      expect(await findRipgrep({ PATH: '', LOOM_CACHE_DIR: cache })).toBeUndefined();
+      // A worker's process, as `loom run` starts one; no PATH: neither rg nor python3 can be found.
+      const script = `import { findRipgrep } from './activities/tools/ripgrep.ts';
+        const env = { PATH: '', LOOM_CACHE_DIR: ${JSON.stringify(cache)} };
+        console.log(JSON.stringify([await findRipgrep(env), await findRipgrep(env)]));`;
+      const worker = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, PATH: '' },
+        encoding: 'utf8',
+      });
+      expect(worker.stdout.trim()).toBe('[null,null]');
+      const target = join(cache, 'bin', 'rg');
+      expect(worker.stderr.trim().split('\n')).toEqual([
+        `Loom: installing ripgrep ${RIPGREP_VERSION} for the grep and glob tools with pip (PyPI's "ripgrep" wheel) into ${target}, once (LOOM_RIPGREP=off: the built-in search instead).`,
+        expect.stringMatching(
+          /^Loom: could not install ripgrep \(.*python3.*\); the grep and glob tools use the built-in search\.$/,
+        ),
+      ]);
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }

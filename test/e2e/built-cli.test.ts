@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,12 @@ const run = (entry: string, args: string[]) =>
   runLoom(args, { entry, env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 describe('the built CLI (npm run build)', () => {
+  it('dates the build from its start, so a source edited while it ran is newer than it', () => {
+    const builtAt = statSync(join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js')).mtimeMs;
+    // tsc writes the compiled code first; the workflow bundle, the build's marker, is written last.
+    expect(builtAt).toBeLessThanOrEqual(statSync(join(PACKAGE_ROOT, 'dist', 'client', 'main.js')).mtimeMs);
+  });
+
   it('has the compiled code, the CLI bundle, the web view and the workflow bundle in dist/', () => {
     expect(existsSync(join(PACKAGE_ROOT, 'dist', 'client', 'main.js'))).toBe(true);
     expect(existsSync(BUILT)).toBe(true);
@@ -146,6 +152,28 @@ export async function load(url, context, next) {
       utimesSync(marker, atime, mtime);
     }
   });
+});
+
+describe('npm pack', () => {
+  it('packs the build just made without building it again, and leaves out source maps', () => {
+    const pack = spawnSync('npm', ['pack', '--dry-run', '--json'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+    expect(pack.status).toBe(0);
+    expect(pack.stderr).toContain('dist/ is up to date with the sources');
+    expect(pack.stderr).not.toContain('Built dist/');
+    const [{ files }] = JSON.parse(pack.stdout) as [{ files: { path: string }[] }];
+    const paths = files.map((file) => file.path);
+    for (const needed of [
+      'bin/loom.js',
+      'dist/cli/main.js',
+      'dist/client/serve/web/index.html',
+      'dist/workflow-bundle.js',
+      'dist/dev-server/main.js',
+      'temporal-dev.sh',
+      'docs/configuration.md',
+    ])
+      expect(paths).toContain(needed);
+    expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
+  }, 120_000);
 });
 
 // Node writes to a pipe asynchronously: what a slow reader has not taken yet waits in the process,

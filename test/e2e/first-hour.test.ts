@@ -1,12 +1,15 @@
 // What a new user meets in the first hour: set-up mistakes said at once and plainly, runs left
 // without a worker picked up by the command that needs them, and every printed id showable.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
+import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 let env: LoomTestEnv;
 
@@ -55,7 +58,61 @@ async function orphanWaitingForApproval(prompt: string): Promise<{ sessionId: st
   return { sessionId: request!.sessionID, requestId };
 }
 
+/** Every `LOOM_…` variable Loom's shipped code reads (`env.LOOM_X` in TypeScript and JavaScript, `$LOOM_X` in shell). */
+function loomVariablesRead(): string[] {
+  const names = new Set<string>();
+  const folders = ['activities', 'bin', 'client', 'core', 'dev-server', 'worker', 'workflows'];
+  const files = folders.flatMap((folder) =>
+    readdirSync(join(PROJECT_ROOT, folder), { recursive: true, encoding: 'utf8' })
+      .filter((path) => /\.(ts|js)$/.test(path))
+      .map((path) => join(folder, path)),
+  );
+  for (const file of [...files, 'temporal-dev.sh']) {
+    const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
+    for (const match of text.matchAll(/\benv(?:\.|\[['"`])(LOOM_[A-Z0-9_]+)|\$\{?(LOOM_[A-Z0-9_]+)/g)) {
+      if (match[1] || file.endsWith('.sh')) names.add(match[1] ?? match[2]);
+    }
+  }
+  return [...names].sort();
+}
+
+/** The README's ```sh block that holds `text`. */
+function readmeBlock(text: string): string {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].find((match) => match[1].includes(text));
+  if (!block) throw new Error(`README.md has no \`\`\`sh block with ${text}`);
+  return block[1];
+}
+
+describe('the README, followed as written on a stock machine', () => {
+  it('puts loom on the PATH where ~/.local/bin does not exist yet', () => {
+    const home = mkdtempSync(join(tmpdir(), 'loom-home-'));
+    try {
+      const shell = spawnSync('bash', ['-e', '-c', `${readmeBlock('~/.local/bin/loom')}\nloom --version`], {
+        cwd: PROJECT_ROOT,
+        env: { HOME: home, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
+        encoding: 'utf8',
+      });
+      expect(shell.stderr).toBe('');
+      expect(shell.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+      expect(shell.status).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('set-up mistakes, said before anything starts', () => {
+  it('names in --help, or in docs/configuration.md, every LOOM_ variable the code reads', async () => {
+    const help = (await loom(['--help'])).stdout;
+    expect(help).toContain('LOOM_TEMPORAL_PORT, LOOM_TEMPORAL_UI_PORT  ports of the embedded dev server');
+    expect(help).toContain('Every variable Loom reads: docs/configuration.md');
+    const documented = help + readFileSync(join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8');
+    const read = loomVariablesRead();
+    expect(read).toContain('LOOM_TEMPORAL_UI_PORT');
+    expect(read.filter((name) => !new RegExp(`\\b${name}\\b`).test(documented))).toEqual([]);
+  });
+
   it('says in --help where the model comes from, with an example of each', async () => {
     const help = (await loom(['--help'])).stdout;
     expect(help).toContain('Where the model comes from (first found wins):');

@@ -55,6 +55,22 @@ async function activitySummaries(sessionId: string): Promise<string[]> {
   );
 }
 
+/** The run's timers with a summary, as the Temporal UI's timeline labels them, and whether each was cancelled. */
+async function labelledTimers(sessionId: string): Promise<{ summary: string; cancelled: boolean }[]> {
+  const events = (await env.client.workflow.getHandle(sessionId).fetchHistory()).events ?? [];
+  const cancelled = new Set(events.flatMap((event) => event.timerCanceledEventAttributes?.timerId ?? []));
+  return events.flatMap((event) =>
+    event.timerStartedEventAttributes && event.userMetadata?.summary
+      ? [
+          {
+            summary: defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never),
+            cancelled: cancelled.has(event.timerStartedEventAttributes.timerId ?? ''),
+          },
+        ]
+      : [],
+  );
+}
+
 /** Search attributes reach visibility a moment after the run sets them. */
 const untilWaiting = (sessionIds: string[], value: boolean) =>
   waitUntil(async () => (await Promise.all(sessionIds.map(waiting))).every((v) => v === value), 15_000);
@@ -140,6 +156,15 @@ describe('a permission request that waits, seen from the root', () => {
         `approved: bash · rm -rf build/**/*.o (${request.id})`,
       ]),
     );
+
+    // The root's timeline, where the subagent's report is a bare `waitingRequests` signal, spans the
+    // wait with a labelled timer that ends when the request is answered.
+    expect(await labelledTimers(sessionId)).toEqual([
+      {
+        summary: `⏸ waiting for approval: bash · rm -rf build/**/*.o (${request.id}), asked by subagent session ${child} (@general): loom approve ${request.id}`,
+        cancelled: true,
+      },
+    ]);
 
     await env.checkReplay(sessionId, 'waiting-approval-root');
     await env.checkReplay(child, 'waiting-approval-child');

@@ -2,6 +2,8 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
+  patched,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -9,6 +11,14 @@ import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import type { CarriedWaiting, WaitingRequest } from '../../core/run.js';
 import { waitingSignal, type WaitingReport } from '../api.js';
+
+/**
+ * Runs recorded before the timeline label made no timer for it: `patched` keeps them replaying.
+ * The label is a timer because a signal between workflows carries no summary in this SDK.
+ */
+const TIMELINE_LABEL_PATCH = 'waiting-timeline-label';
+/** Longer than any wait: the label's timer is cancelled when the wait changes or ends. */
+const TIMELINE_LABEL_SPAN = '3650 days';
 
 /**
  * The permission requests waiting in a run's subtree: its own gate's, and the latest list each of
@@ -22,6 +32,7 @@ export class WaitingBoard {
   private reported: WaitingRequest[];
   private sending = false;
   private ended = false;
+  private label?: { scope: CancellationScope; ids: string };
 
   constructor(
     /** `searchAttributes: false`: the namespace lacks `LoomWaiting`, so runs are not marked. */
@@ -84,8 +95,28 @@ export class WaitingBoard {
 
   private changed(): void {
     this.mark();
+    this.labelTimeline();
     this.onChange();
     this.report();
+  }
+
+  /**
+   * The Temporal UI's timeline shows a subagent's report only as a `waitingRequests` signal: while
+   * requests of subagents wait, a timer labelled with them spans the wait, and a new one starts
+   * whenever they change. (The asking run's own store write of the request is labelled already.)
+   */
+  private labelTimeline(): void {
+    const waiting = this.ended ? [] : Object.values(this.children).flat();
+    const ids = waiting.map((request) => request.id).join(' ');
+    if (ids === (this.label?.ids ?? '')) return;
+    this.label?.scope.cancel();
+    this.label = undefined;
+    if (waiting.length === 0 || !patched(TIMELINE_LABEL_PATCH)) return;
+    const scope = new CancellationScope();
+    this.label = { scope, ids };
+    const summary = timelineLabel(waiting);
+    // Cancelled when the wait changes or ends: that is the label's end, not a failure.
+    void scope.run(() => sleep(TIMELINE_LABEL_SPAN, { summary })).catch(() => undefined);
   }
 
   private mark(): void {
@@ -127,6 +158,16 @@ function same(a: WaitingRequest[], b: WaitingRequest[]): boolean {
   return (
     a.length === b.length &&
     a.every((request, index) => request.id === b[index].id && request.sessionId === b[index].sessionId)
+  );
+}
+
+/** One line for the timeline: the first request, who asked, how to answer it, and how many more wait. */
+export function timelineLabel(requests: WaitingRequest[]): string {
+  const [first] = requests;
+  const more = requests.length > 1 ? ` (and ${requests.length - 1} more)` : '';
+  return (
+    `⏸ waiting for approval: ${first.title} (${first.id}), asked by subagent session ${first.sessionId}` +
+    `${first.agent ? ` (@${first.agent})` : ''}: loom approve ${first.id}${more}`
   );
 }
 
