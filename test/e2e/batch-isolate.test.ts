@@ -76,6 +76,14 @@ describe('loom batch run --isolate', () => {
     expect(diff.stdout).toContain('-start\n+b was here');
     expect(diff.stderr).toContain('task 1 (As b): 1 file');
 
+    // Both tasks rewrote notes.txt: the diff of the two is still a patch git takes, with the first's change.
+    const both = await loom(['batch', 'diff', batchId]);
+    expect(both.code).toBe(0);
+    expect(both.stderr).toContain(`notes.txt left out: task 0 changed it too (\`loom batch diff ${batchId} 1\``);
+    expect(both.stdout).toContain('+a was here');
+    expect(both.stdout).not.toContain('+b was here');
+    execFileSync('git', ['apply', '--check'], { cwd: env.project, input: both.stdout });
+
     const first = await loom(['batch', 'apply', batchId, '0', '--json']);
     expect(first.code).toBe(0);
     expect(parseJson(first)).toMatchObject({
@@ -94,6 +102,17 @@ describe('loom batch run --isolate', () => {
     const unknownTask = await loom(['batch', 'apply', batchId, '7']);
     expect(unknownTask.code).toBe(1);
     expect(unknownTask.stderr).toContain(`Batch ${batchId} has no task 7: its tasks are numbered 0 to 1`);
+
+    // With the file as it started, task 1 applies and the copies go; applying again changes nothing, and says so.
+    writeFileSync(join(env.project, 'notes.txt'), 'start\n');
+    expect((await loom(['batch', 'apply', batchId, '1'])).code).toBe(0);
+    expect(read('notes.txt')).toBe('b was here\n');
+    const again = await loom(['batch', 'apply', batchId]);
+    expect(again.stderr).toMatch(
+      new RegExp(`Batch ${batchId} was already applied on .* \\(tasks 0, 1\\): nothing to do`),
+    );
+    expect(again.code).toBe(0);
+    expect(read('notes.txt')).toBe('b was here\n');
   });
 
   it('names the batch it refuses: unknown, not isolated, still running', async () => {
