@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
 import { ago, ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
-import { loadProjects, loadSessions, statusOf, useStore } from '../state.js';
+import { loadProjects, loadSessions, needsPerson, statusOf, useStore } from '../state.js';
 
 /** Tokens of each session's whole tree, read from GET /session/{id}/tree again whenever the session changes. */
 const usage = new Map();
@@ -69,7 +69,9 @@ export function SessionsPage() {
   const sessions = [...store.sessions.values()]
     .filter((session) => (all || !session.parentID) && (everyProject || session.directory === project))
     .sort((a, b) => b.time.updated - a.time.updated)
-    .slice(0, 100);
+    .slice(0, 100)
+    // Those waiting for a person's answer come first.
+    .sort((a, b) => Number(needsPerson(b)) - Number(needsPerson(a)));
   const tokensOf = useTreeTokens(sessions);
   const startIn = everyProject ? projects.find((candidate) => candidate.current)?.directory : project;
   return html`
@@ -118,7 +120,12 @@ export function SessionsPage() {
         <tbody>
           ${sessions.map(
             (session) => html`
-              <tr key=${session.id} data-session=${session.id}>
+              <tr
+                key=${session.id}
+                data-session=${session.id}
+                class=${needsPerson(session) ? 'needs-person' : undefined}
+                title=${needsPerson(session) ? 'Waits for your approval: open it to answer' : undefined}
+              >
                 <td>
                   <a href=${href('session', session.id)}>${session.title}</a>
                   <div class="id">${session.id}</div>
