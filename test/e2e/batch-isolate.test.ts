@@ -6,6 +6,7 @@ import { localHostId } from '../../activities/hosts/host-id.js';
 import type { BatchRecord } from '../../core/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { startTestServer } from '../../testkit/serve-app.js';
 
 let env: LoomTestEnv;
 
@@ -113,6 +114,34 @@ describe('loom batch run --isolate', () => {
     );
     expect(again.code).toBe(0);
     expect(read('notes.txt')).toBe('b was here\n');
+
+    // The copies are gone; the tasks' sessions still belong to the project, and no copy reads as one.
+    const sessions = (await loom(['batch', 'results', batchId, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).sessionId as string);
+    const listed = (await loom(['ls'])).stdout;
+    for (const id of sessions) expect(listed).toContain(id);
+    expect((await loom(['ls', '--all-projects'])).stdout).not.toContain('isolated');
+    const server = await startTestServer(env);
+    try {
+      const projects = await server.ok<{ directory: string }[]>('GET', '/project');
+      expect(projects.map((project) => project.directory)).toEqual([env.project]);
+    } finally {
+      await server.close();
+    }
+
+    // A task's session resumes in the project, once told to: its own folder is gone.
+    const gone = await loom(['resume', sessions[0], 'Look again']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`Session ${sessions[0]} worked in `);
+    expect(gone.stderr).toContain(`which is gone (the copy of ${env.project} its isolated batch made, deleted since)`);
+    expect(gone.stderr).toContain(`\`loom resume ${sessions[0]} --dir ${env.project} "…"\``);
+    env.model.setScript([{ name: 'again', when: { lastUser: 'Look again' }, reply: { text: 'looked again' } }]);
+    const resumed = await loom(['resume', sessions[0], '--dir', env.project, 'Look again']);
+    expect(resumed.stdout).toContain('looked again');
+    expect(resumed.code).toBe(0);
+    expect((await env.store.getSession(sessions[0]))?.directory).toBe(env.project);
   });
 
   it('names the batch it refuses: unknown, not isolated, still running', async () => {
