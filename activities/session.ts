@@ -4,6 +4,7 @@ import type { Part, ToolPart } from '../core/part.js';
 import type { PermissionRule } from '../core/permission.js';
 import { defaultTitle, type Session, type SessionStatus } from '../core/session.js';
 import type { ActivityDeps } from './deps.js';
+import { projectOfCopy } from './isolated-project.js';
 import { failToolPart, failedToolPart } from './tools/tool-state.js';
 
 export const ABORTED_TOOL_ERROR = 'Tool execution aborted';
@@ -36,16 +37,21 @@ export function createSessionActivities({ store }: ActivityDeps) {
       ...(input.parentPartId ? { parentPartID: input.parentPartId } : {}),
       host: input.host,
     };
+    // A run in another folder (`loom resume --dir`, the session's own being gone) moves the session there.
+    const moved = existing && existing.directory !== input.directory;
+    const project = !existing || moved ? await projectOfCopy(store, input.directory) : existing.project;
     const session = existing
       ? {
           ...withoutError(existing),
           ...links,
+          directory: input.directory,
+          project,
           agent: input.agent,
           model: input.model,
           status: 'busy' as const,
           time: { ...existing.time, updated: now },
         }
-      : { ...links, ...newSession(input, 'busy', now) };
+      : { ...links, ...newSession(input, 'busy', now), ...(project ? { project } : {}) };
     await store.saveSession(session);
     if (input.budget) await store.setBudget(input.sessionId, input.budget);
     // A root session whose earlier runs never got an answer (a set-up mistake, fixed since) is as new: its run names it.

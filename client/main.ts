@@ -112,6 +112,10 @@ program
   )
   .option('--json', 'print one JSON object {sessionId, status, text, tokens} and nothing else')
   .option('--detach', 'do not wait for background subagents still running when the run ends')
+  .option(
+    '--dir <folder>',
+    "run in this folder rather than the session's own (moving the session there): when that is gone",
+  )
   .action(async (sessionId: string, words: string[], options) =>
     execute(async (context) =>
       (await import('./commands/resume.js')).resumeCommand(context, sessionId, await promptFrom(words, true), options),

@@ -18,6 +18,11 @@ export const Session = z.object({
   model: z.string(),
   /** The project directory the session works in. */
   directory: z.string(),
+  /**
+   * The project it belongs to when it works in another folder: an isolated batch task's copy of the
+   * batch's project. Lists of one project's sessions go by it (else by `directory`).
+   */
+  project: z.string().optional(),
   /** The host id of the machine that holds the directory (sessions of older versions have none). */
   host: z.string().optional(),
   status: SessionStatus,
@@ -50,4 +55,9 @@ export type Session = z.infer<typeof Session>;
 
 export function defaultTitle(isChild: boolean, now: number): string {
   return `${isChild ? 'Child session' : 'New session'} - ${new Date(now).toISOString()}`;
+}
+
+/** The project folder a session is listed under: its own folder, unless it works in a copy of one. */
+export function projectOf(session: Pick<Session, 'directory' | 'project'>): string {
+  return session.project ?? session.directory;
 }

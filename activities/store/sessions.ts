@@ -11,7 +11,10 @@ export interface ListSessionsOptions {
 export interface SessionRecords {
   saveSession(session: Session): Promise<void>;
   getSession(id: string): Promise<Session | undefined>;
-  /** Newest first. `roots` leaves out child sessions; `directory` keeps only the sessions of that project folder. */
+  /**
+   * Newest first. `roots` leaves out child sessions; `directory` keeps only the sessions of that
+   * project folder (by `project`, for a session that works in a copy of it).
+   */
   listSessions(options?: ListSessionsOptions): Promise<Session[]>;
   children(parentID: string): Promise<Session[]>;
   setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void>;

@@ -29,6 +29,7 @@ import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
 import { budgetBeforeResume, checkBudgetPrices } from '../services/budgets.js';
 import { storedHostOr } from '../../activities/hosts/host-id.js';
 import { confirmWaitingConfig } from './config.js';
+import { sessionInFolder } from '../services/session-folder.js';
 
 /** Each round waits for a cancelled run to close; more than this many means something is wrong. */
 const MAX_ROUNDS = 5;
@@ -42,6 +43,8 @@ export interface ResumeOptions {
   json?: boolean;
   /** Leave background subagents still running when the run ends, rather than wait for them. */
   detach?: boolean;
+  /** The folder the run works in, when not the session's own (gone, say). */
+  dir?: string;
 }
 
 /**
@@ -56,8 +59,9 @@ export async function resumeCommand(
   options: ResumeOptions,
 ): Promise<number> {
   const timeoutMs = timeoutFlag(options.timeout);
-  const session = await context.store.getSession(sessionId);
-  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  const stored = await context.store.getSession(sessionId);
+  if (!stored) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  const session = sessionInFolder(stored, context.hostId, options.dir);
   const again = given ? undefined : await promptToRunAgain(context, session);
   const prompt = again?.text ?? given;
   const model = checkModelFlag(options.model);

@@ -1,6 +1,6 @@
 import { sep } from 'node:path';
 import pc from 'picocolors';
-import type { Session } from '../../core/session.js';
+import { projectOf, type Session } from '../../core/session.js';
 import { time } from './session-view.js';
 
 export interface SessionListOptions {
@@ -20,7 +20,7 @@ export function renderSessionList(sessions: Session[], options: SessionListOptio
     session.status,
     session.agent,
     time(session.time.updated),
-    ...(home === undefined ? [] : [shortenHome(session.directory, home)]),
+    ...(home === undefined ? [] : [shortenHome(projectOf(session), home)]),
   ]);
   const headings = ['ID', 'STATUS', 'AGENT', 'UPDATED', ...(home === undefined ? [] : ['DIRECTORY'])];
   const widths = headings.map((heading, column) =>

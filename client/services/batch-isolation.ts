@@ -49,6 +49,21 @@ export async function endedIsolatedBatch(store: Store, batchId: string, hostId: 
   return batch as Isolated;
 }
 
+/**
+ * What to say when a batch's copies are gone because every completed task was applied: a second
+ * `loom batch apply` has nothing left to do, which is no failure. Undefined otherwise.
+ */
+export async function appliedAlready(store: Store, batchId: string): Promise<string | undefined> {
+  const batch = await store.getBatch(batchId);
+  const isolation = batch?.isolation;
+  if (!isolation?.removed || !isolation.applied?.length) return undefined;
+  const applied = new Set(isolation.applied);
+  const completed = (await store.batchTasks(batchId)).filter((entry) => entry.outcome.status === 'completed');
+  if (!completed.every((entry) => applied.has(entry.outcome.index))) return undefined;
+  const when = new Date(isolation.removed).toISOString().slice(0, 19).replace('T', ' ');
+  return `Batch ${batchId} was already applied on ${when} (${isolation.applied.length === 1 ? 'task' : 'tasks'} ${isolation.applied.join(', ')}): nothing to do.`;
+}
+
 /** A completed task of an isolated batch, with the changes its copy holds. */
 export function withChanges(entry: { task: BatchTaskInput; outcome: BatchTaskOutcome }): entry is TaskEntry {
   return entry.outcome.status === 'completed' && entry.outcome.changes !== undefined;
@@ -107,10 +122,10 @@ export async function applyBatch(store: Store, batch: Isolated, tasks: TaskEntry
   return { batchId: batch.id, tasks: results, removed };
 }
 
-/** The unified diff of what a task changed in its copy, paths from the project's root. */
-export async function taskDiff(batch: Isolated, changes: TaskChanges): Promise<string> {
+/** The unified diff of what a task changed in its copy (of `paths` only, if given), paths from the project's root. */
+export async function taskDiff(batch: Isolated, changes: TaskChanges, paths?: string[]): Promise<string> {
   const git = batchSnapshots(batch.isolation.folder, batch.isolation.root, 'apply');
-  return unifiedDiff(git, batch.isolation.base, changes.tree);
+  return unifiedDiff(git, batch.isolation.base, changes.tree, paths);
 }
 
 /** Deletes an ended batch's copies without applying anything. */

@@ -5,8 +5,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import type { BatchRecords } from '../../activities/store/batches.js';
-import { BatchTaskInput, type BatchProgress, type BatchRecord } from '../../core/batch.js';
+import { BatchTaskInput, type BatchProgress, type BatchRecord, type BatchTaskOutcome } from '../../core/batch.js';
 import type { Tokens } from '../../core/message.js';
+import { answerSummary } from '../../core/answer-summary.js';
 import { newId } from '../../core/ids.js';
 import { escapeMarkdownInline } from '../../core/markdown-escape.js';
 import type { ModelRetry } from '../../core/run.js';
@@ -151,6 +152,37 @@ export async function startBatch(
  */
 export async function batchTokens(store: Pick<BudgetRecords, 'batchUsage'>, batchId: string): Promise<Tokens> {
   return (await store.batchUsage(batchId)).tokens;
+}
+
+/** A batch started without a file (`POST /batch`) is titled by its tasks: `Fix the parser + 5 more tasks`. */
+export function titleFromTasks(tasks: Pick<BatchTaskInput, 'description'>[]): string {
+  const first = tasks[0]?.description ?? 'no tasks';
+  const shown = first.length > 60 ? `${first.slice(0, 59)}…` : first;
+  return tasks.length > 1 ? `${shown} + ${plural(tasks.length - 1, 'more task')}` : shown;
+}
+
+/** A task's outcome in one line, as `loom batch results` and the web view list it. */
+export function outcomeSummary(outcome: Pick<BatchTaskOutcome, 'text' | 'error'>): string {
+  return outcome.text ? answerSummary(outcome.text) : (outcome.error ?? '').split('\n')[0].slice(0, 100);
+}
+
+/**
+ * Tasks with what each spent: a completed task's outcome has its tokens; one that did not complete
+ * (cancelled, failed, still running) gets its session tree's usage from the store, so a task
+ * cancelled halfway shows what it spent before.
+ */
+export async function withSpentTokens<T extends { outcome: BatchTaskOutcome }>(
+  store: Pick<BudgetRecords, 'subtreeUsage'>,
+  entries: T[],
+): Promise<T[]> {
+  return Promise.all(
+    entries.map(async (entry) => {
+      const { outcome } = entry;
+      if (outcome.tokens || !outcome.sessionId) return entry;
+      const { tokens } = await store.subtreeUsage(outcome.sessionId);
+      return { ...entry, outcome: { ...outcome, tokens } };
+    }),
+  );
 }
 
 /** A batch's progress with the tokens its running tasks have used too (see `batchTokens`). */

@@ -6,6 +6,7 @@ import { localHostId } from '../../activities/hosts/host-id.js';
 import type { BatchRecord } from '../../core/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { startTestServer } from '../../testkit/serve-app.js';
 
 let env: LoomTestEnv;
 
@@ -76,6 +77,14 @@ describe('loom batch run --isolate', () => {
     expect(diff.stdout).toContain('-start\n+b was here');
     expect(diff.stderr).toContain('task 1 (As b): 1 file');
 
+    // Both tasks rewrote notes.txt: the diff of the two is still a patch git takes, with the first's change.
+    const both = await loom(['batch', 'diff', batchId]);
+    expect(both.code).toBe(0);
+    expect(both.stderr).toContain(`notes.txt left out: task 0 changed it too (\`loom batch diff ${batchId} 1\``);
+    expect(both.stdout).toContain('+a was here');
+    expect(both.stdout).not.toContain('+b was here');
+    execFileSync('git', ['apply', '--check'], { cwd: env.project, input: both.stdout });
+
     const first = await loom(['batch', 'apply', batchId, '0', '--json']);
     expect(first.code).toBe(0);
     expect(parseJson(first)).toMatchObject({
@@ -94,6 +103,45 @@ describe('loom batch run --isolate', () => {
     const unknownTask = await loom(['batch', 'apply', batchId, '7']);
     expect(unknownTask.code).toBe(1);
     expect(unknownTask.stderr).toContain(`Batch ${batchId} has no task 7: its tasks are numbered 0 to 1`);
+
+    // With the file as it started, task 1 applies and the copies go; applying again changes nothing, and says so.
+    writeFileSync(join(env.project, 'notes.txt'), 'start\n');
+    expect((await loom(['batch', 'apply', batchId, '1'])).code).toBe(0);
+    expect(read('notes.txt')).toBe('b was here\n');
+    const again = await loom(['batch', 'apply', batchId]);
+    expect(again.stderr).toMatch(
+      new RegExp(`Batch ${batchId} was already applied on .* \\(tasks 0, 1\\): nothing to do`),
+    );
+    expect(again.code).toBe(0);
+    expect(read('notes.txt')).toBe('b was here\n');
+
+    // The copies are gone; the tasks' sessions still belong to the project, and no copy reads as one.
+    const sessions = (await loom(['batch', 'results', batchId, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).sessionId as string);
+    const listed = (await loom(['ls'])).stdout;
+    for (const id of sessions) expect(listed).toContain(id);
+    expect((await loom(['ls', '--all-projects'])).stdout).not.toContain('isolated');
+    const server = await startTestServer(env);
+    try {
+      const projects = await server.ok<{ directory: string }[]>('GET', '/project');
+      expect(projects.map((project) => project.directory)).toEqual([env.project]);
+    } finally {
+      await server.close();
+    }
+
+    // A task's session resumes in the project, once told to: its own folder is gone.
+    const gone = await loom(['resume', sessions[0], 'Look again']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`Session ${sessions[0]} worked in `);
+    expect(gone.stderr).toContain(`which is gone (the copy of ${env.project} its isolated batch made, deleted since)`);
+    expect(gone.stderr).toContain(`\`loom resume ${sessions[0]} --dir ${env.project} "…"\``);
+    env.model.setScript([{ name: 'again', when: { lastUser: 'Look again' }, reply: { text: 'looked again' } }]);
+    const resumed = await loom(['resume', sessions[0], '--dir', env.project, 'Look again']);
+    expect(resumed.stdout).toContain('looked again');
+    expect(resumed.code).toBe(0);
+    expect((await env.store.getSession(sessions[0]))?.directory).toBe(env.project);
   });
 
   it('names the batch it refuses: unknown, not isolated, still running', async () => {

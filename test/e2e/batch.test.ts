@@ -22,7 +22,11 @@ const jsonl = (name: string, lines: unknown[]) => {
 describe('loom batch', () => {
   it('runs a JSONL file, and results, status and ls describe every task', async () => {
     env.model.setScript([
-      { name: 'item', when: { lastUser: /^Item \d+$/ }, reply: (r) => ({ text: `handled ${r.lastUser}` }) },
+      {
+        name: 'item',
+        when: { lastUser: /^Item \d+$/ },
+        reply: (r) => ({ text: `## Done\n\nhandled **${r.lastUser}**` }),
+      },
     ]);
     const file = jsonl(
       'items.jsonl',
@@ -43,18 +47,24 @@ describe('loom batch', () => {
       index: 5,
       status: 'completed',
       description: 'Item 5',
-      text: 'handled Item 5',
+      text: '## Done\n\nhandled **Item 5**',
       attempts: 1,
     });
     expect(lines.every((line) => line.sessionId?.startsWith('ses_'))).toBe(true);
-    expect((await loom(['batch', 'results', progress.batchId])).stdout).toContain('✓     5  completed');
+    // A markdown answer is summed up by its first line of words, not its heading.
+    const results = (await loom(['batch', 'results', progress.batchId])).stdout;
+    expect(results).toMatch(/✓ {5}5 {2}completed .*Item 5 {2}— handled Item 5\n/);
+    expect(results).not.toContain('## Done');
 
     expect(parseJson(await loom(['batch', 'status', progress.batchId, '--json']))).toMatchObject({
       status: 'completed',
       done: 12,
     });
-    expect((await loom(['batch', 'ls'])).stdout).toMatch(new RegExp(`${progress.batchId}\\s+completed\\s+12/12 done`));
-    expect((await loom(['show', lines[5].sessionId])).stdout).toContain('handled Item 5');
+    // Each batch says which project its tasks worked in.
+    expect((await loom(['batch', 'ls'])).stdout).toMatch(
+      new RegExp(`${progress.batchId}\\s+completed\\s+12/12 done\\s+${env.project}\\s`),
+    );
+    expect((await loom(['show', lines[5].sessionId])).stdout).toMatch(/handled \**Item 5/);
   });
 
   it('shows the same tasks/s when it ends as `loom batch status` later', async () => {
@@ -168,7 +178,7 @@ describe('loom batch', () => {
         when: { lastUser: /^Look \d+$/, lastRole: 'user' },
         reply: { toolCalls: [{ name: 'glob', args: { pattern: '*.jsonl' } }] },
       },
-      { name: 'think', when: { lastUser: /^Look \d+$/, lastRole: 'tool' }, reply: { text: 'looked', delayMs: 20_000 } },
+      { name: 'think', when: { lastUser: /^Look \d+$/, lastRole: 'tool' }, reply: { text: 'looked', delayMs: 60_000 } },
     ]);
     const file = jsonl(
       'look.jsonl',
@@ -203,5 +213,12 @@ describe('loom batch', () => {
       `Batch ${batchId} cancelled: ${completed} done, 0 failed, ${cancelled} cancelled of 4`,
     );
     expect(finished.stderr).not.toMatch(/^\s+0 tokens/m);
+    // The task cancelled while it thought keeps what its first step spent.
+    const outcomes = (await loom(['batch', 'results', batchId, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const stopped = outcomes.find((outcome) => outcome.status === 'cancelled' && outcome.sessionId);
+    expect(stopped?.tokens?.input).toBeGreaterThan(0);
   }, 90_000);
 });

@@ -198,7 +198,8 @@ describe('loom serve: batches', () => {
       directory: env.project,
       concurrency: 2,
       retries: 0,
-      source: 'POST /batch',
+      // Titled by its tasks, as a file names a batch `loom batch run` starts.
+      source: 'Item 0 + 2 more tasks',
     });
     expect(detail.body.counts).toMatchObject({ completed: 3, failed: 0, pending: 0 });
     expect(detail.body.tokens.input).toBeGreaterThan(0);

@@ -224,8 +224,17 @@ describe('the web view, in detail', () => {
   it('shows a cancelled batch by outcome, and cancels only after a yes', async () => {
     web.problems.length = 0;
     env.model.setScript([
-      { name: 'quick', when: { lastUser: 'Task 1' }, reply: { text: 'Done at once.' } },
-      { name: 'slow', when: { lastUser: /^Task [2-6]$/ }, reply: { text: 'Too late.', delayMs: 60_000 } },
+      { name: 'quick', when: { lastUser: 'Task 1' }, reply: { text: '## Done\n\nAt **once**.' } },
+      {
+        name: 'look',
+        when: { lastUser: /^Task [2-6]$/, lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'glob', args: { pattern: '*.md' } }] },
+      },
+      {
+        name: 'slow',
+        when: { lastUser: /^Task [2-6]$/, lastRole: 'tool' },
+        reply: { text: 'Too late.', delayMs: 60_000 },
+      },
     ]);
     const { id } = await call<{ id: string }>('POST', '/batch', {
       tasks: [1, 2, 3, 4, 5, 6].map((n) => ({ description: `Task ${n}`, prompt: `Task ${n}` })),
@@ -237,9 +246,13 @@ describe('the web view, in detail', () => {
       .locator('.batch-page .meta')
       .getByText('build · scripted/test-model · concurrency 1 · retries 1')
       .waitFor();
+    // Started through the API, it is titled by its tasks, and says which project it works in.
+    await page.locator('.batch-page h1').getByText('Task 1 + 5 more tasks', { exact: true }).waitFor();
+    await page.locator('.batch-page .meta [data-folder]').getByText(env.project, { exact: true }).waitFor();
     const progress = page.locator('.batch-page .progress');
     await progress.locator('[data-count="completed"]').getByText('1 completed').waitFor();
     await progress.locator('[data-count="running"]').getByText('1 running').waitFor();
+    await waitUntil(async () => env.model.requests.some((request) => request.rule === 'slow'), 30_000);
 
     // Dismissed: the dialog closes and the batch runs on.
     await page.getByRole('button', { name: 'Cancel batch' }).click();
@@ -259,6 +272,10 @@ describe('the web view, in detail', () => {
     await page.locator('.batch-page .meta .status[data-status="cancelled"]').waitFor();
     await progress.locator('[data-count="cancelled"]').getByText('5 cancelled').waitFor();
     await progress.getByText('6/6').waitFor();
+    // A markdown answer reads as its first line of words; the task cancelled halfway shows what it spent.
+    await page.locator('tr[data-task="0"] .answer').getByText('At once.', { exact: true }).waitFor();
+    const spent = page.locator('tr[data-task="1"] td.num').last();
+    await spent.getByText(/^[1-9][\d.]*k? tokens$/).waitFor();
 
     await page.screenshot({ path: join(web.shots, 'batch-cancelled.png') });
     // The bar: one part in six done, five cancelled, in different colours.
@@ -279,6 +296,8 @@ describe('the web view, in detail', () => {
     // In the list of batches, the status badge stands apart from the words after it.
     await page.goto(`${base}/#/batches`);
     const row = page.locator(`li[data-batch="${id}"]`);
+    await row.getByRole('link', { name: 'Task 1 + 5 more tasks' }).waitFor();
+    expect(await row.locator('[data-folder]').textContent()).toBe(env.project);
     const badge = await box(row.locator('.status'));
     const after = await box(row.locator('.status + .muted'));
     expect(after.x - (badge.x + badge.width)).toBeGreaterThanOrEqual(4);

@@ -4,6 +4,7 @@ import { launchChromium } from '../../testkit/chromium.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 import { openWebPage, type WebPage } from '../../testkit/web-page.js';
+import { waitUntil } from '../../testkit/wait.js';
 
 const TOKEN = 'web-view-token';
 
@@ -157,6 +158,83 @@ describe('the web view', () => {
       `http://localhost:8233/namespaces/default/workflows/${id}`,
     );
     await web.shot('4-continued');
+  });
+
+  it('opened while a subagent waits for an approval: says so on the list, the pill and the tree; the subagent page is no chat', async () => {
+    web.problems.length = 0;
+    env.model.setScript([
+      {
+        name: 'root',
+        when: { lastUser: 'Ask a helper to list', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'List', prompt: 'List the files.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      {
+        name: 'child',
+        when: { lastUser: 'List the files.', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command: 'ls', description: 'List' } }] },
+      },
+      { name: 'child-done', when: { lastUser: 'List the files.', lastRole: 'tool' }, reply: { text: 'listed' } },
+      { name: 'root-done', when: { lastUser: 'Ask a helper to list', lastRole: 'tool' }, reply: { text: 'done' } },
+      { name: 'idle', when: { lastUser: 'Nothing to ask' }, reply: { text: 'ok' } },
+    ]);
+    const idle = await call<{ id: string }>('POST', '/session', { prompt: 'Nothing to ask', model: SCRIPTED_MODEL });
+    await waitUntil(async () => (await env.store.getSession(idle.id))?.status === 'idle', 30_000);
+    const { id } = await call<{ id: string }>('POST', '/session', {
+      prompt: 'Ask a helper to list',
+      model: SCRIPTED_MODEL,
+      title: 'Waits for a person',
+    });
+    await waitUntil(async () => (await env.store.permissionRequests({ status: 'pending' })).length > 0, 30_000);
+
+    // A fresh page, opened during the wait: no event has told it yet.
+    const fresh = await openWebPage(browser, 'web-view-waiting');
+    try {
+      await fresh.page.goto(`${base}/#token=${TOKEN}`);
+      const row = fresh.page.locator(`tr[data-session="${id}"]`);
+      await row.locator('.status[data-status="waiting-approval"]').waitFor();
+      // It stands out, above the sessions that need nobody.
+      expect(await row.getAttribute('class')).toContain('needs-person');
+      expect(await fresh.page.locator('tr[data-session]').first().getAttribute('data-session')).toBe(id);
+      const background = (selector: string) =>
+        fresh.page
+          .locator(selector)
+          .locator('td')
+          .first()
+          .evaluate((element) => (globalThis as any).getComputedStyle(element).backgroundColor);
+      expect(await background(`tr[data-session="${id}"]`)).not.toBe(await background(`tr[data-session="${idle.id}"]`));
+      await fresh.shot('waiting-list');
+
+      await fresh.page.goto(`${base}/#/session/${id}`);
+      await fresh.page.locator('.session-head .status[data-status="waiting-approval"]').waitFor();
+      const child = fresh.page.locator('.tree [data-tree-node] [data-tree-node]');
+      await child.locator('.status[data-status="waiting-approval"]').waitFor();
+      // The person's own session: their prompt, with Undo and Fork.
+      await fresh.page.locator('.message.user [data-author]').getByText('You', { exact: true }).waitFor();
+
+      // The subagent's prompt came from its parent agent: no Undo, Fork or Send there.
+      await child.getByRole('link').first().click();
+      await fresh.page.locator('.session-head .parent').waitFor();
+      await fresh.page.locator('.session-head .status[data-status="waiting-approval"]').waitFor();
+      await fresh.page
+        .locator('.message.user [data-author]')
+        .getByText('build (parent agent)', { exact: true })
+        .waitFor();
+      await fresh.page.locator('[data-subagent-note]').waitFor();
+      expect(await fresh.page.getByRole('button', { name: 'Undo' }).count()).toBe(0);
+      expect(await fresh.page.getByRole('button', { name: 'Fork from here' }).count()).toBe(0);
+      expect(await fresh.page.getByRole('button', { name: /^(Send|Queue)$/ }).count()).toBe(0);
+      await fresh.shot('subagent-page');
+      await fresh.page.getByRole('button', { name: 'Allow once' }).click();
+      await fresh.page.locator('.markdown').getByText('listed').waitFor();
+      expect(fresh.problems).toEqual([]);
+    } finally {
+      await fresh.page.close();
+    }
+    await waitUntil(async () => (await env.store.getSession(id))?.status === 'idle', 30_000);
   });
 
   it('rejects with feedback the agent sees, and cancels a busy session', async () => {

@@ -27,7 +27,7 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
     list: ({ roots, directory, limit }) =>
       all(
         db.pool,
-        `SELECT data FROM session WHERE ($1::boolean IS NOT TRUE OR parent_id IS NULL) AND ($2::text IS NULL OR data->>'directory' = $2)
+        `SELECT data FROM session WHERE ($1::boolean IS NOT TRUE OR parent_id IS NULL) AND ($2::text IS NULL OR coalesce(data->>'project', data->>'directory') = $2)
          ORDER BY time_updated DESC, id DESC LIMIT $3`,
         [roots ?? false, directory ?? null, limit ?? null],
         Session,

@@ -12,7 +12,7 @@ export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
     get: connection.db.prepare('SELECT data FROM session WHERE id = ?'),
     list: connection.db.prepare(
       `SELECT data FROM session
-       WHERE (@roots = 0 OR parent_id IS NULL) AND (@directory IS NULL OR json_extract(data, '$.directory') = @directory)
+       WHERE (@roots = 0 OR parent_id IS NULL) AND (@directory IS NULL OR coalesce(json_extract(data, '$.project'), json_extract(data, '$.directory')) = @directory)
        ORDER BY time_updated DESC, id DESC LIMIT @limit`,
     ),
     children: connection.db.prepare('SELECT data FROM session WHERE parent_id = ? ORDER BY id'),

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import {
   applyBatch,
+  appliedAlready,
   chooseTasks,
   discardCopies,
   endedIsolatedBatch,
@@ -22,6 +23,12 @@ export async function batchApplyCommand(
   tasks: string[],
   options: { json?: boolean },
 ): Promise<number> {
+  const done = tasks.length === 0 ? await appliedAlready(context.store, batchId) : undefined;
+  if (done) {
+    if (options.json) process.stdout.write(`${JSON.stringify({ batchId, tasks: [], removed: true })}\n`);
+    context.report(done);
+    return 0;
+  }
   const batch = await endedIsolatedBatch(context.store, batchId, context.hostId);
   const chosen = await chooseTasks(context.store, batch, taskNumbers(tasks));
   const result = await applyBatch(context.store, batch, chosen);
@@ -71,22 +78,34 @@ export async function batchDiffCommand(
     named.length > 0
       ? await chooseTasks(context.store, batch, named)
       : (await context.store.batchTasks(batchId)).filter(withChanges);
-  const diffs = await Promise.all(
-    chosen.map(async ({ task, outcome }) => ({
-      index: outcome.index,
-      description: task.description,
-      files: outcome.changes.files,
-      diff: await taskDiff(batch, outcome.changes),
-    })),
-  );
   if (options.json) {
+    const diffs = await Promise.all(
+      chosen.map(async ({ task, outcome }) => ({
+        index: outcome.index,
+        description: task.description,
+        files: outcome.changes.files,
+        diff: await taskDiff(batch, outcome.changes),
+      })),
+    );
     process.stdout.write(`${JSON.stringify(diffs)}\n`);
     return 0;
   }
-  for (const diff of diffs) {
-    // Headers on stderr: the output alone is a patch `git apply` takes, from the project's root.
-    context.report(pc.bold(`task ${diff.index} (${diff.description}): ${plural(diff.files?.length ?? 0, 'file')}`));
-    process.stdout.write(diff.diff);
+  // Headers on stderr: the output alone is a patch `git apply` takes, from the project's root. Two
+  // tasks' changes to one file both start from the snapshot, so only the first is in that patch.
+  const shown = new Map<string, number>();
+  for (const { task, outcome } of chosen) {
+    const paths = (outcome.changes.files ?? []).map((file) => file.path);
+    const overlaps = paths.filter((path) => shown.has(path));
+    context.report(pc.bold(`task ${outcome.index} (${task.description}): ${plural(paths.length, 'file')}`));
+    for (const path of overlaps)
+      context.report(
+        pc.yellow(
+          `  ${path} left out: task ${shown.get(path)} changed it too (\`loom batch diff ${batchId} ${outcome.index}\` shows this task's change alone)`,
+        ),
+      );
+    for (const path of paths) if (!shown.has(path)) shown.set(path, outcome.index);
+    const own = paths.filter((path) => !overlaps.includes(path));
+    process.stdout.write(await taskDiff(batch, outcome.changes, overlaps.length ? own : undefined));
   }
   return 0;
 }

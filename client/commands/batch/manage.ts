@@ -7,7 +7,9 @@ import {
   batchTokens,
   controlBatch,
   endedBatchMessage,
+  outcomeSummary,
   withRunningTokens,
+  withSpentTokens,
 } from '../../services/batches.js';
 import type { batchWorkflow } from '../../../workflows/batch.js';
 import { batchSpan } from '../../render/batch-progress.js';
@@ -80,14 +82,14 @@ export async function batchResultsCommand(
   options: { json?: boolean },
 ): Promise<number> {
   await findBatch(context, batchId);
-  for (const { task, outcome } of await context.store.batchTasks(batchId)) {
+  for (const { task, outcome } of await withSpentTokens(context.store, await context.store.batchTasks(batchId))) {
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ ...outcome, description: task.description })}\n`);
       continue;
     }
     const mark =
       outcome.status === 'completed' ? pc.green('✓') : outcome.status === 'failed' ? pc.red('✗') : pc.yellow('·');
-    const answer = (outcome.text ?? outcome.error ?? '').split('\n')[0].slice(0, 100);
+    const answer = outcomeSummary(outcome);
     process.stdout.write(
       `${mark} ${String(outcome.index).padStart(5)}  ${outcome.status.padEnd(9)}  ${outcome.sessionId ?? '-'}  ${task.description}${answer ? pc.dim(`  — ${answer}`) : ''}\n`,
     );
@@ -148,7 +150,7 @@ export async function batchLsCommand(context: CliContext, options: { json?: bool
   for (const batch of batches) {
     const counts = await context.store.batchCounts(batch.id);
     process.stdout.write(
-      `${batch.id}  ${batch.status.padEnd(9)}  ${counts.completed}/${batch.total} done${counts.failed ? `, ${counts.failed} failed` : ''}  ${pc.dim(`${batch.source} (${formatBytes(batch.sourceBytes)}) · ${new Date(batch.time.created).toISOString().slice(0, 19).replace('T', ' ')}`)}\n`,
+      `${batch.id}  ${batch.status.padEnd(9)}  ${counts.completed}/${batch.total} done${counts.failed ? `, ${counts.failed} failed` : ''}  ${batch.directory}  ${pc.dim(`${batch.source} (${formatBytes(batch.sourceBytes)}) · ${new Date(batch.time.created).toISOString().slice(0, 19).replace('T', ' ')}`)}\n`,
     );
   }
   return 0;

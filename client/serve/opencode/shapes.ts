@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { LOOM_VERSION } from '../../../activities/package-root.js';
 import { AssistantMessage, MessageError, UserMessage, type Message } from '../../../core/message.js';
 import { Part } from '../../../core/part.js';
-import { Session, type Session as SessionRecord } from '../../../core/session.js';
+import { projectOf, Session, type Session as SessionRecord } from '../../../core/session.js';
 
 // Loom's records as OpenCode's SDK reads them: Loom's fields stay (the web view and Loom's own
 // clients read them), OpenCode's are added beside them where the two differ.
@@ -68,5 +68,5 @@ export const ServedSession = Session.extend({ projectID: z.string(), version: z.
 export type ServedSession = z.infer<typeof ServedSession>;
 
 export function servedSession(session: SessionRecord): ServedSession {
-  return { ...session, projectID: session.directory, version: LOOM_VERSION };
+  return { ...session, projectID: projectOf(session), version: LOOM_VERSION };
 }

@@ -2,7 +2,16 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { Tokens } from '../../../core/message.js';
 import type { BatchControl } from '../../../workflows/api.js';
-import { BatchControlError, batchTokens, controlBatch, endedBatchMessage, startBatch } from '../../services/batches.js';
+import {
+  BatchControlError,
+  batchTokens,
+  controlBatch,
+  endedBatchMessage,
+  outcomeSummary,
+  startBatch,
+  titleFromTasks,
+  withSpentTokens,
+} from '../../services/batches.js';
 import { checkModelFlag, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
 import { budgetFromInput, checkBatchBudgetPrices } from '../../services/budgets.js';
@@ -23,7 +32,15 @@ import { plural } from '../../render/quantities.js';
 
 const BatchRow = Batch.extend({ counts: BatchCounts }).meta({ id: 'BatchRow' });
 const BatchDetail = Batch.extend({ counts: BatchCounts, tokens: Tokens }).meta({ id: 'BatchDetail' });
-const BatchResult = z.object({ task: BatchTask, outcome: BatchOutcome }).openapi('BatchResult');
+const BatchResult = z
+  .object({
+    task: BatchTask,
+    outcome: BatchOutcome,
+    summary: z
+      .string()
+      .openapi({ description: "the answer's first line of words (the error's, for a task that failed)" }),
+  })
+  .openapi('BatchResult');
 
 const unknownBatch = (id: string) => new HttpError(404, `Unknown batch "${id}". GET /batch lists batches.`);
 const notFound = { 404: json(ErrorBody, 'no such batch') };
@@ -150,7 +167,11 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     const { id } = c.req.valid('param');
     const { from, limit } = c.req.valid('query');
     await existing(id);
-    return c.json(await store.batchTasks(id, { from: from ?? 0, limit: limit ?? 100 }), 200);
+    const entries = await withSpentTokens(store, await store.batchTasks(id, { from: from ?? 0, limit: limit ?? 100 }));
+    return c.json(
+      entries.map((entry) => ({ ...entry, summary: outcomeSummary(entry.outcome) })),
+      200,
+    );
   });
 
   app.openapi(start, async (c) => {
@@ -189,7 +210,7 @@ export function registerBatchRoutes(app: OpenAPIHono, deps: ServeDeps): void {
     }
     const { batch } = await startBatch(await deps.client(), store, {
       tasks: body.tasks,
-      source: 'POST /batch',
+      source: titleFromTasks(body.tasks),
       sourceBytes: JSON.stringify(body.tasks).length,
       directory,
       host: deps.hostId,

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { projectOf } from '../../../core/session.js';
 import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';
@@ -96,14 +97,11 @@ export function registerSessionReadRoutes(app: OpenAPIHono, deps: ServeDeps): vo
     const byDirectory = new Map<string, { directory: string; sessions: number; updated?: number; current: boolean }>();
     byDirectory.set(deps.defaultDirectory, { directory: deps.defaultDirectory, sessions: 0, current: true });
     for (const session of await store.listSessions({ roots: true, limit: PROJECT_SCAN })) {
-      const project = byDirectory.get(session.directory) ?? {
-        directory: session.directory,
-        sessions: 0,
-        current: false,
-      };
+      const directory = projectOf(session);
+      const project = byDirectory.get(directory) ?? { directory, sessions: 0, current: false };
       project.sessions++;
       project.updated = Math.max(project.updated ?? 0, session.time.updated);
-      byDirectory.set(session.directory, project);
+      byDirectory.set(directory, project);
     }
     const rows = [...byDirectory.values()].sort(
       (a, b) => Number(b.current) - Number(a.current) || (b.updated ?? 0) - (a.updated ?? 0),

@@ -48,6 +48,7 @@ function apply({ type, properties: p }) {
       state.transcripts.delete(p.sessionID);
       return;
     case 'session.status':
+      touch(`live:${p.sessionID}`);
       state.live.set(p.sessionID, p.status);
       return;
     case 'message.updated': {

@@ -2,9 +2,9 @@
 // `#/batch/<id>`), so the server needs no route per page and never shadows its API.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { connectEvents } from './events.js';
+import { connected as streamUp, connectEvents } from './events.js';
 import { href, html } from './html.js';
-import { loadConfig, useStore } from './state.js';
+import { loadConfig, loadStatuses, useStore } from './state.js';
 import { BatchPage, BatchesPage } from './views/batches.js';
 import { SessionPage } from './views/session.js';
 import { SessionsPage } from './views/sessions.js';
@@ -19,7 +19,11 @@ function route(hash) {
 
 function App() {
   const [hash, setHash] = useState(location.hash);
-  const { connected } = useStore();
+  const { connected, epoch } = useStore();
+  // Whatever the page shows, a session waiting for a person reads so from the first paint.
+  useEffect(() => {
+    streamUp.then(loadStatuses).catch(() => undefined);
+  }, [epoch]);
   useEffect(() => {
     const onHash = () => setHash(location.hash);
     addEventListener('hashchange', onHash);

@@ -74,6 +74,15 @@ export const loadSessions = (all = false, directory = undefined) =>
     },
   );
 
+/**
+ * What each busy session is doing now (GET /session/status), for a page opened mid-run: the
+ * `session.status` events only tell of changes after it connected.
+ */
+export const loadStatuses = () =>
+  read('/session/status', (statuses, mayWrite) => {
+    for (const [id, status] of Object.entries(statuses)) if (mayWrite(`live:${id}`)) state.live.set(id, status);
+  });
+
 export const loadProjects = () => read('/project', (projects) => (state.projects = projects));
 
 export const loadSession = (id) =>
@@ -145,3 +154,6 @@ export function statusOf(session) {
 }
 
 export const isBusy = (status) => BUSY.has(status);
+
+/** Whether a person is needed to go on: the session (or, for a root, its tree) waits for an approval. */
+export const needsPerson = (session) => statusOf(session) === 'waiting-approval';

@@ -95,6 +95,7 @@ export function BatchesPage() {
             <li key=${batch.id} data-batch=${batch.id}>
               <a href=${href('batch', batch.id)}>${batch.source}</a> <${Status} status=${batch.status} />
               <span class="muted">${batch.agent} · ${ago(batch.time.created)}</span>
+              <span class="folder" data-folder title="The project its tasks work in">${batch.directory}</span>
               <${TemporalLink} workflowId=${batch.id} />
               <${Progress} batch=${batch} counts=${counts} />
             </li>
@@ -141,6 +142,7 @@ export function BatchPage({ id }) {
         <span class="muted"
           >${[batch.agent, batch.model, `concurrency ${batch.concurrency}`, `retries ${batch.retries}`].filter(Boolean).join(' · ')}</span
         >
+        <span class="folder" data-folder>${batch.directory}</span>
         <span class="id">${batch.id}</span> <${TemporalLink} workflowId=${batch.id} />
         ${tokens ? html`<span class="muted">${formatTokens(tokens)}</span>` : null}
       </p>
@@ -167,7 +169,7 @@ export function BatchPage({ id }) {
         </thead>
         <tbody>
           ${results.map(
-            ({ task, outcome }) => html`
+            ({ task, outcome, summary }) => html`
               <tr key=${outcome.index} data-task=${outcome.index}>
                 <td class="num">${outcome.index + 1}</td>
                 <td>
@@ -178,9 +180,7 @@ export function BatchPage({ id }) {
                     status=${outcome.status}
                   />${outcome.attempts > 1 ? html`<span class="muted"> ×${outcome.attempts}</span>` : null}
                 </td>
-                <td class="answer">
-                  ${outcome.error ? html`<span class="error">${outcome.error}</span>` : (outcome.text ?? '').split('\n')[0]}
-                </td>
+                <td class="answer">${outcome.error ? html`<span class="error">${outcome.error}</span>` : summary}</td>
                 <td class="num">${formatTokens(outcome.tokens)}</td>
               </tr>
             `,

@@ -7,7 +7,11 @@ import { Diff } from './diff.js';
 import { StepFiles } from './step-files.js';
 import { FilesOutcome, Reverted, TurnActions } from './turn-actions.js';
 
-export function Transcript({ transcript, session, busy }) {
+/**
+ * `from`: who wrote the session's prompts when it was not the person (a subagent's come from its
+ * parent agent), in which case its turns offer no Undo or Fork.
+ */
+export function Transcript({ transcript, session, busy, from }) {
   const [report, setReport] = useState();
   const messages = [...transcript.values()]
     .filter((entry) => entry.info)
@@ -20,13 +24,13 @@ export function Transcript({ transcript, session, busy }) {
   // A redo's report stays until the transcript moves on.
   const last = messages.at(-1).info.id;
   const onReport = (outcome) => setReport({ ...outcome, last });
-  const actions = { session, busy, onReport };
+  const actions = from ? undefined : { session, busy, onReport };
   return html`<div class="transcript">
-    ${shown.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} actions=${actions} />`)}
+    ${shown.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} actions=${actions} from=${from} />`)}
     ${
       cut
         ? html`<${Reverted} session=${session} busy=${busy} report=${report} onReport=${onReport} count=${hidden.length}>
-            ${hidden.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} />`)}
+            ${hidden.map((entry) => html`<${MessageView} key=${entry.info.id} entry=${entry} from=${from} />`)}
           </${Reverted}>`
         : report?.action === 'unrevert' && report.last === last
           ? html`<${FilesOutcome} outcome=${report} />`
@@ -36,13 +40,13 @@ export function Transcript({ transcript, session, busy }) {
 }
 
 /** A message; `actions` (the session, whether it is busy, where undo reports go) puts Undo and Fork on a turn. */
-function MessageView({ entry: { info, parts }, actions }) {
+function MessageView({ entry: { info, parts }, actions, from }) {
   const sorted = [...parts.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   const user = info.role === 'user';
   return html`
     <article class=${`message ${info.role}`} data-message=${info.id}>
       <header>
-        <strong>${user ? 'You' : info.agent}</strong>
+        <strong data-author>${user ? (from ?? 'You') : info.agent}</strong>
         ${user ? null : html`<span class="muted">${info.model}${info.step ? ` · step ${info.step}` : ''}${info.tokens ? ` · ${formatTokens(info.tokens)}` : ''}</span>`}
         ${!user && !info.time.completed ? html`<span class="spinner" title="working">…</span>` : null}
         ${user && actions ? html`<${TurnActions} ...${actions} messageId=${info.id} />` : null}

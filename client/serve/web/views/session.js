@@ -56,6 +56,8 @@ export function SessionPage({ id }) {
           <${ErrorLine} error=${error} />`;
   const parent = session.parentID ? store.sessions.get(session.parentID) : undefined;
   const status = statusOf(session);
+  // A subagent's prompts come from its parent agent; the person continues the parent, not it.
+  const from = session.parentID ? `${parent?.agent ?? 'Parent'} (parent agent)` : undefined;
   return html`
     <div class="session-page" data-session=${id}>
       <header class="session-head">
@@ -82,8 +84,18 @@ export function SessionPage({ id }) {
             transcript=${store.transcripts.get(id) ?? new Map()}
             session=${session}
             busy=${isBusy(status)}
+            from=${from}
           />
-          <${PromptBox} id=${id} busy=${isBusy(status)} />
+          ${
+            from
+              ? html`<p class="muted" data-subagent-note>
+                  A subagent works on what its parent agent asks: to go on, write to${' '}<a
+                    href=${href('session', session.parentID)}
+                    >${parent?.title ?? session.parentID}</a
+                  >.
+                </p>`
+              : html`<${PromptBox} id=${id} busy=${isBusy(status)} />`
+          }
         </div>
         <aside>
           ${rootId ? html`<${Approvals} rootId=${rootId} currentId=${id} />` : null}

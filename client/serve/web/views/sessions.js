@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { connected } from '../events.js';
 import { ago, ErrorLine, formatTokens, href, html, Status, TemporalLink } from '../html.js';
-import { loadProjects, loadSessions, statusOf, useStore } from '../state.js';
+import { loadProjects, loadSessions, needsPerson, statusOf, useStore } from '../state.js';
 
 /** Tokens of each session's whole tree, read from GET /session/{id}/tree again whenever the session changes. */
 const usage = new Map();
@@ -29,6 +29,9 @@ function useTreeTokens(sessions) {
 }
 
 const PROJECT_KEY = 'loom.project';
+/** The project a session is listed under: its folder, or the project an isolated batch task's copy stands for. */
+const projectOf = (session) => session.project ?? session.directory;
+
 /** The selector's value for every project. */
 const ALL_PROJECTS = '*';
 
@@ -39,8 +42,8 @@ const ALL_PROJECTS = '*';
 function projectsOf(store) {
   const known = new Map(store.projects.map((project) => [project.directory, project]));
   for (const session of store.sessions.values())
-    if (!session.parentID && !known.has(session.directory))
-      known.set(session.directory, { directory: session.directory, current: false });
+    if (!session.parentID && !known.has(projectOf(session)))
+      known.set(projectOf(session), { directory: projectOf(session), current: false });
   return [...known.values()];
 }
 
@@ -67,9 +70,11 @@ export function SessionsPage() {
     setChosen(value);
   };
   const sessions = [...store.sessions.values()]
-    .filter((session) => (all || !session.parentID) && (everyProject || session.directory === project))
+    .filter((session) => (all || !session.parentID) && (everyProject || projectOf(session) === project))
     .sort((a, b) => b.time.updated - a.time.updated)
-    .slice(0, 100);
+    .slice(0, 100)
+    // Those waiting for a person's answer come first.
+    .sort((a, b) => Number(needsPerson(b)) - Number(needsPerson(a)));
   const tokensOf = useTreeTokens(sessions);
   const startIn = everyProject ? projects.find((candidate) => candidate.current)?.directory : project;
   return html`
@@ -118,12 +123,17 @@ export function SessionsPage() {
         <tbody>
           ${sessions.map(
             (session) => html`
-              <tr key=${session.id} data-session=${session.id}>
+              <tr
+                key=${session.id}
+                data-session=${session.id}
+                class=${needsPerson(session) ? 'needs-person' : undefined}
+                title=${needsPerson(session) ? 'Waits for your approval: open it to answer' : undefined}
+              >
                 <td>
                   <a href=${href('session', session.id)}>${session.title}</a>
                   <div class="id">${session.id}</div>
                 </td>
-                ${everyProject ? html`<td class="folder" data-folder>${session.directory}</td>` : null}
+                ${everyProject ? html`<td class="folder" data-folder>${projectOf(session)}</td>` : null}
                 <td>
                   ${session.agent}
                   <div class="muted">${session.model}</div>
