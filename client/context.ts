@@ -116,6 +116,9 @@ export class CliContext {
     const said = versionReport(this.worker.version, this.settings.taskQueue, target.embedded);
     if (said) this.report(said);
     if (options.serve !== 'shared') {
+      // A first install of ripgrep is said now, not in the middle of the model's streamed answer.
+      const { findRipgrep } = await import('../activities/tools/ripgrep.js');
+      await findRipgrep(this.env).catch(() => undefined); // A bad LOOM_RIPGREP is the search tool's to report.
       const { sandboxNotice } = await import('../worker/sandbox-notice.js');
       const notice = await sandboxNotice(this.env);
       if (notice) this.report(notice);
