@@ -58,7 +58,7 @@ export async function confine(
     granted: place.granted,
   });
   return {
-    sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd, sessionId: place.sessionId }),
+    sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd }),
   };
 }
 

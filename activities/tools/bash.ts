@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import type { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
 import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
-import { CONFIG_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
+import { CONFIG_HINT, sandboxRefusal } from '../sandbox/explain-refusal.js';
 import { moveCreatedConfig } from '../sandbox/config-guard.js';
 import { refusedConfigDir } from '../paths.js';
 import { grantedPaths } from '../sandbox/granted-folders.js';
@@ -101,19 +101,25 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
       ? `Exit code: ${exit.code}`
       : undefined;
   const refusal = sandbox
-    ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused(), {
+    ? sandboxRefusal(output.text(), failed, sandbox.policy, sandbox.refused(), {
         hostSockets: sandbox.hostSockets,
         command: input.command,
       })
     : undefined;
   return {
     title: description,
-    output: withNotes(text, [note, refusal, configNote, confinement.warning]),
+    output: withNotes(text, [note, refusal?.forModel, configNote, confinement.warning]),
     metadata: {
       exit: exit.code,
       description,
       ...sandboxed,
       ...(refusal || configNote ? { sandboxRefused: true } : {}),
+      // What the person's transcript and a later `unsandboxed` ask say was refused.
+      ...(refusal || configNote
+        ? {
+            sandboxRefusal: refusal?.reasons.join('; ') ?? `Loom moved the configuration it created out of the project`,
+          }
+        : {}),
     },
   };
 };

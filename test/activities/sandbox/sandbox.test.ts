@@ -11,6 +11,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainRefusal } from '../../../activities/sandbox/explain-refusal.js';
@@ -27,6 +30,8 @@ let root: string;
 let project: string;
 let home: string;
 let outside: string;
+/** A sandbox's /tmp a worker that was killed left behind. */
+let leftByKilledWorker: string;
 const contexts: ToolTestContext[] = [];
 
 function context(config: LoomConfig = {}, env: NodeJS.ProcessEnv = {}): ToolTestContext {
@@ -56,6 +61,9 @@ beforeAll(() => {
   writeFileSync(join(root, '.env.example'), 'TOKEN=\n');
   writeFileSync(join(project, '.env'), 'TOKEN=project-env\n');
   symlinkSync(join(home, '.ssh'), join(project, 'keys'));
+  const killedWorker = spawnSync('true').pid;
+  leftByKilledWorker = join(tmpdir(), 'loom-sandbox', `tmp-${killedWorker}-left`);
+  mkdirSync(join(leftByKilledWorker, 'scratch'), { recursive: true });
 });
 
 afterAll(async () => {
@@ -74,12 +82,34 @@ describe('a sandboxed bash call', () => {
       /^scratch\ntouch: cannot touch '.*new.txt': Read-only file system\n\nExit code: 1\n\nLoom's sandbox refused/,
     );
     expect(result.output).toContain(`${outside}/new.txt is read-only in the sandbox (writable: ${project}, /tmp)`);
-    expect(result.metadata).toMatchObject({ exit: 1, sandboxRefused: true });
+    expect(result.metadata).toMatchObject({
+      exit: 1,
+      sandboxRefused: true,
+      sandboxRefusal: expect.stringContaining(`${outside}/new.txt is read-only in the sandbox`),
+    });
     expect(existsSync(join(project, 'made.txt'))).toBe(true);
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
-    // The session's /tmp is its own, kept between its calls.
-    expect((await run('cat /tmp/scratch', on)).output).toBe('scratch');
-    expect((await run('cat /tmp/scratch', context())).output).toContain('No such file or directory');
+    // Each call's /tmp is its own, removed when the call ends, as is one a killed worker left.
+    expect((await run('cat /tmp/scratch', on)).output).toContain('No such file or directory');
+    const ours = readdirSync(join(tmpdir(), 'loom-sandbox')).filter((name) => name.startsWith(`tmp-${process.pid}-`));
+    expect(ours).toEqual([]);
+    expect(existsSync(leftByKilledWorker)).toBe(false);
+  });
+
+  it("says that a file of the host's /tmp is not in the sandbox's /tmp", async () => {
+    const hostTmp = mkdtempSync('/tmp/loom-host-');
+    writeFileSync(join(hostTmp, 'server.mjs'), '');
+    try {
+      const { output } = await run(`node ${hostTmp}/server.mjs`, context());
+      expect(output).toContain('Cannot find module');
+      expect(output).toContain(
+        `${hostTmp}/server.mjs is in the host's /tmp, which the sandbox does not see: its /tmp is its own`,
+      );
+      // node names its own run_main in the stack, which is not the hidden /run.
+      expect(output).not.toContain('/run is hidden');
+    } finally {
+      rmSync(hostTmp, { recursive: true, force: true });
+    }
   });
 
   it('reads outside the project, but not the credentials of the home folder, however they are reached', async () => {
