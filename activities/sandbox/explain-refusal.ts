@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isConfigPath } from '../../core/config-files.js';
+import { hostAllowed } from './network-allow.js';
 import type { RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 
@@ -46,6 +48,8 @@ export interface SandboxRefusal {
   reasons: string[];
   /** The reasons with what the model may do about them. */
   forModel: string;
+  /** What a sandbox configuration would have to add to allow it (for an MCP server's entry). */
+  entry: { write: string[]; allow: string[] };
 }
 
 /**
@@ -73,15 +77,20 @@ export function sandboxRefusal(
   sockets: { hostSockets: string[]; command?: string } = { hostSockets: [] },
 ): SandboxRefusal | undefined {
   const reasons: string[] = [];
-  for (const connection of uniqueHosts(refused))
+  const entry = { write: [] as string[], allow: [] as string[] };
+  for (const connection of uniqueHosts(refused)) {
     reasons.push(`the sandbox's proxy refused ${connection.host}:${connection.port} (${connection.reason})`);
+    if (!hostAllowed(connection.host, connection.port, policy.allowedHosts)) entry.allow.push(connection.host);
+  }
   if (failed) {
     const config = configRefusal(output, policy);
     if (config) {
       const said = `Loom's sandbox refused something this command tried: ${config}. ${CONFIG_HINT}`;
-      return { reasons: [config], forModel: said };
+      return { reasons: [config], forModel: said, entry };
     }
     const readOnly = firstMatch(output, READ_ONLY);
+    // A `write` entry names what exists: a new file's folder.
+    if (readOnly) entry.write.push(existsSync(readOnly) ? readOnly : dirname(readOnly));
     if (readOnly !== undefined || /Read-only file system|EROFS/i.test(output)) {
       const writable = [policy.workspace, ...policy.writable, '/tmp'].join(', ');
       reasons.push(`${readOnly ? `${readOnly} is` : 'the path is'} read-only in the sandbox (writable: ${writable})`);
@@ -96,6 +105,7 @@ export function sandboxRefusal(
       );
     const host = firstMatch(output, NAME_NOT_RESOLVED);
     if (refused.length === 0 && (host !== undefined || NO_NETWORK.test(output))) {
+      if (host) entry.allow.push(host);
       const allowed = policy.allowedHosts.length ? `only ${policy.allowedHosts.join(', ')} through its proxy` : 'none';
       reasons.push(
         `${host ? `${host} cannot be reached: ` : ''}the sandbox has no network (hosts allowed: ${allowed})`,
@@ -112,6 +122,7 @@ export function sandboxRefusal(
   return {
     reasons,
     forModel: `Loom's sandbox refused something this command tried: ${reasons.join('; ')}. ${ESCAPE_HINT}`,
+    entry,
   };
 }
 

@@ -70,7 +70,7 @@ export async function openSandbox(policy: SandboxPolicy, options: { bwrap: strin
     };
   }
   const sockets = await hostSockets({
-    shown: [policy.workspace, ...policy.writable],
+    shown: [policy.workspace, ...policy.writable, ...policy.shownFromHostTmp],
     unseen: ['/tmp', '/dev', '/proc', ...policy.hidden],
   }).catch(async (error: unknown) => {
     await proxy?.close();

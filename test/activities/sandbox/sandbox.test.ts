@@ -256,6 +256,7 @@ describe('explainRefusal', () => {
   const policy = {
     workspace: '/p',
     writable: [],
+    shownFromHostTmp: [],
     hidden: ['/home/u/.aws'],
     allowedHosts: [],
     config: { readOnly: ['/p/loom.json', '/p/.opencode'], absent: [] },
