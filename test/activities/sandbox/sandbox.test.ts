@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainRefusal } from '../../../activities/sandbox/explain-refusal.js';
+import { hostsTheCommandNeeds } from '../../../activities/sandbox/network-wait.js';
 import { sandboxPolicy } from '../../../activities/sandbox/policy.js';
 import { unavailableMode } from '../../../activities/sandbox/process-sandbox.js';
 import { bash } from '../../../activities/tools/bash.js';
@@ -190,6 +191,28 @@ describe('a sandboxed bash call', () => {
     expect(output).toContain('registry.npmjs.org cannot be reached: the sandbox has no network (hosts allowed: none)');
     expect(output).toContain('call bash again with the same command and "sandbox": false');
   });
+
+  it('tells a command silent on the network, and the person while it runs, that the sandbox has no network', async () => {
+    const on = context();
+    // npm retries a registry name that does not resolve for over a minute, printing nothing.
+    const result = await bash(
+      { command: 'npm view left-pad version', description: 'Ask the registry', timeout: 9_000 },
+      on,
+    );
+    const note = 'the command may be waiting for registry.npmjs.org, which the sandbox cannot reach';
+    const entry = '"sandbox":{"network":{"allow":["registry.npmjs.org"]}}';
+    expect(result.output).toContain(note);
+    expect(result.output).toContain(entry);
+    expect(on.updates.some((update) => String(update.metadata?.sandboxNote).includes(entry))).toBe(true);
+    expect(result.metadata).toMatchObject({ sandboxRefusal: expect.stringContaining('registry.npmjs.org') });
+    // Commands often silent for a while that need no network are not told.
+    expect(hostsTheCommandNeeds('npm test && cargo test')).toEqual([]);
+    expect(hostsTheCommandNeeds('git clone git@github.com:acme/x.git && pip install -r r.txt')).toEqual([
+      'github.com',
+      'pypi.org',
+      'files.pythonhosted.org',
+    ]);
+  }, 30_000);
 
   it('runs unconfined with sandbox false (the permission was asked before), and says so in its metadata', async () => {
     const result = await run('cat ~/.ssh/id_ed25519', context(), { sandbox: false });
