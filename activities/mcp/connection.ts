@@ -143,6 +143,8 @@ export class McpConnection {
   private async handshake(timeoutMs: number): Promise<void> {
     this.client.onclose = () => {
       this.closed = true;
+      // A server that exited takes its sandbox's /tmp with it.
+      void this.sandbox?.close();
     };
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.tools = undefined;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { McpServerConfig } from '../../core/mcp.js';
+import { DEFAULT_MCP_TIMEOUT_MS } from '../../core/mcp-config.js';
 import type { SandboxConfig } from '../../core/sandbox-config.js';
 import { cacheDir } from '../paths.js';
 
@@ -63,6 +64,17 @@ export async function serverNeeds(server: LocalServer, workerEnv: NodeJS.Process
     shownFromHostTmp,
     runner: runnerName,
   };
+}
+
+/** A package runner's first start downloads the package (npx prints nothing meanwhile): it gets longer, unless configured. */
+const PACKAGE_RUNNER_START_MS = 120_000;
+
+/** How long a server may take to start and answer MCP's handshake. */
+export function startTimeoutMs(server: McpServerConfig): number {
+  if (server.timeout !== undefined) return server.timeout;
+  return server.type === 'local' && basename(server.command[0]) in RUNNERS
+    ? PACKAGE_RUNNER_START_MS
+    : DEFAULT_MCP_TIMEOUT_MS;
 }
 
 function npmRegistry(env: Record<string, string | undefined>): string | undefined {

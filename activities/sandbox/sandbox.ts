@@ -25,7 +25,7 @@ export interface Sandbox {
   refused(): RefusedConnection[];
   /** The host's Unix sockets it covers (a connection to one is refused). */
   hostSockets: string[];
-  /** Stops the proxy; call once the process has ended. */
+  /** Stops the proxy and removes the sandbox's /tmp once the process has ended (again: the same promise). */
   close(): Promise<void>;
 }
 
@@ -89,6 +89,7 @@ export async function openSandbox(policy: SandboxPolicy, options: { bwrap: strin
     },
     options.cwd,
   );
+  let closing: Promise<void> | undefined;
   return {
     policy,
     launcher: [options.bwrap, ...args, '--'],
@@ -96,10 +97,11 @@ export async function openSandbox(policy: SandboxPolicy, options: { bwrap: strin
     env,
     refused: () => proxy?.refused ?? [],
     hostSockets: sockets,
-    close: async () => {
-      await proxy?.close();
-      await removeTmpFolder(tmp);
-    },
+    close: () =>
+      (closing ??= (async () => {
+        await proxy?.close();
+        await removeTmpFolder(tmp);
+      })()),
   };
 }
 
