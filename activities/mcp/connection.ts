@@ -10,11 +10,14 @@ import { mergeSandboxConfig } from '../../core/sandbox-config.js';
 import type { LoomConfig } from '../../core/config.js';
 import { LOOM_VERSION } from '../package-root.js';
 import { dataDir } from '../paths.js';
-import { ESCAPE_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
+import { sandboxRefusal } from '../sandbox/explain-refusal.js';
 import { confine } from '../sandbox/process-sandbox.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { toolEnvironment } from '../tools/tool-env.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
+import { errorMessage } from '../../core/error-message.js';
+import { failureNote } from './failure-note.js';
+import { serverNeeds } from './server-sandbox.js';
 
 /** The last this many characters of a local server's stderr are kept, to say why it failed. */
 const STDERR_LIMIT = 4_000;
@@ -76,17 +79,22 @@ export class McpConnection {
     place: ServerPlace,
     timeoutMs: number,
   ): Promise<McpConnection> {
+    const needs = await serverNeeds(server, place.env);
     // Like bash: the worker's environment without credentials; a server that needs a key gets it in `environment`.
-    const env = { ...toolEnvironment(place.env, place.config), ...server.environment } as Record<string, string>;
+    const env = { ...toolEnvironment(place.env, place.config), ...needs.env, ...server.environment } as Record<
+      string,
+      string
+    >;
     const cwd = resolve(place.directory, server.cwd ?? '.');
     const what = `The MCP server "${name}"`;
-    const config = mergeSandboxConfig(place.config.sandbox, server.sandbox);
+    const config = mergeSandboxConfig(mergeSandboxConfig(place.config.sandbox, needs.sandbox), server.sandbox);
     const { sandbox, warning } = await confine(config, {
       workspace: place.directory,
       dataDir: place.dataDir ?? dataDir(place.env),
       cwd,
       env: place.env,
       sessionId: `mcp-${name}`,
+      shownFromHostTmp: needs.shownFromHostTmp,
       what,
     });
     if (warning) warnOnceInWorkerLog(warning);
@@ -109,13 +117,17 @@ export class McpConnection {
       // The process may print its last words a moment after the pipe broke.
       await new Promise((done) => setTimeout(done, 50));
       const refusal = sandbox
-        ? explainRefusal(connection.stderr, true, sandbox.policy, sandbox.refused(), {
+        ? sandboxRefusal(connection.stderr, true, sandbox.policy, sandbox.refused(), {
             hostSockets: sandbox.hostSockets,
           })
         : undefined;
-      const stderr = refusal
-        ? `${connection.stderr}\n${refusal.replace(ESCAPE_HINT, SERVER_HINT(name))}`
-        : connection.stderr;
+      const note = failureNote(name, connection.stderr, {
+        refusal,
+        needs,
+        sandboxed: sandbox !== undefined,
+        timedOut: /timed out/i.test(errorMessage(error)),
+      });
+      const stderr = [connection.stderr, note].filter(Boolean).join('\n');
       throw Object.assign(error instanceof Error ? error : new Error(String(error)), { stderr });
     }
     connection.pid = transport.pid ?? undefined;
@@ -131,6 +143,8 @@ export class McpConnection {
   private async handshake(timeoutMs: number): Promise<void> {
     this.client.onclose = () => {
       this.closed = true;
+      // A server that exited takes its sandbox's /tmp with it.
+      void this.sandbox?.close();
     };
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.tools = undefined;
@@ -173,9 +187,6 @@ export class McpConnection {
     await this.sandbox?.close();
   }
 }
-
-const SERVER_HINT = (name: string) =>
-  `Give the server what it needs in its entry: "mcp": {"${name}": {"sandbox": {"write": ["~/.npm"], "network": {"allow": ["registry.npmjs.org"]}}}}, or "sandbox": {"enabled": false} to run it unconfined.`;
 
 /** A server's command line, started in its sandbox (after the network bridge, when there is one). */
 function sandboxed(command: string[], sandbox: Sandbox | undefined): string[] {

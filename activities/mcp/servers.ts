@@ -3,6 +3,7 @@ import { mcpEffect, mcpToolName } from '../../core/mcp.js';
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig, type McpToolInfo } from '../../core/mcp-config.js';
 import { findTool } from '../../core/tools/index.js';
 import { McpConnection, type ServerPlace } from './connection.js';
+import { startTimeoutMs } from './server-sandbox.js';
 import { errorMessage } from '../../core/error-message.js';
 
 /** A server that failed to start is tried again on the next run after this long, not on every run. */
@@ -65,7 +66,7 @@ export async function mcpConnection(name: string, server: McpServerConfig, place
   if (entry.failure && Date.now() - entry.failure.at < RETRY_FAILED_AFTER_MS) throw entry.failure.error;
   const current = entry;
   current.connection = undefined;
-  current.opening = McpConnection.open(name, server, place, server.timeout ?? DEFAULT_MCP_TIMEOUT_MS).then(
+  current.opening = McpConnection.open(name, server, place, startTimeoutMs(server)).then(
     (connection) => {
       Object.assign(current, { connection, opening: undefined, failure: undefined });
       watchForExit();

@@ -21,6 +21,7 @@ import { smallModelToolNames } from '../../core/tools/small-model.js';
 import { buildModelRequest } from './model-request.js';
 import { functionTools, smallModelTools } from './offered-tools.js';
 import { planToolCalls } from './plan-tool-calls.js';
+import { sandboxRefusals } from './sandbox-refusals.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';
 import { TranscriptCache } from './transcript-cache.js';
@@ -50,6 +51,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       cost: 0,
     };
     let agentRules: Ruleset = [];
+    let refusedBefore = new Map<string, string>();
     let find = toolFinder();
     let offered = input.tools;
     const answer = await streamIntoMessage(store, message, async () => {
@@ -63,6 +65,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       const info = modelInfo(config, input.model);
       // Only what the model will see: from the last compaction on.
       const history = (await transcripts.history(input.sessionId)).filter((m) => m.info.id !== input.messageId);
+      refusedBefore = sandboxRefusals(history);
       const metadataOf = model.protocol === 'anthropic' || model.protocol === 'google' ? model.providerID : undefined;
       const { agent, agents, system, messages } = buildModelRequest(
         input,
@@ -111,6 +114,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
       agentRules,
       directory: input.directory,
       globalConfigDir: configDir(env),
+      sandboxRefusals: refusedBefore,
       find,
     });
     return { finish: answer.finish, calls, tokens: answer.tokens, text: preview(answer.text) };

@@ -19,6 +19,8 @@ export async function planToolCalls(
     agentRules: Ruleset;
     directory: string;
     globalConfigDir?: string;
+    /** What the sandbox refused earlier bash calls of the session, by command line. */
+    sandboxRefusals?: ReadonlyMap<string, string>;
     find?: FindTool;
   },
 ): Promise<PlannedToolCall[]> {
@@ -27,6 +29,7 @@ export async function planToolCalls(
     directory: context.directory,
     ...(context.globalConfigDir ? { globalConfigDir: context.globalConfigDir } : {}),
     readRules: context.agentRules.filter((rule) => wildcardMatch('read', rule.permission)),
+    ...(context.sandboxRefusals ? { sandboxRefusals: context.sandboxRefusals } : {}),
   };
   for (const call of calls) {
     const check = refuseOversized(

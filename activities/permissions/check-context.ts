@@ -9,4 +9,6 @@ export interface CheckContext {
   readRules?: Ruleset;
   /** The home folder `~` names, which a grant never opens for writing (default: this process's). */
   home?: string;
+  /** What the sandbox refused earlier bash calls of the session, by command line: why an `unsandboxed` ask is made. */
+  sandboxRefusals?: ReadonlyMap<string, string>;
 }

@@ -19,7 +19,7 @@ export async function permissionsOf(
     case 'bash':
       return [
         ...(await bashPermissions(input as { command: string; workdir?: string }, planned, context)),
-        ...unsandboxed(input),
+        ...unsandboxed(input, context),
       ];
     case 'read':
     case 'write':
@@ -39,15 +39,18 @@ export async function permissionsOf(
  * `sandbox: false` on a bash call runs it outside the sandbox: a permission of its own (`ask` by
  * default), for the whole line, which "always" allows for the same line only.
  */
-function unsandboxed(input: Record<string, unknown>): PermissionRequest[] {
+function unsandboxed(input: Record<string, unknown>, context: CheckContext): PermissionRequest[] {
   if (input.sandbox !== false || typeof input.command !== 'string') return [];
   const line = input.command.trim();
+  const refused = context.sandboxRefusals?.get(line);
   return [
     {
       permission: 'unsandboxed',
       patterns: [line],
       always: [line],
-      reason: 'the command asks to run outside the sandbox',
+      reason: refused
+        ? `the command asks to run outside the sandbox, which refused it: ${refused}`
+        : 'the command asks to run outside the sandbox',
     },
   ];
 }

@@ -32,6 +32,7 @@ export function bwrapArguments(mounts: SandboxMounts, cwd: string): string[] {
     { path: '/tmp', args: ['--bind', mounts.tmp, '/tmp'] },
     ...[policy.workspace, ...policy.writable].map((path) => ({ path, args: ['--bind', path, path] })),
     ...policy.config.readOnly.map((path) => ({ path, args: ['--ro-bind', path, path] })),
+    ...policy.shownFromHostTmp.map((path) => ({ path, args: ['--ro-bind', path, path] })),
     ...policy.hidden.map((path) => ({
       path,
       args: mounts.hiddenFolders.has(path) ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path],

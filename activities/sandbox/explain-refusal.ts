@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isConfigPath } from '../../core/config-files.js';
+import { hostAllowed } from './network-allow.js';
 import type { RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 
@@ -27,12 +30,27 @@ const UNIX_SOCKET = /AF_UNIX|UNIX-CONNECT|unix-socket|unix:\/\/|\bsocket\b/i;
 const LOOPBACK_REFUSED =
   /(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)[:\s][^\n]*?(?:Connection refused|ECONNREFUSED|Couldn't connect)|(?:Connection refused|ECONNREFUSED|Failed to connect to)[^\n]*?(?:127\.\d+\.\d+\.\d+|localhost|::1)/i;
 
+/** A file a program could not find (`No such file`, node's `Cannot find module`, Python's `can't open file`). */
+const NOT_FOUND = /No such file or directory|ENOENT|Cannot find module|can't open file|not found/i;
+/** An absolute path in the host's `/tmp`, as programs quote it. */
+const HOST_TMP_PATH = /(?:^|[\s'"‘(=:])(\/tmp\/[^\s'"’:),;]+)/g;
+
 export const ESCAPE_HINT =
   'If the command needs this, call bash again with the same command and "sandbox": false; a person will be asked to approve running it outside the sandbox.';
 
 /** What the model should do instead of changing Loom's configuration with a command. */
 export const CONFIG_HINT =
   "Loom's configuration (loom.json, opencode.json, .loom/, .opencode/) cannot be changed by commands: change it with the write or edit tool, which asks the person, and the change takes effect once they confirm it.";
+
+/** What the sandbox refused a command, in a few words each, and what to tell the model about it. */
+export interface SandboxRefusal {
+  /** `/etc/hosts is read-only in the sandbox`, `~/.ssh is hidden by the sandbox`: for the person too. */
+  reasons: string[];
+  /** The reasons with what the model may do about them. */
+  forModel: string;
+  /** What a sandbox configuration would have to add to allow it (for an MCP server's entry). */
+  entry: { write: string[]; allow: string[] };
+}
 
 /**
  * What to tell the model when a sandboxed command may have failed because of the sandbox: which
@@ -47,22 +65,47 @@ export function explainRefusal(
   refused: RefusedConnection[],
   sockets: { hostSockets: string[]; command?: string } = { hostSockets: [] },
 ): string | undefined {
+  return sandboxRefusal(output, failed, policy, refused, sockets)?.forModel;
+}
+
+/** explainRefusal's reasons, kept apart for the person's transcript and permission asks. */
+export function sandboxRefusal(
+  output: string,
+  failed: boolean,
+  policy: SandboxPolicy,
+  refused: RefusedConnection[],
+  sockets: { hostSockets: string[]; command?: string } = { hostSockets: [] },
+): SandboxRefusal | undefined {
   const reasons: string[] = [];
-  for (const connection of uniqueHosts(refused))
+  const entry = { write: [] as string[], allow: [] as string[] };
+  for (const connection of uniqueHosts(refused)) {
     reasons.push(`the sandbox's proxy refused ${connection.host}:${connection.port} (${connection.reason})`);
+    if (!hostAllowed(connection.host, connection.port, policy.allowedHosts)) entry.allow.push(connection.host);
+  }
   if (failed) {
     const config = configRefusal(output, policy);
-    if (config) return `Loom's sandbox refused something this command tried: ${config}. ${CONFIG_HINT}`;
+    if (config) {
+      const said = `Loom's sandbox refused something this command tried: ${config}. ${CONFIG_HINT}`;
+      return { reasons: [config], forModel: said, entry };
+    }
     const readOnly = firstMatch(output, READ_ONLY);
+    // A `write` entry names what exists: a new file's folder.
+    if (readOnly) entry.write.push(existsSync(readOnly) ? readOnly : dirname(readOnly));
     if (readOnly !== undefined || /Read-only file system|EROFS/i.test(output)) {
       const writable = [policy.workspace, ...policy.writable, '/tmp'].join(', ');
       reasons.push(`${readOnly ? `${readOnly} is` : 'the path is'} read-only in the sandbox (writable: ${writable})`);
     }
-    const hidden = policy.hidden.filter((path) => output.includes(path));
+    const hidden = policy.hidden.filter((path) => namesPath(output, path));
     if (hidden.length > 0)
       reasons.push(`${hidden.join(', ')} ${hidden.length > 1 ? 'are' : 'is'} hidden by the sandbox (unreadable)`);
+    const hostTmp = NOT_FOUND.test(output) ? hostTmpPath(output) : undefined;
+    if (hostTmp)
+      reasons.push(
+        `${hostTmp} is in the host's /tmp, which the sandbox does not see: its /tmp is its own, empty when the command starts`,
+      );
     const host = firstMatch(output, NAME_NOT_RESOLVED);
     if (refused.length === 0 && (host !== undefined || NO_NETWORK.test(output))) {
+      if (host) entry.allow.push(host);
       const allowed = policy.allowedHosts.length ? `only ${policy.allowedHosts.join(', ')} through its proxy` : 'none';
       reasons.push(
         `${host ? `${host} cannot be reached: ` : ''}the sandbox has no network (hosts allowed: ${allowed})`,
@@ -76,7 +119,29 @@ export function explainRefusal(
       );
   }
   if (reasons.length === 0) return undefined;
-  return `Loom's sandbox refused something this command tried: ${reasons.join('; ')}. ${ESCAPE_HINT}`;
+  return {
+    reasons,
+    forModel: `Loom's sandbox refused something this command tried: ${reasons.join('; ')}. ${ESCAPE_HINT}`,
+    entry,
+  };
+}
+
+/**
+ * Whether the output names `path` as a path (`cat: /run/x: …`), not as part of another word
+ * (`node:internal/modules/run_main` does not name `/run`).
+ */
+function namesPath(output: string, path: string): boolean {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[\\s'"‘(=:,\\[])${escaped}(?=$|[\\s'"’/):,;\\]])`, 'm').test(output);
+}
+
+/** The first path of the host's `/tmp` the output names that exists there (the sandbox's /tmp is another folder). */
+function hostTmpPath(output: string): string | undefined {
+  for (const match of output.matchAll(HOST_TMP_PATH)) {
+    const path = match[1].replace(/[.,;]+$/, '');
+    if (existsSync(path)) return path;
+  }
+  return undefined;
 }
 
 /** A refused write of a config path: one the output names, bound read-only or a config file by name. */

@@ -11,6 +11,8 @@ export interface SandboxPolicy {
   workspace: string;
   /** Writable besides the workspace (configured, or granted to this call by a person). */
   writable: string[];
+  /** Paths of the host's `/tmp` shown read-only over the sandbox's own (a local MCP server's script). */
+  shownFromHostTmp: string[];
   /** Not readable at all. */
   hidden: string[];
   /** Hosts the proxy lets through; none means no network. */
@@ -28,7 +30,13 @@ export interface SandboxPolicy {
  */
 export async function sandboxPolicy(
   config: SandboxConfig,
-  place: { workspace: string; dataDir: string; env: NodeJS.ProcessEnv; granted?: string[] },
+  place: {
+    workspace: string;
+    dataDir: string;
+    env: NodeJS.ProcessEnv;
+    granted?: string[];
+    shownFromHostTmp?: string[];
+  },
 ): Promise<SandboxPolicy> {
   const home = place.env.HOME || homedir();
   const fromConfig = (path: string) =>
@@ -47,6 +55,7 @@ export async function sandboxPolicy(
   return {
     workspace,
     writable: others,
+    shownFromHostTmp: (await existingAll(place.shownFromHostTmp ?? [])).filter((path) => path.startsWith('/tmp/')),
     // Hiding a folder the workspace is in would hide the workspace.
     hidden: hidden.filter((path) => path !== workspace && !workspace.startsWith(`${path}/`)),
     allowedHosts: config.network?.allow ?? [],

@@ -36,6 +36,8 @@ export async function confine(
     sessionId: string;
     runKey?: string;
     granted?: string[];
+    /** Paths of the host's `/tmp` the process needs to see (a local MCP server's script). */
+    shownFromHostTmp?: string[];
     what: string;
   },
 ): Promise<Confinement> {
@@ -56,9 +58,10 @@ export async function confine(
     dataDir: place.dataDir,
     env: place.env,
     granted: place.granted,
+    shownFromHostTmp: place.shownFromHostTmp,
   });
   return {
-    sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd, sessionId: place.sessionId }),
+    sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROXY_SOCKET_INSIDE, bwrapArguments } from './bwrap-arguments.js';
@@ -7,6 +7,7 @@ import { startFilteringProxy, type FilteringProxy, type RefusedConnection } from
 import type { SandboxPolicy } from './policy.js';
 import { findProgram } from './find-program.js';
 import { hostSockets, socketMask } from './host-sockets.js';
+import { removeTmpFolder, removeTmpFoldersOfEndedWorkers, tmpFolderPrefix } from './tmp-folders.js';
 
 /** The port the bridge listens on inside a sandbox that may reach some hosts. */
 const PROXY_PORT = 3128;
@@ -24,23 +25,20 @@ export interface Sandbox {
   refused(): RefusedConnection[];
   /** The host's Unix sockets it covers (a connection to one is refused). */
   hostSockets: string[];
-  /** Stops the proxy; call once the process has ended. */
+  /** Stops the proxy and removes the sandbox's /tmp once the process has ended (again: the same promise). */
   close(): Promise<void>;
 }
 
 /**
- * Opens a sandbox for a process started in `cwd` under `policy`. Its `/tmp` is the session's own
- * folder, kept between calls of the session. With hosts allowed, a filtering proxy listens on a
+ * Opens a sandbox for a process started in `cwd` under `policy`. Its `/tmp` is a folder of its own,
+ * removed when it closes (tmp-folders.ts removes those a worker that died left). With hosts allowed, a filtering proxy listens on a
  * socket bound into the sandbox, where socat bridges `127.0.0.1:3128` to it. The host's Unix
  * sockets it would see are listed now, as it starts, and covered.
  */
-export async function openSandbox(
-  policy: SandboxPolicy,
-  options: { bwrap: string; cwd: string; sessionId: string },
-): Promise<Sandbox> {
+export async function openSandbox(policy: SandboxPolicy, options: { bwrap: string; cwd: string }): Promise<Sandbox> {
   const root = join(tmpdir(), 'loom-sandbox');
-  const tmp = join(root, options.sessionId.replace(/[^A-Za-z0-9_-]/g, '_'));
-  await mkdir(tmp, { recursive: true, mode: 0o700 });
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  await removeTmpFoldersOfEndedWorkers(root);
   const hiddenFolders = new Set<string>();
   await Promise.all(
     policy.hidden.map(async (path) =>
@@ -72,22 +70,26 @@ export async function openSandbox(
     };
   }
   const sockets = await hostSockets({
-    shown: [policy.workspace, ...policy.writable],
+    shown: [policy.workspace, ...policy.writable, ...policy.shownFromHostTmp],
     unseen: ['/tmp', '/dev', '/proc', ...policy.hidden],
   }).catch(async (error: unknown) => {
     await proxy?.close();
     throw error;
   });
+  const mask = sockets.length ? await socketMask(root) : undefined;
+  // Made last: nothing that can fail comes between it and the sandbox that removes it.
+  const tmp = await mkdtemp(join(root, tmpFolderPrefix()));
   const args = bwrapArguments(
     {
       policy,
       tmp,
       hiddenFolders,
       ...(proxy ? { proxySocket: proxy.socketPath } : {}),
-      ...(sockets.length ? { hostSockets: { paths: sockets, mask: await socketMask(root) } } : {}),
+      ...(mask ? { hostSockets: { paths: sockets, mask } } : {}),
     },
     options.cwd,
   );
+  let closing: Promise<void> | undefined;
   return {
     policy,
     launcher: [options.bwrap, ...args, '--'],
@@ -95,9 +97,11 @@ export async function openSandbox(
     env,
     refused: () => proxy?.refused ?? [],
     hostSockets: sockets,
-    close: async () => {
-      await proxy?.close();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        await proxy?.close();
+        await removeTmpFolder(tmp);
+      })()),
   };
 }
 

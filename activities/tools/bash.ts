@@ -3,16 +3,20 @@ import { constants } from 'node:os';
 import type { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } from '../../core/tools/bash.js';
 import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
-import { CONFIG_HINT, explainRefusal } from '../sandbox/explain-refusal.js';
+import { CONFIG_HINT, sandboxRefusal } from '../sandbox/explain-refusal.js';
 import { moveCreatedConfig } from '../sandbox/config-guard.js';
 import { refusedConfigDir } from '../paths.js';
 import { grantedPaths } from '../sandbox/granted-folders.js';
+import { hostAllowed } from '../sandbox/network-allow.js';
+import { hostsTheCommandNeeds, networkWaitNote } from '../sandbox/network-wait.js';
 import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
 import { resolveInProject } from './project-path.js';
 import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
 import { toolEnvironment } from './tool-env.js';
 import { errorMessage } from '../../core/error-message.js';
 
+/** How long a sandboxed command that needs a host it cannot reach may be silent before it is told (and the person). */
+const NETWORK_SILENCE_MS = 5_000;
 /** How much of the output so far a progress update carries. */
 const PROGRESS_CHARS = 30_000;
 /** Output held in memory; a runaway command's output past this is counted, not kept. */
@@ -37,6 +41,19 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     ? refusedConfigDir(context.dataDir, context.sessionId, context.callId ?? `call-${Date.now()}`)
     : undefined;
   const output = new CapturedOutput();
+  const unreachable = sandbox
+    ? hostsTheCommandNeeds(input.command).filter((host) => !hostAllowed(host, 443, sandbox.policy.allowedHosts))
+    : [];
+  let networkNote: string | undefined;
+  let lastOutputAt = Date.now();
+  const report = () =>
+    context.update({
+      metadata: {
+        output: networkNote ? `${output.tail}\n\n${networkNote}` : output.tail,
+        description,
+        ...(networkNote ? { sandboxNote: networkNote } : {}),
+      },
+    });
   let group: ProcessGroup;
   try {
     group = await startProcessGroup(input.command, {
@@ -45,7 +62,8 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
       ...(sandbox ? { sandbox } : {}),
       onOutput: (text) => {
         output.append(text);
-        context.update({ metadata: { output: output.tail, description } });
+        lastOutputAt = Date.now();
+        report();
       },
     });
   } catch (error) {
@@ -61,6 +79,15 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     stopping = group.kill();
   };
   const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  const silence =
+    unreachable.length > 0
+      ? setInterval(() => {
+          const silentFor = Date.now() - lastOutputAt;
+          if (networkNote || silentFor < NETWORK_SILENCE_MS) return;
+          networkNote = networkWaitNote(unreachable, silentFor);
+          report();
+        }, 1_000)
+      : undefined;
   const onAbort = () => stop('abort');
   context.abort.addEventListener('abort', onAbort, { once: true });
   if (context.abort.aborted) onAbort();
@@ -71,6 +98,7 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
     await stopping;
   } finally {
     clearTimeout(timer);
+    clearInterval(silence);
     context.abort.removeEventListener('abort', onAbort);
     await group.finish();
     await sandbox?.close();
@@ -88,10 +116,17 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
       title: description,
       output: withNotes(text, [
         `Command timed out after ${timeoutMs} ms and was stopped.`,
+        networkNote,
         configNote,
         confinement.warning,
       ]),
-      metadata: { exit: null, description, timedOut: true, ...sandboxed },
+      metadata: {
+        exit: null,
+        description,
+        timedOut: true,
+        ...sandboxed,
+        ...(networkNote ? { sandboxRefusal: unreachableSaid(unreachable) } : {}),
+      },
     };
   }
   const failed = exit.signal !== null || exit.code !== 0;
@@ -101,22 +136,38 @@ export const bash: ToolHandler<z.infer<typeof bashSpec.parameters>> = async (inp
       ? `Exit code: ${exit.code}`
       : undefined;
   const refusal = sandbox
-    ? explainRefusal(output.text(), failed, sandbox.policy, sandbox.refused(), {
+    ? sandboxRefusal(output.text(), failed, sandbox.policy, sandbox.refused(), {
         hostSockets: sandbox.hostSockets,
         command: input.command,
       })
     : undefined;
   return {
     title: description,
-    output: withNotes(text, [note, refusal, configNote, confinement.warning]),
+    output: withNotes(text, [
+      note,
+      refusal?.forModel ?? (failed ? networkNote : undefined),
+      configNote,
+      confinement.warning,
+    ]),
     metadata: {
       exit: exit.code,
       description,
       ...sandboxed,
       ...(refusal || configNote ? { sandboxRefused: true } : {}),
+      // What the person's transcript and a later `unsandboxed` ask say was refused.
+      ...(failed && networkNote && !refusal ? { sandboxRefusal: unreachableSaid(unreachable) } : {}),
+      ...(refusal || configNote
+        ? {
+            sandboxRefusal: refusal?.reasons.join('; ') ?? `Loom moved the configuration it created out of the project`,
+          }
+        : {}),
     },
   };
 };
+
+function unreachableSaid(hosts: string[]): string {
+  return `it waited for ${hosts.join(', ')}, which the sandbox cannot reach (no network)`;
+}
 
 /** The sandbox for this call: the project's settings with the agent's over them. */
 async function confined(

@@ -2,7 +2,7 @@ import pc from 'picocolors';
 import type { SessionChanges } from '../../activities/store/change-feed.js';
 import type { Part } from '../../core/part.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
-import { subagentCallLine, subagentSteps } from './tool-call.js';
+import { sandboxRefusalOf, subagentCallLine, subagentSteps } from './tool-call.js';
 
 export interface Output {
   write(text: string): unknown;
@@ -58,12 +58,13 @@ export class RunPrinter {
     ) {
       this.printSubagentSteps(part.id, state.metadata);
     }
-    if (state.status === 'completed' && this.once(part.id)) {
+    const failure = state.status === 'error' ? state.error : sandboxRefusalOf(part);
+    if (state.status === 'completed' && !failure && this.once(part.id)) {
       this.statusLine(`${pc.green('✓')} ${describeToolCall(part.tool, state.input)}`);
     }
-    if (state.status === 'error' && this.once(part.id)) {
+    if (failure && this.once(part.id)) {
       this.statusLine(
-        `${pc.red('✗')} ${describeToolCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(state.error)}`,
+        `${pc.red('✗')} ${describeToolCall(part.tool, state.input)} ${pc.dim('—')} ${firstLine(failure)}`,
       );
     }
   }

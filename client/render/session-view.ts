@@ -5,7 +5,7 @@ import type { Part } from '../../core/part.js';
 import type { Session } from '../../core/session.js';
 import { plural } from './quantities.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
-import { callMark, subagentCallLine, subagentSteps, taskSessionId } from './tool-call.js';
+import { callMark, sandboxRefusalOf, subagentCallLine, subagentSteps, taskSessionId } from './tool-call.js';
 
 const OUTPUT_PREVIEW_LINES = 8;
 
@@ -97,7 +97,11 @@ function renderPart(part: Part, options: SessionViewOptions): string[] {
       return [pc.dim(pc.italic(part.text))];
     case 'tool': {
       const { state } = part;
-      const label = `${callMark(state.status)} ${describeToolCall(part.tool, state.input)}`;
+      const refusal = sandboxRefusalOf(part);
+      const call = describeToolCall(part.tool, state.input);
+      const label = refusal
+        ? `${callMark('error')} ${call} ${pc.dim('—')} ${refusal}`
+        : `${callMark(state.status)} ${call}`;
       const childId = taskSessionId(part);
       const child = childId ? pc.dim(` → ${childId}`) : '';
       const steps =

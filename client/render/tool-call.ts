@@ -9,6 +9,16 @@ export function callMark(status: string): string {
   return status === 'completed' ? pc.green('✓') : status === 'error' ? pc.red('✗') : pc.yellow('…');
 }
 
+/**
+ * What the sandbox refused a call that ran (bash's `metadata.sandboxRefusal`): the call is shown
+ * failed, with this, though the command's exit counted as a result for the model.
+ */
+export function sandboxRefusalOf(part: ToolPart): string | undefined {
+  if (part.state.status !== 'completed') return undefined;
+  const refusal = part.state.metadata?.sandboxRefusal;
+  return typeof refusal === 'string' ? `the sandbox refused: ${refusal}` : undefined;
+}
+
 /** The subagent's tool calls a `task` part lists (`metadata.summary`, kept by activities/task-progress.ts). */
 export function subagentSteps(metadata: Record<string, unknown> | undefined): TaskStep[] {
   return (metadata?.summary as TaskStep[] | undefined) ?? [];

@@ -180,6 +180,40 @@ describe('the sandbox through loom run, default rules', () => {
     expect(existsSync(join(env.project, 'refused.txt'))).toBe(false);
   }, 90_000);
 
+  it('tells the person what the sandbox refused, in the transcript and in the ask to run it outside', async () => {
+    // Written by node, which no parser of the line sees into: only the sandbox refuses it.
+    const command = `node -e "fs.writeFileSync(os.homedir() + '/loom-sneaky.txt', '')"`;
+    const sneak = { name: 'bash', args: { command, description: 'Sneak' } };
+    env.model.setScript([
+      { name: 'sneak', when: { lastUser: 'Sneak', lastRole: 'user' }, reply: { toolCalls: [sneak] } },
+      {
+        name: 'escape',
+        when: { lastTool: /read-only in the sandbox/ },
+        reply: { toolCalls: [{ ...sneak, args: { ...sneak.args, sandbox: false } }] },
+        times: 1,
+      },
+      { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Gave up.' } },
+    ]);
+    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Sneak'], { env: cliEnv, cwd: env.project });
+    let pending: { id: string; permission: string; reason?: string } | undefined;
+    await waitFor(() => {
+      void env.store
+        .permissionRequests({ status: 'pending' })
+        .then((requests) => (pending = requests.find((request) => request.permission === 'unsandboxed')));
+      return pending !== undefined;
+    }, 30_000);
+    const refused = `${home}/loom-sneaky.txt is read-only in the sandbox`;
+    expect(pending!.reason).toContain(`which refused it: ${refused}`);
+    expect((await runLoom(['pending'], { env: cliEnv })).stdout).toContain(
+      `why: the command asks to run outside the sandbox, which refused it: ${refused}`,
+    );
+    expect((await runLoom(['approve', pending!.id, '--reject', '--message', 'no'], { env: cliEnv })).code).toBe(0);
+    const result = await run.result;
+    expect(result.stderr).toContain(`✗ bash ${command} — the sandbox refused: ${refused}`);
+    expect(result.stderr).not.toContain('✓ bash node');
+    expect(existsSync(join(home, 'loom-sneaky.txt'))).toBe(false);
+  }, 90_000);
+
   it('runs a command outside the sandbox only when a person approves it', async () => {
     const read = `node -e "process.stdout.write(require('fs').readFileSync(require('os').homedir() + '/.ssh/id_rsa', 'utf8'))"`;
     script([{ command: read, sandbox: false }]);

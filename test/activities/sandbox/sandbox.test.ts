@@ -11,9 +11,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainRefusal } from '../../../activities/sandbox/explain-refusal.js';
+import { hostsTheCommandNeeds } from '../../../activities/sandbox/network-wait.js';
 import { sandboxPolicy } from '../../../activities/sandbox/policy.js';
 import { unavailableMode } from '../../../activities/sandbox/process-sandbox.js';
 import { bash } from '../../../activities/tools/bash.js';
@@ -27,6 +31,8 @@ let root: string;
 let project: string;
 let home: string;
 let outside: string;
+/** A sandbox's /tmp a worker that was killed left behind. */
+let leftByKilledWorker: string;
 const contexts: ToolTestContext[] = [];
 
 function context(config: LoomConfig = {}, env: NodeJS.ProcessEnv = {}): ToolTestContext {
@@ -56,6 +62,9 @@ beforeAll(() => {
   writeFileSync(join(root, '.env.example'), 'TOKEN=\n');
   writeFileSync(join(project, '.env'), 'TOKEN=project-env\n');
   symlinkSync(join(home, '.ssh'), join(project, 'keys'));
+  const killedWorker = spawnSync('true').pid;
+  leftByKilledWorker = join(tmpdir(), 'loom-sandbox', `tmp-${killedWorker}-left`);
+  mkdirSync(join(leftByKilledWorker, 'scratch'), { recursive: true });
 });
 
 afterAll(async () => {
@@ -74,12 +83,34 @@ describe('a sandboxed bash call', () => {
       /^scratch\ntouch: cannot touch '.*new.txt': Read-only file system\n\nExit code: 1\n\nLoom's sandbox refused/,
     );
     expect(result.output).toContain(`${outside}/new.txt is read-only in the sandbox (writable: ${project}, /tmp)`);
-    expect(result.metadata).toMatchObject({ exit: 1, sandboxRefused: true });
+    expect(result.metadata).toMatchObject({
+      exit: 1,
+      sandboxRefused: true,
+      sandboxRefusal: expect.stringContaining(`${outside}/new.txt is read-only in the sandbox`),
+    });
     expect(existsSync(join(project, 'made.txt'))).toBe(true);
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
-    // The session's /tmp is its own, kept between its calls.
-    expect((await run('cat /tmp/scratch', on)).output).toBe('scratch');
-    expect((await run('cat /tmp/scratch', context())).output).toContain('No such file or directory');
+    // Each call's /tmp is its own, removed when the call ends, as is one a killed worker left.
+    expect((await run('cat /tmp/scratch', on)).output).toContain('No such file or directory');
+    const ours = readdirSync(join(tmpdir(), 'loom-sandbox')).filter((name) => name.startsWith(`tmp-${process.pid}-`));
+    expect(ours).toEqual([]);
+    expect(existsSync(leftByKilledWorker)).toBe(false);
+  });
+
+  it("says that a file of the host's /tmp is not in the sandbox's /tmp", async () => {
+    const hostTmp = mkdtempSync('/tmp/loom-host-');
+    writeFileSync(join(hostTmp, 'server.mjs'), '');
+    try {
+      const { output } = await run(`node ${hostTmp}/server.mjs`, context());
+      expect(output).toContain('Cannot find module');
+      expect(output).toContain(
+        `${hostTmp}/server.mjs is in the host's /tmp, which the sandbox does not see: its /tmp is its own`,
+      );
+      // node names its own run_main in the stack, which is not the hidden /run.
+      expect(output).not.toContain('/run is hidden');
+    } finally {
+      rmSync(hostTmp, { recursive: true, force: true });
+    }
   });
 
   it('reads outside the project, but not the credentials of the home folder, however they are reached', async () => {
@@ -161,6 +192,28 @@ describe('a sandboxed bash call', () => {
     expect(output).toContain('call bash again with the same command and "sandbox": false');
   });
 
+  it('tells a command silent on the network, and the person while it runs, that the sandbox has no network', async () => {
+    const on = context();
+    // npm retries a registry name that does not resolve for over a minute, printing nothing.
+    const result = await bash(
+      { command: 'npm view left-pad version', description: 'Ask the registry', timeout: 9_000 },
+      on,
+    );
+    const note = 'the command may be waiting for registry.npmjs.org, which the sandbox cannot reach';
+    const entry = '"sandbox":{"network":{"allow":["registry.npmjs.org"]}}';
+    expect(result.output).toContain(note);
+    expect(result.output).toContain(entry);
+    expect(on.updates.some((update) => String(update.metadata?.sandboxNote).includes(entry))).toBe(true);
+    expect(result.metadata).toMatchObject({ sandboxRefusal: expect.stringContaining('registry.npmjs.org') });
+    // Commands often silent for a while that need no network are not told.
+    expect(hostsTheCommandNeeds('npm test && cargo test')).toEqual([]);
+    expect(hostsTheCommandNeeds('git clone git@github.com:acme/x.git && pip install -r r.txt')).toEqual([
+      'github.com',
+      'pypi.org',
+      'files.pythonhosted.org',
+    ]);
+  }, 30_000);
+
   it('runs unconfined with sandbox false (the permission was asked before), and says so in its metadata', async () => {
     const result = await run('cat ~/.ssh/id_ed25519', context(), { sandbox: false });
     expect(result.output).toBe('ssh-secret');
@@ -226,6 +279,7 @@ describe('explainRefusal', () => {
   const policy = {
     workspace: '/p',
     writable: [],
+    shownFromHostTmp: [],
     hidden: ['/home/u/.aws'],
     allowedHosts: [],
     config: { readOnly: ['/p/loom.json', '/p/.opencode'], absent: [] },
