@@ -94,6 +94,7 @@ export class McpConnection {
       cwd,
       env: place.env,
       sessionId: `mcp-${name}`,
+      ownTmp: true,
       shownFromHostTmp: needs.shownFromHostTmp,
       what,
     });

@@ -36,6 +36,8 @@ export async function confine(
     sessionId: string;
     runKey?: string;
     granted?: string[];
+    /** A process outside the session's calls (an MCP server): a `/tmp` of its own, not the session's. */
+    ownTmp?: boolean;
     /** Paths of the host's `/tmp` the process needs to see (a local MCP server's script). */
     shownFromHostTmp?: string[];
     what: string;
@@ -61,7 +63,11 @@ export async function confine(
     shownFromHostTmp: place.shownFromHostTmp,
   });
   return {
-    sandbox: await openSandbox(policy, { bwrap: availability.bwrap, cwd: place.cwd }),
+    sandbox: await openSandbox(policy, {
+      bwrap: availability.bwrap,
+      cwd: place.cwd,
+      ...(place.ownTmp ? {} : { sessionId: place.sessionId }),
+    }),
   };
 }
 

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROXY_SOCKET_INSIDE, bwrapArguments } from './bwrap-arguments.js';
 import { startFilteringProxy, type FilteringProxy, type RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';
 import { findProgram } from './find-program.js';
 import { hostSockets, socketMask } from './host-sockets.js';
-import { removeTmpFolder, removeTmpFoldersOfEndedWorkers, tmpFolderPrefix } from './tmp-folders.js';
+import { processTmpFolder, removeTmpFolder, sandboxRoot, sessionTmpFolder, sweepTmpFolders } from './tmp-folders.js';
 
 /** The port the bridge listens on inside a sandbox that may reach some hosts. */
 const PROXY_PORT = 3128;
@@ -30,15 +29,19 @@ export interface Sandbox {
 }
 
 /**
- * Opens a sandbox for a process started in `cwd` under `policy`. Its `/tmp` is a folder of its own,
- * removed when it closes (tmp-folders.ts removes those a worker that died left). With hosts allowed, a filtering proxy listens on a
+ * Opens a sandbox for a process started in `cwd` under `policy`. Its `/tmp` is the session's own
+ * folder, kept between the session's calls, or with no `sessionId` one of its own, removed when it
+ * closes (tmp-folders.ts says when the others go). With hosts allowed, a filtering proxy listens on a
  * socket bound into the sandbox, where socat bridges `127.0.0.1:3128` to it. The host's Unix
  * sockets it would see are listed now, as it starts, and covered.
  */
-export async function openSandbox(policy: SandboxPolicy, options: { bwrap: string; cwd: string }): Promise<Sandbox> {
-  const root = join(tmpdir(), 'loom-sandbox');
+export async function openSandbox(
+  policy: SandboxPolicy,
+  options: { bwrap: string; cwd: string; sessionId?: string },
+): Promise<Sandbox> {
+  const root = sandboxRoot();
   await mkdir(root, { recursive: true, mode: 0o700 });
-  await removeTmpFoldersOfEndedWorkers(root);
+  await sweepTmpFolders(root);
   const hiddenFolders = new Set<string>();
   await Promise.all(
     policy.hidden.map(async (path) =>
@@ -77,8 +80,8 @@ export async function openSandbox(policy: SandboxPolicy, options: { bwrap: strin
     throw error;
   });
   const mask = sockets.length ? await socketMask(root) : undefined;
-  // Made last: nothing that can fail comes between it and the sandbox that removes it.
-  const tmp = await mkdtemp(join(root, tmpFolderPrefix()));
+  // Made last: nothing that can fail comes between a process's own and the sandbox that removes it.
+  const tmp = options.sessionId ? await sessionTmpFolder(root, options.sessionId) : await processTmpFolder(root);
   const args = bwrapArguments(
     {
       policy,
@@ -100,7 +103,7 @@ export async function openSandbox(policy: SandboxPolicy, options: { bwrap: strin
     close: () =>
       (closing ??= (async () => {
         await proxy?.close();
-        await removeTmpFolder(tmp);
+        if (!options.sessionId) await removeTmpFolder(tmp);
       })()),
   };
 }

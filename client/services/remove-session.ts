@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { rmSync } from 'node:fs';
 import { refusedConfigDir } from '../../activities/paths.js';
+import { removeSessionTmpFolder } from '../../activities/sandbox/tmp-folders.js';
 import { forgetSnapshots } from '../../activities/snapshot/collect.js';
 import { sessionShadow } from '../../activities/snapshot/step-activities.js';
 import { sessionSubtree } from '../../activities/store/session-subtree.js';
@@ -81,6 +82,7 @@ async function letSnapshotsGo(session: Session, options: RemoveOptions): Promise
     await forgetSnapshots(sessionShadow(options.dataDir, session.directory, session.id));
     // The config files its commands created, which the sandbox moved out of the project.
     rmSync(refusedConfigDir(options.dataDir, session.id), { recursive: true, force: true });
+    await removeSessionTmpFolder(session.id);
     return [];
   } catch (error) {
     return [`The snapshots of ${session.id} could not be let go: ${errorMessage(error)}`];

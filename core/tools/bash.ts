@@ -25,7 +25,7 @@ How to write the command:
 - There is no terminal and stdin is empty, so nothing can answer a prompt. Do not start interactive programs (editors, pagers, git rebase -i, REPLs); use the flags that make a program run without asking (--yes, --no-pager, -m "message").
 - A process started in the background with & keeps running after the call; send its output to a file (npm run dev > dev.log 2>&1 &) or it is cut off when the call ends.
 - description says in 5-10 words what the command does, e.g. "Run the unit tests" or "Show uncommitted changes".
-- Commands run in a sandbox: they can write only in the project and /tmp, cannot read credentials outside the project, and reach no network unless the configuration allows a host. The sandbox's /tmp is the command's own: empty when it starts, removed when it ends, and not the /tmp the read, write and edit tools see; keep files that later commands or those tools need in the project. When the sandbox refuses something the command really needs, the result says so; then call bash again with sandbox set to false, and a person is asked to approve running it outside the sandbox.`,
+- Commands run in a sandbox: they can write only in the project and /tmp, cannot read credentials outside the project, and reach no network unless the configuration allows a host. The sandbox's /tmp belongs to this session's commands (kept between them) and is not the /tmp the read, write and edit tools see; keep files those tools need in the project. When the sandbox refuses something the command really needs, the result says so; then call bash again with sandbox set to false, and a person is asked to approve running it outside the sandbox.`,
   parameters: () =>
     z.object({
       command: z.string().describe('The command to run'),

@@ -8,17 +8,19 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  readdirSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainRefusal } from '../../../activities/sandbox/explain-refusal.js';
 import { hostsTheCommandNeeds } from '../../../activities/sandbox/network-wait.js';
 import { sandboxPolicy } from '../../../activities/sandbox/policy.js';
+import { removeSessionTmpFolder } from '../../../activities/sandbox/tmp-folders.js';
 import { unavailableMode } from '../../../activities/sandbox/process-sandbox.js';
 import { bash } from '../../../activities/tools/bash.js';
 import { ToolError } from '../../../activities/tools/tool-handler.js';
@@ -33,13 +35,15 @@ let home: string;
 let outside: string;
 /** A sandbox's /tmp a worker that was killed left behind. */
 let leftByKilledWorker: string;
+/** A session's /tmp no command used for two days. */
+let staleSession: string;
 const contexts: ToolTestContext[] = [];
 
 function context(config: LoomConfig = {}, env: NodeJS.ProcessEnv = {}): ToolTestContext {
   const created = createToolContext(project, {
     config,
     env: { ...process.env, HOME: home, ...env },
-    sessionId: `ses_sandbox${contexts.length}`,
+    sessionId: `ses_sandbox${process.pid}_${contexts.length}`,
   });
   contexts.push(created);
   return created;
@@ -65,10 +69,15 @@ beforeAll(() => {
   const killedWorker = spawnSync('true').pid;
   leftByKilledWorker = join(tmpdir(), 'loom-sandbox', `tmp-${killedWorker}-left`);
   mkdirSync(join(leftByKilledWorker, 'scratch'), { recursive: true });
+  staleSession = join(tmpdir(), 'loom-sandbox', `ses_stale${process.pid}`);
+  mkdirSync(staleSession, { recursive: true });
+  const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+  utimesSync(staleSession, twoDaysAgo, twoDaysAgo);
 });
 
 afterAll(async () => {
   await Promise.all(contexts.map((created) => created.close()));
+  await Promise.all(contexts.map((created) => removeSessionTmpFolder(created.sessionId)));
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -90,11 +99,14 @@ describe('a sandboxed bash call', () => {
     });
     expect(existsSync(join(project, 'made.txt'))).toBe(true);
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
-    // Each call's /tmp is its own, removed when the call ends, as is one a killed worker left.
-    expect((await run('cat /tmp/scratch', on)).output).toContain('No such file or directory');
+    // The session's /tmp is kept between its calls, and is no other session's.
+    expect((await run('cat /tmp/scratch', on)).output).toBe('scratch');
+    expect((await run('cat /tmp/scratch', context())).output).toContain('No such file or directory');
+    // No call left a /tmp of its own; what a killed worker left, and a session's unused for a day, are gone.
     const ours = readdirSync(join(tmpdir(), 'loom-sandbox')).filter((name) => name.startsWith(`tmp-${process.pid}-`));
     expect(ours).toEqual([]);
     expect(existsSync(leftByKilledWorker)).toBe(false);
+    expect(existsSync(staleSession)).toBe(false);
   });
 
   it("says that a file of the host's /tmp is not in the sandbox's /tmp", async () => {
