@@ -36,7 +36,10 @@ beforeAll(async () => {
   browser = await launchChromium();
   uiPort = await freePort();
   temporal = await startTemporalServer({ binary: inject('temporalBinary'), uiPort });
-  env = await createLoomTestEnv({ address: temporal.address, config: { permission: { bash: { '*': 'ask' } } } });
+  env = await createLoomTestEnv({
+    address: temporal.address,
+    config: { permission: { bash: { '*': 'ask', 'node *': 'allow' } } },
+  });
   env.env.LOOM_TEMPORAL_UI_PORT = String(uiPort);
   await env.worker();
   server = await startTestServer(env, { token: TOKEN });
@@ -219,6 +222,28 @@ describe('the web view, in detail', () => {
         .evaluate((element) => (globalThis as unknown as Browserish).getComputedStyle(element).listStyleType),
     ).toBe('none');
     expect(web.problems).toEqual([]);
+  });
+
+  it('shows a command the sandbox refused as failed, with what it refused', async () => {
+    const command = `node -e "fs.writeFileSync(os.homedir() + '/loom-web-sneaky.txt', '')"`;
+    env.model.setScript([
+      {
+        name: 'sneak',
+        when: { lastUser: 'Sneak out', lastRole: 'user' },
+        reply: { toolCalls: [{ name: 'bash', args: { command, description: 'Sneak' } }] },
+      },
+      { name: 'gave-up', when: { lastUser: 'Sneak out', lastRole: 'tool' }, reply: { text: 'Gave up.' } },
+    ]);
+    const { id } = await call<{ id: string }>('POST', '/session', { prompt: 'Sneak out', model: SCRIPTED_MODEL });
+    await waitUntil(async () => (await env.store.getSession(id))?.status === 'idle', 60_000);
+    await page.goto(`${base}/#token=${TOKEN}`);
+    await page.goto(`${base}/#/session/${id}`);
+    const line = page.locator('[data-tool="bash"]');
+    await line.locator('.state').getByText('refused by the sandbox').waitFor();
+    expect(await line.locator('summary .icon').innerText()).toBe('✗');
+    expect(await line.locator('.sandbox-refusal').innerText()).toMatch(
+      /^The sandbox refused: .*\/loom-web-sneaky\.txt is read-only in the sandbox/,
+    );
   });
 
   it('shows a cancelled batch by outcome, and cancels only after a yes', async () => {

@@ -104,18 +104,22 @@ function ToolView({ part }) {
         ? metadata.output
         : undefined;
   const child = tool === 'task' ? metadata.sessionId : undefined;
+  // A command the sandbox refused ran to its end, but did not do what it was asked: shown as failed, with why.
+  const refusal =
+    state.status === 'completed' && typeof metadata.sandboxRefusal === 'string' ? metadata.sandboxRefusal : undefined;
+  const shownState = refusal ? 'error' : state.status;
   return html`
     <details
-      class=${`tool tool-${state.status}`}
-      open=${state.status !== 'completed' || undefined}
+      class=${`tool tool-${shownState}`}
+      open=${shownState !== 'completed' || undefined}
       data-tool=${tool}
       data-part=${part.id}
       data-state=${state.status}
     >
       <summary>
-        <span class="icon">${ICON[state.status]}</span> <strong>${tool}</strong>
+        <span class="icon">${ICON[shownState]}</span> <strong>${tool}</strong>
         <span class="title" title=${about}>${about}</span>
-        <span class="state">${state.status}</span>
+        <span class="state">${refusal ? 'refused by the sandbox' : state.status}</span>
         ${child ? html`<a class="open-child" href=${href('session', child)} onClick=${(event) => event.stopPropagation()}>open subagent →</a>` : null}
       </summary>
       <div class="tool-body">
@@ -136,6 +140,7 @@ function ToolView({ part }) {
         ${typeof metadata.diff === 'string' ? html`<${Diff} text=${metadata.diff} />` : null}
         ${output ? html`<pre class="output">${output}</pre>` : null}
         ${state.status === 'error' ? html`<pre class="error">${state.error}</pre>` : null}
+        ${refusal ? html`<p class="error sandbox-refusal">The sandbox refused: ${refusal}</p>` : null}
         ${metadata.exit !== undefined && metadata.exit !== null && metadata.exit !== 0 ? html`<p class="error">exit code ${metadata.exit}</p>` : null}
       </div>
     </details>
