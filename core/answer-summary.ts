@@ -2,13 +2,14 @@
 const NOT_TEXT = /^(```|~~~|([-*_]\s*){3,}$|\|?\s*:?-{3,})/;
 
 /** One line of markdown as words: no heading, list or quote marker, no emphasis, code or link marks. */
-function plainLine(line: string): string {
-  return line
+export function plainLine(line: string): string {
+  let plain = line
     .replace(/^\s*(#{1,6}\s+|>\s*|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+)/, '')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/(\*\*|__|\*|_|`)(\S(?:.*?\S)?)\1/g, '$2')
-    .replace(/\s+#+\s*$/, '')
-    .trim();
+    .replace(/\s+#+\s*$/, '');
+  // Marks inside marks (`**fix the `login` bug**`) come off one layer a pass.
+  for (let layer = 0; layer < 3; layer++) plain = plain.replace(/(\*\*|__|\*|_|`)(\S(?:.*?\S)?)\1/g, '$2');
+  return plain.trim();
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { generateText } from 'ai';
+import { plainLine } from '../../core/answer-summary.js';
 import { findAgent } from '../../core/agents/resolve.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
@@ -12,7 +13,7 @@ const TITLE_LIMIT = 100;
 const TITLE_SOURCE_LIMIT = 20_000;
 const TITLE_WAIT_MS = 60_000;
 
-/** One line, thinking removed, at most 100 characters. */
+/** One line, thinking and markdown marks (`## Title`, `**Title**`) removed, at most 100 characters. */
 export function cleanTitle(text: string): string {
   const line =
     text
@@ -20,7 +21,9 @@ export function cleanTitle(text: string): string {
       .split('\n')
       .map((l) => l.trim())
       .find(Boolean) ?? '';
-  const bare = line.replace(/^["'“]+|["'”]+$/g, '').trim();
+  const bare = plainLine(line)
+    .replace(/^["'“]+|["'”]+$/g, '')
+    .trim();
   return bare.length > TITLE_LIMIT ? `${bare.slice(0, TITLE_LIMIT - 3)}...` : bare;
 }
 

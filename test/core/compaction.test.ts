@@ -144,5 +144,6 @@ describe('cleanTitle', () => {
     expect(cleanTitle('<think>hmm</think>\n\n"Fix the login bug"\nextra')).toBe('Fix the login bug');
     expect(cleanTitle('x'.repeat(150))).toHaveLength(100);
     expect(cleanTitle('x'.repeat(150)).endsWith('...')).toBe(true);
+    expect(cleanTitle('## **Fix the `login` bug**\n\nBecause…')).toBe('Fix the login bug');
   });
 });
