@@ -10,13 +10,25 @@ import { MetricsPortError, type MetricsAddress } from './metrics/metrics-address
 
 let installed = false;
 let serverDown = false;
+/** When the server last came back (ms since the epoch): warnings of the outage may reach the logger after it. */
+let serverBackAt = 0;
+/** How long after the server is back its outage's warnings still arrive (core forwards its logs in batches, and a retry that began before logs after). */
+const OUTAGE_WARNINGS_LINGER_MS = 5_000;
 
 /**
  * While the Temporal server is known to be down (and the CLI has said so in one line), the SDK's
- * warnings about its polls failing and being retried say nothing more: they are dropped.
+ * warnings about its polls failing and being retried say nothing more: they are dropped, and so
+ * are those of the outage that arrive just after it ended.
  */
 export function setServerDown(down: boolean): void {
+  if (serverDown && !down) serverBackAt = Date.now();
   serverDown = down;
+}
+
+function outageWarning(level: LogLevel, timestampNanos: bigint): boolean {
+  if (level === 'ERROR') return false;
+  if (serverDown) return true;
+  return Number(timestampNanos / 1_000_000n) < serverBackAt + OUTAGE_WARNINGS_LINGER_MS;
 }
 
 /**
@@ -49,7 +61,7 @@ function runtimeOptions(level: LogLevel, metrics: MetricsAddress | undefined): R
     logger: new DefaultLogger(level, (entry) => {
       // A host's queue serves activities only, by design.
       if (entry.message.startsWith('No workflows registered')) return;
-      if (serverDown && entry.level !== 'ERROR') return;
+      if (outageWarning(entry.level, entry.timestampNanos)) return;
       const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : '';
       process.stderr.write(`[temporal ${entry.level.toLowerCase()}] ${entry.message}${meta}\n`);
     }),
