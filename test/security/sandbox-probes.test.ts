@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
+import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
@@ -88,6 +89,18 @@ async function bashParts(sessionId: string): Promise<ToolPart[]> {
 
 const outputOf = (part: ToolPart) =>
   (part.state as { output?: string; error?: string }).output ?? (part.state as { error?: string }).error ?? '';
+
+/** The ask to run a command outside the sandbox, once the run has made it. */
+async function unsandboxedAsk(): Promise<PermissionRequestRecord> {
+  let pending: PermissionRequestRecord | undefined;
+  await waitFor(() => {
+    void env.store
+      .permissionRequests({ status: 'pending' })
+      .then((requests) => (pending = requests.find((request) => request.permission === 'unsandboxed')));
+    return pending !== undefined;
+  }, 30_000);
+  return pending!;
+}
 
 describe('the sandbox through loom run, default rules', () => {
   it('refuses interpreters, a script it wrote, the loopback network and the worker environment', async () => {
@@ -195,19 +208,13 @@ describe('the sandbox through loom run, default rules', () => {
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Gave up.' } },
     ]);
     const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Sneak'], { env: cliEnv, cwd: env.project });
-    let pending: { id: string; permission: string; reason?: string } | undefined;
-    await waitFor(() => {
-      void env.store
-        .permissionRequests({ status: 'pending' })
-        .then((requests) => (pending = requests.find((request) => request.permission === 'unsandboxed')));
-      return pending !== undefined;
-    }, 30_000);
+    const pending = await unsandboxedAsk();
     const refused = `${home}/loom-sneaky.txt is read-only in the sandbox`;
-    expect(pending!.reason).toContain(`which refused it: ${refused}`);
+    expect(pending.reason).toContain(`which refused it: ${refused}`);
     expect((await runLoom(['pending'], { env: cliEnv })).stdout).toContain(
       `why: the command asks to run outside the sandbox, which refused it: ${refused}`,
     );
-    expect((await runLoom(['approve', pending!.id, '--reject', '--message', 'no'], { env: cliEnv })).code).toBe(0);
+    expect((await runLoom(['approve', pending.id, '--reject', '--message', 'no'], { env: cliEnv })).code).toBe(0);
     const result = await run.result;
     expect(result.stderr).toContain(`✗ bash ${command} — the sandbox refused: ${refused}`);
     expect(result.stderr).not.toContain('✓ bash node');
@@ -218,15 +225,9 @@ describe('the sandbox through loom run, default rules', () => {
     const read = `node -e "process.stdout.write(require('fs').readFileSync(require('os').homedir() + '/.ssh/id_rsa', 'utf8'))"`;
     script([{ command: read, sandbox: false }]);
     const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe'], { env: cliEnv, cwd: env.project });
-    let pending: { id: string; permission: string; patterns: string[] } | undefined;
-    await waitFor(() => {
-      void env.store
-        .permissionRequests({ status: 'pending' })
-        .then((requests) => (pending = requests.find((request) => request.permission === 'unsandboxed')));
-      return pending !== undefined;
-    }, 30_000);
+    const pending = await unsandboxedAsk();
     expect(pending).toMatchObject({ permission: 'unsandboxed', patterns: [read] });
-    expect((await runLoom(['approve', pending!.id], { env: cliEnv })).code).toBe(0);
+    expect((await runLoom(['approve', pending.id], { env: cliEnv })).code).toBe(0);
     const result = await run.result;
     const [part] = await bashParts(parseJson(result).sessionId);
     expect(part.state).toMatchObject({
