@@ -1,7 +1,7 @@
-import type { Client } from '@temporalio/client';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { cancelSession } from '../services/sessions.js';
+import { startedSession } from '../services/started-session.js';
 import { terminateSession } from '../services/terminate-session.js';
 import { startWorkerIfNone } from './worker-presence.js';
 
@@ -20,7 +20,10 @@ export async function cancelCommand(
 ): Promise<number> {
   const { client } = await context.temporal();
   // A session started a moment ago (by `loom serve`, with no worker yet) is known only by its run.
-  if (!(await context.store.getSession(sessionId)) && !(await hasOpenRun(client, sessionId))) {
+  if (
+    !(await context.store.getSession(sessionId)) &&
+    !(await startedSession(client, sessionId).catch(() => undefined))
+  ) {
     throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   }
   if (options.terminate) {
@@ -61,13 +64,4 @@ export async function cancelCommand(
       : `Cancellation requested for ${sessionId}; its run had not closed after ${CANCEL_WAIT_MS / 1000} s. \`loom show ${sessionId}\` shows where it is.`,
   );
   return 0;
-}
-
-/** Whether a session workflow of this id is running. */
-async function hasOpenRun(client: Client, sessionId: string): Promise<boolean> {
-  const description = await client.workflow
-    .getHandle(sessionId)
-    .describe()
-    .catch(() => undefined);
-  return description?.status.name === 'RUNNING' && description.type === 'sessionWorkflow';
 }

@@ -1,11 +1,10 @@
-import { defaultPayloadConverter, type Client } from '@temporalio/client';
-import type { Payload } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import { activityQueueServed, livePollers } from '../../activities/hosts/pollers.js';
-import type { SessionRunInput } from '../../core/run.js';
-import { defaultTitle, type Session } from '../../core/session.js';
+import type { Session } from '../../core/session.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { hostWaitNote } from '../follow/host-waits.js';
 import { latestRunOf } from '../follow/tree-runs.js';
+import { startedSession } from '../services/started-session.js';
 import type { ServeDeps } from './deps.js';
 
 /** Work that cannot move until a worker comes: the session's run (no worker on the task queue) or its tools (none on its host). */
@@ -20,36 +19,6 @@ export function workerWaitMessage(taskQueue: string): string {
     `Waiting for a worker: none serves task queue "${taskQueue}". Start \`loom worker\` with the same Temporal and ` +
     'task queue (or run `loom serve` without --no-worker); the session runs as soon as one does.'
   );
-}
-
-/**
- * A session whose run was started but that no worker has stored yet (its row is written by the
- * run's first steps): what its run's start says of it, busy. Undefined when there is no such run.
- */
-export async function startedSession(client: Client, id: string): Promise<Session | undefined> {
-  const description = await client.workflow.getHandle(id).describe();
-  if (description.status.name !== 'RUNNING' || description.type !== 'sessionWorkflow') return undefined;
-  // The first event is the start, with the run's input: one page of one event, however long the run.
-  const { history } = await client.workflowService.getWorkflowExecutionHistory({
-    namespace: client.options.namespace,
-    execution: { workflowId: id, runId: description.runId },
-    maximumPageSize: 1,
-  });
-  const payload = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) return undefined;
-  const input = defaultPayloadConverter.fromPayload<SessionRunInput>(payload as Payload);
-  const created = description.startTime.getTime();
-  return {
-    id,
-    ...(input.parentId ? { parentID: input.parentId } : {}),
-    title: input.title ?? defaultTitle(input.parentId !== undefined, created),
-    agent: input.agent ?? '',
-    model: input.model ?? '',
-    directory: input.directory,
-    ...(input.host ? { host: input.host } : {}),
-    status: 'busy',
-    time: { created, updated: created },
-  };
 }
 
 /**
