@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CliError } from '../client/cli-error.js';
+import { InputError } from '../client/input-error.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { TemporalConfigError, TemporalRefusedError } from '../worker/temporal/errors.js';
 import { batchThroughput } from './batch-throughput.js';
@@ -100,7 +100,7 @@ try {
   bench = await createBenchEnv((line) => console.log(line));
 } catch (error) {
   // The message names the setting at fault (TEMPORAL_ADDRESS, the API key, the namespace, …).
-  if (!(error instanceof TemporalConfigError || error instanceof TemporalRefusedError || error instanceof CliError))
+  if (!(error instanceof TemporalConfigError || error instanceof TemporalRefusedError || error instanceof InputError))
     throw error;
   console.error(error.message);
   process.exit(2);

@@ -2,7 +2,7 @@
 // server the TEMPORAL_* settings or a profile name, as for every Loom process (then the Temporal
 // restart is skipped); when nothing names one, a dev server of the run's own.
 import { exitWhenWritten } from '../client/process-output.js';
-import { CliError } from '../client/cli-error.js';
+import { InputError } from '../client/input-error.js';
 import { TemporalConfigError } from '../worker/temporal/errors.js';
 import { resolveTemporalTarget } from '../worker/temporal/target.js';
 import { closeOpenClusters } from './cluster.js';
@@ -31,7 +31,7 @@ try {
   await exitWhenWritten(report.ok ? 0 : 1);
 } catch (error) {
   // A Temporal setting that is wrong, or that the named server refuses: the message names it.
-  if (!(error instanceof TemporalConfigError || error instanceof CliError)) throw error;
+  if (!(error instanceof TemporalConfigError || error instanceof InputError)) throw error;
   process.stderr.write(`chaos: ${error.message}\n`);
   await exitWhenWritten(2);
 }

@@ -4,7 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client 
 import type { SessionStore } from '../activities/store/store.js';
 import { startBatch, type StartBatchOptions } from '../client/services/batches.js';
 import { replyToRequest } from '../client/services/permissions.js';
-import { CliError } from '../client/cli-error.js';
+import { InputError } from '../client/input-error.js';
 import type { BatchTaskInput } from '../core/batch.js';
 import { newId } from '../core/ids.js';
 import type { ModelRetry, SessionRunInput } from '../core/run.js';
@@ -116,7 +116,7 @@ export class Driver {
         `answering ${requestId}`,
         () => replyToRequest(this.client, this.store, { requestId, reply: 'once' }),
         {
-          isFinal: (error) => error instanceof CliError,
+          isFinal: (error) => error instanceof InputError,
         },
       );
       return undefined;

@@ -5,7 +5,7 @@ import type { ServedQueues } from '../worker/create-worker.js';
 import type { RunningWorker } from './in-process-worker.js';
 import type { MakeCurrent } from '../worker/versioning/settings.js';
 import { versionReport } from './temporal/version-report.js';
-import { CliError } from './cli-error.js';
+import { InputError } from './input-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { isListening } from './temporal/dev-server.js';
 import type { TemporalAccess } from './temporal/connect.js';
@@ -13,7 +13,7 @@ import { TemporalConfigError } from '../worker/temporal/errors.js';
 import type { TemporalTarget } from '../worker/temporal/target.js';
 
 /** What a command works with: settings, the store, and (when needed) Temporal and a worker. */
-export class CliContext {
+export class ClientContext {
   private temporalAccess: TemporalAccess | undefined;
   private worker: RunningWorker | undefined;
   private resolvedTarget: TemporalTarget | undefined;
@@ -29,9 +29,9 @@ export class CliContext {
   static async open(
     env: NodeJS.ProcessEnv = process.env,
     report: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  ): Promise<CliContext> {
+  ): Promise<ClientContext> {
     const settings = clientSettings(env);
-    return new CliContext(settings, await openSessionStore(settings), env, report);
+    return new ClientContext(settings, await openSessionStore(settings), env, report);
   }
 
   /** Whether a person answers prompts at this terminal (stdin is one; `LOOM_INTERACTIVE=1` says so in tests). */
@@ -44,7 +44,7 @@ export class CliContext {
     try {
       return localHostId(this.env);
     } catch (error) {
-      throw new CliError((error as Error).message);
+      throw new InputError((error as Error).message);
     }
   }
 
@@ -58,7 +58,7 @@ export class CliContext {
     try {
       this.resolvedTarget = resolveTemporalTarget(this.env);
     } catch (error) {
-      if (error instanceof TemporalConfigError) throw new CliError(error.message);
+      if (error instanceof TemporalConfigError) throw new InputError(error.message);
       throw error;
     }
     for (const warning of this.resolvedTarget.warnings) this.report(`warning: ${warning}`);

@@ -8,7 +8,7 @@ import type { TemporalTarget } from '../worker/temporal/target.js';
 import { versioningFrom, type MakeCurrent } from '../worker/versioning/settings.js';
 import { refuseBeforePolling, type VersionAdopted } from '../worker/versioning/adopt.js';
 import { UnversionedRunsOpen } from '../worker/versioning/unversioned-runs.js';
-import { CliError } from './cli-error.js';
+import { InputError } from './input-error.js';
 
 export interface RunningWorker {
   /** The task queues it polls, shared first. */
@@ -82,6 +82,6 @@ export async function startInProcessWorker(options: {
   return { queues: worker.queues, version, stop };
 }
 
-function doesNotStart(refusal: UnversionedRunsOpen): CliError {
-  return new CliError(`This worker does not start: ${refusal.message}`);
+function doesNotStart(refusal: UnversionedRunsOpen): InputError {
+  return new InputError(`This worker does not start: ${refusal.message}`);
 }

@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
 import { LOOM_VERSION } from '../activities/package-root.js';
 import pc from 'picocolors';
-import { CliError } from './cli-error.js';
+import { InputError } from './input-error.js';
 import { endQuietlyWhenReaderCloses, exitWhenWritten } from './process-output.js';
-import type { CliContext } from './context.js';
+import type { ClientContext } from './context.js';
 import { tracingWanted } from '../worker/tracing/wanted.js';
 import { errorMessage } from '../core/error-message.js';
 
@@ -597,19 +597,19 @@ program
   .description('stop the background Temporal dev server')
   .action(async () => execute(async (context) => (await import('./commands/down.js')).downCommand(context)));
 
-async function execute(action: (context: CliContext) => Promise<number>): Promise<never> {
+async function execute(action: (context: ClientContext) => Promise<number>): Promise<never> {
   let exitCode = 1;
-  let context: CliContext | undefined;
+  let context: ClientContext | undefined;
   try {
     // Each command loads only what it uses, so that `loom --help` and light commands start at once.
     if (tracingWanted()) (await import('../worker/tracing/setup.js')).startTracing();
-    context = await (await import('./context.js')).CliContext.open();
+    context = await (await import('./context.js')).ClientContext.open();
     exitCode = await action(context);
   } catch (error) {
-    exitCode = error instanceof CliError ? error.exitCode : 1;
+    exitCode = error instanceof InputError ? error.exitCode : 1;
     const message = errorMessage(error);
     process.stderr.write(`${pc.red('Error:')} ${message}\n`);
-    if (!(error instanceof CliError) && process.env.LOOM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+    if (!(error instanceof InputError) && process.env.LOOM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   } finally {
     await context?.close().catch(() => undefined);
     // What the command traced leaves before it exits.
@@ -630,7 +630,7 @@ async function promptFrom(words: string[], optional = false): Promise<string> {
   if (prompt) return prompt;
   const none = () => {
     if (optional) return '';
-    throw new CliError('No prompt given. Pass it as an argument or on stdin.', 2);
+    throw new InputError('No prompt given. Pass it as an argument or on stdin.', 2);
   };
   if (process.stdin.isTTY) return none();
   const chunks: Buffer[] = [];

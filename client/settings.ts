@@ -1,7 +1,7 @@
 import { ConfigError, configLayers } from '../activities/config/load.js';
 import { dataDir } from '../activities/paths.js';
 
-/** Where the CLI finds its task queue and the session store (Temporal itself: `CliContext.target`). */
+/** Where the CLI finds its task queue and the session store (Temporal itself: `ClientContext.target`). */
 export interface ClientSettings {
   taskQueue: string;
   dataDir: string;

@@ -1,11 +1,11 @@
 import type { LoomConfig } from '../core/config.js';
 import { parseSlashCommand } from '../core/command-template.js';
-import type { CliContext } from './context.js';
+import type { ClientContext } from './context.js';
 
 /**
  * A prompt that looks like `/name` but names no command of the project goes to the model as it is: said, not silent.
  */
-export function warnOfUnknownCommand(context: CliContext, prompt: string, config: LoomConfig): void {
+export function warnOfUnknownCommand(context: ClientContext, prompt: string, config: LoomConfig): void {
   const slash = parseSlashCommand(prompt);
   const commands = Object.keys(config.command ?? {});
   if (!slash || commands.includes(slash.name)) return;

@@ -1,5 +1,5 @@
 import { formatDuration, parseDuration } from '../core/duration.js';
-import { CliError } from './cli-error.js';
+import { InputError } from './input-error.js';
 
 /** The shortest limit a run may have: less cancels it before its model could answer. */
 const SHORTEST_MS = 1000;
@@ -9,11 +9,11 @@ export function timeoutFlag(value: string | undefined, flag = '--timeout'): numb
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
   if (ms === undefined) {
-    throw new CliError(
+    throw new InputError(
       `Invalid ${flag} "${value}": give a duration such as 90s, 30m, 2h or 1h30m (a bare number is seconds).`,
     );
   }
   if (ms < SHORTEST_MS)
-    throw new CliError(`Invalid ${flag} "${value}" (${formatDuration(ms)}): a run's limit is a second or more.`);
+    throw new InputError(`Invalid ${flag} "${value}" (${formatDuration(ms)}): a run's limit is a second or more.`);
   return ms;
 }

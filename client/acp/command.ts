@@ -1,6 +1,6 @@
 import { methods, type AgentConnection } from '@agentclientprotocol/sdk';
 import { leftRunning } from '../commands/outcome.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import type { TemporalAccess } from '../temporal/connect.js';
 import { loomAgent } from './agent-app.js';
 import type { AcpDeps } from './deps.js';
@@ -14,7 +14,7 @@ import { Turns } from './turns.js';
  * polling, it runs one itself, as `loom run` does. When the editor goes (stdin closes) while a
  * turn runs on that worker, the process stays until the turn ends; Ctrl-C or SIGTERM leaves it.
  */
-export async function acpCommand(context: CliContext): Promise<number> {
+export async function acpCommand(context: ClientContext): Promise<number> {
   const stream = protocolStdio(context.report);
   // The handlers reach the editor through the connection, which exists once they are registered.
   const link: { connection?: AgentConnection } = {};
@@ -56,7 +56,7 @@ export async function acpCommand(context: CliContext): Promise<number> {
 }
 
 /** The editor has gone: turns this process's worker runs are finished before it exits. */
-async function waitForRunningTurns(context: CliContext, turns: Turns, signalled: Promise<void>): Promise<void> {
+async function waitForRunningTurns(context: ClientContext, turns: Turns, signalled: Promise<void>): Promise<void> {
   const running = turns.running;
   if (!running.length) return;
   if (!context.hasInProcessWorker) {

@@ -2,7 +2,7 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { SessionStore } from '../../activities/store/store.js';
 import { modelInfo } from '../../core/model-info.js';
 import { loadPersonProject } from '../services/project-agents.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 
 /**
  * What an editor shows of a session beside its transcript: its title (a session's first run
@@ -10,7 +10,7 @@ import type { CliContext } from '../context.js';
  * last step filled and what the session and its subagents have cost. Sent after a load and after
  * each turn; a model whose window Loom does not know gets no usage.
  */
-export async function sessionInfoUpdates(context: CliContext, sessionId: string): Promise<SessionUpdate[]> {
+export async function sessionInfoUpdates(context: ClientContext, sessionId: string): Promise<SessionUpdate[]> {
   const { store } = context;
   const session = await store.getSession(sessionId);
   if (!session) return [];

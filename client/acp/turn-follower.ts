@@ -1,7 +1,7 @@
 import { RequestError, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
 import type { Message } from '../../core/message.js';
 import { errorMessage } from '../../core/error-message.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { runFailure } from '../follow/run-failure.js';
 import { reconnectLimit, RunFollower, type Followed } from '../follow/run-follower.js';
 import { followSession } from '../follow/session-changes.js';
@@ -35,7 +35,7 @@ export interface Turn {
  * failed run is a JSON-RPC error with Loom's message.
  */
 export async function followTurn(
-  context: CliContext,
+  context: ClientContext,
   turn: Turn,
   send: (update: SessionUpdate) => Promise<void>,
   asker: PermissionAsker,
@@ -63,7 +63,7 @@ export async function followTurn(
 
 /** Sends the session's changes until the run has ended and its last writes are sent; the messages seen. */
 async function stream(
-  context: CliContext,
+  context: ClientContext,
   turn: Turn,
   send: (update: SessionUpdate) => Promise<void>,
   ended: Promise<Followed>,

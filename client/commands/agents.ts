@@ -2,14 +2,14 @@ import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { listAgents } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { agentRows, loadProjectAgents, summarizePermissions } from '../services/project-agents.js';
 import { filesForPerson, reviewConfig } from '../services/config-review.js';
 
 /** `loom agents`: the project's agents with mode, model, description and what they may do. */
 export async function agentsCommand(
-  context: CliContext,
+  context: ClientContext,
   options: { json?: boolean; dir?: string; all?: boolean },
 ): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());

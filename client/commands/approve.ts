@@ -1,5 +1,5 @@
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { replyToRequest } from '../services/permissions.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { watchRun } from '../follow/watch-run.js';
@@ -17,10 +17,14 @@ export interface ApproveOptions {
  * model). When no worker runs the session (the `loom run` that asked has exited), one runs here
  * and the session's tree is followed to its end: a reply with nobody to act on it would wait silently.
  */
-export async function approveCommand(context: CliContext, requestId: string, options: ApproveOptions): Promise<number> {
-  if (options.always && options.reject) throw new CliError('Choose one of --always and --reject.', 2);
+export async function approveCommand(
+  context: ClientContext,
+  requestId: string,
+  options: ApproveOptions,
+): Promise<number> {
+  if (options.always && options.reject) throw new InputError('Choose one of --always and --reject.', 2);
   if (options.message !== undefined && !options.reject)
-    throw new CliError('--message goes with --reject: it is the feedback the agent sees.', 2);
+    throw new InputError('--message goes with --reject: it is the feedback the agent sees.', 2);
   const reply = options.reject ? 'reject' : options.always ? 'always' : 'once';
   const { client } = await context.temporal();
   const pending = await context.store.getPermissionRequest(requestId);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pc from 'picocolors';
 import { lastOutcome } from '../../activities/last-text.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { errorMessage } from '../../core/error-message.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { latestRunOf, runningInTree, runLabel, type TreeRun } from '../follow/tree-runs.js';
@@ -37,7 +37,7 @@ export interface TreeFollowOptions {
  * wake-up answers, until nothing runs; Ctrl-C or `--detach` leaves them, saying they need a worker.
  * With a worker elsewhere, they go on there and the command only says so.
  */
-export async function followTree(context: CliContext, options: TreeFollowOptions): Promise<void> {
+export async function followTree(context: ClientContext, options: TreeFollowOptions): Promise<void> {
   const access = await context.temporal();
   let first: TreeRun[];
   let ran: string | undefined;
@@ -82,7 +82,7 @@ class TreeFollower {
   private readonly waking = new AbortController();
 
   constructor(
-    private readonly context: CliContext,
+    private readonly context: ClientContext,
     private readonly options: TreeFollowOptions,
     ran: string | undefined,
   ) {
@@ -224,11 +224,11 @@ class TreeFollower {
 }
 
 /** What the command leaves running, and that nothing will run it once the command's worker stops. */
-function reportLeft(context: CliContext, runs: TreeRun[]): void {
+function reportLeft(context: ClientContext, runs: TreeRun[]): void {
   for (const run of runs) context.report(leftRunning(context, run.sessionId, ` (${runLabel(run)})`));
 }
 
-function cannotLook(context: CliContext, rootId: string, error: unknown): string {
+function cannotLook(context: ClientContext, rootId: string, error: unknown): string {
   const worker = context.hasInProcessWorker ? ' Any still running need a worker to go on: start `loom worker`.' : '';
   return `Could not look for the background subagents of ${rootId} (${errorMessage(error)}).${worker} \`loom tree ${rootId}\` shows them.`;
 }

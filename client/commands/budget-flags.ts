@@ -1,4 +1,4 @@
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { BudgetInputError, budgetFromInput } from '../services/budgets.js';
 import type { Budget } from '../../core/budget.js';
 
@@ -19,13 +19,13 @@ export function budgetFlags(
 
 /** A budget problem as the terminal shows errors: the message alone (for checks that return a promise too). */
 export function cliChecked<T>(check: () => T): T {
-  const asCliError = (error: unknown): never => {
-    throw error instanceof BudgetInputError ? new CliError(error.message) : error;
+  const asInputError = (error: unknown): never => {
+    throw error instanceof BudgetInputError ? new InputError(error.message) : error;
   };
   try {
     const result = check();
-    return (result instanceof Promise ? result.catch(asCliError) : result) as T;
+    return (result instanceof Promise ? result.catch(asInputError) : result) as T;
   } catch (error) {
-    return asCliError(error);
+    return asInputError(error);
   }
 }

@@ -1,5 +1,5 @@
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { cancelSession } from '../services/sessions.js';
 import { startedSession } from '../services/started-session.js';
 import { terminateSession } from '../services/terminate-session.js';
@@ -14,7 +14,7 @@ const CANCEL_WAIT_MS = 60_000;
  * ends the runs at once instead, for runs no worker here can take.
  */
 export async function cancelCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   options: { terminate?: boolean } = {},
 ): Promise<number> {
@@ -24,7 +24,7 @@ export async function cancelCommand(
     !(await context.store.getSession(sessionId)) &&
     !(await startedSession(client, sessionId).catch(() => undefined))
   ) {
-    throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+    throw new InputError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   }
   if (options.terminate) {
     const ended = await terminateSession(client, context.store, sessionId);

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import type { ChangeFeed } from '../../activities/store/change-feed.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/message.js';
 import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
@@ -12,12 +12,12 @@ import { printOutcome } from './outcome.js';
 
 /** `loom compact <sessionId>`: summarises an idle session; from then on its model sees the summary. */
 export async function compactCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   options: { model?: string; json?: boolean },
 ): Promise<number> {
   const session = await context.store.getSession(sessionId);
-  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (!session) throw new InputError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const cursor = await currentCursor(context.store, sessionId);
   const { client } = await context.temporal();
   await context.ensureWorker();
@@ -42,7 +42,7 @@ export async function compactCommand(
     });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError)
-      throw new CliError(`Session ${sessionId} is busy; compact it once its run has finished.`);
+      throw new InputError(`Session ${sessionId} is busy; compact it once its run has finished.`);
     throw error;
   }
   const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });

@@ -2,17 +2,17 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
 import type { ConfigFilesSnapshot } from '../../activities/config/files.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { confirmConfig, filesForPerson, reviewConfig, type WaitingConfigChange } from '../services/config-review.js';
 import { ConfigChangedAgainError } from '../../activities/config/trust.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 
 /**
  * `loom config`: whether the project's config files are the ones a person trusts, and the change an
  * agent's work made that waits for a person, with its diff.
  */
 export async function configStatusCommand(
-  context: CliContext,
+  context: ClientContext,
   options: { dir?: string; json?: boolean },
 ): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
@@ -40,7 +40,7 @@ export async function configStatusCommand(
 
 /** `loom config trust`: a person confirms the project's config files as they are now. */
 export async function configTrustCommand(
-  context: CliContext,
+  context: ClientContext,
   options: { dir?: string; yes?: boolean },
 ): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
@@ -69,7 +69,7 @@ export async function configTrustCommand(
  * Returns the config files the run will use (so the CLI checks agents and models against them).
  */
 export async function confirmWaitingConfig(
-  context: CliContext,
+  context: ClientContext,
   directory: string,
   options: { json?: boolean } = {},
 ): Promise<ConfigFilesSnapshot> {
@@ -129,7 +129,7 @@ async function trustChecked<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ConfigChangedAgainError) throw new CliError(error.message);
+    if (error instanceof ConfigChangedAgainError) throw new InputError(error.message);
     throw error;
   }
 }

@@ -6,8 +6,8 @@ import { deployBuild, type VersionAdopted } from '../../worker/versioning/adopt.
 import { loomBuildId, versioningFrom } from '../../worker/versioning/settings.js';
 import { UnversionedRunsOpen } from '../../worker/versioning/unversioned-runs.js';
 import { workflowBundlePath } from '../../worker/bundle.js';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 
 export interface DeployOptions {
   /** Make this build current instead of this installation's (a roll-back to one still running). */
@@ -25,11 +25,11 @@ const WORKER_WAIT_MS = 15_000;
  * task queue's worker deployment, so new runs go to its workers while runs pinned to the build
  * before finish on theirs; deletes drained versions, and lists where each version stands.
  */
-export async function deployCommand(context: CliContext, options: DeployOptions): Promise<number> {
+export async function deployCommand(context: ClientContext, options: DeployOptions): Promise<number> {
   const { taskQueue } = context.settings;
   const versioning = versioningFrom(context.env, taskQueue, 'never');
   if (!versioning)
-    throw new CliError(
+    throw new InputError(
       'Worker versioning is off (LOOM_WORKER_VERSIONING=off): workers take any run, there is nothing to deploy.',
       2,
     );
@@ -55,7 +55,7 @@ export async function deployCommand(context: CliContext, options: DeployOptions)
         { deadline: Date.now() + (options.buildId ? 0 : WORKER_WAIT_MS) },
       );
     } catch (error) {
-      throw new CliError(deployRefusal(error, deploymentName, buildId, taskQueue));
+      throw new InputError(deployRefusal(error, deploymentName, buildId, taskQueue));
     }
   }
   const { replaced, deleted = [], runs } = deployed ?? {};

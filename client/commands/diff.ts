@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { readSessionDiff } from '../services/session-files.js';
 import { messageIdFor } from '../services/turns.js';
@@ -10,15 +10,15 @@ import { messageIdFor } from '../services/turns.js';
  * subagents changed, as unified diffs, from the snapshots around its steps.
  */
 export async function diffCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   options: { step?: string; message?: string; json?: boolean },
 ): Promise<number> {
   if (options.step !== undefined && options.message !== undefined)
-    throw new CliError('Name a step or a message, not both.');
+    throw new InputError('Name a step or a message, not both.');
   const step = options.step === undefined ? undefined : Number(options.step);
   if (step !== undefined && !(Number.isInteger(step) && step >= 1))
-    throw new CliError(
+    throw new InputError(
       `--step takes a step number from 1 (\`loom show ${sessionId}\` numbers them), not "${options.step}".`,
     );
   const diffs = await readSessionDiff(context.store, context.settings.dataDir, context.hostId, sessionId, {

@@ -1,6 +1,6 @@
 import { storedHostOr } from '../../activities/hosts/host-id.js';
 import type { FilesOutcome, FilesRequest } from '../../activities/snapshot/files-activities.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 
 /**
  * Runs `loom revert`, `unrevert` or `fork`. When a worker polls the task queue (`loom worker`,
@@ -8,7 +8,7 @@ import type { CliContext } from '../context.js';
  * and the files are on this machine, the work is done here, at once: starting a worker in this
  * process for it took seconds. Run again after an interruption, each finishes what it started.
  */
-export async function changeFiles(context: CliContext, request: FilesRequest): Promise<FilesOutcome> {
+export async function changeFiles(context: ClientContext, request: FilesRequest): Promise<FilesOutcome> {
   const session = await context.store.getSession(request.sessionId);
   // An unknown session is reported by the work itself, without starting anything.
   const filesHere = !session || storedHostOr(session.host, context.hostId) === context.hostId;
@@ -23,7 +23,7 @@ export async function changeFiles(context: CliContext, request: FilesRequest): P
 }
 
 /** Whether a worker polls the task queue (never starts the embedded Temporal server to find out). */
-async function workerPolls(context: CliContext): Promise<boolean> {
+async function workerPolls(context: ClientContext): Promise<boolean> {
   const temporal = await context.temporalIfRunning();
   if (!temporal) return false;
   const { hasLiveWorker } = await import('../temporal/connect.js');

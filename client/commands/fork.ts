@@ -1,4 +1,4 @@
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import type { Fork } from '../../activities/snapshot/fork.js';
 import { changeFiles } from './files-request.js';
 import { messageIdFor } from '../services/turns.js';
@@ -8,7 +8,7 @@ import { messageIdFor } from '../services/turns.js';
  * before that turn or message; with `--dir`, the files as they were then are written into PATH.
  */
 export async function forkCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   messageId: string | undefined,
   options: { dir?: string; json?: boolean },

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { importSession, parseSessionExport } from '../services/session-export.js';
 
 /** `loom import <file>`: a session written by `loom export`, stored as a new session. */
 export async function importCommand(
-  context: CliContext,
+  context: ClientContext,
   file: string,
   options: { json?: boolean; dir?: string },
 ): Promise<number> {
@@ -15,12 +15,12 @@ export async function importCommand(
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`Cannot read ${path}: ${(error as Error).message}`);
+    throw new InputError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   const exported = parseSessionExport(text, path);
   const directory = options.dir ? resolve(options.dir) : exported.info.directory;
   if (options.dir && !(existsSync(directory) && statSync(directory).isDirectory())) {
-    throw new CliError(`--dir ${directory} is not a folder.`);
+    throw new InputError(`--dir ${directory} is not a folder.`);
   }
   const sessionId = await importSession(context.store, exported, {
     now: Date.now(),

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { plural } from '../render/quantities.js';
 import { renderSessionList } from '../render/session-list.js';
@@ -18,7 +18,7 @@ export interface LsOptions {
 const COUNT_LIMIT = 1_000;
 
 /** `loom ls`: the sessions of this project folder (or of every project), most recently updated first. */
-export async function lsCommand(context: CliContext, options: LsOptions): Promise<number> {
+export async function lsCommand(context: ClientContext, options: LsOptions): Promise<number> {
   const limit = limitFlag(options.limit);
   // The folder as `loom run` records it, so that the two agree.
   const directory = options.allProjects ? undefined : resolve(options.dir ?? process.cwd());
@@ -47,7 +47,7 @@ export async function lsCommand(context: CliContext, options: LsOptions): Promis
 }
 
 /** Why the list is empty: no session at all, or none in this folder while other projects have some. */
-async function nothingHere(context: CliContext, directory: string | undefined, roots: boolean): Promise<string> {
+async function nothingHere(context: ClientContext, directory: string | undefined, roots: boolean): Promise<string> {
   const start = 'Start one with `loom run "<prompt>"`.';
   if (!directory) return `No sessions yet. ${start}`;
   const elsewhere = (await context.store.listSessions({ roots, limit: COUNT_LIMIT + 1 })).length;
@@ -63,6 +63,6 @@ function limitFlag(value: string | undefined): number {
   if (value === undefined) return 50;
   const limit = Number(value);
   if (!Number.isInteger(limit) || limit < 1)
-    throw new CliError(`--limit must be a whole number of at least 1, not "${value}".`);
+    throw new InputError(`--limit must be a whole number of at least 1, not "${value}".`);
   return limit;
 }

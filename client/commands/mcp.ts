@@ -5,8 +5,8 @@ import { snapshotFiles } from '../../activities/config/files.js';
 import { filesForPerson, reviewConfig } from '../services/config-review.js';
 import { describeWaiting } from './config.js';
 import { closeMcpServers, mcpServerStates, type McpServerState } from '../../activities/mcp/servers.js';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 
 const MARK: Record<McpServerState['status'], string> = {
   connected: pc.green('✓'),
@@ -20,7 +20,10 @@ const MARK: Record<McpServerState['status'], string> = {
  * the reason and the server's stderr. While a change an agent made to the config waits for a
  * person, the servers are those of the configuration they last trusted, as a run's would be.
  */
-export async function mcpListCommand(context: CliContext, options: { json?: boolean; dir?: string }): Promise<number> {
+export async function mcpListCommand(
+  context: ClientContext,
+  options: { json?: boolean; dir?: string },
+): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
   const { standing, waiting } = await reviewConfig(context.store, directory, context.env);
   if (waiting)
@@ -29,7 +32,7 @@ export async function mcpListCommand(context: CliContext, options: { json?: bool
   try {
     config = loadConfig(directory, context.env, snapshotFiles(filesForPerson(standing)));
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
   const servers = config.mcp ?? {};
   if (Object.keys(servers).length === 0) {

@@ -1,10 +1,10 @@
 import pc from 'picocolors';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import type { RunOutcome } from '../follow/watch-run.js';
 
 /** The last word on a run: a JSON object on stdout, or a status line on stderr. Returns the exit code. */
-export function printOutcome(context: CliContext, outcome: RunOutcome, json: boolean): number {
+export function printOutcome(context: ClientContext, outcome: RunOutcome, json: boolean): number {
   const exitCode = outcome.status === 'completed' ? 0 : outcome.status === 'failed' ? 1 : 130;
   if (json) {
     const { sessionId, status, text, tokens, error } = outcome;
@@ -31,7 +31,7 @@ export function printOutcome(context: CliContext, outcome: RunOutcome, json: boo
 }
 
 /** A run the command stops following, and whether a worker is left to run it. */
-export function leftRunning(context: CliContext, sessionId: string, what = ''): string {
+export function leftRunning(context: ClientContext, sessionId: string, what = ''): string {
   const show = `\`loom show ${sessionId}\` shows its progress`;
   return context.hasInProcessWorker
     ? `Left ${sessionId} running${what}: no worker will run it after this command; start \`loom worker\` (${show}).`

@@ -1,9 +1,9 @@
 import pc from 'picocolors';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { answerHint, describeRequest } from '../services/permissions.js';
 
 /** `loom pending`: every permission request waiting for a person, oldest first. */
-export async function pendingCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
+export async function pendingCommand(context: ClientContext, options: { json?: boolean }): Promise<number> {
   const requests = await context.store.permissionRequests({ status: 'pending' });
   if (options.json) {
     process.stdout.write(`${JSON.stringify(requests)}\n`);

@@ -1,6 +1,6 @@
 import { cancellingRun, promptFate } from '../services/cancelled-prompts.js';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import {
   checkModelFlag,
   checkProviderHere,
@@ -53,14 +53,14 @@ export interface ResumeOptions {
  * its model answered is run again, and a run that timed out is continued.
  */
 export async function resumeCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   given: string,
   options: ResumeOptions,
 ): Promise<number> {
   const timeoutMs = timeoutFlag(options.timeout);
   const stored = await context.store.getSession(sessionId);
-  if (!stored) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (!stored) throw new InputError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const session = sessionInFolder(stored, context.hostId, options.dir);
   const again = given ? undefined : await promptToRunAgain(context, session);
   const prompt = again?.text ?? given;
@@ -90,7 +90,7 @@ export async function resumeCommand(
   await context.ensureWorker();
   reportMissingKey(context, missingKey);
   const spent = await cliChecked(() => budgetBeforeResume(context.store, sessionId, budget, BUDGET_FLAG_NAMES));
-  if (spent) throw new CliError(spent);
+  if (spent) throw new InputError(spent);
   const promptId = await savePrompt(context.store, sessionId, prompt, maxPromptBytes);
   // The failed run's prompt and empty answer give way to the run again, so the transcript holds the prompt once.
   if (again?.messageIds.length) await context.store.removeMessages(sessionId, again.messageIds);
@@ -146,14 +146,14 @@ export async function resumeCommand(
     }
     return exitCode;
   }
-  throw new CliError(
+  throw new InputError(
     `Session ${sessionId} was cancelled ${MAX_ROUNDS} times while your prompt waited for a run; it was not run. ` +
       `\`loom show ${sessionId}\` shows the session; \`loom resume ${sessionId} "…"\` sends the prompt again.`,
   );
 }
 
 /** `loom resume <id>` with no prompt: the prompt of the session's failed run, or an error that says what to do. */
-async function promptToRunAgain(context: CliContext, session: Session): Promise<UnansweredPrompt> {
+async function promptToRunAgain(context: ClientContext, session: Session): Promise<UnansweredPrompt> {
   const again = await unansweredPrompt(context.store, session);
   if (!again && (await endedTimedOut(context.store, session))) {
     context.report(`Continuing ${session.id}, whose last run timed out: "${CONTINUE_TIMED_OUT}"`);
@@ -167,7 +167,7 @@ async function promptToRunAgain(context: CliContext, session: Session): Promise<
         : session.status === 'failed'
           ? 'a prompt is run again only when its run failed before the model answered or timed out'
           : 'its last prompt has its answer';
-    throw new CliError(
+    throw new InputError(
       `No prompt given, and session ${session.id} has none to run again (${why}). Pass one: ${retry}.`,
       2,
     );

@@ -1,5 +1,5 @@
 import type { FilesRestored } from '../../activities/snapshot/session-revert.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { changeFiles } from './files-request.js';
 import { messageIdFor } from '../services/turns.js';
@@ -10,7 +10,7 @@ import { messageIdFor } from '../services/turns.js';
  * from the model. Exits 1 when files a person changed since were left alone.
  */
 export async function revertCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   messageId: string | undefined,
   options: { force?: boolean; json?: boolean },
@@ -29,7 +29,7 @@ export async function revertCommand(
 
 /** `loom unrevert <sessionId> [--force] [--json]`: undoes the last revert, files and messages. */
 export async function unrevertCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   options: { force?: boolean; json?: boolean },
 ): Promise<number> {
@@ -38,7 +38,7 @@ export async function unrevertCommand(
 }
 
 function report(
-  context: CliContext,
+  context: ClientContext,
   result: FilesRestored,
   done: string,
   json: boolean | undefined,

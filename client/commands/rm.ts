@@ -1,12 +1,16 @@
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { plural } from '../render/quantities.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../services/remove-session.js';
 
 /** `loom rm <sessionId>`: deletes a session with its subagents' sessions, its stored rows and snapshots. */
-export async function rmCommand(context: CliContext, sessionId: string, options: { json?: boolean }): Promise<number> {
+export async function rmCommand(
+  context: ClientContext,
+  sessionId: string,
+  options: { json?: boolean },
+): Promise<number> {
   if (!(await context.store.getSession(sessionId))) {
-    throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+    throw new InputError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   }
   const { client } = await context.temporal();
   let removed;
@@ -16,8 +20,8 @@ export async function rmCommand(context: CliContext, sessionId: string, options:
       hostId: context.hostId,
     });
   } catch (error) {
-    if (error instanceof UnknownSessionError) throw new CliError(`${error.message} \`loom ls\` lists sessions.`);
-    if (error instanceof BusySessionError) throw new CliError(error.message);
+    if (error instanceof UnknownSessionError) throw new InputError(`${error.message} \`loom ls\` lists sessions.`);
+    if (error instanceof BusySessionError) throw new InputError(error.message);
     throw error;
   }
   for (const note of removed.notes) context.report(note);

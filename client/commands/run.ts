@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
@@ -31,7 +31,7 @@ export interface RunOptions {
  * `loom run "<prompt>"`: a new session, followed until its answer, and then until the background
  * subagents it started (and the wake-up runs their reports start) are done, when this command runs the worker.
  */
-export async function runCommand(context: CliContext, prompt: string, options: RunOptions): Promise<number> {
+export async function runCommand(context: ClientContext, prompt: string, options: RunOptions): Promise<number> {
   const timeoutMs = timeoutFlag(options.timeout);
   const directory = resolve(options.dir ?? process.cwd());
   const files = await confirmWaitingConfig(context, directory, { json: options.json });

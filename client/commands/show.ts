@@ -1,5 +1,5 @@
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { formatCost } from '../render/quantities.js';
 import { plural } from '../render/quantities.js';
@@ -16,12 +16,12 @@ export function budgetLine(line: BudgetLine): string {
 
 /** `loom show <sessionId>`: every message and part of a session, from the store. */
 export async function showCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   options: { json?: boolean; full?: boolean },
 ): Promise<number> {
   const session = await context.store.getSession(sessionId);
-  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (!session) throw new InputError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const messages = await context.store.messages(sessionId);
   const tree = await sessionTree(context.store, session);
   const usage = { own: tree.own, tree: tree.tree };

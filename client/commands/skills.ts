@@ -1,14 +1,17 @@
 import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { discoverSkills } from '../../activities/config/skills.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 
 /**
  * `loom skills`: the skills the project offers (what the `skill` tool lists) and the `SKILL.md`
  * files skipped as malformed, each named with the key at fault. Skipped files make it exit 1, so a
  * script can check a project's skills.
  */
-export async function skillsCommand(context: CliContext, options: { json?: boolean; dir?: string }): Promise<number> {
+export async function skillsCommand(
+  context: ClientContext,
+  options: { json?: boolean; dir?: string },
+): Promise<number> {
   const directory = resolve(options.dir ?? process.cwd());
   const { skills, problems } = discoverSkills(directory, context.env);
   if (options.json) {

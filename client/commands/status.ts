@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import { LOOM_VERSION } from '../../activities/package-root.js';
 import { storeFile } from '../../activities/paths.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { missingAttributesNotice } from '../temporal/search-attributes.js';
 import { sandboxAvailability } from '../../activities/sandbox/availability.js';
 import { temporalStatus, type DeploymentStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
@@ -20,7 +20,7 @@ interface StoreStatus {
  * what it answered, which workers poll Loom's task queues, which store, and the versions. Exits 1
  * when the Temporal it names refuses or does not answer.
  */
-export async function statusCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
+export async function statusCommand(context: ClientContext, options: { json?: boolean }): Promise<number> {
   const target = await context.target();
   const temporal = await temporalStatus(target, {
     env: context.env,
@@ -134,7 +134,7 @@ function workerLine(queue: QueueWorkers): string {
   return `${what}: ${queue.pollers.map((poller) => (poller.machine ? `${poller.machine} pid ${poller.pid}` : poller.identity)).join(', ')}`;
 }
 
-function storeStatus(context: CliContext): StoreStatus {
+function storeStatus(context: ClientContext): StoreStatus {
   const { storeUrl, storeUrlSource, dataDir } = context.settings;
   if (!storeUrl)
     return {
@@ -146,7 +146,7 @@ function storeStatus(context: CliContext): StoreStatus {
 }
 
 /** Whether this folder's config files wait for a person (a change made during an agent's work). */
-async function configLine(context: CliContext): Promise<{ line: string; json: unknown }> {
+async function configLine(context: ClientContext): Promise<{ line: string; json: unknown }> {
   const directory = process.cwd();
   try {
     const { waiting } = await reviewConfig(context.store, directory, context.env);

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import type { Session } from '../../core/session.js';
 import { spendAgainstBudget } from '../../core/budget.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
@@ -10,12 +10,12 @@ import { sessionTree, totalTokens, type SessionNode } from '../services/session-
 
 /** `loom tree <sessionId>`: the session and its subagents, with tokens and cost per node and subtree. */
 export async function treeCommand(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   options: { json?: boolean },
 ): Promise<number> {
   const session = await context.store.getSession(sessionId);
-  if (!session) throw new CliError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
+  if (!session) throw new InputError(`Unknown session "${sessionId}". \`loom ls\` lists sessions.`);
   const root = await sessionTree(context.store, session);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(toJson(root))}\n`);

@@ -6,11 +6,11 @@ import { installQuietRuntime, setServerDown } from '../../worker/runtime.js';
 import { metricsAddress, MetricsPortError, type MetricsAddress } from '../../worker/metrics/metrics-address.js';
 import { reportLiveCounts } from '../../worker/metrics/live-gauges.js';
 import pc from 'picocolors';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { exitWhenWritten } from '../process-output.js';
 import { portState, watchServer } from '../follow/server-watch.js';
 import { serverUnreachableMessage } from '../temporal/transport-error.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 
 export interface WorkerOptions {
   hostId?: string;
@@ -26,15 +26,15 @@ export interface WorkerOptions {
  * model calls) and its host's queue (the tools of the workspaces on this machine). Start several to
  * scale out.
  */
-export async function workerCommand(context: CliContext, options: WorkerOptions = {}): Promise<number> {
+export async function workerCommand(context: ClientContext, options: WorkerOptions = {}): Promise<number> {
   if (options.sharedOnly && options.hostOnly)
-    throw new CliError('--shared-only and --host-only exclude each other: leave both out to serve both queues.');
+    throw new InputError('--shared-only and --host-only exclude each other: leave both out to serve both queues.');
   const serve: ServedQueues = options.sharedOnly ? 'shared' : options.hostOnly ? 'host' : 'both';
   const hostId = options.hostId ? hostIdFlag(options.hostId) : context.hostId;
   const maxCachedWorkflows = cachedWorkflowsFlag(options.maxCachedWorkflows, context.env);
   const target = await context.target();
   if (!target.embedded && (await portState(target.address)) === 'refused') {
-    throw new CliError(serverUnreachableMessage(target));
+    throw new InputError(serverUnreachableMessage(target));
   }
   const metrics = metricsFlag(options.metricsPort, context.env);
   installRuntime(metrics);
@@ -111,7 +111,7 @@ function metricsFlag(value: string | undefined, env: NodeJS.ProcessEnv): Metrics
   try {
     return metricsAddress(value, env);
   } catch (error) {
-    throw new CliError((error as Error).message, 2);
+    throw new InputError((error as Error).message, 2);
   }
 }
 
@@ -119,7 +119,7 @@ function installRuntime(metrics: MetricsAddress | undefined): void {
   try {
     installQuietRuntime('WARN', { metrics });
   } catch (error) {
-    if (error instanceof MetricsPortError) throw new CliError(error.message);
+    if (error instanceof MetricsPortError) throw new InputError(error.message);
     throw error;
   }
 }
@@ -130,7 +130,7 @@ function cachedWorkflowsFlag(value: string | undefined, env: NodeJS.ProcessEnv):
       ? maxCachedWorkflowsFrom(env)
       : maxCachedWorkflowsFrom(env, '--max-cached-workflows', value);
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
 }
 
@@ -138,6 +138,6 @@ function hostIdFlag(value: string): string {
   try {
     return checkHostId(value, '--host-id');
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
 }

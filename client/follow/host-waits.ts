@@ -1,13 +1,13 @@
 import type { Session } from '../../core/session.js';
 import { hostWaitText } from '../../core/host-wait.js';
 import { hostTaskQueue } from '../../core/workspace.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 
 /**
  * The hosts of these busy sessions that no worker serves: their tool calls wait for that host.
  * Empty when Temporal cannot be asked (nothing is running, so nothing waits).
  */
-export async function hostsWithoutWorkers(context: CliContext, sessions: Session[]): Promise<Set<string>> {
+export async function hostsWithoutWorkers(context: ClientContext, sessions: Session[]): Promise<Set<string>> {
   const hosts = new Set(
     sessions.flatMap((session) => (session.status === 'busy' && session.host ? [session.host] : [])),
   );

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionRunResult } from '../../core/run.js';
 import type { sessionWorkflow } from '../../workflows/index.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { isTransportError, transportReason } from '../temporal/transport-error.js';
 import { connectionOptions } from '../../worker/temporal/connection-options.js';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
@@ -35,7 +35,7 @@ export function reconnectLimit(env: NodeJS.ProcessEnv): number {
   if (!raw) return DEFAULT_RECONNECT_MS;
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 0)
-    throw new CliError(`${RECONNECT_ENV}=${JSON.stringify(raw)}: expected whole milliseconds.`);
+    throw new InputError(`${RECONNECT_ENV}=${JSON.stringify(raw)}: expected whole milliseconds.`);
   return ms;
 }
 

@@ -2,7 +2,7 @@ import { lastAnswer } from '../../activities/last-text.js';
 import { addTokens, zeroTokens, type MessageError, type Tokens } from '../../core/message.js';
 import type { SessionRunResult } from '../../core/run.js';
 import { progressQuery } from '../../workflows/api.js';
-import type { CliContext } from '../context.js';
+import type { ClientContext } from '../context.js';
 import { enums } from '../../activities/hosts/proto-enums.js';
 import { runFailure } from './run-failure.js';
 import { followSession } from './session-changes.js';
@@ -42,7 +42,7 @@ export interface RunOutcome {
  * unreachable Temporal server is waited for (see `RunFollower`), up to `LOOM_FOLLOW_RECONNECT_MS`.
  */
 export async function watchRun(
-  context: CliContext,
+  context: ClientContext,
   handle: SessionHandle,
   sessionId: string,
   cursor: number,
@@ -151,12 +151,12 @@ export function runIdOf(handle: SessionHandle): string | undefined {
 }
 
 /** The run's result holds a preview of the answer; the answer itself is in the store. */
-async function completed(context: CliContext, result: SessionRunResult): Promise<RunOutcome> {
+async function completed(context: ClientContext, result: SessionRunResult): Promise<RunOutcome> {
   const text = await lastAnswer(context.store, result.sessionId);
   return { sessionId: result.sessionId, status: 'completed', text, tokens: result.tokens, steps: result.steps };
 }
 
-async function failed(context: CliContext, sessionId: string, cursor: number, error: unknown): Promise<RunOutcome> {
+async function failed(context: ClientContext, sessionId: string, cursor: number, error: unknown): Promise<RunOutcome> {
   const tokens = await tokensSince(context, sessionId, cursor);
   const failure = runFailure(error);
   if (failure.kind === 'cancelled') return { sessionId, status: 'cancelled', text: '', tokens };
@@ -168,7 +168,7 @@ async function failed(context: CliContext, sessionId: string, cursor: number, er
  * its worker is, so the command stops following it and says how to look in on it later.
  */
 async function unreachable(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   cursor: number,
   address: string,
@@ -190,7 +190,7 @@ async function unreachable(
   };
 }
 
-async function tokensSince(context: CliContext, sessionId: string, cursor: number): Promise<Tokens> {
+async function tokensSince(context: ClientContext, sessionId: string, cursor: number): Promise<Tokens> {
   const { messages } = await context.store.changes(sessionId, cursor);
   return messages.reduce((sum, m) => (m.role === 'assistant' ? addTokens(sum, m.tokens) : sum), zeroTokens());
 }
@@ -200,7 +200,7 @@ async function tokensSince(context: CliContext, sessionId: string, cursor: numbe
  * a workflow task waits with nobody taking it, there is no worker, so one starts here.
  */
 async function checkOnRun(
-  context: CliContext,
+  context: ClientContext,
   handle: SessionHandle,
   reportedAttempts: Set<string>,
   serverBackAt: number,
@@ -240,7 +240,7 @@ async function checkOnRun(
  * those show no limit.
  */
 async function attemptLimit(
-  context: CliContext,
+  context: ClientContext,
   sessionId: string,
   activity: {
     activityType?: { name?: string | null } | null;
@@ -259,7 +259,7 @@ async function attemptLimit(
 }
 
 /** Says once when the run's workspace tools wait for a host that no worker serves (the run's progress says so). */
-async function reportHostWait(context: CliContext, handle: SessionHandle, reported: Set<string>): Promise<void> {
+async function reportHostWait(context: ClientContext, handle: SessionHandle, reported: Set<string>): Promise<void> {
   const { waitingForHost } = await handle.query(progressQuery);
   const key = `host:${waitingForHost}`;
   if (!waitingForHost) {

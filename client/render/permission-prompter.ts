@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
 import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { answerHint, describeRequest, replyToRequest } from '../services/permissions.js';
 
 /**
@@ -63,7 +63,7 @@ export class PermissionPrompter {
       this.report(`  → ${reply.reply}${reply.message ? `: ${reply.message}` : ''}`);
     } catch (error) {
       // Answered elsewhere (another terminal, `loom approve`) or the run ended: nothing to do.
-      if (error instanceof CliError) this.report(`  ${error.message}`);
+      if (error instanceof InputError) this.report(`  ${error.message}`);
       // The reply could not be sent (the server is unreachable, say): the request still waits.
       else this.report(`  Could not send the reply (${(error as Error).message}). ${answerHint(request)}`);
     } finally {

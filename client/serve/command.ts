@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
 import { hostname } from 'node:os';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import { isLoopback } from '../../core/loopback.js';
 import { serverToken } from './auth.js';
 import { createServeApp } from './app.js';
@@ -17,10 +17,10 @@ export interface ServeOptions {
 }
 
 /** `loom serve`: the HTTP API over the store and Temporal, until SIGINT or SIGTERM. */
-export async function serveCommand(context: CliContext, options: ServeOptions): Promise<number> {
+export async function serveCommand(context: ClientContext, options: ServeOptions): Promise<number> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new CliError(`--port must be a port number, got "${options.port}".`, 2);
+    throw new InputError(`--port must be a port number, got "${options.port}".`, 2);
   const { token, generated } = serverToken(options.hostname, context.env);
   const target = await context.target();
   const withWorker = options.worker !== false;
@@ -61,7 +61,7 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port, hostname: options.hostname }, () => resolve(started));
     started.once('error', (error) =>
-      reject(new CliError(`Cannot listen on ${options.hostname}:${port}: ${error.message}`)),
+      reject(new InputError(`Cannot listen on ${options.hostname}:${port}: ${error.message}`)),
     );
   });
   const address = server.address();
@@ -88,7 +88,7 @@ export async function serveCommand(context: CliContext, options: ServeOptions): 
   return 0;
 }
 
-function workerNote(context: CliContext, withWorker: boolean, trouble: string | undefined): string {
+function workerNote(context: ClientContext, withWorker: boolean, trouble: string | undefined): string {
   const queue = `task queue "${context.settings.taskQueue}"`;
   if (context.hasInProcessWorker) return `with a worker on ${queue}`;
   if (trouble) return `no worker yet (${trouble}); the next start or prompt tries again`;
@@ -116,7 +116,7 @@ function corsOrigins(option: string | undefined): string[] | undefined {
       parsed = undefined;
     }
     if (origin !== '*' && (!parsed || parsed.origin !== origin)) {
-      throw new CliError(
+      throw new InputError(
         `--cors takes origins such as https://app.example.com (no path, no trailing slash); "${origin}" is not one.`,
         2,
       );

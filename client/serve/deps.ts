@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
 
-/** What the server works over: a `CliContext` provides it in `loom serve`, tests build it by hand. */
+/** What the server works over: a `ClientContext` provides it in `loom serve`, tests build it by hand. */
 export interface ServeDeps {
   store: SessionStore;
   /** Temporal, connected on first use (reads never need it). */

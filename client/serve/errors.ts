@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { BudgetInputError } from '../services/budgets.js';
 
 /** An error with the HTTP status it answers with; its message names what is at fault. */
@@ -63,12 +63,13 @@ export function invalidInput(
 }
 
 /**
- * Errors meant for a person (`CliError`: an unknown agent, a prompt over the limit, a bad model
+ * Errors meant for a person (`InputError`: an unknown agent, a prompt over the limit, a bad model
  * id) are the caller's to fix: 400. Anything else is ours: 500, with the message but no stack.
  */
 export function errorResponse(error: Error, c: Context): Response {
   if (error instanceof HttpError) return c.json(errorBody(error.status, error.message), error.status);
-  if (error instanceof CliError || error instanceof BudgetInputError) return c.json(errorBody(400, error.message), 400);
+  if (error instanceof InputError || error instanceof BudgetInputError)
+    return c.json(errorBody(400, error.message), 400);
   // Hono's own refusals, such as a body that is not JSON.
   if (error instanceof HTTPException)
     return c.json(errorBody(error.status, error.message || `HTTP ${error.status}`), error.status);

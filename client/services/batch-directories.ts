@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BatchTaskInput } from '../../core/batch.js';
 import { isInsidePath } from '../../core/path.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { plural } from '../render/quantities.js';
 
 /**
@@ -23,7 +23,7 @@ export function checkTaskDirectories(directory: string, tasks: BatchTaskInput[])
       );
   }
   if (problems.length) {
-    throw new CliError(
+    throw new InputError(
       `${plural(problems.length, 'task names a bad directory', 'tasks name bad directories')} (each must be a folder inside ${directory}):\n${problems.slice(0, 20).join('\n')}`,
     );
   }
@@ -33,7 +33,7 @@ function realFolder(directory: string): string {
   try {
     return realpathSync(directory);
   } catch (error) {
-    throw new CliError(`Cannot read the batch's directory ${directory}: ${(error as Error).message}`);
+    throw new InputError(`Cannot read the batch's directory ${directory}: ${(error as Error).message}`);
   }
 }
 

@@ -4,7 +4,7 @@ import { unifiedDiff } from '../../activities/snapshot/changes.js';
 import { batchSnapshots, copyFolder } from '../../activities/snapshot/copies.js';
 import type { BatchRecords } from '../../activities/store/batches.js';
 import type { BatchIsolation, BatchRecord, BatchTaskInput, BatchTaskOutcome, TaskChanges } from '../../core/batch.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 
 type Store = Pick<BatchRecords, 'getBatch' | 'saveBatch' | 'batchTasks'>;
 type Isolated = BatchRecord & {
@@ -28,24 +28,24 @@ export interface BatchApplied {
 /** An isolated batch that has ended, whose copies are on this machine; anything else is refused with what to do. */
 export async function endedIsolatedBatch(store: Store, batchId: string, hostId: string): Promise<Isolated> {
   const batch = await store.getBatch(batchId);
-  if (!batch) throw new CliError(`Unknown batch "${batchId}". \`loom batch ls\` lists batches.`);
+  if (!batch) throw new InputError(`Unknown batch "${batchId}". \`loom batch ls\` lists batches.`);
   const isolation = batch.isolation;
   if (!isolation)
-    throw new CliError(
+    throw new InputError(
       `Batch ${batchId} did not run with --isolate: its tasks changed the project itself, so it has no changes to apply.`,
     );
   if (batch.status === 'running' || batch.status === 'paused')
-    throw new CliError(
+    throw new InputError(
       `Batch ${batchId} is still ${batch.status}: its tasks' changes can be seen and applied once it has ended (\`loom batch status ${batchId} --watch\` follows it, \`loom batch cancel ${batchId}\` ends it).`,
     );
   if (batch.host && batch.host !== hostId)
-    throw new CliError(`Batch ${batchId}'s project and copies are on host ${batch.host}: run this there.`);
+    throw new InputError(`Batch ${batchId}'s project and copies are on host ${batch.host}: run this there.`);
   if (isolation.removed)
-    throw new CliError(
+    throw new InputError(
       `Batch ${batchId}'s copies were deleted on ${new Date(isolation.removed).toISOString().slice(0, 19).replace('T', ' ')}: \`loom batch results ${batchId}\` still lists the files each task changed.`,
     );
   if (!isolation.base || !isolation.root || !isolation.folder || !existsSync(isolation.folder))
-    throw new CliError(`Batch ${batchId} took no snapshot of its project (it ended before any task started).`);
+    throw new InputError(`Batch ${batchId} took no snapshot of its project (it ended before any task started).`);
   return batch as Isolated;
 }
 
@@ -82,11 +82,11 @@ export async function chooseTasks(store: Store, batch: Isolated, named: number[]
   return named.map((index) => {
     const entry = all[index];
     if (!entry)
-      throw new CliError(
+      throw new InputError(
         `Batch ${batch.id} has no task ${index}: its tasks are numbered 0 to ${all.length - 1} (\`loom batch results ${batch.id}\`).`,
       );
     if (!withChanges(entry))
-      throw new CliError(
+      throw new InputError(
         `Task ${index} of batch ${batch.id} (${JSON.stringify(entry.task.description)}) is ${entry.outcome.status}: only a completed task's changes can be applied.`,
       );
     return entry;

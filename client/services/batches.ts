@@ -15,7 +15,7 @@ import { batchControlPriority } from '../../core/task-priority.js';
 import { batchControlUpdate, type BatchControl } from '../../workflows/api.js';
 import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
 import { checkTaskDirectories } from './batch-directories.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { formatBytes } from '../render/quantities.js';
 import { promptSizeProblem } from './prompts.js';
 import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
@@ -32,7 +32,7 @@ export function readBatchFile(path: string, maxPromptBytes: number): { tasks: Ba
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`Cannot read ${path}: ${(error as Error).message}`);
+    throw new InputError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   const tasks: BatchTaskInput[] = [];
   const problems: string[] = [];
@@ -55,9 +55,9 @@ export function readBatchFile(path: string, maxPromptBytes: number): { tasks: Ba
       );
   });
   if (problems.length)
-    throw new CliError(`${plural(problems.length, 'bad line')} in ${path}:\n${problems.slice(0, 20).join('\n')}`);
+    throw new InputError(`${plural(problems.length, 'bad line')} in ${path}:\n${problems.slice(0, 20).join('\n')}`);
   if (tasks.length === 0)
-    throw new CliError(`${path} has no tasks: write one JSON object per line, {"description": …, "prompt": …}.`);
+    throw new InputError(`${path} has no tasks: write one JSON object per line, {"description": …, "prompt": …}.`);
   return { tasks, bytes: statSync(path).size };
 }
 
@@ -213,7 +213,7 @@ export function endedBatchMessage(
 }
 
 /** A control a batch's run refused, or a batch that is not running: the caller's to hear (409 on the server). */
-export class BatchControlError extends CliError {
+export class BatchControlError extends InputError {
   override name = 'BatchControlError';
 }
 

@@ -3,8 +3,8 @@ import { defaultModelRetry, type ModelRetry } from '../../core/run.js';
 import type { LoomConfig } from '../../core/config.js';
 import { MissingKeyError, providerFor } from '../../activities/model/provider.js';
 import { configuredModel, noModelMessage } from '../../activities/run-config.js';
-import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import type { ClientContext } from '../context.js';
 import type { ProjectAgents } from './project-agents.js';
 
 /** Checks the form of `--model`; the run itself picks a model when none is given. */
@@ -13,7 +13,7 @@ export function checkModelFlag(flag: string | undefined): string | undefined {
   try {
     parseModelId(flag);
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
   return flag;
 }
@@ -33,7 +33,8 @@ export function modelRetryFromEnv(env: NodeJS.ProcessEnv): ModelRetry | undefine
 
 function positiveInteger(name: string, value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new CliError(`${name} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new InputError(`${name} must be a positive integer, got "${value}"`);
   return number;
 }
 
@@ -55,7 +56,7 @@ export function chooseModel(
 ): string {
   const model =
     flag ?? project.agents.find((candidate) => candidate.name === agent)?.model ?? configuredModel(project.config, env);
-  if (!model) throw new CliError(noModelMessage(nameOne));
+  if (!model) throw new InputError(noModelMessage(nameOne));
   return checkModelFlag(model)!;
 }
 
@@ -70,14 +71,14 @@ export function checkProviderHere(model: string, config: LoomConfig, env: NodeJS
     return undefined;
   } catch (error) {
     if (error instanceof MissingKeyError) return error.message;
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
 }
 
 /** A key missing here fails the command when this process runs the session, else it is a warning. */
-export function reportMissingKey(context: CliContext, problem: string | undefined): void {
+export function reportMissingKey(context: ClientContext, problem: string | undefined): void {
   if (!problem) return;
-  if (context.hasInProcessWorker) throw new CliError(problem);
+  if (context.hasInProcessWorker) throw new InputError(problem);
   context.report(
     `warning: ${problem} A worker is already running on task queue "${context.settings.taskQueue}": the run goes to it, and its model calls use the key of that worker's environment.`,
   );

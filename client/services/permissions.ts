@@ -2,13 +2,13 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 
 /** Why a reply was refused, so a caller can answer each case its own way (the server: 404 or 409). */
 export type ReplyRefusal = 'unknown' | 'answered' | 'not-running';
 
-/** A reply that could not be given; for a person it reads as any `CliError` does. */
-export class PermissionReplyError extends CliError {
+/** A reply that could not be given; for a person it reads as any `InputError` does. */
+export class PermissionReplyError extends InputError {
   override name = 'PermissionReplyError';
   constructor(
     readonly kind: ReplyRefusal,

@@ -5,7 +5,7 @@ import { projectAgents } from '../../activities/run-config.js';
 import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
 import { wildcardMatch, type Ruleset } from '../../core/permission.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
 import { filesForPerson, reviewConfig } from './config-review.js';
 
@@ -18,7 +18,7 @@ export interface ProjectAgents {
 
 /**
  * The agents of a project as a run would see them, from `project` (the config files a run a person
- * starts would use; the disk's by default); configuration errors become CLI errors.
+ * starts would use; the disk's by default); configuration errors become input errors.
  */
 export function loadProjectAgents(
   directory: string,
@@ -31,7 +31,7 @@ export function loadProjectAgents(
     const agents = projectAgents(config, dataDir);
     return { agents, defaultAgent: defaultAgentName(agents, config), config };
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
 }
 
@@ -55,7 +55,7 @@ export function chooseAgent(name: string | undefined, project: ProjectAgents): s
   try {
     return findAgent(project.agents, name).name;
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new InputError((error as Error).message);
   }
 }
 

@@ -3,7 +3,7 @@ import type { PromptRecords } from '../../activities/store/prompts.js';
 import { newId } from '../../core/ids.js';
 import { DEFAULT_MAX_PROMPT_BYTES } from '../../core/prompt.js';
 import { formatBytes } from '../render/quantities.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 
 /**
  * The largest prompt a project accepts: `LOOM_MAX_PROMPT_BYTES`, else `max_prompt_bytes` of its
@@ -12,7 +12,7 @@ import { CliError } from '../cli-error.js';
 export function promptLimit(env: NodeJS.ProcessEnv, config: LoomConfig): number {
   const fromEnv = Number(env.LOOM_MAX_PROMPT_BYTES);
   if (env.LOOM_MAX_PROMPT_BYTES && !(Number.isInteger(fromEnv) && fromEnv > 0)) {
-    throw new CliError(`LOOM_MAX_PROMPT_BYTES must be a whole number of bytes, got "${env.LOOM_MAX_PROMPT_BYTES}".`);
+    throw new InputError(`LOOM_MAX_PROMPT_BYTES must be a whole number of bytes, got "${env.LOOM_MAX_PROMPT_BYTES}".`);
   }
   if (fromEnv > 0) return fromEnv;
   return config.max_prompt_bytes ?? DEFAULT_MAX_PROMPT_BYTES;
@@ -28,7 +28,7 @@ export function promptSizeProblem(text: string, limit: number): string | undefin
 /** Refuses a prompt over the limit up front, before anything is started. */
 export function checkPromptSize(text: string, limit: number, target?: string): void {
   const problem = promptSizeProblem(text, limit);
-  if (problem) throw new CliError(`Prompt${target ? ` for ${target}` : ''} refused: ${problem}.`);
+  if (problem) throw new InputError(`Prompt${target ? ` for ${target}` : ''} refused: ${problem}.`);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { PartRecords } from '../../activities/store/parts.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { TodoRecords } from '../../activities/store/todos.js';
 import { exportIssues, importedSession, SessionExport, type ImportPlace } from '../../core/session-export.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 
 type Store = SessionRecords & MessageRecords & PartRecords & TodoRecords;
 
@@ -26,11 +26,11 @@ export function parseSessionExport(text: string, file: string): SessionExport {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${file} is not JSON: ${(error as Error).message}`);
+    throw new InputError(`${file} is not JSON: ${(error as Error).message}`);
   }
   const parsed = SessionExport.safeParse(json);
   if (!parsed.success) {
-    throw new CliError(`${file} is not a session export (as \`loom export\` writes): ${exportIssues(parsed.error)}`);
+    throw new InputError(`${file} is not a session export (as \`loom export\` writes): ${exportIssues(parsed.error)}`);
   }
   return parsed.data;
 }

@@ -1,7 +1,7 @@
 import type { MessageRecords } from '../../activities/store/messages.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import { turnMessageIds } from '../../core/turns.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { plural } from '../render/quantities.js';
 
 /**
@@ -18,7 +18,7 @@ export async function messageIdFor(
   const turns = turnMessageIds(await store.messages(sessionId));
   const turn = Number(given);
   if (turn < 1 || turn > turns.length)
-    throw new CliError(
+    throw new InputError(
       `Session ${sessionId} has ${plural(turns.length, 'turn')}: there is no turn ${given.trim()}. ` +
         `\`loom show ${sessionId}\` numbers them.`,
     );

@@ -2,7 +2,7 @@ import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@
 import { connectionOptions } from '../../worker/temporal/connection-options.js';
 import { namespaceRefusalMessage, refusalMessage } from '../../worker/temporal/refusal.js';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 
 /** Long enough for a distant cluster's TLS handshake, short enough that a mistake is said in seconds. */
 const CHECK_MS = 10_000;
@@ -11,7 +11,7 @@ const CHECK_MS = 10_000;
  * A connection to the target, opened by asking for its system info and the namespace at once.
  * Until they answer the client's retries are off: they would turn a refused certificate or API
  * key into a minute of retries and then "Failed to connect before the deadline". A refusal is a
- * `CliError` saying which setting to fix. `alongside` runs with the check (more calls in the same
+ * `InputError` saying which setting to fix. `alongside` runs with the check (more calls in the same
  * round trip, such as listing search attributes); its result is returned once the check passed.
  */
 export async function openCheckedConnection<T = undefined>(
@@ -37,8 +37,8 @@ export async function openCheckedConnection<T = undefined>(
       alongside ? call(() => alongside(connection)) : Promise.resolve(undefined),
     ]);
     // Unreachable or refused, the namespace's error says only that again: the system call's is the reason.
-    if (system.status === 'rejected') throw new CliError(refusalMessage(system.reason, target));
-    if (namespace.status === 'rejected') throw new CliError(namespaceRefusalMessage(namespace.reason, target));
+    if (system.status === 'rejected') throw new InputError(refusalMessage(system.reason, target));
+    if (namespace.status === 'rejected') throw new InputError(namespaceRefusalMessage(namespace.reason, target));
     if (extra.status === 'rejected') throw extra.reason;
     return { connection, alongside: extra.value };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { devServer, isListening } from './dev-server.js';
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { livePollers } from '../../activities/hosts/pollers.js';
 import { connectionOptions } from '../../worker/temporal/connection-options.js';
 import type { TemporalTarget } from '../../worker/temporal/target.js';
@@ -47,7 +47,7 @@ export async function connectTemporal(
     try {
       connection = await Connection.connect({ ...connectionOptions(target), connectTimeout: '5 seconds' });
     } catch (error) {
-      throw new CliError(
+      throw new InputError(
         `Cannot reach Temporal at ${address} (${target.sources.address}): ${(error as Error).message}`,
       );
     }

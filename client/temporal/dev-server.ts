@@ -1,4 +1,4 @@
-import { CliError } from '../cli-error.js';
+import { InputError } from '../input-error.js';
 import { captureOutput, progressInterval } from '../../dev-server/output.js';
 import { runDevServer } from '../../dev-server/run.js';
 import { NOT_RUNNING } from '../../dev-server/status.js';
@@ -18,7 +18,7 @@ export async function devServer(
   const output = captureOutput({ onProgress, progressEveryMs: progressInterval(process.stderr) });
   const code = await runDevServer([command], env, output);
   if (code === 0 || (command === 'status' && code === NOT_RUNNING)) return output.stdout();
-  throw new CliError(
+  throw new InputError(
     `temporal-dev.sh ${command} failed:\n${(output.stderr() || output.stdout() || `exit code ${code}`).trim()}`,
   );
 }

@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
 import { batchProgressQuery } from '../../../workflows/api.js';
 import { withRunningTokens, type BatchHandle } from '../../services/batches.js';
-import type { CliContext } from '../../context.js';
+import type { ClientContext } from '../../context.js';
 import {
   BatchProgressView,
   batchSpan,
@@ -20,7 +20,7 @@ const POLL_MS = 500;
  * batch keeps running. Returns the exit code: 0 all done, 1 some failed, 130 cancelled or detached.
  */
 export async function followBatch(
-  context: CliContext,
+  context: ClientContext,
   handle: BatchHandle,
   batch: BatchRecord,
   options: { quiet?: boolean } = {},

@@ -9,7 +9,7 @@ import {
   withChanges,
   type TaskApplied,
 } from '../../services/batch-isolation.js';
-import type { CliContext } from '../../context.js';
+import type { ClientContext } from '../../context.js';
 import { plural } from '../../render/quantities.js';
 import { wholeNumber } from './run.js';
 import { noticeConfigChange } from '../../../activities/config/trust.js';
@@ -18,7 +18,7 @@ const taskNumbers = (tasks: string[]) => tasks.map((task) => wholeNumber('a task
 
 /** `loom batch apply <batch> [task…]`: exit 1 when a file conflicted. */
 export async function batchApplyCommand(
-  context: CliContext,
+  context: ClientContext,
   batchId: string,
   tasks: string[],
   options: { json?: boolean },
@@ -67,7 +67,7 @@ function describe(task: TaskApplied): string {
 
 /** `loom batch diff <batch> [task…]`: what each task changed in its copy, as one unified diff per task. */
 export async function batchDiffCommand(
-  context: CliContext,
+  context: ClientContext,
   batchId: string,
   tasks: string[],
   options: { json?: boolean },
@@ -111,7 +111,7 @@ export async function batchDiffCommand(
 }
 
 /** `loom batch discard <batch>`: deletes the copies without applying anything. */
-export async function batchDiscardCommand(context: CliContext, batchId: string): Promise<number> {
+export async function batchDiscardCommand(context: ClientContext, batchId: string): Promise<number> {
   const batch = await endedIsolatedBatch(context.store, batchId, context.hostId);
   await discardCopies(context.store, batch);
   context.report(`Batch ${batchId}: copies deleted, nothing applied.`);

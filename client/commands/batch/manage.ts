@@ -14,19 +14,19 @@ import {
 import type { batchWorkflow } from '../../../workflows/batch.js';
 import { batchSpan } from '../../render/batch-progress.js';
 import { formatBytes } from '../../render/quantities.js';
-import { CliError } from '../../cli-error.js';
-import type { CliContext } from '../../context.js';
+import { InputError } from '../../input-error.js';
+import type { ClientContext } from '../../context.js';
 import { followBatch, summary } from './follow.js';
 import { wholeNumber } from './run.js';
 
-async function findBatch(context: CliContext, batchId: string): Promise<BatchRecord> {
+async function findBatch(context: ClientContext, batchId: string): Promise<BatchRecord> {
   const batch = await context.store.getBatch(batchId);
-  if (!batch) throw new CliError(`Unknown batch "${batchId}". \`loom batch ls\` lists batches.`);
+  if (!batch) throw new InputError(`Unknown batch "${batchId}". \`loom batch ls\` lists batches.`);
   return batch;
 }
 
 /** Progress from the running batch, or from the store once it has ended; tokens from the store. */
-async function progressOf(context: CliContext, batch: BatchRecord): Promise<BatchProgress> {
+async function progressOf(context: ClientContext, batch: BatchRecord): Promise<BatchProgress> {
   const { client } = await context.temporal();
   const handle = client.workflow.getHandle<typeof batchWorkflow>(batch.id);
   try {
@@ -54,7 +54,7 @@ async function progressOf(context: CliContext, batch: BatchRecord): Promise<Batc
 
 /** `loom batch status <id> [--watch]`. */
 export async function batchStatusCommand(
-  context: CliContext,
+  context: ClientContext,
   batchId: string,
   options: { watch?: boolean; json?: boolean },
 ): Promise<number> {
@@ -77,7 +77,7 @@ export async function batchStatusCommand(
 
 /** `loom batch results <id>`: every task and what became of it (JSONL with --json). */
 export async function batchResultsCommand(
-  context: CliContext,
+  context: ClientContext,
   batchId: string,
   options: { json?: boolean },
 ): Promise<number> {
@@ -101,7 +101,7 @@ export async function batchResultsCommand(
 
 /** `loom batch pause|resume|cancel <id>` and `loom batch concurrency <id> <n>`. */
 export async function batchControlCommand(
-  context: CliContext,
+  context: ClientContext,
   batchId: string,
   control: BatchControl,
 ): Promise<number> {
@@ -127,9 +127,9 @@ export async function batchControlCommand(
   return 0;
 }
 
-async function refuseEnded(context: CliContext, batch: BatchRecord, control: BatchControl): Promise<void> {
+async function refuseEnded(context: ClientContext, batch: BatchRecord, control: BatchControl): Promise<void> {
   const ended = endedBatchMessage(batch, await context.store.batchCounts(batch.id), control.action);
-  if (ended) throw new CliError(ended);
+  if (ended) throw new InputError(ended);
 }
 
 export function concurrencyControl(value: string): BatchControl {
@@ -137,7 +137,7 @@ export function concurrencyControl(value: string): BatchControl {
 }
 
 /** `loom batch ls`. */
-export async function batchLsCommand(context: CliContext, options: { json?: boolean }): Promise<number> {
+export async function batchLsCommand(context: ClientContext, options: { json?: boolean }): Promise<number> {
   const batches = await context.store.listBatches();
   if (options.json) {
     const rows = await Promise.all(

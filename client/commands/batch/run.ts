@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { checkTaskDirectories } from '../../services/batch-directories.js';
 import { readBatchFile, startBatch } from '../../services/batches.js';
-import { CliError } from '../../cli-error.js';
-import type { CliContext } from '../../context.js';
+import { InputError } from '../../input-error.js';
+import type { ClientContext } from '../../context.js';
 import { checkModelFlag, chooseModel, modelRetryFromEnv } from '../../services/model-choice.js';
 import { checkBatchBudgetPrices } from '../../services/budgets.js';
 import { budgetFlags, cliChecked } from '../budget-flags.js';
@@ -31,7 +31,7 @@ export interface BatchRunOptions {
 }
 
 /** `loom batch run <file.jsonl>`: starts a batch and follows it with a progress bar. */
-export async function batchRunCommand(context: CliContext, file: string, options: BatchRunOptions): Promise<number> {
+export async function batchRunCommand(context: ClientContext, file: string, options: BatchRunOptions): Promise<number> {
   const taskTimeout = timeoutFlag(options.taskTimeout, '--task-timeout');
   const directory = resolve(options.dir ?? process.cwd());
   const files = await confirmWaitingConfig(context, directory, { json: options.json });
@@ -43,7 +43,7 @@ export async function batchRunCommand(context: CliContext, file: string, options
   for (const [index, task] of tasks.entries()) {
     if (task.agent) chooseAgent(task.agent, project);
     if (task.model) checkModelFlag(task.model);
-    if (!task.prompt.trim()) throw new CliError(`${file}:${index + 1}: empty prompt`);
+    if (!task.prompt.trim()) throw new InputError(`${file}:${index + 1}: empty prompt`);
   }
   const budget = budgetFlags(options);
   const taskBudget = budgetFlags({ maxTokens: options.taskMaxTokens, maxCost: options.taskMaxCost }, TASK_FLAGS);
@@ -85,6 +85,6 @@ export async function batchRunCommand(context: CliContext, file: string, options
 export function wholeNumber(flag: string, value: string, minimum: number): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < minimum)
-    throw new CliError(`${flag} must be a whole number of at least ${minimum}, not "${value}".`);
+    throw new InputError(`${flag} must be a whole number of at least ${minimum}, not "${value}".`);
   return number;
 }
