@@ -17,7 +17,7 @@ import { benchActivities } from './bench-activities.js';
 import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
-import { startBenchTemporal, type BenchTemporal } from './temporal.js';
+import { startMeasuringTemporal, type MeasuringTemporal } from '../testkit/measuring-temporal.js';
 
 export const BENCH_MODEL = 'scripted/bench';
 
@@ -25,7 +25,7 @@ export type StoreName = 'SQLite' | 'PostgreSQL';
 
 /** A Temporal server, a worker running Loom's and the bench's workflows, a store and a scripted model. */
 export interface BenchEnv {
-  temporal: BenchTemporal;
+  temporal: MeasuringTemporal;
   client: Client;
   worker: Worker;
   /** The worker's Loom activities, for the in-process loop to call directly. */
@@ -76,7 +76,7 @@ function fileOf(bytes: number): string {
 
 /** What every worker of one bench run shares. */
 interface Shared {
-  temporal: BenchTemporal;
+  temporal: MeasuringTemporal;
   connection: NativeConnection;
   code: string;
   codePath: string;
@@ -88,7 +88,7 @@ interface Shared {
 /** `report` hears which Temporal the bench uses and what it did to the namespace. */
 export async function createBenchEnv(report: (line: string) => void): Promise<BenchEnv> {
   installQuietRuntime('ERROR');
-  const temporal = await startBenchTemporal(report);
+  const temporal = await startMeasuringTemporal(report);
   report(`temporal server: ${temporal.address}, namespace ${temporal.namespace} (${temporal.source})`);
   const root = mkdtempSync(join(tmpdir(), 'loom-bench-'));
   const project = join(root, 'project');

@@ -1,17 +1,15 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/package-root.js';
-import { cacheDir } from '../activities/paths.js';
 import { findRipgrep } from '../activities/tools/ripgrep.js';
+import { installOpenCode, OPENCODE_VERSION } from '../testkit/opencode.js';
 import type { ScriptRule } from '../testkit/scripted-model-script.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import { repeat, type Row } from './stats.js';
 
-/** The peer, pinned: installed into Loom's cache by the bench, never a dependency of Loom. */
-export const OPENCODE_VERSION = '1.18.33';
 const LOOM_BIN = join(PACKAGE_ROOT, 'bin', 'loom.js');
 const LONG_STEPS = 25;
 const SHORT_STEPS = 5;
@@ -42,40 +40,6 @@ function delegationScript(): ScriptRule[] {
     // Titles and anything else.
     { reply: { text: 'Readme' } },
   ];
-}
-
-/** The `opencode` binary, installed on first use; a reason when it cannot be. */
-export function installOpenCode(env: NodeJS.ProcessEnv): { binary: string } | { reason: string } {
-  const prefix = join(cacheDir(env), 'bench', `opencode-${OPENCODE_VERSION}`);
-  const platformBinary = join(
-    prefix,
-    'node_modules',
-    `opencode-${process.platform}-${process.arch}`,
-    'bin',
-    'opencode',
-  );
-  const wrapper = join(prefix, 'node_modules', '.bin', 'opencode');
-  const found = () => [platformBinary, wrapper].find((path) => existsSync(path));
-  if (!found()) {
-    try {
-      mkdirSync(prefix, { recursive: true });
-      execFileSync(
-        'npm',
-        ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `opencode-ai@${OPENCODE_VERSION}`],
-        { stdio: 'ignore', timeout: 300_000 },
-      );
-    } catch (error) {
-      return {
-        reason: `OpenCode ${OPENCODE_VERSION} could not be installed into ${prefix} (${(error as Error).message.split('\n')[0]})`,
-      };
-    }
-  }
-  const binary = found();
-  return binary
-    ? { binary }
-    : {
-        reason: `npm installed opencode-ai ${OPENCODE_VERSION} but no opencode binary for ${process.platform}-${process.arch} is in ${prefix}`,
-      };
 }
 
 interface Timed {

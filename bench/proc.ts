@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 /** What a benchmark reads from another process's own counters in /proc (Linux only). */
 
@@ -24,23 +24,6 @@ export function cpuMilliseconds(pid: number): number {
   // utime, stime, cutime, cstime are fields 14–17 of the whole line, 12–15 after the name.
   const ticks = fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
   return (ticks * 1000) / ticksPerSecond;
-}
-
-/** The pid of a process this one started whose command line holds every one of `words`, if any. */
-export function childPid(words: string[]): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent !== process.pid) continue;
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (words.every((word) => command.includes(word))) return Number(entry);
-    } catch {
-      continue; // The process ended while we looked.
-    }
-  }
-  return undefined;
 }
 
 /**

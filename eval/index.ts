@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheDir } from '../activities/paths.js';
-import { installOpenCode } from '../bench/peer.js';
-import { startBenchTemporal } from '../bench/temporal.js';
+import { installOpenCode } from '../testkit/opencode.js';
+import { startMeasuringTemporal } from '../testkit/measuring-temporal.js';
 import { installSandboxTools } from '../testkit/sandbox-tools.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { llamaServer } from './local-model/llama-cpp.js';
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   log(
     `Loom eval: ${tasks.length} tasks × ${options.repeat} on ${options.models.join(', ')}${options.openCode ? ', with OpenCode' : ''} · folders in ${root}`,
   );
-  const temporal = await startBenchTemporal(log);
+  const temporal = await startMeasuringTemporal(log);
   const results: RunResult[] = [];
   try {
     // Folders are numbered, not named for the model: a small model copies pieces of paths it sees.

@@ -32,6 +32,15 @@ describe("the project's imports", () => {
     expect(upward).toEqual([]);
   });
 
+  it('leave bench/ to itself: what the eval, the chaos suite and the tests share is the test kit', () => {
+    const intoBench = modulesUnder(PROJECT_ROOT, ['testkit', 'test', 'chaos', 'eval']).flatMap((module) =>
+      importsOf(module)
+        .filter(({ target }) => folderOf(target) === 'bench')
+        .map(({ target }) => `${fromRoot(module)} → ${fromRoot(target)}`),
+    );
+    expect(intoBench).toEqual([]);
+  });
+
   it('make no circles, types-only imports included', () => {
     expect(importCircles(PROJECT_ROOT, modulesUnder(PROJECT_ROOT, EVERY_FOLDER))).toEqual([]);
   });

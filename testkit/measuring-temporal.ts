@@ -3,22 +3,22 @@ import { NativeConnection } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
 import { dataDir } from '../activities/paths.js';
 import { connectTemporal } from '../client/temporal/connect.js';
-import { installTemporal, startTemporalServer } from '../testkit/temporal-server.js';
+import { installTemporal, startTemporalServer } from './temporal-server.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
-import { childPid } from './proc.js';
+import { childPid } from './child-pid.js';
 import { resolveTemporalTarget, type TemporalTarget } from '../worker/temporal/target.js';
 
-/** The Temporal a bench run measures on: the server the environment names, else a dev server of its own. */
-export interface BenchTemporal {
+/** The Temporal a bench or eval run measures on: the server the environment names, else a dev server of its own. */
+export interface MeasuringTemporal {
   client: Client;
   /** `host:port`. */
   address: string;
   namespace: string;
-  /** Where the address came from, for the line the bench starts with. */
+  /** Where the address came from, for the line the run starts with. */
   source: string;
   /** The Temporal version measured on, for the results' `machine`. */
   version: string;
-  /** The bench's task queue: on a named server others may poll a fixed name too, so the run takes one of its own. */
+  /** The run's task queue: on a named server others may poll a fixed name too, so the run takes one of its own. */
   taskQueue: string;
   /** False when the namespace lacks Loom's search attributes and they could not be added: runs then set none. */
   searchAttributes: boolean;
@@ -31,20 +31,20 @@ export interface BenchTemporal {
 }
 
 /** Reads the `TEMPORAL_*` settings and profile as every Loom process does; `report` hears what is worth a line. */
-export async function startBenchTemporal(report: (line: string) => void): Promise<BenchTemporal> {
+export async function startMeasuringTemporal(report: (line: string) => void): Promise<MeasuringTemporal> {
   const target = resolveTemporalTarget(process.env);
   for (const warning of target.warnings) report(`warning: ${warning}`);
   return target.embedded ? ownDevServer() : namedServer(target, report);
 }
 
-async function ownDevServer(): Promise<BenchTemporal> {
+async function ownDevServer(): Promise<MeasuringTemporal> {
   const env = await startTemporalServer();
   const port = env.address.slice(env.address.lastIndexOf(':') + 1);
   return {
     client: env.client,
     address: env.address,
     namespace: env.namespace ?? 'default',
-    source: "the bench's own dev server: neither TEMPORAL_ADDRESS nor a profile names one",
+    source: 'its own dev server: neither TEMPORAL_ADDRESS nor a profile names one',
     version: execFileSync(await installTemporal(), ['--version'], { encoding: 'utf8' }).trim(),
     taskQueue: 'bench',
     searchAttributes: true,
@@ -55,7 +55,7 @@ async function ownDevServer(): Promise<BenchTemporal> {
   };
 }
 
-async function namedServer(target: TemporalTarget, report: (line: string) => void): Promise<BenchTemporal> {
+async function namedServer(target: TemporalTarget, report: (line: string) => void): Promise<MeasuringTemporal> {
   // As every Loom command reaches it: checked (a refusal is one line), its search attributes added or said missing.
   const { client, connection, searchAttributes } = await connectTemporal(target, report, {
     dataDir: dataDir(process.env),
