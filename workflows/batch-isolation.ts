@@ -1,6 +1,6 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../activities/index.js';
-import { onHost } from './session/activities.js';
+import { onHost } from './activity-policies.js';
 
 /**
  * An isolated batch's copies (`loom batch run --isolate`) are made and read on the workspace's

@@ -22,7 +22,7 @@ import { batchTaskPriority } from '../core/task-priority.js';
 import { sessionPageUrl, webLinkDetails } from '../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE, batchControlUpdate, batchProgressQuery } from './api.js';
 import type { ClaimedTask } from '../activities/batch.js';
-import { store } from './session/activities.js';
+import { store } from './activity-policies.js';
 import { copiesOn, snapshotFailed } from './batch-isolation.js';
 import { failedEnd, type BatchTaskEnd } from '../core/batch-task-end.js';
 import { cancelTask, watchHandedOver, type CarriedTask } from './batch-hand-over.js';
