@@ -31,7 +31,7 @@ export async function batchWorkflow(input: BatchRunInput): Promise<BatchResult> 
   if (input.isolate && !input.carried) await takeSnapshot(input);
   const watcher = followHandedOver(input, state);
   showProgress(input, state);
-  // The store was given `running` when the batch started, with the concurrency as it stands now.
+  // The loop writes the status whenever it differs from this: `running`, at the concurrency as it stands here.
   state.statusWritten = `running:${state.concurrency}`;
   try {
     for (;;) {
