@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../activities/index.js';
 import type { FilesOutcome, FilesRequest } from '../activities/snapshot/files-activities.js';
-import { onHost } from './session/activities.js';
+import { onHost } from './activity-policies.js';
 
 /**
  * A revert, unrevert or fork of a session's files, on the host that holds them: a workflow, so

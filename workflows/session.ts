@@ -12,7 +12,7 @@ import { isOverflow } from '../core/compaction.js';
 import { preview } from '../core/prompt.js';
 import type { CarriedState, RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
 import { permissionReplyUpdate, progressQuery, promptSignal, waitingSignal } from './api.js';
-import { store } from './session/activities.js';
+import { store } from './activity-policies.js';
 import { checkBudget } from './session/budget-check.js';
 import { compact } from './session/compaction.js';
 import { modelStep } from './session/model-step.js';

@@ -3,7 +3,7 @@ import { seededId } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { SessionRunInput } from '../../core/run.js';
 import type { BackgroundOutcome } from '../../activities/background-delivery.js';
-import { delivery, store } from './activities.js';
+import { delivery, store } from '../activity-policies.js';
 
 /**
  * A background subagent's run tells its parent how it ended (see `notifyParent`). The prompt id

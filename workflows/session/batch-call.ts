@@ -4,7 +4,7 @@ import type { BatchCallPlan } from '../../core/tool-call/plan.js';
 import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
 import { BATCH_WORKFLOW_TYPE } from '../api.js';
-import { callStore } from './activities.js';
+import { callStore } from '../activity-policies.js';
 import type { CallRef, TaskContext } from './task-call.js';
 
 /**

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SessionRunInput } from '../../core/run.js';
-import { store } from './activities.js';
+import { store } from '../activity-policies.js';
 import { showProgress, type RunState } from './run-state.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ApplicationFailure, ActivityFailure } from '@temporalio/workflow';
 import { CONTINUE_AFTER_COMPACTION, MEDIA_REMOVED_NOTE } from '../../core/compaction.js';
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
-import { compactionCall, store } from './activities.js';
+import { compactionCall, store } from '../activity-policies.js';
 import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './prompts.js';
 import { showProgress, type RunState } from './run-state.js';

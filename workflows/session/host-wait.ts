@@ -1,5 +1,5 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
-import { hostQueueOf, hosts } from './activities.js';
+import { hostQueueOf, hosts } from '../activity-policies.js';
 import { showProgress, type RunState } from './run-state.js';
 
 /** The run whose workspace tools wait, and their host (none: the run's tools run on any worker). */

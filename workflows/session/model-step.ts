@@ -1,7 +1,7 @@
 import { addTokens } from '../../core/tokens.js';
 import { isOverflow } from '../../core/compaction.js';
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
-import { modelCall } from './activities.js';
+import { modelCall } from '../activity-policies.js';
 import { isContextOverflow } from './compaction.js';
 import { drawId } from './ids.js';
 import { placementOf, showProgress, type RunState } from './run-state.js';

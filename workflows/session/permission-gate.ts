@@ -13,7 +13,7 @@ import type { PermissionReply, PermissionRequestRecord } from '../../core/permis
 import type { PluginVerdict } from '../../activities/permissions.js';
 import type { RunConfig } from '../../core/run.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
-import { callStore, labelledCallStore } from './activities.js';
+import { callStore, labelledCallStore } from '../activity-policies.js';
 import { previewLine } from '../../core/prompt.js';
 import type { WaitingBoard } from './waiting.js';
 

@@ -1,6 +1,6 @@
 import type { SessionRunInput } from '../../core/run.js';
 import type { PreparedCommand } from '../../activities/command-run.js';
-import { commandsOn, store } from './activities.js';
+import { commandsOn, store } from '../activity-policies.js';
 import { onWorkspace } from './workspace.js';
 import { drawId } from './ids.js';
 import { PermissionGate } from './permission-gate.js';

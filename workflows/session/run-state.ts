@@ -8,7 +8,7 @@ import type { PreparedCommand } from '../../activities/command-run.js';
 import type { IdSequence } from '../../core/ids.js';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, RunProgress, SessionRunInput } from '../../core/run.js';
-import type { Placement } from './activities.js';
+import type { Placement } from '../activity-policies.js';
 import type { PermissionGate } from './permission-gate.js';
 import { failureMessage } from './failure-message.js';
 import { WaitingBoard } from './waiting.js';

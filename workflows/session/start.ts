@@ -1,7 +1,7 @@
 import { upsertMemo } from '@temporalio/workflow';
 import type { QueuedPrompt } from '../../core/prompt.js';
 import type { RunConfig, SessionRunInput } from '../../core/run.js';
-import { store, titles } from './activities.js';
+import { store, titles } from '../activity-policies.js';
 import { onWorkspace } from './workspace.js';
 import { showProgress, type RunState } from './run-state.js';
 

@@ -1,7 +1,7 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
 import type { SessionRunInput } from '../../core/run.js';
-import { onHost, type Placement } from './activities.js';
+import { onHost, type Placement } from '../activity-policies.js';
 import { whileHostWaits } from './host-wait.js';
 import { drawId } from './ids.js';
 import { placementOf, type RunState } from './run-state.js';

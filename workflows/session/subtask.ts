@@ -1,5 +1,5 @@
 import type { SessionRunInput } from '../../core/run.js';
-import { store } from './activities.js';
+import { store } from '../activity-policies.js';
 import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './prompts.js';
 import type { RunState } from './run-state.js';

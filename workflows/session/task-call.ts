@@ -33,7 +33,7 @@ import type { TaskCallPlan } from '../../core/tool-call/plan.js';
 import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { inWorkflowSpan, type WorkflowSpan } from '../tracing.js';
-import { callStore } from './activities.js';
+import { callStore } from '../activity-policies.js';
 import { taskTimedOut } from './run-deadline.js';
 import type { Slots } from './slots.js';
 import type { WaitingBoard } from './waiting.js';

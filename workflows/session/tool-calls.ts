@@ -5,7 +5,14 @@ import type { PlannedToolCall } from '../../core/tool-call/plan.js';
 import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
 import { DEFAULT_HOST_WAIT_MS, isNotThisHost } from '../../core/workspace.js';
-import { callStore, hostWaitExpired, localTool, mutatingTool, retriedTool, type Placement } from './activities.js';
+import {
+  callStore,
+  hostWaitExpired,
+  localTool,
+  mutatingTool,
+  retriedTool,
+  type Placement,
+} from '../activity-policies.js';
 import { failureMessage } from './failure-message.js';
 import { whileHostWaits, type HostWatch } from './host-wait.js';
 import { runBatchCall } from './batch-call.js';

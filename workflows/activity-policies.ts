@@ -8,9 +8,9 @@ import {
   type ActivityOptions,
   type LocalActivityOptions,
 } from '@temporalio/workflow';
-import type { LoomActivities } from '../../activities/index.js';
-import type { ModelRetry } from '../../core/run.js';
-import { DEFAULT_HOST_WAIT_MS, hostTaskQueue } from '../../core/workspace.js';
+import type { LoomActivities } from '../activities/index.js';
+import type { ModelRetry } from '../core/run.js';
+import { DEFAULT_HOST_WAIT_MS, hostTaskQueue } from '../core/workspace.js';
 
 /** One proxy per retry/timeout policy. */
 

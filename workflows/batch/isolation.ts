@@ -1,6 +1,7 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { LoomActivities } from '../activities/index.js';
-import { onHost } from './session/activities.js';
+import type { LoomActivities } from '../../activities/index.js';
+import { onHost, store } from '../activity-policies.js';
+import type { BatchRunInput } from './state.js';
 
 /**
  * An isolated batch's copies (`loom batch run --isolate`) are made and read on the workspace's
@@ -20,8 +21,18 @@ export function copiesOn(host: string) {
   );
 }
 
-/** The batch could not take the snapshot its copies start from: it ends with nothing started. */
-export function snapshotFailed(batchId: string, host: string, error: unknown): ApplicationFailure {
+/** Takes the snapshot of the project the tasks' copies start from; a batch that cannot ends with nothing started. */
+export async function takeSnapshot(input: BatchRunInput): Promise<void> {
+  try {
+    await copiesOn(input.host).prepareIsolatedBatch({ batchId: input.batchId });
+  } catch (error) {
+    await store.cancelBatchTasks({ batchId: input.batchId, indexes: [], from: 0, total: input.total });
+    await store.setBatchStatus({ batchId: input.batchId, status: 'cancelled' });
+    throw snapshotFailed(input.batchId, input.host, error);
+  }
+}
+
+function snapshotFailed(batchId: string, host: string, error: unknown): ApplicationFailure {
   let cause = error as { message?: string; cause?: unknown } | undefined;
   while (cause?.cause) cause = cause.cause as typeof cause;
   return ApplicationFailure.create({
