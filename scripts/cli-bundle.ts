@@ -30,7 +30,7 @@ export async function bundleCli(dist: string): Promise<void> {
     platform: 'node',
     target: 'node20',
     format: 'esm',
-    // Commands load their code when run (client/main.ts imports each on use): one chunk each.
+    // Commands load their code when run (each client/commands/*.command.ts imports it on use): one chunk each.
     splitting: true,
     // A package's ES module build where it ships one: UMD builds hide their imports from esbuild.
     mainFields: ['module', 'main'],
