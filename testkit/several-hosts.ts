@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
 import { PostgresSessionStore } from '../activities/store/postgres/store.js';
 import { newId } from '../core/ids.js';
+import type { ToolPart } from '../core/part.js';
 import { startTestPostgres, type TestPostgres } from './postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
 import { startWorkerProcess, stopProcess, type WorkerProcess } from './worker-process.js';
@@ -109,3 +110,35 @@ export async function startSeveralHosts(options: {
     },
   };
 }
+
+/** What a tool call printed, or the error it ended with. */
+export const toolOutput = (part: ToolPart) =>
+  part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : '';
+
+/** The `$PPID`s that bash calls printed (`pid 123 …`): the worker process that ran each call. */
+export const printedPids = (parts: ToolPart[]) =>
+  parts.flatMap((part) =>
+    part.tool === 'bash' ? [...toolOutput(part).matchAll(/pid (\d+)/g)].map((m) => Number(m[1])) : [],
+  );
+
+/** The worker identities (`loom@<machine>:<pid>`) that ran a session's activities of one type, from its history. */
+export async function activityWorkers(client: Client, sessionId: string, activity: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(sessionId).fetchHistory();
+  const scheduled = new Map<string, { type: string; queue: string }>();
+  const identities: string[] = [];
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes)
+      scheduled.set(String(event.eventId), {
+        type: attributes.activityType?.name ?? '',
+        queue: attributes.taskQueue?.name ?? '',
+      });
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && scheduled.get(String(started.scheduledEventId))?.type === activity)
+      identities.push(started.identity ?? '');
+  }
+  return identities;
+}
+
+/** The process id in a worker identity. */
+export const pidOf = (identity: string) => Number(/:(\d+)$/.exec(identity)?.[1]);
