@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { PostgresSessionStore } from '../activities/store/postgres/store.js';
 import { newId } from '../core/ids.js';
 import type { ToolPart } from '../core/part.js';
+import { runLoom, type LoomResult } from './run-loom.js';
 import { startTestPostgres, type TestPostgres } from './postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
 import { startWorkerProcess, stopProcess, type WorkerProcess } from './worker-process.js';
@@ -31,6 +32,10 @@ export interface SeveralHosts {
   machine(host: string): Machine;
   /** Starts `loom worker` as that machine; stopped (SIGKILL) by `close()` if still running. */
   startWorker(host: string): Promise<WorkerProcess>;
+  /** Starts one worker of each host, side by side; by host id. */
+  startWorkers(hosts: string[]): Promise<Record<string, WorkerProcess>>;
+  /** Runs the `loom` CLI as that machine, in its workspace. */
+  loom(host: string, args: string[]): Promise<LoomResult>;
   close(): Promise<void>;
 }
 
@@ -86,6 +91,12 @@ export async function startSeveralHosts(options: {
     return found;
   };
   const workers: WorkerProcess[] = [];
+  const startWorker = async (host: string) => {
+    const { env, workspace } = machine(host);
+    const worker = await startWorkerProcess(env, { cwd: workspace });
+    workers.push(worker);
+    return worker;
+  };
 
   return {
     client,
@@ -94,12 +105,12 @@ export async function startSeveralHosts(options: {
     store,
     model,
     machine,
-    async startWorker(host) {
-      const { env, workspace } = machine(host);
-      const worker = await startWorkerProcess(env, { cwd: workspace });
-      workers.push(worker);
-      return worker;
+    startWorker,
+    async startWorkers(hosts) {
+      const started = await Promise.all(hosts.map(startWorker));
+      return Object.fromEntries(hosts.map((host, i) => [host, started[i]]));
     },
+    loom: (host, args) => runLoom(args, { env: machine(host).env, cwd: machine(host).workspace }),
     async close() {
       await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGKILL')));
       await model.close();

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import {
   activityWorkers,
@@ -32,15 +32,10 @@ beforeAll(async () => {
     // Bash calls print `$PPID` to say which worker process ran them; a sandbox has a process namespace of its own.
     config: { host_wait: 600, sandbox: { enabled: false } },
   });
-  const [a, b, c] = await Promise.all(['host-a', 'host-b', 'host-c'].map((host) => hosts.startWorker(host)));
-  Object.assign(workers, { 'host-a': a, 'host-b': b, 'host-c': c });
+  Object.assign(workers, await hosts.startWorkers(['host-a', 'host-b', 'host-c']));
 }, 180_000);
-afterAll(async () => {
-  await hosts?.close();
-});
+afterAll(() => hosts?.close());
 
-const loom = (host: string, args: string[]) =>
-  runLoom(args, { env: hosts.machine(host).env, cwd: hosts.machine(host).workspace });
 const lastToolOutput = (r: RecordedRequest) => String(r.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 
 /** The batch that `loom batch run` just stored (the only one in this file's database). */
@@ -87,7 +82,7 @@ describe('a batch over several hosts on one Temporal server and one PostgreSQL',
 
     const expected = new Set(['host-a', 'host-b', 'host-c'].map((host) => workers[host].pid!));
     const started = Date.now();
-    const running = loom('host-b', ['batch', 'run', file, '-m', MODEL, '--concurrency', '50', '--json']);
+    const running = hosts.loom('host-b', ['batch', 'run', file, '-m', MODEL, '--concurrency', '50', '--json']);
     // Half way, C's worker dies: its workflow tasks and model calls move to A and B, then to a new C.
     const batchId = await waitForBatch();
     await waitUntil(async () => (await hosts.store.batchCounts(batchId)).completed >= BATCH_TASKS / 2, 400_000);

@@ -5,7 +5,7 @@ import type { ToolPart } from '../../core/part.js';
 import { hostTaskQueue } from '../../core/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
-import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
+import { parseJson, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
 import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import {
   activityWorkers,
@@ -30,15 +30,10 @@ beforeAll(async () => {
     // Bash calls print `$PPID` to say which worker process ran them; a sandbox has a process namespace of its own.
     config: { host_wait: 600, sandbox: { enabled: false } },
   });
-  const [a, b, c] = await Promise.all(['host-a', 'host-b', 'host-c'].map((host) => hosts.startWorker(host)));
-  Object.assign(workers, { 'host-a': a, 'host-b': b, 'host-c': c });
+  Object.assign(workers, await hosts.startWorkers(['host-a', 'host-b', 'host-c']));
 }, 180_000);
-afterAll(async () => {
-  await hosts?.close();
-});
+afterAll(() => hosts?.close());
 
-const loom = (host: string, args: string[]) =>
-  runLoom(args, { env: hosts.machine(host).env, cwd: hosts.machine(host).workspace });
 const toolMessages = (r: RecordedRequest) => r.messages.filter((m) => m.role === 'tool').length;
 const toolParts = async (sessionId: string) =>
   (await hosts.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
@@ -71,7 +66,7 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
         reply: { text: 'All on A.' },
       },
     ]);
-    const run = await loom('host-a', [
+    const run = await hosts.loom('host-a', [
       'run',
       '--json',
       '-m',
@@ -149,7 +144,7 @@ describe('several hosts on one Temporal server and one PostgreSQL', () => {
 
     let shown: LoomResult | undefined;
     for (let tries = 0; tries < 5 && !shown?.stdout.includes('waiting for a worker on machine host-a'); tries++)
-      shown = await loom('host-b', ['show', sessionId]);
+      shown = await hosts.loom('host-b', ['show', sessionId]);
     expect
       .soft(shown?.stdout, 'loom show of a session waiting for host A')
       .toContain('waiting for a worker on machine host-a');
