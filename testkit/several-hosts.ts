@@ -32,7 +32,10 @@ export interface SeveralHosts {
   machine(host: string): Machine;
   /** Starts `loom worker` as that machine; stopped (SIGKILL) by `close()` if still running. */
   startWorker(host: string): Promise<WorkerProcess>;
-  /** Starts one worker of each host, side by side; by host id. */
+  /**
+   * Starts one worker of each host, by host id: one after another, as several at once on a busy
+   * machine (the other several-hosts file starts its own) can each take longer than the start allows.
+   */
   startWorkers(hosts: string[]): Promise<Record<string, WorkerProcess>>;
   /** Runs the `loom` CLI as that machine, in its workspace. */
   loom(host: string, args: string[]): Promise<LoomResult>;
@@ -107,8 +110,9 @@ export async function startSeveralHosts(options: {
     machine,
     startWorker,
     async startWorkers(hosts) {
-      const started = await Promise.all(hosts.map(startWorker));
-      return Object.fromEntries(hosts.map((host, i) => [host, started[i]]));
+      const started: Record<string, WorkerProcess> = {};
+      for (const host of hosts) started[host] = await startWorker(host);
+      return started;
     },
     loom: (host, args) => runLoom(args, { env: machine(host).env, cwd: machine(host).workspace }),
     async close() {

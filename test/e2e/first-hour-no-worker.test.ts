@@ -24,9 +24,13 @@ async function orphanWaitingForApproval(prompt: string): Promise<{ sessionId: st
   const run = spawnLoom(['run', '-m', 'scripted/test-model', prompt], { env: bareEnv(env), cwd: env.project });
   let stderr = '';
   run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
-  run.child.kill('SIGKILL');
-  await run.result;
+  try {
+    await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
+  } finally {
+    // Even when the wait failed: a `loom run` left running is a worker, which the later cases must not have.
+    run.child.kill('SIGKILL');
+    await run.result;
+  }
   const requestId = /loom approve (per_\w+)/.exec(stderr)![1];
   const request = await env.store.getPermissionRequest(requestId);
   return { sessionId: request!.sessionID, requestId };
