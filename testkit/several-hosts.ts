@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
 import { PostgresSessionStore } from '../activities/store/postgres/store.js';
 import { newId } from '../core/ids.js';
+import type { ToolPart } from '../core/part.js';
+import { runLoom, type LoomResult } from './run-loom.js';
 import { startTestPostgres, type TestPostgres } from './postgres-server.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
 import { startWorkerProcess, stopProcess, type WorkerProcess } from './worker-process.js';
@@ -30,6 +32,13 @@ export interface SeveralHosts {
   machine(host: string): Machine;
   /** Starts `loom worker` as that machine; stopped (SIGKILL) by `close()` if still running. */
   startWorker(host: string): Promise<WorkerProcess>;
+  /**
+   * Starts one worker of each host, by host id: one after another, as several at once on a busy
+   * machine (the other several-hosts file starts its own) can each take longer than the start allows.
+   */
+  startWorkers(hosts: string[]): Promise<Record<string, WorkerProcess>>;
+  /** Runs the `loom` CLI as that machine, in its workspace. */
+  loom(host: string, args: string[]): Promise<LoomResult>;
   close(): Promise<void>;
 }
 
@@ -85,6 +94,12 @@ export async function startSeveralHosts(options: {
     return found;
   };
   const workers: WorkerProcess[] = [];
+  const startWorker = async (host: string) => {
+    const { env, workspace } = machine(host);
+    const worker = await startWorkerProcess(env, { cwd: workspace });
+    workers.push(worker);
+    return worker;
+  };
 
   return {
     client,
@@ -93,12 +108,13 @@ export async function startSeveralHosts(options: {
     store,
     model,
     machine,
-    async startWorker(host) {
-      const { env, workspace } = machine(host);
-      const worker = await startWorkerProcess(env, { cwd: workspace });
-      workers.push(worker);
-      return worker;
+    startWorker,
+    async startWorkers(hosts) {
+      const started: Record<string, WorkerProcess> = {};
+      for (const host of hosts) started[host] = await startWorker(host);
+      return started;
     },
+    loom: (host, args) => runLoom(args, { env: machine(host).env, cwd: machine(host).workspace }),
     async close() {
       await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGKILL')));
       await model.close();
@@ -109,3 +125,35 @@ export async function startSeveralHosts(options: {
     },
   };
 }
+
+/** What a tool call printed, or the error it ended with. */
+export const toolOutput = (part: ToolPart) =>
+  part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : '';
+
+/** The `$PPID`s that bash calls printed (`pid 123 …`): the worker process that ran each call. */
+export const printedPids = (parts: ToolPart[]) =>
+  parts.flatMap((part) =>
+    part.tool === 'bash' ? [...toolOutput(part).matchAll(/pid (\d+)/g)].map((m) => Number(m[1])) : [],
+  );
+
+/** The worker identities (`loom@<machine>:<pid>`) that ran a session's activities of one type, from its history. */
+export async function activityWorkers(client: Client, sessionId: string, activity: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(sessionId).fetchHistory();
+  const scheduled = new Map<string, { type: string; queue: string }>();
+  const identities: string[] = [];
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes)
+      scheduled.set(String(event.eventId), {
+        type: attributes.activityType?.name ?? '',
+        queue: attributes.taskQueue?.name ?? '',
+      });
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && scheduled.get(String(started.scheduledEventId))?.type === activity)
+      identities.push(started.identity ?? '');
+  }
+  return identities;
+}
+
+/** The process id in a worker identity. */
+export const pidOf = (identity: string) => Number(/:(\d+)$/.exec(identity)?.[1]);
