@@ -8,7 +8,7 @@ import { ConfigError } from './config/load.js';
 import { runConfiguration } from './config/run-configuration.js';
 import type { ActivityDeps } from './deps.js';
 import { openingAssistantMessage, saveUserMessageRow, type AssistantStep } from './message-time.js';
-import { readPrompt, storePrompt } from './prompts.js';
+import { readPrompt, storePrompt } from './stored-prompt.js';
 import { projectAgents } from './run-config.js';
 
 /** A slash command, ready to run: as a subtask in a child session, or as a prompt. */

@@ -9,7 +9,7 @@ import { modelInfo } from '../../core/model-info.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
-import { storePrompt } from '../prompts.js';
+import { storePrompt } from '../stored-prompt.js';
 import { projectAgents } from '../run-config.js';
 import { ModelFailure } from './failure-kinds.js';
 import { resolveModel } from './provider.js';

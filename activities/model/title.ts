@@ -4,7 +4,7 @@ import { plainLine } from '../../core/answer-summary.js';
 import { findAgent } from '../../core/agents/resolve.js';
 import { workspaceConfig } from '../config/workspace-snapshot.js';
 import type { ActivityDeps } from '../deps.js';
-import { readPrompt } from '../prompts.js';
+import { readPrompt } from '../stored-prompt.js';
 import { projectAgents } from '../run-config.js';
 import { classifyModelError } from './errors.js';
 import { resolveModel } from './provider.js';
