@@ -6,8 +6,8 @@ import { checkToolCall } from '../../core/tool-call/check.js';
 import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
-import { workspaceConfig } from '../config/workspace-snapshot.js';
-import type { ConfigFilesSnapshot } from '../config/files.js';
+import { workspaceConfig } from '../config/workspace-config.js';
+import type { ConfigFilesRecord } from '../config/files.js';
 import type { ActivityDeps } from '../deps.js';
 import { openingAssistantMessage } from '../message-time.js';
 import { configDir } from '../paths.js';
@@ -125,7 +125,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   async function chatParams(
     input: ModelStepInput,
     agent: string,
-    project: ConfigFilesSnapshot,
+    project: ConfigFilesRecord,
     params: ChatParams,
   ): Promise<ChatParams> {
     const providerID = input.model.slice(0, input.model.indexOf('/'));

@@ -6,7 +6,7 @@ import { costOf } from '../../core/cost.js';
 import { derivedId } from '../../core/ids.js';
 import { zeroTokens, type MessageWithParts } from '../../core/message.js';
 import { modelInfo } from '../../core/model-info.js';
-import { workspaceConfig } from '../config/workspace-snapshot.js';
+import { workspaceConfig } from '../config/workspace-config.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../message-time.js';
 import { storePrompt } from '../stored-prompt.js';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { generateText } from 'ai';
 import { plainLine } from '../../core/answer-summary.js';
 import { findAgent } from '../../core/agents/resolve.js';
-import { workspaceConfig } from '../config/workspace-snapshot.js';
+import { workspaceConfig } from '../config/workspace-config.js';
 import type { ActivityDeps } from '../deps.js';
 import { readPrompt } from '../stored-prompt.js';
 import { projectAgents } from '../run-config.js';

@@ -11,7 +11,7 @@ import { rateLimits, type RateLimitRows } from './rate-limits.js';
 import { sessionRecords, type SessionRows } from './sessions.js';
 import type { SessionStore } from './store.js';
 import { todoRecords, type TodoRows } from './todos.js';
-import { workspaceSnapshots, type WorkspaceSnapshotRows } from './workspace-snapshots.js';
+import { workspaceConfigRecords, type WorkspaceConfigRows } from './workspace-configs.js';
 
 /** What a dialect supplies: its SQL for each concern. */
 export interface StoreRows {
@@ -24,7 +24,7 @@ export interface StoreRows {
   prompts: PromptRows;
   todos: TodoRows;
   permissions: PermissionRows;
-  workspaceSnapshots: WorkspaceSnapshotRows;
+  workspaceConfigs: WorkspaceConfigRows;
   configTrust: ConfigTrustRows;
   budgets: BudgetRows;
   rateLimits: RateLimitRows;
@@ -45,7 +45,7 @@ export function storeRecords(rows: StoreRows): StoreRecords {
     ...promptRecords(rows.prompts),
     ...todoRecords(rows.todos),
     ...permissionRecords(rows.permissions),
-    ...workspaceSnapshots(rows.workspaceSnapshots),
+    ...workspaceConfigRecords(rows.workspaceConfigs),
     ...configTrustRecords(rows.configTrust),
     ...budgetRecords(rows.budgets),
     ...rateLimits(rows.rateLimits),
