@@ -22,7 +22,7 @@ export interface MessageRecords {
    * removal row at its own revision (parts first), so followers learn of it. Ids the session does
    * not hold are ignored.
    */
-  removeMessages(sessionId: string, messageIDs: string[]): Promise<void>;
+  removeMessages(sessionId: string, messageIds: string[]): Promise<void>;
 }
 
 /** Message rows as a dialect stores them; what it is given is already validated. */
@@ -40,7 +40,7 @@ export interface MessageRows {
   recentAssistant(sessionId: string): Promise<Message[]>;
   usage(sessionId: string): Promise<UsageSums>;
   /** Deletes the session's messages of these ids and their parts, with removal rows, in one transaction. */
-  remove(sessionId: string, messageIDs: string[]): Promise<void>;
+  remove(sessionId: string, messageIds: string[]): Promise<void>;
 }
 
 export function messageRecords(rows: MessageRows): MessageRecords {
@@ -67,8 +67,8 @@ export function messageRecords(rows: MessageRows): MessageRecords {
       return undefined;
     },
     usage: async (sessionId) => usageOfSums(await rows.usage(sessionId)),
-    async removeMessages(sessionId, messageIDs) {
-      if (messageIDs.length > 0) await rows.remove(sessionId, [...new Set(messageIDs)]);
+    async removeMessages(sessionId, messageIds) {
+      if (messageIds.length > 0) await rows.remove(sessionId, [...new Set(messageIds)]);
     },
   };
 }

@@ -67,7 +67,7 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
       );
       return rows[0];
     },
-    async remove(sessionId, messageIDs) {
+    async remove(sessionId, messageIds) {
       await db.revisioned(
         sessionId,
         async (client) => {
@@ -77,14 +77,14 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
              INSERT INTO part_removed (id, message_id, session_id, rev)
              SELECT id, message_id, session_id, nextval('revision') FROM (SELECT * FROM gone ORDER BY id) ordered
              ON CONFLICT (id) DO UPDATE SET rev = excluded.rev`,
-            [sessionId, messageIDs],
+            [sessionId, messageIds],
           );
           const messages = await client.query(
             `WITH gone AS (DELETE FROM message WHERE session_id = $1 AND id = ANY($2::text[]) RETURNING id, session_id)
              INSERT INTO message_removed (id, session_id, rev)
              SELECT id, session_id, nextval('revision') FROM (SELECT * FROM gone ORDER BY id) ordered
              ON CONFLICT (id) DO UPDATE SET rev = excluded.rev`,
-            [sessionId, messageIDs],
+            [sessionId, messageIds],
           );
           return (parts.rowCount ?? 0) + (messages.rowCount ?? 0) > 0;
         },

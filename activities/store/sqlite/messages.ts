@@ -70,10 +70,10 @@ export function sqliteMessageRows(connection: SqliteConnection): MessageRows {
     summaryAfter: async (sessionId, messageId) => readOne(statements.summaryAfter, [sessionId, messageId], Message),
     recentAssistant: async (sessionId) => readAll(statements.recentAssistant, [sessionId], Message),
     usage: async (sessionId) => statements.usage.get(sessionId) as UsageSums,
-    async remove(sessionId, messageIDs) {
+    async remove(sessionId, messageIds) {
       const removed = connection.write(() => {
         let any = false;
-        for (const messageId of messageIDs) {
+        for (const messageId of messageIds) {
           // Followers learn of each removal at its own revision: the parts, then their message.
           for (const partId of statements.partsOf.all(sessionId, messageId) as string[])
             statements.partRemoved.run(partId, messageId, sessionId, connection.revision());
