@@ -1,7 +1,7 @@
 import { batchTaskPromptId, idTime, seededId } from '../core/ids.js';
 import { preview } from '../core/prompt.js';
 import { lastText } from './last-text.js';
-import { storePrompt } from './prompts.js';
+import { storePrompt } from './stored-prompt.js';
 import type { BatchRecord, BatchStatus, BatchTaskOutcome } from '../core/batch.js';
 import type { ActivityDeps } from './deps.js';
 

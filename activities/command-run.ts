@@ -7,8 +7,8 @@ import { expandCommand } from './commands.js';
 import { ConfigError } from './config/load.js';
 import { runConfiguration } from './config/run-configuration.js';
 import type { ActivityDeps } from './deps.js';
-import { createdTime, saveUserMessageRow } from './message-time.js';
-import { readPrompt, storePrompt } from './prompts.js';
+import { openingAssistantMessage, saveUserMessageRow, type AssistantStep } from './message-time.js';
+import { readPrompt, storePrompt } from './stored-prompt.js';
 import { projectAgents } from './run-config.js';
 
 /** A slash command, ready to run: as a subtask in a child session, or as a prompt. */
@@ -97,32 +97,16 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
   }
 
   /** An assistant message holding one `task` call that Loom makes itself (no model decided it). */
-  async function openTaskStep(input: {
-    sessionId: string;
-    messageId: string;
-    parentMessageId: string;
-    agent: string;
-    model: string;
-    step: number;
-    callId: string;
-    input: Record<string, unknown>;
-    /** The task's prompt, stored. */
-    promptId: string;
-  }): Promise<{ partId: string }> {
+  async function openTaskStep(
+    input: AssistantStep & {
+      callId: string;
+      input: Record<string, unknown>;
+      /** The task's prompt, stored. */
+      promptId: string;
+    },
+  ): Promise<{ partId: string }> {
     const taskInput = { ...input.input, prompt: await readPrompt(store, input.promptId, input.sessionId) };
-    await store.saveMessage({
-      id: input.messageId,
-      sessionID: input.sessionId,
-      role: 'assistant',
-      parentID: input.parentMessageId,
-      agent: input.agent,
-      model: input.model,
-      step: input.step,
-      time: { created: await createdTime(store, input.messageId) },
-      finish: 'tool-calls',
-      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
-      cost: 0,
-    });
+    await store.saveMessage({ ...(await openingAssistantMessage(store, input)), finish: 'tool-calls' });
     const part: ToolPart = {
       id: partId(input.messageId, 0),
       sessionID: input.sessionId,

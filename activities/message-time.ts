@@ -1,3 +1,5 @@
+import { zeroTokens, type AssistantMessage } from '../core/message.js';
+import type { ModelStepInput } from '../core/model-step.js';
 import { dropRevertedMessages } from './reverted-messages.js';
 import type { MessageRecords } from './store/messages.js';
 import type { SessionRecords } from './store/sessions.js';
@@ -28,4 +30,26 @@ export async function saveUserMessageRow(
     time: { created: await createdTime(store, input.messageId) },
     ...(input.promptId ? { promptID: input.promptId } : {}),
   });
+}
+
+/** A step's place in the conversation: the assistant message it writes and the user message it answers. */
+export type AssistantStep = Pick<
+  ModelStepInput,
+  'sessionId' | 'messageId' | 'parentMessageId' | 'agent' | 'model' | 'step'
+>;
+
+/** A step's assistant message as it opens: nothing spent yet; a retried step keeps its first time. */
+export async function openingAssistantMessage(store: MessageRecords, step: AssistantStep): Promise<AssistantMessage> {
+  return {
+    id: step.messageId,
+    sessionID: step.sessionId,
+    role: 'assistant',
+    parentID: step.parentMessageId,
+    agent: step.agent,
+    model: step.model,
+    step: step.step,
+    time: { created: await createdTime(store, step.messageId) },
+    tokens: zeroTokens(),
+    cost: 0,
+  };
 }

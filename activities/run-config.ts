@@ -11,7 +11,7 @@ import { budgetStanding } from './budget/standing.js';
 import { toolSpecs } from '../core/tools/index.js';
 import { visibleSkills } from '../core/tools/skill.js';
 import { ConfigError } from './config/load.js';
-import { takeWorkspaceSnapshot, workspaceSnapshotId, type WorkspaceSnapshot } from './config/workspace-snapshot.js';
+import { recordWorkspaceConfig, workspaceConfigId, type WorkspaceConfigRecord } from './config/workspace-config.js';
 import type { LoomConfig } from '../core/config.js';
 import type { ActivityDeps } from './deps.js';
 import { projectMcpTools } from './mcp/project-tools.js';
@@ -20,7 +20,7 @@ import { toolOutputDir } from './paths.js';
 import { rootSessionOf } from './session-root.js';
 import { newSession } from './session.js';
 import { warnInWorkerLog, warnOnceInWorkerLog } from './worker-log.js';
-import type { ConfigFilesSnapshot } from './config/files.js';
+import type { ConfigFilesRecord } from './config/files.js';
 import { projectConfigForRun } from './config/trust.js';
 import { errorMessage } from '../core/error-message.js';
 
@@ -61,7 +61,7 @@ interface RunInput {
 
 export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps) {
   /** The project's config files for the run: as they are, or as a person last trusted them (trust.ts). */
-  async function projectFiles(input: RunInput): Promise<ConfigFilesSnapshot> {
+  async function projectFiles(input: RunInput): Promise<ConfigFilesRecord> {
     const chosen = await projectConfigForRun(store, input.directory, env, {
       byPerson: input.byPerson === true,
       sessionId: input.sessionId,
@@ -72,7 +72,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
           `${chosen.unconfirmed.files.join(', ')} changed during an agent's work and wait for a person (loom config trust)`,
         { againAfterMs: 60_000 },
       );
-    return chosen.snapshot;
+    return chosen.record;
   }
 
   /**
@@ -82,25 +82,25 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
   async function prepareRun(input: RunInput): Promise<RunConfig> {
     // Outside `decide`: a store hiccup is retried, not a config error.
     const project = await projectFiles(input);
-    const { run, snapshot } = await decide(input, project);
+    const { run, record } = await decide(input, project);
     // What the project's folders hold travels to model calls through the store: they may run on
     // a worker without the workspace. (Outside `decide`: a store hiccup is retried, not a config error.)
-    await store.saveWorkspaceSnapshot(run.workspaceConfigId!, snapshot);
+    await store.saveWorkspaceConfig(run.workspaceConfigId!, record);
     return run;
   }
 
   async function decide(
     input: RunInput,
-    project: ConfigFilesSnapshot,
-  ): Promise<{ run: RunConfig; snapshot: WorkspaceSnapshot }> {
+    project: ConfigFilesRecord,
+  ): Promise<{ run: RunConfig; record: WorkspaceConfigRecord }> {
     try {
-      const taken = takeWorkspaceSnapshot(input.directory, env, project);
+      const taken = recordWorkspaceConfig(input.directory, env, project);
       const { config, skillProblems } = taken;
       // A broken skill file is skipped, not fatal: the run goes on, and the worker's log says why.
       for (const problem of skillProblems) warnInWorkerLog(`Skipped a skill: ${problem.message}`);
-      // This runs on the workspace's host, where local MCP servers run: their tools travel with the snapshot.
+      // This runs on the workspace's host, where local MCP servers run: their tools travel with the record.
       const mcpTools = await projectMcpTools(config, input.directory, env);
-      const snapshot: WorkspaceSnapshot = mcpTools.length ? { ...taken.snapshot, mcpTools } : taken.snapshot;
+      const record: WorkspaceConfigRecord = mcpTools.length ? { ...taken.record, mcpTools } : taken.record;
       const toolNames = [...Object.keys(toolSpecs), ...mcpTools.map((tool) => tool.name)];
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
@@ -113,7 +113,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const rules = merge(agent.permission, sessionRules);
       const hidden = disabled(toolNames, rules);
       // `skill` is offered only when there is a skill the agent may load.
-      if (visibleSkills(snapshot.skills ?? [], rules).length === 0) hidden.add('skill');
+      if (visibleSkills(record.skills ?? [], rules).length === 0) hidden.add('skill');
       // Only a session that may delegate has subagents to ask about.
       if (hidden.has('task')) hidden.add('task_status');
       const run: RunConfig = {
@@ -148,10 +148,10 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
         autoTitle: config.auto_title ?? true,
         snapshot: config.snapshot ?? true,
         primaryTools: config.experimental?.primary_tools ?? [],
-        workspaceConfigId: workspaceSnapshotId(snapshot),
+        workspaceConfigId: workspaceConfigId(record),
         ...(await budgetsOfRun(input, session !== undefined, agent, config, model)),
       };
-      return { run, snapshot };
+      return { run, record };
     } catch (error) {
       // A mistake in the configuration fails the run at once; anything else (the store restarting,
       // say) is retried like any activity failure.

@@ -3,7 +3,7 @@ import { toolOutputDir } from './paths.js';
 import { taskSteps } from './task-progress.js';
 import { lastText } from './last-text.js';
 import { rootSessionOf } from './session-root.js';
-import { storePrompt } from './prompts.js';
+import { storePrompt } from './stored-prompt.js';
 import { setToolState, toolInputOf } from './tools/tool-state.js';
 import { truncateOutput } from './tools/truncate.js';
 

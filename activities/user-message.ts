@@ -8,7 +8,7 @@ import type { LoomConfig } from '../core/config.js';
 import { runConfiguration } from './config/run-configuration.js';
 import type { ActivityDeps } from './deps.js';
 import { saveUserMessageRow } from './message-time.js';
-import { readPrompt } from './prompts.js';
+import { readPrompt } from './stored-prompt.js';
 import { namedFileReferences, resolveReferences, type Reference } from './prompt-references.js';
 import { promptVariant } from '../core/prompt-variant.js';
 import { projectAgents } from './run-config.js';

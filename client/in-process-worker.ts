@@ -1,6 +1,5 @@
-import type { SessionStore } from '../activities/store/store.js';
 import { showWorkerWarningsOn } from '../activities/worker-log.js';
-import { createLoomWorker, type ServedQueues } from '../worker/create-worker.js';
+import { createLoomWorker, type LoomWorkerOptions } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { connectWorker } from '../worker/temporal/connect-worker.js';
 import { errorMessage } from '../core/error-message.js';
@@ -18,33 +17,30 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** A worker inside the CLI process, for as long as one command needs it. */
-export async function startInProcessWorker(options: {
+/** The worker's options (see `LoomWorkerOptions`), with the Temporal service it connects to itself. */
+export interface InProcessWorkerOptions extends Pick<
+  LoomWorkerOptions,
+  'taskQueue' | 'store' | 'env' | 'hostId' | 'serve' | 'maxCachedWorkflows'
+> {
   target: TemporalTarget;
-  taskQueue: string;
-  store: SessionStore;
-  env?: NodeJS.ProcessEnv;
-  hostId?: string;
-  serve?: ServedQueues;
-  maxCachedWorkflows?: number;
   /** When its build becomes current (default: always on the embedded dev server, else for a first version). */
   makeCurrent?: MakeCurrent;
-}): Promise<RunningWorker> {
+}
+
+/** A worker inside the CLI process, for as long as one command needs it. */
+export async function startInProcessWorker(options: InProcessWorkerOptions): Promise<RunningWorker> {
+  const { target, makeCurrent, ...shared } = options;
   const env = options.env ?? process.env;
-  const versioning = versioningFrom(
-    env,
-    options.taskQueue,
-    options.makeCurrent ?? (options.target.embedded ? 'always' : 'when-none'),
-  );
+  const versioning = versioningFrom(env, options.taskQueue, makeCurrent ?? (target.embedded ? 'always' : 'when-none'));
   // The CLI reports failures itself; the SDK's warnings about them would only repeat it.
   installQuietRuntime('ERROR');
   showWorkerWarningsOn((message) => process.stderr.write(`warning: ${message}\n`));
-  const connection = await connectWorker(options.target);
+  const connection = await connectWorker(target);
   if (versioning && options.serve !== 'host') {
     // Any other failure here is the adoption's to report, once the worker polls.
     const refusal = await refuseBeforePolling(
       connection.workflowService,
-      options.target.namespace,
+      target.namespace,
       versioning,
       options.taskQueue,
     ).catch((error: unknown) => error);
@@ -53,17 +49,7 @@ export async function startInProcessWorker(options: {
       throw doesNotStart(refusal);
     }
   }
-  const worker = await createLoomWorker({
-    connection,
-    namespace: options.target.namespace,
-    taskQueue: options.taskQueue,
-    store: options.store,
-    env: options.env,
-    hostId: options.hostId,
-    serve: options.serve,
-    maxCachedWorkflows: options.maxCachedWorkflows,
-    versioning,
-  });
+  const worker = await createLoomWorker({ ...shared, connection, namespace: target.namespace, versioning });
   const running = worker.run();
   const stop = async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -18,10 +18,6 @@ export function budgetOfLimits(limits: { max_tokens?: number; max_cost?: number 
   };
 }
 
-export function isEmptyBudget(budget: Budget | undefined): boolean {
-  return !budget || (budget.tokens === undefined && budget.cost === undefined);
-}
-
 /** Why a cost budget cannot cover a model: its prices are unknown, and where to give them. */
 export function unpricedModelMessage(model: string, owner: string): string {
   const { providerID, modelID } = parseModelId(model);

@@ -69,24 +69,3 @@ export function busEventOf(row: FeedRow, counts?: BatchCounts): BusEvent {
 }
 
 const NO_COUNTS: BatchCounts = { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
-
-/** The session an event belongs to (none for a batch's). */
-export function sessionOfEvent(event: BusEvent): string | undefined {
-  switch (event.type) {
-    case 'session.updated':
-      return event.properties.info.id;
-    case 'message.updated':
-      return event.properties.info.sessionID;
-    case 'message.part.updated':
-      return event.properties.part.sessionID;
-    case 'message.part.removed':
-    case 'message.removed':
-    case 'session.deleted':
-      return event.properties.sessionID;
-    case 'permission.asked':
-    case 'permission.replied':
-      return event.properties.request.sessionID;
-    case 'batch.updated':
-      return undefined;
-  }
-}

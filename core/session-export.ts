@@ -35,10 +35,10 @@ export function importedSession(
   exported: SessionExport,
   place: ImportPlace,
 ): { session: Session; messages: MessageWithParts[] } {
-  const sessionID = nextId('ses', idSequence(place.now), place.random);
+  const sessionId = nextId('ses', idSequence(place.now), place.random);
   const { info } = exported;
   const session: Session = {
-    id: sessionID,
+    id: sessionId,
     title: info.title,
     agent: info.agent,
     model: info.model,
@@ -49,7 +49,7 @@ export function importedSession(
     time: { created: info.time.created, updated: place.now },
   };
   // Snapshots of files are the exporting machine's: an imported session's steps keep no patches.
-  const messages = copyTranscript(exported.messages, sessionID, {
+  const messages = copyTranscript(exported.messages, sessionId, {
     now: place.now,
     random: place.random,
     keepPatches: false,

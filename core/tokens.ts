@@ -21,7 +21,10 @@ export function addTokens(a: Tokens, b: Tokens): Tokens {
   };
 }
 
-/** All tokens a call used, as `loom tree` and budgets count them: input, output and cache reads and writes. */
+/**
+ * All tokens a call used, as `loom tree`, budgets and providers' tokens-per-minute limits count them:
+ * input, output and cache reads and writes.
+ */
 export function totalTokens(tokens: Tokens): number {
   return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
 }

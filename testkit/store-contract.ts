@@ -8,7 +8,7 @@ import { describeFeedContract } from './store-contract-feed.js';
 import { describeRecordsContract } from './store-contract-records.js';
 import { describeRateLimitContract } from './store-contract-rate-limits.js';
 import { describeRemovalContract } from './store-contract-removal.js';
-import { describeConfigTrustContract, describeWorkspaceSnapshotContract } from './store-contract-workspace.js';
+import { describeConfigTrustContract, describeWorkspaceConfigContract } from './store-contract-workspace.js';
 import { session, textPart, textsOf, userMessage } from './store-records.js';
 
 export type OpenStore = () => Promise<SessionStore>;
@@ -222,7 +222,7 @@ export function describeStoreContract(name: string, open: OpenStore): void {
   describeChangeFeedContract(name, openStore);
   describeFeedContract(name, openStore);
   describeRemovalContract(name, openStore);
-  describeWorkspaceSnapshotContract(name, openStore);
+  describeWorkspaceConfigContract(name, openStore);
   describeConfigTrustContract(name, openStore);
   describeBudgetContract(name, openStore);
   describeRateLimitContract(name, openStore);

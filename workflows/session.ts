@@ -17,7 +17,7 @@ import { checkBudget } from './session/budget-check.js';
 import { compact } from './session/compaction.js';
 import { modelStep } from './session/model-step.js';
 import { PermissionGate } from './session/permission-gate.js';
-import { takePrompts } from './session/prompts.js';
+import { takePrompts } from './session/queued-prompts.js';
 import { describeFailure, initialState, showProgress, type RunState } from './session/run-state.js';
 import { RunDeadline } from './session/run-deadline.js';
 import { runSubtaskStep } from './session/subtask.js';

@@ -5,7 +5,7 @@ import { SkillInfo } from '../../core/tools/skill.js';
 
 /**
  * How config loading reads a project's folders. The disk on the workspace's host; elsewhere (a
- * model-only worker with no copy of the workspace) a snapshot of what the host's disk held.
+ * model-only worker with no copy of the workspace) a record of what the host's disk held.
  */
 export interface ConfigFiles {
   isFile(path: string): boolean;
@@ -20,12 +20,12 @@ export interface ConfigFiles {
  * absolute path, and the SHA-256 of each plugin module of the project (code is not kept, only
  * which code was seen: a module that differs is not loaded).
  */
-export const ConfigFilesSnapshot = z.object({
+export const ConfigFilesRecord = z.object({
   files: z.record(z.string(), z.string()),
   folders: z.record(z.string(), z.array(z.string())),
   plugins: z.record(z.string(), z.string()).optional(),
 });
-export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
+export type ConfigFilesRecord = z.infer<typeof ConfigFilesRecord>;
 
 /**
  * The project part of a workspace's configuration, taken on its host and kept in the session
@@ -34,14 +34,14 @@ export type ConfigFilesSnapshot = z.infer<typeof ConfigFilesSnapshot>;
  * found (names and descriptions for the `skill` tool's description; absent when there are none).
  * `mcpTools`: the tools the project's MCP servers listed on the host (absent when there are none).
  */
-export const WorkspaceSnapshot = ConfigFilesSnapshot.extend({
+export const WorkspaceConfigRecord = ConfigFilesRecord.extend({
   git: z.boolean(),
   skills: z.array(SkillInfo).optional(),
   mcpTools: z.array(McpToolInfo).optional(),
   /** What the project folder held when the run started (folders end in `/`): a small model's prompt names them. */
   entries: z.array(z.string()).optional(),
 });
-export type WorkspaceSnapshot = z.infer<typeof WorkspaceSnapshot>;
+export type WorkspaceConfigRecord = z.infer<typeof WorkspaceConfigRecord>;
 
 export const diskFiles: ConfigFiles = {
   isFile: (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false,
@@ -52,11 +52,11 @@ export const diskFiles: ConfigFiles = {
 
 /**
  * Reads through `inner` and remembers every file read and folder listed. A traversal that only
- * lists folders it found and reads files it found then sees the same through `snapshotFiles`.
+ * lists folders it found and reads files it found then sees the same through `recordedFiles`.
  */
 export function recordingFiles(inner: ConfigFiles = diskFiles): {
   files: ConfigFiles;
-  snapshot(): ConfigFilesSnapshot;
+  record(): ConfigFilesRecord;
 } {
   const files = new Map<string, string>();
   const folders = new Map<string, string[]>();
@@ -75,23 +75,23 @@ export function recordingFiles(inner: ConfigFiles = diskFiles): {
         return text;
       },
     },
-    snapshot: () => ({ files: sortedRecord(files), folders: sortedRecord(folders) }),
+    record: () => ({ files: sortedRecord(files), folders: sortedRecord(folders) }),
   };
 }
 
 /**
- * The project as a snapshot recorded it. A folder exists when it was listed and a file when it was
+ * The project as a record holds it. A folder exists when it was listed and a file when it was
  * read; anything else the traversal probed was absent, or not needed (a `.txt` beside the agents).
  */
-export function snapshotFiles(snapshot: ConfigFilesSnapshot): ConfigFiles {
+export function recordedFiles(record: ConfigFilesRecord): ConfigFiles {
   const has = (record: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(record, key);
   return {
-    isFile: (path) => has(snapshot.files, path),
-    isDirectory: (path) => has(snapshot.folders, path),
-    list: (folder) => (has(snapshot.folders, folder) ? [...snapshot.folders[folder]] : []),
+    isFile: (path) => has(record.files, path),
+    isDirectory: (path) => has(record.folders, path),
+    list: (folder) => (has(record.folders, folder) ? [...record.folders[folder]] : []),
     read(path) {
-      if (!has(snapshot.files, path)) throw new Error(`${path}: not in the workspace's config snapshot`);
-      return snapshot.files[path];
+      if (!has(record.files, path)) throw new Error(`${path}: not in the workspace's config record`);
+      return record.files[path];
     },
   };
 }

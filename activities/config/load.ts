@@ -20,7 +20,7 @@ export { ConfigError } from './errors.js';
  *    its `.opencode/` (JSON, then markdown), then its `.loom/` (JSON, then markdown);
  * 3. `LOOM_CONFIG_CONTENT`.
  *
- * `project` reads layer 2 (the disk unless given: a workspace snapshot on a worker without the
+ * `project` reads layer 2 (the disk unless given: a workspace config record on a worker without the
  * workspace); layer 1 is always this worker's own disk and layer 3 its own environment.
  */
 export function loadConfig(

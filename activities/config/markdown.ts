@@ -115,7 +115,7 @@ function markdownFiles(files: ConfigFiles, folder: string, recursive: boolean): 
   for (const entry of files.list(folder).sort()) {
     if (entry.startsWith('.')) continue;
     const path = join(folder, entry);
-    // A folder is only listed when it is walked, so a snapshot knows exactly the folders walked.
+    // A folder is only listed when it is walked, so a record knows exactly the folders walked.
     if (recursive && files.isDirectory(path)) found.push(...markdownFiles(files, path, true));
     else if (entry.endsWith('.md') && files.isFile(path)) found.push(path);
   }

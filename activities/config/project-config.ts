@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { pluginDigests } from '../plugins/load.js';
 import { ConfigError } from './errors.js';
-import { recordingFiles, type ConfigFilesSnapshot } from './files.js';
+import { recordingFiles, type ConfigFilesRecord } from './files.js';
 import { loadConfig } from './load.js';
 
 /** The project part of a workspace's configuration as a disk holds it, and its id. */
 export interface ProjectConfig {
   id: string;
-  snapshot: ConfigFilesSnapshot;
+  record: ConfigFilesRecord;
 }
 
 /**
@@ -25,22 +25,22 @@ export function readProjectConfig(directory: string, env: NodeJS.ProcessEnv): Pr
     if (!(error instanceof ConfigError)) throw error;
   }
   const plugins = pluginDigests(directory, env, recorder.files);
-  const snapshot: ConfigFilesSnapshot = {
-    ...recorder.snapshot(),
+  const record: ConfigFilesRecord = {
+    ...recorder.record(),
     ...(Object.keys(plugins).length ? { plugins } : {}),
   };
-  return { id: projectConfigId(snapshot), snapshot };
+  return { id: projectConfigId(record), record };
 }
 
 /** `cfg_` and the start of the SHA-256 of the files, folders and plugin digests: equal content, equal id. */
-export function projectConfigId(snapshot: ConfigFilesSnapshot): string {
-  const { files, folders, plugins } = snapshot;
+export function projectConfigId(record: ConfigFilesRecord): string {
+  const { files, folders, plugins } = record;
   const hash = createHash('sha256').update(canonicalJson({ files, folders, plugins: plugins ?? {} }));
   return `cfg_${hash.digest('hex').slice(0, 24)}`;
 }
 
-/** The paths whose text, listing or code differ between two snapshots: changed, added or removed, sorted. */
-export function changedConfigPaths(before: ConfigFilesSnapshot, after: ConfigFilesSnapshot): string[] {
+/** The paths whose text, listing or code differ between two records: changed, added or removed, sorted. */
+export function changedConfigPaths(before: ConfigFilesRecord, after: ConfigFilesRecord): string[] {
   const changed = new Set<string>();
   const compare = (a: Record<string, unknown>, b: Record<string, unknown>, folder = false) => {
     for (const path of new Set([...Object.keys(a), ...Object.keys(b)]))

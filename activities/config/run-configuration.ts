@@ -1,17 +1,17 @@
 import type { LoomConfig } from '../../core/config.js';
 import type { ConfigTrustRecords } from '../store/config-trust.js';
-import type { WorkspaceSnapshots } from '../store/workspace-snapshots.js';
+import type { WorkspaceConfigRecords } from '../store/workspace-configs.js';
 import { ConfigError } from './errors.js';
-import { snapshotFiles, type ConfigFilesSnapshot } from './files.js';
+import { recordedFiles, type ConfigFilesRecord } from './files.js';
 import { loadConfig } from './load.js';
 import { projectConfigId, readProjectConfig } from './project-config.js';
-import { workspaceConfig } from './workspace-snapshot.js';
+import { workspaceConfig } from './workspace-config.js';
 
 /** What a run's host activity works with: the run's configuration, never the project's files as they are now. */
 export interface RunConfiguration {
   config: LoomConfig;
   /** The project's config files it comes from (with its plugins' digests). */
-  project: ConfigFilesSnapshot;
+  project: ConfigFilesRecord;
   /** Their id (`projectConfigId`): a disk that no longer matches it changed since the run started. */
   projectId: string;
 }
@@ -20,13 +20,13 @@ const ids = new Map<string, string>();
 const IDS_KEPT = 64;
 
 /**
- * The configuration a run started with (its workspace snapshot, `workspaceConfigId`); a global
+ * The configuration a run started with (its workspace config record, `workspaceConfigId`); a global
  * config file broken since fails the call, as it fails the run's model calls. A run of Loom 0.3.0
  * or before names none: it gets the config files a person trusts for the directory (the disk's
  * before any run there), and an empty configuration when they no longer load, as it did.
  */
 export async function runConfiguration(
-  store: WorkspaceSnapshots & ConfigTrustRecords,
+  store: WorkspaceConfigRecords & ConfigTrustRecords,
   env: NodeJS.ProcessEnv,
   input: { directory: string; workspaceConfigId?: string },
 ): Promise<RunConfiguration> {
@@ -43,14 +43,13 @@ export async function runConfiguration(
     }
     return { config, project, projectId };
   }
-  const project =
-    (await store.configTrust(input.directory))?.trusted ?? readProjectConfig(input.directory, env).snapshot;
+  const project = (await store.configTrust(input.directory))?.trusted ?? readProjectConfig(input.directory, env).record;
   return { config: loadedOrEmpty(input.directory, env, project), project, projectId: projectConfigId(project) };
 }
 
-function loadedOrEmpty(directory: string, env: NodeJS.ProcessEnv, project: ConfigFilesSnapshot): LoomConfig {
+function loadedOrEmpty(directory: string, env: NodeJS.ProcessEnv, project: ConfigFilesRecord): LoomConfig {
   try {
-    return loadConfig(directory, env, snapshotFiles(project));
+    return loadConfig(directory, env, recordedFiles(project));
   } catch (error) {
     if (error instanceof ConfigError) return {};
     throw error;

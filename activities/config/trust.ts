@@ -1,5 +1,5 @@
 import type { ConfigChange, ConfigTrust, ConfigTrustRecords } from '../store/config-trust.js';
-import type { ConfigFilesSnapshot } from './files.js';
+import type { ConfigFilesRecord } from './files.js';
 import { changedConfigPaths, readProjectConfig, type ProjectConfig } from './project-config.js';
 
 /**
@@ -13,7 +13,7 @@ import { changedConfigPaths, readProjectConfig, type ProjectConfig } from './pro
 
 /** The config files a run works with, and the change it leaves out. */
 export interface RunProjectConfig {
-  snapshot: ConfigFilesSnapshot;
+  record: ConfigFilesRecord;
   /** Files changed during an agent's work and not confirmed yet: the run uses the trusted ones instead. */
   unconfirmed?: ConfigChange;
 }
@@ -36,20 +36,20 @@ export async function projectConfigForRun(
   const now = Date.now();
   if (!trust) {
     await store.trustConfig(directory, { ...current, time: now }, 'first');
-    return { snapshot: current.snapshot };
+    return { record: current.record };
   }
   if (current.id === trust.trustedId) {
     // The change that waited was undone: nothing waits any more.
     if (trust.pending) await store.trustConfig(directory, { ...current, time: trust.time }, 'always');
-    return { snapshot: current.snapshot };
+    return { record: current.record };
   }
   if (starter.byPerson && !agentChangeRemains(trust, current)) {
     // The person's own edit between runs: theirs to make. Not if an agent's change came in meanwhile.
     const when = trust.pending ? 'always' : 'unless-pending';
-    if (await store.trustConfig(directory, { ...current, time: now }, when)) return { snapshot: current.snapshot };
+    if (await store.trustConfig(directory, { ...current, time: now }, when)) return { record: current.record };
   }
   const unconfirmed = await markChanged(store, directory, trust, current, starter.sessionId);
-  return { snapshot: trust.trusted, unconfirmed };
+  return { record: trust.trusted, unconfirmed };
 }
 
 /**
@@ -76,7 +76,7 @@ export async function noticeConfigChange(
  */
 function agentChangeRemains(trust: ConfigTrust, current: ProjectConfig): boolean {
   if (!trust.pending) return false;
-  const changed = new Set(changedConfigPaths(trust.trusted, current.snapshot));
+  const changed = new Set(changedConfigPaths(trust.trusted, current.record));
   return trust.pending.files.some((path) => changed.has(path));
 }
 
@@ -91,7 +91,7 @@ async function markChanged(
   if (trust.pending?.id === current.id) return trust.pending;
   const change: ConfigChange = {
     id: current.id,
-    files: changedConfigPaths(trust.trusted, current.snapshot),
+    files: changedConfigPaths(trust.trusted, current.record),
     // The session that first saw the change keeps the credit: a later run only noticed it again.
     sessionId: trust.pending?.sessionId ?? sessionId,
     time: Date.now(),
@@ -118,7 +118,7 @@ export async function configStanding(
 ): Promise<ConfigStanding> {
   const current = readProjectConfig(directory, env);
   const trust = await store.configTrust(directory);
-  const changed = trust && trust.trustedId !== current.id ? changedConfigPaths(trust.trusted, current.snapshot) : [];
+  const changed = trust && trust.trustedId !== current.id ? changedConfigPaths(trust.trusted, current.record) : [];
   return { directory, current, trust, changed, usedAsIs: !trust || !agentChangeRemains(trust, current) };
 }
 
@@ -153,6 +153,6 @@ export async function trustProjectConfig(
 export async function trustedProjectFiles(
   store: ConfigTrustRecords,
   directory: string,
-): Promise<ConfigFilesSnapshot | undefined> {
+): Promise<ConfigFilesRecord | undefined> {
   return (await store.configTrust(directory))?.trusted;
 }

@@ -1,5 +1,4 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { zeroTokens } from '../../core/message.js';
 import type { ModelStepInput, ModelStepResult } from '../../core/model-step.js';
 import { preview } from '../../core/prompt.js';
 import type { Ruleset } from '../../core/permission.js';
@@ -7,10 +6,10 @@ import { checkToolCall } from '../../core/tool-call/check.js';
 import { toolFinder } from '../../core/tools/index.js';
 import { describeSkillTool } from '../../core/tools/skill.js';
 import { describeTaskTool } from '../../core/tools/task.js';
-import { workspaceConfig } from '../config/workspace-snapshot.js';
-import type { ConfigFilesSnapshot } from '../config/files.js';
+import { workspaceConfig } from '../config/workspace-config.js';
+import type { ConfigFilesRecord } from '../config/files.js';
 import type { ActivityDeps } from '../deps.js';
-import { createdTime } from '../message-time.js';
+import { openingAssistantMessage } from '../message-time.js';
 import { configDir } from '../paths.js';
 import { pluginChatParams } from '../plugins/chat-params.js';
 import { PluginError, type ChatParams } from '../plugins/types.js';
@@ -38,18 +37,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
    * message's parts, and returns only what the loop needs.
    */
   async function callModel(input: ModelStepInput): Promise<ModelStepResult> {
-    const message = {
-      id: input.messageId,
-      sessionID: input.sessionId,
-      role: 'assistant' as const,
-      parentID: input.parentMessageId,
-      agent: input.agent,
-      model: input.model,
-      step: input.step,
-      time: { created: await createdTime(store, input.messageId) },
-      tokens: zeroTokens(),
-      cost: 0,
-    };
+    const message = await openingAssistantMessage(store, input);
     let agentRules: Ruleset = [];
     let refusedBefore = new Map<string, string>();
     let find = toolFinder();
@@ -137,7 +125,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
   async function chatParams(
     input: ModelStepInput,
     agent: string,
-    project: ConfigFilesSnapshot,
+    project: ConfigFilesRecord,
     params: ChatParams,
   ): Promise<ChatParams> {
     const providerID = input.model.slice(0, input.model.indexOf('/'));

@@ -12,6 +12,7 @@ import {
 import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
 import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
+import { totalTokens } from '../../core/tokens.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import type { PartRecords } from '../store/parts.js';
 import type { MessageRecords } from '../store/messages.js';
@@ -295,11 +296,6 @@ async function toolInput(raw: string): Promise<unknown> {
   if (raw.trim() === '') return {};
   const parsed = await safeParseJSON({ text: raw });
   return parsed.success ? parsed.value : raw;
-}
-
-/** What a provider counts against tokens per minute: all of it, cached or not. */
-export function totalTokens(tokens: Tokens): number {
-  return tokens.input + tokens.output + tokens.cache.read + tokens.cache.write;
 }
 
 export function toTokens(usage: LanguageModelV3Usage | undefined): Tokens {

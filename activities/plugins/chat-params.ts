@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { ConfigFilesSnapshot } from '../config/files.js';
+import type { ConfigFilesRecord } from '../config/files.js';
 import { loadPlugins } from './load.js';
 import { runHook } from './hooks.js';
 import type { ChatParams, ChatParamsInput } from './types.js';
@@ -13,7 +13,7 @@ import type { ChatParams, ChatParamsInput } from './types.js';
 export async function pluginChatParams(
   directory: string,
   env: NodeJS.ProcessEnv,
-  project: ConfigFilesSnapshot,
+  project: ConfigFilesRecord,
   input: ChatParamsInput,
   params: ChatParams,
 ): Promise<ChatParams> {

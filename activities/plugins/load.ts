@@ -5,7 +5,7 @@ import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path
 import { pathToFileURL } from 'node:url';
 import { mergeConfig, type LoomConfig } from '../../core/config.js';
 import { configLayers, type ConfigLayer } from '../config/load.js';
-import { diskFiles, snapshotFiles, type ConfigFiles, type ConfigFilesSnapshot } from '../config/files.js';
+import { diskFiles, recordedFiles, type ConfigFiles, type ConfigFilesRecord } from '../config/files.js';
 import { CONFIG_FOLDER_NAMES } from '../../core/config-files.js';
 import { configDir } from '../paths.js';
 import { warnOnceInWorkerLog } from '../worker-log.js';
@@ -29,7 +29,7 @@ interface PluginModule {
   mtimeMs: number;
   /** Inside `node_modules`: imported once per process, whatever its time. */
   package: boolean;
-  /** In the user's global config folder: theirs, not the project's, so never checked against a snapshot. */
+  /** In the user's global config folder: theirs, not the project's, so never checked against a record. */
   global: boolean;
 }
 
@@ -43,15 +43,15 @@ const cache = new Map<string, Promise<Plugins>>();
  * `PluginError` naming the module (and export) that cannot be loaded.
  *
  * The project's part is read from `project`, the config files a run uses (those a person trusts),
- * and a module of the project is loaded only while its code is the code that snapshot saw: code an
+ * and a module of the project is loaded only while its code is the code that record saw: code an
  * agent wrote or changed since runs in this worker only once a person confirms it.
  */
 export async function loadPlugins(
   directory: string,
   env: NodeJS.ProcessEnv,
-  project: ConfigFilesSnapshot,
+  project: ConfigFilesRecord,
 ): Promise<Plugins> {
-  const { modules, config, skipped } = discoverPlugins(directory, env, snapshotFiles(project));
+  const { modules, config, skipped } = discoverPlugins(directory, env, recordedFiles(project));
   for (const reason of skipped) warnOnceInWorkerLog(`Plugin ${reason}`);
   for (const module of modules) if (!module.global) checkSeen(module, project);
   const timeoutMs = (config.plugin_timeout ?? DEFAULT_PLUGIN_TIMEOUT_S) * 1000;
@@ -125,7 +125,7 @@ export function discoverPlugins(
       for (const entry of files.list(pluginDir).sort()) {
         const file = join(pluginDir, entry);
         if (!EXTENSIONS.has(extname(entry)) || entry.endsWith('.d.ts')) continue;
-        // A snapshot lists a plugin file without its text (the digest is its record); one that has
+        // A record lists a plugin file without its text (the digest is its record); one that has
         // gone since is reported missing, not skipped, as a plugin named in config is.
         if (files !== diskFiles || diskFiles.isFile(file)) add(file, labelOf(file, root));
       }
@@ -136,7 +136,7 @@ export function discoverPlugins(
 
 /**
  * The SHA-256 of each plugin module of the project that `project` leads to (the global folder's
- * are the user's own): what a snapshot records, so `loadPlugins` loads only code it saw.
+ * are the user's own): what a record holds, so `loadPlugins` loads only code it saw.
  */
 export function pluginDigests(directory: string, env: NodeJS.ProcessEnv, project: ConfigFiles): Record<string, string> {
   const digests: Record<string, string> = {};
@@ -169,8 +169,8 @@ function digestOf(file: string): string | undefined {
   return digest;
 }
 
-/** Refuses a module of the project whose code is not the code the run's config snapshot saw. */
-function checkSeen(module: PluginModule, project: ConfigFilesSnapshot): void {
+/** Refuses a module of the project whose code is not the code the run's config record saw. */
+function checkSeen(module: PluginModule, project: ConfigFilesRecord): void {
   const seen = project.plugins?.[module.file];
   if (seen !== undefined && digestOf(module.file) === seen) return;
   throw new PluginError(

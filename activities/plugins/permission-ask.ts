@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { ConfigFilesSnapshot } from '../config/files.js';
+import type { ConfigFilesRecord } from '../config/files.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { warnInWorkerLog } from '../worker-log.js';
 import { callHook } from './hooks.js';
@@ -33,7 +33,7 @@ const STATUSES: readonly PermissionStatus[] = ['ask', 'allow', 'deny'];
 export async function pluginPermissionVerdict(
   directory: string,
   env: NodeJS.ProcessEnv,
-  project: ConfigFilesSnapshot | undefined,
+  project: ConfigFilesRecord | undefined,
   record: PermissionRequestRecord,
 ): Promise<PluginVerdict | undefined> {
   if (!project || !existsSync(directory)) return undefined;

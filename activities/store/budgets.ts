@@ -8,37 +8,37 @@ import { usageOfSums, type Usage, type UsageSums } from './usage.js';
  */
 export interface BudgetRecords {
   /** The budget of a session's tree below it, or of a batch (`bat_…`), if one was set. */
-  budgetOf(ownerID: string): Promise<Budget | undefined>;
+  budgetOf(ownerId: string): Promise<Budget | undefined>;
   /** Sets (replaces) the budget; an empty one removes it. */
-  setBudget(ownerID: string, budget: Budget): Promise<void>;
+  setBudget(ownerId: string, budget: Budget): Promise<void>;
   /** Tokens and cost of a session's assistant messages and all its subagents', recursively. */
-  subtreeUsage(sessionID: string): Promise<Usage>;
+  subtreeUsage(sessionId: string): Promise<Usage>;
   /** The same over every task session of a batch and their subagents. */
-  batchUsage(batchID: string): Promise<Usage>;
+  batchUsage(batchId: string): Promise<Usage>;
   /** The budgets of the batches that ran this session as a task. */
-  batchBudgetsOf(sessionID: string): Promise<{ batchID: string; budget: Budget }[]>;
+  batchBudgetsOf(sessionId: string): Promise<{ batchID: string; budget: Budget }[]>;
 }
 
 /** Budget rows as a dialect stores them. */
 export interface BudgetRows {
-  get(ownerID: string): Promise<Budget | undefined>;
-  set(ownerID: string, budget: Budget): Promise<void>;
-  remove(ownerID: string): Promise<void>;
-  subtreeUsage(sessionID: string): Promise<UsageSums>;
-  batchUsage(batchID: string): Promise<UsageSums>;
-  batchBudgetsOf(sessionID: string): Promise<{ batchID: string; budget: Budget }[]>;
+  get(ownerId: string): Promise<Budget | undefined>;
+  set(ownerId: string, budget: Budget): Promise<void>;
+  remove(ownerId: string): Promise<void>;
+  subtreeUsage(sessionId: string): Promise<UsageSums>;
+  batchUsage(batchId: string): Promise<UsageSums>;
+  batchBudgetsOf(sessionId: string): Promise<{ batchID: string; budget: Budget }[]>;
 }
 
 export function budgetRecords(rows: BudgetRows): BudgetRecords {
   return {
-    budgetOf: (ownerID) => rows.get(ownerID),
-    async setBudget(ownerID, budget) {
-      if (budget.tokens === undefined && budget.cost === undefined) await rows.remove(ownerID);
-      else await rows.set(ownerID, budget);
+    budgetOf: (ownerId) => rows.get(ownerId),
+    async setBudget(ownerId, budget) {
+      if (budget.tokens === undefined && budget.cost === undefined) await rows.remove(ownerId);
+      else await rows.set(ownerId, budget);
     },
-    subtreeUsage: async (sessionID) => usageOfSums(await rows.subtreeUsage(sessionID)),
-    batchUsage: async (batchID) => usageOfSums(await rows.batchUsage(batchID)),
-    batchBudgetsOf: (sessionID) => rows.batchBudgetsOf(sessionID),
+    subtreeUsage: async (sessionId) => usageOfSums(await rows.subtreeUsage(sessionId)),
+    batchUsage: async (batchId) => usageOfSums(await rows.batchUsage(batchId)),
+    batchBudgetsOf: (sessionId) => rows.batchBudgetsOf(sessionId),
   };
 }
 

@@ -37,7 +37,7 @@ export const DEFAULT_FEED_LIMIT = 500;
 
 /** Following the store: one session's changes, or everything written, and waiting for more. */
 export interface ChangeFeed {
-  changes(sessionID: string, since: number): Promise<SessionChanges>;
+  changes(sessionId: string, since: number): Promise<SessionChanges>;
   /**
    * Waits, without polling `changes`, until the session may hold messages or parts newer than
    * `since` (a cursor from `changes`), or its own row or a permission request of it
@@ -47,7 +47,7 @@ export interface ChangeFeed {
    * PostgreSQL learns of commits from any machine by LISTEN/NOTIFY; SQLite wakes at once on writes
    * through the same store object and looks every ~150 ms for writes by other processes.
    */
-  waitForChange(sessionID: string, since: number, options: WaitOptions): Promise<void>;
+  waitForChange(sessionId: string, since: number, options: WaitOptions): Promise<void>;
   /**
    * Every session's changes after `since`, with sessions, permission requests, batches, and removed
    * parts, messages and sessions, each at its latest state, in revision order, at most `limit` (default 500) at a time.
@@ -61,17 +61,17 @@ export interface ChangeFeed {
 
 /** The revisioned rows as a dialect reads them, and its way of waiting for new ones. */
 export interface ChangeFeedRows {
-  changes(sessionID: string, since: number): Promise<SessionChanges>;
+  changes(sessionId: string, since: number): Promise<SessionChanges>;
   /** Each table's oldest `perTable` rows in (since, cursor], with a cursor up to which every revision is committed. */
   tablesAfter(since: number, perTable: number): Promise<{ cursor: number; tables: FeedTables }>;
   /** Waits for a change of one session, or of anything in the store when `sessionID` is undefined. */
-  wait(sessionID: string | undefined, since: number, options: WaitOptions): Promise<void>;
+  wait(sessionId: string | undefined, since: number, options: WaitOptions): Promise<void>;
 }
 
 export function changeFeed(rows: ChangeFeedRows): ChangeFeed {
   return {
-    changes: async (sessionID, since) => rows.changes(sessionID, since),
-    waitForChange: async (sessionID, since, options) => rows.wait(sessionID, since, options),
+    changes: async (sessionId, since) => rows.changes(sessionId, since),
+    waitForChange: async (sessionId, since, options) => rows.wait(sessionId, since, options),
     async feed(since, limit = DEFAULT_FEED_LIMIT) {
       // One row more than a page from each table: a table with more rows than fit must cut the page.
       const { cursor, tables } = await rows.tablesAfter(since, limit + 1);

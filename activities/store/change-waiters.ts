@@ -23,12 +23,12 @@ export class ChangeWaiters {
     return this.waiting.size;
   }
 
-  add(sessionID: string | undefined, since: number, options: WaitOptions): Waiter {
+  add(sessionId: string | undefined, since: number, options: WaitOptions): Waiter {
     let resolve: () => void = () => undefined;
     const settled = new Promise<void>((done) => (resolve = done));
     const { signal } = options;
     const waiter: Waiter = {
-      sessionID,
+      sessionID: sessionId,
       since,
       settled,
       wake: () => {
@@ -46,9 +46,9 @@ export class ChangeWaiters {
   }
 
   /** Wakes every waiter of a session and every waiter of the whole store (only those, when undefined). */
-  wakeSession(sessionID: string | undefined): void {
+  wakeSession(sessionId: string | undefined): void {
     for (const waiter of [...this.waiting])
-      if (waiter.sessionID === undefined || waiter.sessionID === sessionID) waiter.wake();
+      if (waiter.sessionID === undefined || waiter.sessionID === sessionId) waiter.wake();
   }
 
   wakeAll(): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigFilesSnapshot } from '../config/files.js';
+import { ConfigFilesRecord } from '../config/files.js';
 
 /** Config files that changed during an agent's work and wait for a person to confirm them. */
 export const ConfigChange = z.object({
@@ -21,7 +21,7 @@ export const ConfigTrust = z.object({
   /** The session directory the configuration is read for. */
   directory: z.string(),
   trustedId: z.string(),
-  trusted: ConfigFilesSnapshot,
+  trusted: ConfigFilesRecord,
   /** When a person last trusted the files (epoch ms). */
   time: z.number(),
   pending: ConfigChange.optional(),
@@ -42,7 +42,7 @@ export interface ConfigTrustRecords {
   /** Trusts `trusted` (with its id) for `directory` as `when` allows; whether it did. */
   trustConfig(
     directory: string,
-    trusted: { id: string; snapshot: ConfigFilesSnapshot; time: number },
+    trusted: { id: string; record: ConfigFilesRecord; time: number },
     when: TrustWhen,
   ): Promise<boolean>;
   /**
@@ -66,7 +66,7 @@ export function configTrustRecords(rows: ConfigTrustRows): ConfigTrustRecords {
     configTrust: (directory) => rows.get(directory),
     trustConfig: (directory, trusted, when) =>
       rows.trust(
-        { directory, trustedId: trusted.id, trusted: ConfigFilesSnapshot.parse(trusted.snapshot), time: trusted.time },
+        { directory, trustedId: trusted.id, trusted: ConfigFilesRecord.parse(trusted.record), time: trusted.time },
         when,
       ),
     markConfigChanged: (directory, trustedId, change) =>

@@ -4,7 +4,7 @@
  */
 export interface FileReadTimes {
   /** Remembers the modification time of a file the session has read (or written). */
-  recordFileRead(sessionID: string, path: string, mtimeMs: number): Promise<void>;
+  recordFileRead(sessionId: string, path: string, mtimeMs: number): Promise<void>;
   /** The modification time the file had when the session last read it. */
-  fileReadMtime(sessionID: string, path: string): Promise<number | undefined>;
+  fileReadMtime(sessionId: string, path: string): Promise<number | undefined>;
 }

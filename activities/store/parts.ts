@@ -3,7 +3,7 @@ import { NotFoundError } from './not-found-error.js';
 
 export interface PartRecords {
   /** A message's parts, in order. */
-  parts(messageID: string): Promise<Part[]>;
+  parts(messageId: string): Promise<Part[]>;
   savePart(part: Part): Promise<void>;
   getPart(id: string): Promise<Part | undefined>;
   /**
@@ -13,24 +13,24 @@ export interface PartRecords {
    */
   updatePart(id: string, update: (part: Part) => Part): Promise<Part>;
   /** Removes a message's parts (a retried model call starts its answer again). */
-  deleteParts(messageID: string): Promise<void>;
+  deleteParts(messageId: string): Promise<void>;
 }
 
 /** Part rows as a dialect stores them; what it is given is already validated. */
 export interface PartRows {
-  ofMessage(messageID: string): Promise<Part[]>;
+  ofMessage(messageId: string): Promise<Part[]>;
   /** Writes the part at a new revision. */
   upsert(part: Part): Promise<void>;
   /** Reads the part, and writes what `change` makes of it at a new revision, in one transaction; returns that. */
   modify(id: string, change: (current: Part | undefined) => Part): Promise<Part>;
   get(id: string): Promise<Part | undefined>;
   /** Deletes a message's parts, leaving a removal row of each at its own revision. */
-  deleteOfMessage(messageID: string): Promise<void>;
+  deleteOfMessage(messageId: string): Promise<void>;
 }
 
 export function partRecords(rows: PartRows): PartRecords {
   return {
-    parts: async (messageID) => rows.ofMessage(messageID),
+    parts: async (messageId) => rows.ofMessage(messageId),
     savePart: async (part) => rows.upsert(Part.parse(part)),
     getPart: async (id) => rows.get(id),
     updatePart: async (id, update) =>
@@ -38,6 +38,6 @@ export function partRecords(rows: PartRows): PartRecords {
         if (!current) throw new NotFoundError(`Unknown part "${id}"`);
         return Part.parse(update(current));
       }),
-    deleteParts: async (messageID) => rows.deleteOfMessage(messageID),
+    deleteParts: async (messageId) => rows.deleteOfMessage(messageId),
   };
 }

@@ -10,8 +10,8 @@ export interface PermissionRecords {
   /** Requests, oldest first, optionally of one status and one session tree. */
   permissionRequests(filter?: RequestFilter): Promise<PermissionRequestRecord[]>;
   /** Allow rules a person granted with "always" for a session tree, in the order granted. */
-  approvedRules(rootID: string): Promise<PermissionRule[]>;
-  addApprovedRules(rootID: string, rules: PermissionRule[]): Promise<void>;
+  approvedRules(rootId: string): Promise<PermissionRule[]>;
+  addApprovedRules(rootId: string, rules: PermissionRule[]): Promise<void>;
 }
 
 /** What an "always" approval grants: every such rule allows. */
@@ -24,9 +24,9 @@ export interface PermissionRows {
   get(id: string): Promise<PermissionRequestRecord | undefined>;
   list(filter: RequestFilter): Promise<PermissionRequestRecord[]>;
   /** The tree's grants in the order first granted. */
-  grants(rootID: string): Promise<Grant[]>;
+  grants(rootId: string): Promise<Grant[]>;
   /** Appends each grant the tree does not hold yet, in one transaction; one already held keeps its place. */
-  grant(rootID: string, grants: Grant[]): Promise<void>;
+  grant(rootId: string, grants: Grant[]): Promise<void>;
 }
 
 export function permissionRecords(rows: PermissionRows): PermissionRecords {
@@ -34,11 +34,11 @@ export function permissionRecords(rows: PermissionRows): PermissionRecords {
     savePermissionRequest: async (request) => rows.upsert(PermissionRequestRecord.parse(request)),
     getPermissionRequest: async (id) => rows.get(id),
     permissionRequests: async (filter = {}) => rows.list(filter),
-    approvedRules: async (rootID) =>
-      (await rows.grants(rootID)).map((grant) => ({ ...grant, action: 'allow' as const })),
-    addApprovedRules: async (rootID, rules) =>
+    approvedRules: async (rootId) =>
+      (await rows.grants(rootId)).map((grant) => ({ ...grant, action: 'allow' as const })),
+    addApprovedRules: async (rootId, rules) =>
       rows.grant(
-        rootID,
+        rootId,
         rules.map(({ permission, pattern }) => ({ permission, pattern })),
       ),
   };

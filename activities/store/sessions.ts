@@ -16,7 +16,7 @@ export interface SessionRecords {
    * project folder (by `project`, for a session that works in a copy of it).
    */
   listSessions(options?: ListSessionsOptions): Promise<Session[]>;
-  children(parentID: string): Promise<Session[]>;
+  children(parentId: string): Promise<Session[]>;
   setSessionStatus(id: string, status: SessionStatus, now: number): Promise<void>;
   /**
    * Deletes one session and everything kept of it (messages, parts, removal rows, todos, file reads,
@@ -35,7 +35,7 @@ export interface SessionRows {
   modify(id: string, change: (current: Session | undefined) => Session): Promise<void>;
   get(id: string): Promise<Session | undefined>;
   list(options: ListSessionsOptions): Promise<Session[]>;
-  children(parentID: string): Promise<Session[]>;
+  children(parentId: string): Promise<Session[]>;
   /** Deletes the session and its rows in every table, leaving a removal row, in one transaction. */
   remove(id: string): Promise<void>;
 }
@@ -45,7 +45,7 @@ export function sessionRecords(rows: SessionRows): SessionRecords {
     saveSession: async (session) => rows.upsert(Session.parse(session)),
     getSession: async (id) => rows.get(id),
     listSessions: async (options = {}) => rows.list(options),
-    children: async (parentID) => rows.children(parentID),
+    children: async (parentId) => rows.children(parentId),
     setSessionStatus: async (id, status, now) =>
       rows.modify(id, (session) => {
         if (!session) throw new NotFoundError(`Unknown session "${id}"`);

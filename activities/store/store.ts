@@ -9,7 +9,7 @@ import type { PromptRecords } from './prompts.js';
 import type { RateLimits } from './rate-limits.js';
 import type { SessionRecords } from './sessions.js';
 import type { TodoRecords } from './todos.js';
-import type { WorkspaceSnapshots } from './workspace-snapshots.js';
+import type { WorkspaceConfigRecords } from './workspace-configs.js';
 import type { ConfigTrustRecords } from './config-trust.js';
 
 /**
@@ -28,7 +28,7 @@ export interface SessionStore
     PromptRecords,
     TodoRecords,
     PermissionRecords,
-    WorkspaceSnapshots,
+    WorkspaceConfigRecords,
     ConfigTrustRecords,
     BudgetRecords,
     RateLimits {

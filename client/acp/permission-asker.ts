@@ -5,7 +5,8 @@ import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { PermissionReplyKind, PermissionRequestRecord } from '../../core/permission-request.js';
 import { errorMessage } from '../../core/error-message.js';
-import { answerHint, describeRequest, replyToRequest } from '../services/permissions.js';
+import { replyToRequest } from '../services/permissions.js';
+import { answerHint, describeRequest } from '../render/permission-request.js';
 import { toolKind } from './tool-calls.js';
 
 /** Loom's three answers, as ACP's option kinds. */

@@ -3,7 +3,7 @@ import { currentCursor } from '../follow/session-changes.js';
 import { cancellingRun } from '../services/cancelled-prompts.js';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
 import { loadPersonProject } from '../services/project-agents.js';
-import { checkPromptSize, promptLimit } from '../services/prompts.js';
+import { checkPromptSize, promptLimit } from '../services/sent-prompts.js';
 import { cancelSession, resumeSession, rootOf } from '../services/sessions.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
 import type { AcpDeps } from './deps.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
-import type { ConfigFilesSnapshot } from '../../activities/config/files.js';
+import type { ConfigFilesRecord } from '../../activities/config/files.js';
 import type { ClientContext } from '../context.js';
 import { confirmConfig, filesForPerson, reviewConfig, type WaitingConfigChange } from '../services/config-review.js';
 import { ConfigChangedAgainError } from '../../activities/config/trust.js';
@@ -33,7 +33,7 @@ export async function configStatusCommand(
     ? 'no run here yet: the first run trusts the files as they are'
     : standing.changed.length
       ? `changed since the last run (${standing.changed.length} ${standing.changed.length === 1 ? 'file' : 'files'}): the next run you start takes them`
-      : `trusted as they are (${Object.keys(standing.current.snapshot.files).length} config files read)`;
+      : `trusted as they are (${Object.keys(standing.current.record.files).length} config files read)`;
   process.stdout.write(`Configuration of ${directory}: ${state}\n`);
   return 0;
 }
@@ -58,7 +58,7 @@ export async function configTrustCommand(
   }
   const trusted = await trustChecked(() => confirmConfig(context.store, directory, context.env, waiting?.id));
   context.report(
-    `Trusted the configuration of ${directory} (${Object.keys(trusted.snapshot.files).length} config files read).`,
+    `Trusted the configuration of ${directory} (${Object.keys(trusted.record.files).length} config files read).`,
   );
   return 0;
 }
@@ -72,14 +72,14 @@ export async function confirmWaitingConfig(
   context: ClientContext,
   directory: string,
   options: { json?: boolean } = {},
-): Promise<ConfigFilesSnapshot> {
+): Promise<ConfigFilesRecord> {
   const { standing, waiting } = await reviewConfig(context.store, directory, context.env);
   if (!waiting) return filesForPerson(standing);
   context.report(describeWaiting(waiting));
   if (!options.json && context.interactive) {
     context.report(colourDiff(waiting.diff));
     if (await askYes('Use the changed configuration for this run and the ones after it? [y/N] ')) {
-      return (await trustChecked(() => confirmConfig(context.store, directory, context.env, waiting.id))).snapshot;
+      return (await trustChecked(() => confirmConfig(context.store, directory, context.env, waiting.id))).record;
     }
   }
   context.report(

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { loadConfig } from '../../activities/config/load.js';
-import { snapshotFiles } from '../../activities/config/files.js';
+import { recordedFiles } from '../../activities/config/files.js';
 import { filesForPerson, reviewConfig } from '../services/config-review.js';
 import { describeWaiting } from './config.js';
 import { closeMcpServers, mcpServerStates, type McpServerState } from '../../activities/mcp/servers.js';
@@ -30,7 +30,7 @@ export async function mcpListCommand(
     context.report(`${describeWaiting(waiting)}\nListed: the servers of the configuration you last trusted.`);
   let config;
   try {
-    config = loadConfig(directory, context.env, snapshotFiles(filesForPerson(standing)));
+    config = loadConfig(directory, context.env, recordedFiles(filesForPerson(standing)));
   } catch (error) {
     throw new InputError((error as Error).message);
   }

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { ClientContext } from '../context.js';
-import { answerHint, describeRequest } from '../services/permissions.js';
+import { answerHint, describeRequest } from '../render/permission-request.js';
 
 /** `loom pending`: every permission request waiting for a person, oldest first. */
 export async function pendingCommand(context: ClientContext, options: { json?: boolean }): Promise<number> {

@@ -11,7 +11,7 @@ import {
 import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
 import { currentCursor } from '../follow/session-changes.js';
-import { checkPromptSize, promptLimit, savePrompt } from '../services/prompts.js';
+import { checkPromptSize, promptLimit, savePrompt } from '../services/sent-prompts.js';
 import { rootOf, sendPrompt } from '../services/sessions.js';
 import { watchRun } from '../follow/watch-run.js';
 import { timeoutFlag } from '../timeout-flag.js';

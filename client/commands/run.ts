@@ -3,7 +3,7 @@ import type { ClientContext } from '../context.js';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, reportMissingKey } from '../services/model-choice.js';
 import { warnOfUnknownCommand } from '../slash-commands.js';
 import { chooseAgent, loadProjectAgents } from '../services/project-agents.js';
-import { checkPromptSize, promptLimit } from '../services/prompts.js';
+import { checkPromptSize, promptLimit } from '../services/sent-prompts.js';
 import { startSession } from '../services/sessions.js';
 import { runIdOf, watchRun } from '../follow/watch-run.js';
 import { budgetFlags, cliChecked } from './budget-flags.js';

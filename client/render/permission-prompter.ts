@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { InputError } from '../input-error.js';
-import { answerHint, describeRequest, replyToRequest } from '../services/permissions.js';
+import { replyToRequest } from '../services/permissions.js';
+import { answerHint, describeRequest } from './permission-request.js';
 
 /**
  * Watches a session tree for permission requests. In a terminal it asks the person at it (one

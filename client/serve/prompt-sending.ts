@@ -2,7 +2,7 @@ import { cancellingRun } from '../services/cancelled-prompts.js';
 import { budgetBeforeResume, budgetFromInput, checkBudgetPrices } from '../services/budgets.js';
 import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
 import { chooseAgent, loadPersonProject } from '../services/project-agents.js';
-import { checkPromptSize, promptLimit } from '../services/prompts.js';
+import { checkPromptSize, promptLimit } from '../services/sent-prompts.js';
 import { resumeSession, type SentPrompt } from '../services/sessions.js';
 import type { Session } from '../../core/session.js';
 import type { ServeDeps } from './deps.js';

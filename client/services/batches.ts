@@ -17,7 +17,7 @@ import { batchWorkflow, type BatchRunInput } from '../../workflows/batch.js';
 import { checkTaskDirectories } from './batch-directories.js';
 import { InputError } from '../input-error.js';
 import { formatBytes } from '../render/quantities.js';
-import { promptSizeProblem } from './prompts.js';
+import { promptSizeProblem } from './sent-prompts.js';
 import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { plural } from '../render/quantities.js';
 

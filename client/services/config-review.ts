@@ -1,5 +1,5 @@
 import { parse as parseJsonc } from 'jsonc-parser';
-import type { ConfigFilesSnapshot } from '../../activities/config/files.js';
+import type { ConfigFilesRecord } from '../../activities/config/files.js';
 import { parseMarkdown, UNSUBSTITUTED } from '../../activities/config/markdown.js';
 import { configStanding, trustProjectConfig, type ConfigStanding } from '../../activities/config/trust.js';
 import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
@@ -36,7 +36,7 @@ export async function reviewConfig(
   const pending = standing.trust?.pending;
   if (standing.usedAsIs || !standing.trust || !pending) return { standing };
   const before = standing.trust.trusted;
-  const after = standing.current.snapshot;
+  const after = standing.current.record;
   return {
     standing,
     waiting: {
@@ -52,8 +52,8 @@ export async function reviewConfig(
 }
 
 /** The config files a run a person starts now would use: the disk's, or the trusted ones while a change waits. */
-export function filesForPerson(standing: ConfigStanding): ConfigFilesSnapshot {
-  return standing.usedAsIs || !standing.trust ? standing.current.snapshot : standing.trust.trusted;
+export function filesForPerson(standing: ConfigStanding): ConfigFilesRecord {
+  return standing.usedAsIs || !standing.trust ? standing.current.record : standing.trust.trusted;
 }
 
 /** A person confirms the directory's config files as they are now (as `shownId` if given: what they reviewed). */
@@ -68,8 +68,8 @@ export async function confirmConfig(
 
 /** The change as a person reviews it: a diff per file, plugin code named (review the file itself). */
 export function configDiff(
-  before: ConfigFilesSnapshot,
-  after: ConfigFilesSnapshot,
+  before: ConfigFilesRecord,
+  after: ConfigFilesRecord,
   paths: string[],
   directory: string,
 ): string {
@@ -96,7 +96,7 @@ export function configDiff(
  * The settings a change sets or removes that decide what an agent may do (`permission`,
  * `sandbox`, `mcp`, …), read from each changed file as written (`{env:…}` left as it is).
  */
-export function notableChanges(before: ConfigFilesSnapshot, after: ConfigFilesSnapshot, paths: string[]): string[] {
+export function notableChanges(before: ConfigFilesRecord, after: ConfigFilesRecord, paths: string[]): string[] {
   const lines: string[] = [];
   for (const path of paths) {
     if (path.endsWith('/')) continue;

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../activities/config/load.js';
-import { diskFiles, snapshotFiles, type ConfigFilesSnapshot } from '../../activities/config/files.js';
+import { diskFiles, recordedFiles, type ConfigFilesRecord } from '../../activities/config/files.js';
 import type { LoomConfig } from '../../core/config.js';
 import { projectAgents } from '../../activities/run-config.js';
 import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
@@ -24,10 +24,10 @@ export function loadProjectAgents(
   directory: string,
   env: NodeJS.ProcessEnv,
   dataDir: string,
-  project?: ConfigFilesSnapshot,
+  project?: ConfigFilesRecord,
 ): ProjectAgents {
   try {
-    const config = loadConfig(directory, env, project ? snapshotFiles(project) : diskFiles);
+    const config = loadConfig(directory, env, project ? recordedFiles(project) : diskFiles);
     const agents = projectAgents(config, dataDir);
     return { agents, defaultAgent: defaultAgentName(agents, config), config };
   } catch (error) {

@@ -12,7 +12,7 @@ import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../.
 import { interactivePriority } from '../../core/task-priority.js';
 import { promptSignal } from '../../workflows/api.js';
 import { sessionWorkflow } from '../../workflows/index.js';
-import { savePrompt } from './prompts.js';
+import { savePrompt } from './sent-prompts.js';
 import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
 import { rootSessionOf } from '../../activities/session-root.js';
 import { CANCELLED_BEFORE_START, runNeverStarted } from './unstarted-run.js';

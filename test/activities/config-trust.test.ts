@@ -48,11 +48,11 @@ const text = (snapshot: { files: Record<string, string> }, directory: string) =>
 describe('the config files a run uses', () => {
   it("takes what the first run finds, and a person's own edits at the runs they start", async () => {
     const { directory, env } = project({ 'loom.json': '{"model": "a/one"}' });
-    expect(text((await projectConfigForRun(store, directory, env, byAgent)).snapshot, directory)).toContain('a/one');
+    expect(text((await projectConfigForRun(store, directory, env, byAgent)).record, directory)).toContain('a/one');
     put(directory, 'loom.json', '{"model": "a/two"}');
     const run = await projectConfigForRun(store, directory, env, byPerson);
     expect(run.unconfirmed).toBeUndefined();
-    expect(text(run.snapshot, directory)).toContain('a/two');
+    expect(text(run.record, directory)).toContain('a/two');
     expect((await store.configTrust(directory))?.trustedId).toBe(readProjectConfig(directory, env).id);
   });
 
@@ -66,7 +66,7 @@ describe('the config files a run uses', () => {
 
     for (const starter of [byPerson, byAgent]) {
       const run = await projectConfigForRun(store, directory, env, starter);
-      expect(Object.keys(run.snapshot.files)).toEqual([join(directory, 'loom.json')]);
+      expect(Object.keys(run.record.files)).toEqual([join(directory, 'loom.json')]);
       expect(run.unconfirmed).toMatchObject({ sessionId: 'ses_agent' });
     }
     expect(await configStanding(store, directory, env)).toMatchObject({ usedAsIs: false });
@@ -74,7 +74,7 @@ describe('the config files a run uses', () => {
     await trustProjectConfig(store, directory, env, readProjectConfig(directory, env).id);
     const trusted = await projectConfigForRun(store, directory, env, byAgent);
     expect(trusted.unconfirmed).toBeUndefined();
-    expect(Object.keys(trusted.snapshot.files)).toContain(join(directory, '.opencode/agent/build.md'));
+    expect(Object.keys(trusted.record.files)).toContain(join(directory, '.opencode/agent/build.md'));
   });
 
   it("leaves a change found at an agent's run waiting: a subagent started in the step that wrote it", async () => {
@@ -83,7 +83,7 @@ describe('the config files a run uses', () => {
     // Written and not noticed yet (the write's own check runs after it), when the child starts.
     put(directory, 'loom.json', '{"permission": {"*": "allow"}}');
     const child = await projectConfigForRun(store, directory, env, byAgent);
-    expect(text(child.snapshot, directory)).toBe('{}');
+    expect(text(child.record, directory)).toBe('{}');
     expect(child.unconfirmed).toMatchObject({ files: [join(directory, 'loom.json')], sessionId: 'ses_child' });
     // So the person's next run does not take it as theirs either.
     expect((await projectConfigForRun(store, directory, env, byPerson)).unconfirmed).toBeDefined();
@@ -98,7 +98,7 @@ describe('the config files a run uses', () => {
     put(directory, 'loom.json', '{"model": "a/mine"}');
     const run = await projectConfigForRun(store, directory, env, byPerson);
     expect(run.unconfirmed).toBeUndefined();
-    expect(text(run.snapshot, directory)).toContain('a/mine');
+    expect(text(run.record, directory)).toContain('a/mine');
   });
 
   it('trusts only the files a person was shown', async () => {
@@ -116,7 +116,7 @@ describe('the config files a run uses', () => {
   it('loads a plugin of the project only as the trusted files saw its code', async () => {
     const plugin = 'export default async () => ({});\n';
     const { directory, env } = project({ '.loom/plugins/guard.js': plugin });
-    const seen = readProjectConfig(directory, env).snapshot;
+    const seen = readProjectConfig(directory, env).record;
     expect(Object.values(seen.plugins ?? {})).toHaveLength(1);
     expect((await loadPlugins(directory, env, seen)).list).toHaveLength(1);
     put(directory, '.loom/plugins/guard.js', `${plugin}// changed\n`);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnswerWriter } from '../../activities/model/answer-writer.js';
-import { takeWorkspaceSnapshot, workspaceSnapshotId } from '../../activities/config/workspace-snapshot.js';
+import { recordWorkspaceConfig, workspaceConfigId } from '../../activities/config/workspace-config.js';
 import { createCompactionActivities } from '../../activities/model/compact.js';
 import { ModelFailure } from '../../activities/model/failure-kinds.js';
 import { EMPTY_ANSWER_REQUESTS, NO_FINAL_ANSWER, type StreamedAnswer } from '../../activities/model/stream-answer.js';
@@ -111,9 +111,9 @@ describe('an empty compaction summary', () => {
     };
     server.setScript([{ reply: { emptyStream: true } }]);
     const { compactSession } = createCompactionActivities({ store, env, dataDir: dir });
-    const { snapshot } = takeWorkspaceSnapshot(project, env);
-    const workspaceConfigId = workspaceSnapshotId(snapshot);
-    await store.saveWorkspaceSnapshot(workspaceConfigId, snapshot);
+    const { record } = recordWorkspaceConfig(project, env);
+    const configId = workspaceConfigId(record);
+    await store.saveWorkspaceConfig(configId, record);
     const failure = await failureOf(
       new MockActivityEnvironment().run(compactSession, {
         sessionId: 'ses_empty',
@@ -123,7 +123,7 @@ describe('an empty compaction summary', () => {
         directory: project,
         step: 2,
         overflow: false,
-        workspaceConfigId,
+        workspaceConfigId: configId,
       }),
     );
     expect(failure.type).toBe(ModelFailure.emptyResponse);

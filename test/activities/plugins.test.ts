@@ -53,7 +53,7 @@ function project(
 
 /** The project's config files and plugin digests as its disk holds them: what a run would trust. */
 const onDisk = (where: { directory: string; env: NodeJS.ProcessEnv }) =>
-  readProjectConfig(where.directory, where.env).snapshot;
+  readProjectConfig(where.directory, where.env).record;
 
 /** A plugin module whose default export returns `hooks` (source text of an object). */
 const plugin = (hooks: string) => `export default async () => (${hooks});\n`;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { discoverSkills } from '../../activities/config/skills.js';
-import { takeWorkspaceSnapshot, workspaceConfig } from '../../activities/config/workspace-snapshot.js';
+import { recordWorkspaceConfig, workspaceConfig } from '../../activities/config/workspace-config.js';
 import { createRunConfigActivities } from '../../activities/run-config.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { skill as skillHandler } from '../../activities/tools/skill.js';
@@ -194,16 +194,16 @@ describe('skills in a run', () => {
   it('travel in the workspace snapshot as names, descriptions and places, never bodies', async () => {
     write(join(globalDir, 'skills', 'mine', 'SKILL.md'), skillFile('mine', 'The user own skill', 'SECRET BODY'));
     write(join(project, '.loom', 'skills', 'deploy', 'SKILL.md'), skillFile('deploy', 'Ships the app', 'ANOTHER BODY'));
-    const { snapshot } = takeWorkspaceSnapshot(project, env);
+    const { record: snapshot } = recordWorkspaceConfig(project, env);
     expect(snapshot.skills?.map((skill) => skill.name)).toEqual(['deploy', 'mine']);
     expect(JSON.stringify(snapshot)).not.toContain('BODY');
     expect(
-      takeWorkspaceSnapshot(join(root, 'elsewhere'), { LOOM_CONFIG_DIR: join(root, 'other') }).snapshot.skills,
+      recordWorkspaceConfig(join(root, 'elsewhere'), { LOOM_CONFIG_DIR: join(root, 'other') }).record.skills,
     ).toBeUndefined();
 
     const store = new SqliteSessionStore(join(root, 'loom.db'));
     try {
-      await store.saveWorkspaceSnapshot('wsc_skills', snapshot);
+      await store.saveWorkspaceConfig('wsc_skills', snapshot);
       // A worker without the workspace (another global folder) sees the host's list.
       const seen = await workspaceConfig(
         store,

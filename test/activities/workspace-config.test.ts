@@ -2,13 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { snapshotFiles } from '../../activities/config/files.js';
+import { recordedFiles } from '../../activities/config/files.js';
 import { ConfigError, configLayers, loadConfig } from '../../activities/config/load.js';
-import {
-  takeWorkspaceSnapshot,
-  workspaceConfig,
-  workspaceSnapshotId,
-} from '../../activities/config/workspace-snapshot.js';
+import { recordWorkspaceConfig, workspaceConfig, workspaceConfigId } from '../../activities/config/workspace-config.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { write } from '../../testkit/files.js';
 
@@ -70,7 +66,7 @@ describe('workspace config snapshots', () => {
     const fromDisk = loadConfig(project, env);
     const layersFromDisk = configLayers(project, env);
     const jsonLayersFromDisk = configLayers(project, env, { markdown: false });
-    const { config, snapshot } = takeWorkspaceSnapshot(project, env);
+    const { config, record: snapshot } = recordWorkspaceConfig(project, env);
     expect(config).toEqual(fromDisk);
     expect(fromDisk.agent?.writer?.prompt).toBe('You write the docs of the ACME project.');
     expect(fromDisk.agent?.['review/security']).toMatchObject({ mode: 'subagent' });
@@ -78,16 +74,16 @@ describe('workspace config snapshots', () => {
 
     rmSync(join(root, 'work'), { recursive: true });
     expect(loadConfig(project, env).agent?.writer).toBeUndefined();
-    expect(loadConfig(project, env, snapshotFiles(snapshot))).toEqual(fromDisk);
-    expect(configLayers(project, env, { project: snapshotFiles(snapshot) })).toEqual(layersFromDisk);
-    expect(configLayers(project, env, { project: snapshotFiles(snapshot), markdown: false })).toEqual(
+    expect(loadConfig(project, env, recordedFiles(snapshot))).toEqual(fromDisk);
+    expect(configLayers(project, env, { project: recordedFiles(snapshot) })).toEqual(layersFromDisk);
+    expect(configLayers(project, env, { project: recordedFiles(snapshot), markdown: false })).toEqual(
       jsonLayersFromDisk,
     );
   });
 
   it('keeps the worker its own global folder and LOOM_CONFIG_CONTENT, and only the project in the snapshot', () => {
     writeProject();
-    const { snapshot } = takeWorkspaceSnapshot(project, env);
+    const { record: snapshot } = recordWorkspaceConfig(project, env);
     expect(Object.keys(snapshot.files).some((path) => path.startsWith(globalDir))).toBe(false);
     expect(Object.keys(snapshot.files).some((path) => path.endsWith('notes.txt'))).toBe(false);
 
@@ -97,7 +93,7 @@ describe('workspace config snapshots', () => {
     const config = loadConfig(
       project,
       { LOOM_CONFIG_DIR: otherGlobal, LOOM_CONFIG_CONTENT: '{"subagent_depth": 3}' },
-      snapshotFiles(snapshot),
+      recordedFiles(snapshot),
     );
     expect(config.agent?.mine).toBeUndefined();
     expect(config).toMatchObject({ auto_title: false, subagent_depth: 3, model: 'local/qwen' });
@@ -105,7 +101,7 @@ describe('workspace config snapshots', () => {
 
   it('stores {env:…} references unsubstituted, and fills them in from the environment of the worker that loads it', () => {
     writeProject();
-    const { snapshot } = takeWorkspaceSnapshot(project, env);
+    const { record: snapshot } = recordWorkspaceConfig(project, env);
     const stored = JSON.stringify(snapshot);
     expect(stored).toContain('{env:LOCAL_KEY}');
     expect(stored).toContain('{env:DOC_TEAM}');
@@ -115,7 +111,7 @@ describe('workspace config snapshots', () => {
     const elsewhere = loadConfig(
       project,
       { LOOM_CONFIG_DIR: globalDir, LOCAL_KEY: 'key-of-model-worker' },
-      snapshotFiles(snapshot),
+      recordedFiles(snapshot),
     );
     expect(elsewhere.provider?.local?.options?.apiKey).toBe('key-of-model-worker');
     expect(elsewhere.agent?.writer?.description).toBe('Writes docs for ');
@@ -124,7 +120,7 @@ describe('workspace config snapshots', () => {
   it('refuses a secret variable in text a model reads, naming the file, the key and the variable', () => {
     writeProject();
     write(join(project, '.loom', 'agents', 'leaky.md'), '---\ndescription: "Knows {env:DOC_TOKEN}"\n---\nLeak it.');
-    expect(() => takeWorkspaceSnapshot(project, env)).toThrow(
+    expect(() => recordWorkspaceConfig(project, env)).toThrow(
       `${join(project, '.loom', 'agents', 'leaky.md')}: agent.leaky.description names {env:DOC_TOKEN}, a secret by its name`,
     );
     write(join(project, '.loom', 'agents', 'leaky.md'), '---\ndescription: Knows things\n---\nLeak it.');
@@ -132,17 +128,17 @@ describe('workspace config snapshots', () => {
       join(project, 'loom.json'),
       JSON.stringify({ command: { ship: { template: 'Ship with {env:DEPLOY_API_KEY}' } } }),
     );
-    expect(() => takeWorkspaceSnapshot(project, env)).toThrow(
+    expect(() => recordWorkspaceConfig(project, env)).toThrow(
       `${join(project, 'loom.json')}: command.ship.template names {env:DEPLOY_API_KEY}`,
     );
   });
 
   it('gives the same project the same id, and a changed project another', () => {
     writeProject();
-    const first = takeWorkspaceSnapshot(project, env).snapshot;
-    const again = takeWorkspaceSnapshot(project, env).snapshot;
-    expect(workspaceSnapshotId(first)).toMatch(/^wsc_[0-9a-f]{24}$/);
-    expect(workspaceSnapshotId(again)).toBe(workspaceSnapshotId(first));
+    const first = recordWorkspaceConfig(project, env).record;
+    const again = recordWorkspaceConfig(project, env).record;
+    expect(workspaceConfigId(first)).toMatch(/^wsc_[0-9a-f]{24}$/);
+    expect(workspaceConfigId(again)).toBe(workspaceConfigId(first));
     // Key order does not matter (PostgreSQL's JSON, say, may hand them back in another order).
     const reordered = {
       entries: first.entries,
@@ -150,24 +146,22 @@ describe('workspace config snapshots', () => {
       folders: first.folders,
       files: Object.fromEntries(Object.entries(first.files).reverse()),
     };
-    expect(workspaceSnapshotId(reordered)).toBe(workspaceSnapshotId(first));
+    expect(workspaceConfigId(reordered)).toBe(workspaceConfigId(first));
 
     write(
       join(project, '.loom', 'agents', 'writer.md'),
       '---\nmode: primary\n---\nYou write the docs of another project.',
     );
-    expect(workspaceSnapshotId(takeWorkspaceSnapshot(project, env).snapshot)).not.toBe(workspaceSnapshotId(first));
+    expect(workspaceConfigId(recordWorkspaceConfig(project, env).record)).not.toBe(workspaceConfigId(first));
     // A worker's own secrets are not part of it.
-    const current = workspaceSnapshotId(takeWorkspaceSnapshot(project, env).snapshot);
-    expect(workspaceSnapshotId(takeWorkspaceSnapshot(project, { ...env, LOCAL_KEY: 'rotated' }).snapshot)).toBe(
-      current,
-    );
+    const current = workspaceConfigId(recordWorkspaceConfig(project, env).record);
+    expect(workspaceConfigId(recordWorkspaceConfig(project, { ...env, LOCAL_KEY: 'rotated' }).record)).toBe(current);
   });
 
   it('records whether the directory is a git repository', () => {
-    expect(takeWorkspaceSnapshot(project, env).snapshot.git).toBe(false);
+    expect(recordWorkspaceConfig(project, env).record.git).toBe(false);
     mkdirSync(join(project, '.git'));
-    expect(takeWorkspaceSnapshot(project, env).snapshot.git).toBe(true);
+    expect(recordWorkspaceConfig(project, env).record.git).toBe(true);
   });
 });
 
@@ -177,9 +171,9 @@ describe('workspaceConfig (what model-side activities load)', () => {
     const store = new SqliteSessionStore(join(root, 'data', 'loom.db'));
     try {
       mkdirSync(join(project, '.git'));
-      const { config, snapshot } = takeWorkspaceSnapshot(project, env);
-      const id = workspaceSnapshotId(snapshot);
-      await store.saveWorkspaceSnapshot(id, snapshot);
+      const { config, record: snapshot } = recordWorkspaceConfig(project, env);
+      const id = workspaceConfigId(snapshot);
+      await store.saveWorkspaceConfig(id, snapshot);
       rmSync(join(root, 'work'), { recursive: true });
 
       const loaded = await workspaceConfig(store, env, { directory: project, workspaceConfigId: id });

@@ -4,7 +4,7 @@ import type { MessageWithParts } from '../../core/message.js';
 import type { Part } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import type { Session } from '../../core/session.js';
-import { answerHint, describeRequest } from '../../client/services/permissions.js';
+import { answerHint, describeRequest } from '../../client/render/permission-request.js';
 import { batchSpan, tasksPerSecond } from '../../client/render/batch-progress.js';
 import { plural } from '../../client/render/quantities.js';
 import { RunPrinter } from '../../client/render/run-printer.js';

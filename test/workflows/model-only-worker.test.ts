@@ -91,7 +91,7 @@ describe('a model-only worker without the workspace', () => {
     const [id] = ids as Set<string>;
     expect(id).toMatch(/^wsc_[0-9a-f]{24}$/);
     expect(calls.every((call) => call.queue === env.taskQueue)).toBe(true);
-    const snapshot = await env.store.workspaceSnapshot(id);
+    const snapshot = await env.store.getWorkspaceConfig(id);
     expect(Object.entries(snapshot?.files ?? {}).find(([path]) => path.endsWith('curator.md'))?.[1]).toBe(CURATOR);
     await env.checkReplay(sessionId);
   });

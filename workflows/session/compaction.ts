@@ -3,7 +3,7 @@ import { CONTINUE_AFTER_COMPACTION, MEDIA_REMOVED_NOTE } from '../../core/compac
 import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
 import { compactionCall, store } from '../activity-policies.js';
 import { drawId } from './ids.js';
-import { appendSyntheticPrompt } from './prompts.js';
+import { appendSyntheticPrompt } from './queued-prompts.js';
 import { showProgress, type RunState } from './run-state.js';
 
 /**

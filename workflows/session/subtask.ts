@@ -1,7 +1,7 @@
 import type { SessionRunInput } from '../../core/run.js';
 import { store } from '../activity-policies.js';
 import { drawId } from './ids.js';
-import { appendSyntheticPrompt } from './prompts.js';
+import { appendSyntheticPrompt } from './queued-prompts.js';
 import type { RunState } from './run-state.js';
 import type { Slots } from './slots.js';
 import { betweenSnapshots } from './step-snapshots.js';

@@ -14,44 +14,44 @@ const TREE_BELOW = `UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id 
 
 export function postgresBudgetRows({ pool }: PostgresTransactions): BudgetRows {
   return {
-    async get(ownerID) {
+    async get(ownerId) {
       const { rows } = await pool.query<{ tokens: number | null; cost: number | null }>(
         'SELECT tokens, cost FROM budget WHERE owner_id = $1',
-        [ownerID],
+        [ownerId],
       );
       return budgetOfRow(rows[0]);
     },
-    async set(ownerID, budget) {
+    async set(ownerId, budget) {
       await pool.query(
         `INSERT INTO budget (owner_id, tokens, cost) VALUES ($1, $2, $3)
          ON CONFLICT (owner_id) DO UPDATE SET tokens = excluded.tokens, cost = excluded.cost`,
-        [ownerID, budget.tokens ?? null, budget.cost ?? null],
+        [ownerId, budget.tokens ?? null, budget.cost ?? null],
       );
     },
-    async remove(ownerID) {
-      await pool.query('DELETE FROM budget WHERE owner_id = $1', [ownerID]);
+    async remove(ownerId) {
+      await pool.query('DELETE FROM budget WHERE owner_id = $1', [ownerId]);
     },
-    async subtreeUsage(sessionID) {
+    async subtreeUsage(sessionId) {
       const { rows } = await pool.query<UsageSums>(
         `WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE id = $1 ${TREE_BELOW}) ${ASSISTANT_SUMS}`,
-        [sessionID],
+        [sessionId],
       );
       return rows[0];
     },
-    async batchUsage(batchID) {
+    async batchUsage(batchId) {
       const { rows } = await pool.query<UsageSums>(
         `WITH RECURSIVE tree(id) AS (
            SELECT session_id FROM batch_task WHERE batch_id = $1 AND session_id IS NOT NULL ${TREE_BELOW}
          ) ${ASSISTANT_SUMS}`,
-        [batchID],
+        [batchId],
       );
       return rows[0];
     },
-    async batchBudgetsOf(sessionID) {
+    async batchBudgetsOf(sessionId) {
       const { rows } = await pool.query<{ batchID: string; tokens: number | null; cost: number | null }>(
         `SELECT DISTINCT b.owner_id AS "batchID", b.tokens, b.cost FROM batch_task t JOIN budget b ON b.owner_id = t.batch_id
          WHERE t.session_id = $1 ORDER BY b.owner_id`,
-        [sessionID],
+        [sessionId],
       );
       return rows.map((row) => ({ batchID: row.batchID, budget: budgetOfRow(row)! }));
     },

@@ -34,8 +34,8 @@ const SESSION_CHANGES = `
 
 export function postgresChangeFeedRows(db: PostgresTransactions, watcher: PostgresChangeWatcher): ChangeFeedRows {
   return {
-    async changes(sessionID, since) {
-      const { rows } = await db.pool.query<ChangeRow>(SESSION_CHANGES, [sessionID, since]);
+    async changes(sessionId, since) {
+      const { rows } = await db.pool.query<ChangeRow>(SESSION_CHANGES, [sessionId, since]);
       const of = (kind: ChangeRow['kind']) => rows.filter((row) => row.kind === kind);
       // Messages and parts in id order (code units, as the "C" collation), removals in revision order.
       const byId = (a: ChangeRow, b: ChangeRow) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0);
@@ -103,6 +103,6 @@ export function postgresChangeFeedRows(db: PostgresTransactions, watcher: Postgr
       };
       return { cursor, tables };
     },
-    wait: (sessionID, since, options) => watcher.wait(sessionID, since, options),
+    wait: (sessionId, since, options) => watcher.wait(sessionId, since, options),
   };
 }

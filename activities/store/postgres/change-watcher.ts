@@ -16,10 +16,10 @@ const RETRY_MS = 500;
  * Tells listeners, once the transaction commits, that a session changed. Runs inside a
  * `revisioned` transaction, after its last `nextval('revision')`, so `currval` is its newest revision.
  */
-export async function notifyChange(client: Queryable, sessionID: string): Promise<void> {
+export async function notifyChange(client: Queryable, sessionId: string): Promise<void> {
   // A session id this long cannot be announced; its followers find the change on their timeout.
-  if (Buffer.byteLength(sessionID) + 21 > MAX_PAYLOAD_BYTES) return;
-  await client.query(`SELECT pg_notify($1, currval('revision')::text || ' ' || $2)`, [CHANGES_CHANNEL, sessionID]);
+  if (Buffer.byteLength(sessionId) + 21 > MAX_PAYLOAD_BYTES) return;
+  await client.query(`SELECT pg_notify($1, currval('revision')::text || ' ' || $2)`, [CHANGES_CHANNEL, sessionId]);
 }
 
 /**
@@ -43,9 +43,9 @@ export class PostgresChangeWatcher {
   ) {}
 
   /** Waits for a change of one session, or of anything in the store when `sessionID` is undefined. */
-  wait(sessionID: string | undefined, since: number, options: WaitOptions): Promise<void> {
+  wait(sessionId: string | undefined, since: number, options: WaitOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const waiter = this.waiters.add(sessionID, since, options);
+    const waiter = this.waiters.add(sessionId, since, options);
     if (this.listening) this.check(waiter);
     else this.listen();
     return waiter.settled;
@@ -106,9 +106,9 @@ export class PostgresChangeWatcher {
     const space = payload?.indexOf(' ') ?? -1;
     if (!payload || space < 0) return;
     const revision = Number(payload.slice(0, space));
-    const sessionID = payload.slice(space + 1);
+    const sessionId = payload.slice(space + 1);
     for (const waiter of this.waiters.list()) {
-      const theirs = waiter.sessionID === undefined || waiter.sessionID === sessionID;
+      const theirs = waiter.sessionID === undefined || waiter.sessionID === sessionId;
       if (theirs && (Number.isNaN(revision) || revision > waiter.since)) waiter.wake();
     }
   }
@@ -124,8 +124,8 @@ export class PostgresChangeWatcher {
   }
 
   /** Whether rows of the session (of any, when undefined) newer than the cursor are committed. */
-  private changedSince(sessionID: string | undefined, since: number): Promise<boolean> {
-    return sessionID === undefined ? anyChangeSince(this.db, since) : sessionChangedSince(this.db, sessionID, since);
+  private changedSince(sessionId: string | undefined, since: number): Promise<boolean> {
+    return sessionId === undefined ? anyChangeSince(this.db, since) : sessionChangedSince(this.db, sessionId, since);
   }
 }
 
@@ -133,7 +133,7 @@ export class PostgresChangeWatcher {
  * Whether rows of the session (its messages, parts, own row, permission requests and removal
  * rows) newer than the cursor are committed; no lock.
  */
-async function sessionChangedSince(db: Queryable, sessionID: string, since: number): Promise<boolean> {
+async function sessionChangedSince(db: Queryable, sessionId: string, since: number): Promise<boolean> {
   const { rows } = await db.query<{ changed: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM message WHERE session_id = $1 AND rev > $2)
          OR EXISTS (SELECT 1 FROM part WHERE session_id = $1 AND rev > $2)
@@ -142,7 +142,7 @@ async function sessionChangedSince(db: Queryable, sessionID: string, since: numb
          OR EXISTS (SELECT 1 FROM part_removed WHERE session_id = $1 AND rev > $2)
          OR EXISTS (SELECT 1 FROM message_removed WHERE session_id = $1 AND rev > $2)
          OR EXISTS (SELECT 1 FROM session_removed WHERE id = $1 AND rev > $2) AS changed`,
-    [sessionID, since],
+    [sessionId, since],
   );
   return rows[0].changed;
 }

@@ -3,17 +3,17 @@ import type { PostgresTransactions } from './transaction.js';
 
 export function postgresFileReadTimes({ pool }: PostgresTransactions): FileReadTimes {
   return {
-    async recordFileRead(sessionID, path, mtimeMs) {
+    async recordFileRead(sessionId, path, mtimeMs) {
       await pool.query(
         `INSERT INTO file_read (session_id, path, mtime) VALUES ($1, $2, $3)
          ON CONFLICT (session_id, path) DO UPDATE SET mtime = excluded.mtime`,
-        [sessionID, path, mtimeMs],
+        [sessionId, path, mtimeMs],
       );
     },
-    async fileReadMtime(sessionID, path) {
+    async fileReadMtime(sessionId, path) {
       const { rows } = await pool.query<{ mtime: number }>(
         'SELECT mtime FROM file_read WHERE session_id = $1 AND path = $2',
-        [sessionID, path],
+        [sessionId, path],
       );
       return rows[0]?.mtime;
     },

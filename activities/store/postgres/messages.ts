@@ -18,58 +18,58 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
     },
     get: (id) => one(db.pool, 'SELECT data FROM message WHERE id = $1', [id], Message),
     // One snapshot for both reads, so no part appears without its message.
-    withParts: (sessionID, since) =>
+    withParts: (sessionId, since) =>
       db.transaction(async (client) => {
         await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
         return {
           messages: await all(
             client,
             'SELECT data FROM message WHERE session_id = $1 AND id >= $2 ORDER BY id',
-            [sessionID, since],
+            [sessionId, since],
             Message,
           ),
           parts: await all(
             client,
             'SELECT data FROM part WHERE session_id = $1 AND message_id >= $2 ORDER BY id',
-            [sessionID, since],
+            [sessionId, since],
             Part,
           ),
         };
       }),
-    async compactionRequests(sessionID) {
+    async compactionRequests(sessionId) {
       const { rows } = await db.pool.query<{ message_id: string }>(
         `SELECT message_id FROM part WHERE session_id = $1 AND data->>'type' = 'compaction' ORDER BY id DESC LIMIT 20`,
-        [sessionID],
+        [sessionId],
       );
       return rows.map((row) => row.message_id);
     },
-    summaryAfter: (sessionID, messageID) =>
+    summaryAfter: (sessionId, messageId) =>
       one(
         db.pool,
         `SELECT data FROM message WHERE session_id = $1 AND id > $2 AND data->'summary' = 'true'::jsonb ORDER BY id LIMIT 1`,
-        [sessionID, messageID],
+        [sessionId, messageId],
         Message,
       ),
-    recentAssistant: (sessionID) =>
+    recentAssistant: (sessionId) =>
       all(
         db.pool,
         `SELECT data FROM message WHERE session_id = $1 AND data->>'role' = 'assistant' ORDER BY id DESC LIMIT 20`,
-        [sessionID],
+        [sessionId],
         Message,
       ),
-    async usage(sessionID) {
+    async usage(sessionId) {
       const sum = (path: string) => `COALESCE(SUM((data #>> '{${path}}')::float8), 0)`;
       const { rows } = await db.pool.query<UsageSums>(
         `SELECT ${sum('tokens,input')} AS input, ${sum('tokens,output')} AS output, ${sum('tokens,reasoning')} AS reasoning,
                 ${sum('tokens,cache,read')} AS "cacheRead", ${sum('tokens,cache,write')} AS "cacheWrite", ${sum('cost')} AS cost
          FROM message WHERE session_id = $1 AND data->>'role' = 'assistant'`,
-        [sessionID],
+        [sessionId],
       );
       return rows[0];
     },
-    async remove(sessionID, messageIDs) {
+    async remove(sessionId, messageIds) {
       await db.revisioned(
-        sessionID,
+        sessionId,
         async (client) => {
           // Followers learn of each removal at its own revision: the parts, then their messages.
           const parts = await client.query(
@@ -77,14 +77,14 @@ export function postgresMessageRows(db: PostgresTransactions): MessageRows {
              INSERT INTO part_removed (id, message_id, session_id, rev)
              SELECT id, message_id, session_id, nextval('revision') FROM (SELECT * FROM gone ORDER BY id) ordered
              ON CONFLICT (id) DO UPDATE SET rev = excluded.rev`,
-            [sessionID, messageIDs],
+            [sessionId, messageIds],
           );
           const messages = await client.query(
             `WITH gone AS (DELETE FROM message WHERE session_id = $1 AND id = ANY($2::text[]) RETURNING id, session_id)
              INSERT INTO message_removed (id, session_id, rev)
              SELECT id, session_id, nextval('revision') FROM (SELECT * FROM gone ORDER BY id) ordered
              ON CONFLICT (id) DO UPDATE SET rev = excluded.rev`,
-            [sessionID, messageIDs],
+            [sessionId, messageIds],
           );
           return (parts.rowCount ?? 0) + (messages.rowCount ?? 0) > 0;
         },

@@ -22,16 +22,16 @@ const REPLACE = `UPDATE part SET rev = nextval('revision'), data = $3::jsonb FRO
 export function postgresPartRows(db: PostgresTransactions): PartRows {
   const written = new WrittenParts();
   /** Writes `part` with `statement` (`$2` its id, then `values`); true when it did. */
-  const write = async (sessionID: string, part: Part, statement: string, values: (json: string) => unknown[]) => {
+  const write = async (sessionId: string, part: Part, statement: string, values: (json: string) => unknown[]) => {
     const json = JSON.stringify(part);
-    const rev = await db.write(sessionID, statement, [part.id, ...values(json)]);
+    const rev = await db.write(sessionId, statement, [part.id, ...values(json)]);
     if (rev === undefined) return false;
-    written.remember(part.id, sessionID, json, rev);
+    written.remember(part.id, sessionId, json, rev);
     return true;
   };
   return {
-    ofMessage: (messageID) =>
-      all(db.pool, 'SELECT data FROM part WHERE message_id = $1 ORDER BY id', [messageID], Part),
+    ofMessage: (messageId) =>
+      all(db.pool, 'SELECT data FROM part WHERE message_id = $1 ORDER BY id', [messageId], Part),
     async upsert(part) {
       await write(part.sessionID, part, UPSERT, (json) => [part.messageID, json]);
     },
@@ -59,11 +59,11 @@ export function postgresPartRows(db: PostgresTransactions): PartRows {
       }
     },
     get: (id) => one(db.pool, 'SELECT data FROM part WHERE id = $1', [id], Part),
-    async deleteOfMessage(messageID) {
+    async deleteOfMessage(messageId) {
       // Almost always there is nothing to delete (the first attempt of a model call): one read then.
       const { rows } = await db.pool.query<{ session_id: string }>(
         'SELECT session_id FROM part WHERE message_id = $1 LIMIT 1',
-        [messageID],
+        [messageId],
       );
       if (rows.length === 0) return;
       // Followers of the event stream learn of each removal, each at its own revision.
@@ -73,7 +73,7 @@ export function postgresPartRows(db: PostgresTransactions): PartRows {
          SELECT id, message_id, session_id, nextval('revision') FROM gone
          ON CONFLICT (id) DO UPDATE SET rev = excluded.rev
          RETURNING rev`,
-        [messageID],
+        [messageId],
         'gone AS (DELETE FROM part USING locked WHERE message_id = $2 AND session_id = $1 RETURNING id, message_id, session_id)',
       );
     },

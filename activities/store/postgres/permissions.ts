@@ -23,23 +23,23 @@ export function postgresPermissionRows(db: PostgresTransactions): PermissionRows
         [filter.status ?? null, filter.rootID ?? null],
         PermissionRequestRecord,
       ),
-    async grants(rootID) {
+    async grants(rootId) {
       const { rows } = await db.pool.query<Grant>(
         'SELECT permission, pattern FROM approved_rule WHERE root_id = $1 ORDER BY seq',
-        [rootID],
+        [rootId],
       );
       return rows;
     },
-    async grant(rootID, grants) {
+    async grant(rootId, grants) {
       await db.transaction(async (client) => {
         // The advisory lock gives each grant of one tree the next number.
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`loom.approved_rule:${rootID}`]);
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`loom.approved_rule:${rootId}`]);
         for (const { permission, pattern } of grants) {
           await client.query(
             `INSERT INTO approved_rule (root_id, seq, permission, pattern)
              VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approved_rule WHERE root_id = $1), $2, $3)
              ON CONFLICT DO NOTHING`,
-            [rootID, permission, pattern],
+            [rootId, permission, pattern],
           );
         }
       });

@@ -32,8 +32,8 @@ export function postgresSessionRows(db: PostgresTransactions): SessionRows {
         [roots ?? false, directory ?? null, limit ?? null],
         Session,
       ),
-    children: (parentID) =>
-      all(db.pool, 'SELECT data FROM session WHERE parent_id = $1 ORDER BY id', [parentID], Session),
+    children: (parentId) =>
+      all(db.pool, 'SELECT data FROM session WHERE parent_id = $1 ORDER BY id', [parentId], Session),
     async remove(id) {
       await db.revisioned(
         id,

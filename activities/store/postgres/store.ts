@@ -13,7 +13,7 @@ import { postgresRateLimitRows } from './rate-limits.js';
 import { postgresSessionRows } from './sessions.js';
 import { postgresTodoRows } from './todos.js';
 import { PostgresTransactions } from './transaction.js';
-import { postgresWorkspaceSnapshotRows } from './workspace-snapshots.js';
+import { postgresWorkspaceConfigRows } from './workspace-configs.js';
 import { postgresConfigTrustRows } from './config-trust.js';
 
 /** The store for several machines: one PostgreSQL database shared by every worker and CLI. */
@@ -37,7 +37,7 @@ export class PostgresSessionStore extends ComposedStore {
       prompts: postgresPromptRows(db),
       todos: postgresTodoRows(db),
       permissions: postgresPermissionRows(db),
-      workspaceSnapshots: postgresWorkspaceSnapshotRows(db),
+      workspaceConfigs: postgresWorkspaceConfigRows(db),
       configTrust: postgresConfigTrustRows(db),
       rateLimits: postgresRateLimitRows(db),
     });

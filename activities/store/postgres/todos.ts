@@ -4,12 +4,12 @@ import type { PostgresTransactions } from './transaction.js';
 
 export function postgresTodoRows({ pool }: PostgresTransactions): TodoRows {
   return {
-    async save(sessionID, todos) {
+    async save(sessionId, todos) {
       await pool.query(
         'INSERT INTO todo (session_id, data) VALUES ($1, $2::jsonb) ON CONFLICT (session_id) DO UPDATE SET data = excluded.data',
-        [sessionID, JSON.stringify(todos)],
+        [sessionId, JSON.stringify(todos)],
       );
     },
-    get: (sessionID) => one(pool, 'SELECT data FROM todo WHERE session_id = $1', [sessionID], TodoList),
+    get: (sessionId) => one(pool, 'SELECT data FROM todo WHERE session_id = $1', [sessionId], TodoList),
   };
 }

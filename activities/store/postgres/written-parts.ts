@@ -26,9 +26,9 @@ export class WrittenParts {
     return { rev: kept.rev, sessionID: kept.sessionID, part: () => Part.parse(JSON.parse(kept.json)) };
   }
 
-  remember(id: string, sessionID: string, json: string, rev: string): void {
+  remember(id: string, sessionId: string, json: string, rev: string): void {
     this.parts.delete(id);
-    this.parts.set(id, { rev, sessionID, json });
+    this.parts.set(id, { rev, sessionID: sessionId, json });
     if (this.parts.size > KEPT) this.parts.delete(this.parts.keys().next().value!);
   }
 

@@ -38,17 +38,17 @@ export function sqliteBudgetRows({ db }: SqliteConnection): BudgetRows {
     ),
   };
   return {
-    get: async (ownerID) => budgetOfRow(statements.get.get(ownerID) as Parameters<typeof budgetOfRow>[0]),
-    async set(ownerID, budget) {
-      statements.set.run(ownerID, budget.tokens ?? null, budget.cost ?? null);
+    get: async (ownerId) => budgetOfRow(statements.get.get(ownerId) as Parameters<typeof budgetOfRow>[0]),
+    async set(ownerId, budget) {
+      statements.set.run(ownerId, budget.tokens ?? null, budget.cost ?? null);
     },
-    async remove(ownerID) {
-      statements.remove.run(ownerID);
+    async remove(ownerId) {
+      statements.remove.run(ownerId);
     },
-    subtreeUsage: async (sessionID) => statements.subtree.get(sessionID) as UsageSums,
-    batchUsage: async (batchID) => statements.batch.get(batchID) as UsageSums,
-    batchBudgetsOf: async (sessionID) =>
-      (statements.batches.all(sessionID) as BatchBudgetRow[]).map((row) => ({
+    subtreeUsage: async (sessionId) => statements.subtree.get(sessionId) as UsageSums,
+    batchUsage: async (batchId) => statements.batch.get(batchId) as UsageSums,
+    batchBudgetsOf: async (sessionId) =>
+      (statements.batches.all(sessionId) as BatchBudgetRow[]).map((row) => ({
         batchID: row.batchID,
         budget: budgetOfRow(row)!,
       })),

@@ -32,13 +32,13 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
   };
 
   return {
-    changes: async (sessionID, since) =>
+    changes: async (sessionId, since) =>
       db.transaction(() => ({
         cursor: statements.cursor.get() as number,
-        messages: readAll(statements.messagesSince, [sessionID, since], Message),
-        parts: readAll(statements.partsSince, [sessionID, since], Part),
-        removedParts: statements.removedSince.all(sessionID, since) as string[],
-        removedMessages: statements.messagesRemovedSince.all(sessionID, since) as string[],
+        messages: readAll(statements.messagesSince, [sessionId, since], Message),
+        parts: readAll(statements.partsSince, [sessionId, since], Part),
+        removedParts: statements.removedSince.all(sessionId, since) as string[],
+        removedMessages: statements.messagesRemovedSince.all(sessionId, since) as string[],
       }))(),
     tablesAfter: async (since, perTable) =>
       db.transaction(() => {
@@ -62,6 +62,6 @@ export function sqliteChangeFeedRows(connection: SqliteConnection): ChangeFeedRo
         };
         return { cursor, tables };
       })(),
-    wait: (sessionID, since, options) => connection.wait(sessionID, since, options),
+    wait: (sessionId, since, options) => connection.wait(sessionId, since, options),
   };
 }

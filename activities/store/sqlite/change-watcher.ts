@@ -37,16 +37,16 @@ export class SqliteChangeWatcher {
   }
 
   /** Waits for a change of one session, or of anything in the store when `sessionID` is undefined. */
-  wait(sessionID: string | undefined, since: number, options: WaitOptions): Promise<void> {
-    if (!this.db.open || this.changedSince(sessionID, since)) return Promise.resolve();
-    const waiter = this.waiters.add(sessionID, since, options);
+  wait(sessionId: string | undefined, since: number, options: WaitOptions): Promise<void> {
+    if (!this.db.open || this.changedSince(sessionId, since)) return Promise.resolve();
+    const waiter = this.waiters.add(sessionId, since, options);
     this.poll ??= setInterval(() => this.look(), this.pollMs).unref();
     return waiter.settled;
   }
 
   /** Called after a write through this store commits (undefined: a batch, which no session follows). */
-  written(sessionID: string | undefined): void {
-    this.waiters.wakeSession(sessionID);
+  written(sessionId: string | undefined): void {
+    this.waiters.wakeSession(sessionId);
   }
 
   close(): void {
@@ -68,9 +68,9 @@ export class SqliteChangeWatcher {
     if (this.waiters.size === 0) this.stopPolling();
   }
 
-  private changedSince(sessionID: string | undefined, since: number): boolean {
-    if (sessionID === undefined) return (this.statements.revision.get() as number) > since;
-    return this.statements.changedSince.get({ session: sessionID, since }) === 1;
+  private changedSince(sessionId: string | undefined, since: number): boolean {
+    if (sessionId === undefined) return (this.statements.revision.get() as number) > since;
+    return this.statements.changedSince.get({ session: sessionId, since }) === 1;
   }
 
   private stopPolling(): void {

@@ -32,8 +32,8 @@ export class SqliteConnection {
   }
 
   /** After a write commits: wakes the session's waiters (undefined: a batch, which no session follows). */
-  written(sessionID: string | undefined): void {
-    this.watcher.written(sessionID);
+  written(sessionId: string | undefined): void {
+    this.watcher.written(sessionId);
   }
 
   wait(...args: Parameters<SqliteChangeWatcher['wait']>): Promise<void> {

@@ -10,9 +10,9 @@ export function sqliteFileReadTimes({ db }: SqliteConnection): FileReadTimes {
     mtime: db.prepare('SELECT mtime FROM file_read WHERE session_id = ? AND path = ?').pluck(),
   };
   return {
-    async recordFileRead(sessionID, path, mtimeMs) {
-      statements.record.run(sessionID, path, mtimeMs);
+    async recordFileRead(sessionId, path, mtimeMs) {
+      statements.record.run(sessionId, path, mtimeMs);
     },
-    fileReadMtime: async (sessionID, path) => statements.mtime.get(sessionID, path) as number | undefined,
+    fileReadMtime: async (sessionId, path) => statements.mtime.get(sessionId, path) as number | undefined,
   };
 }

@@ -61,31 +61,31 @@ export function sqliteMessageRows(connection: SqliteConnection): MessageRows {
       connection.written(message.sessionID);
     },
     get: async (id) => readOne(statements.get, [id], Message),
-    withParts: async (sessionID, since) =>
+    withParts: async (sessionId, since) =>
       db.transaction(() => ({
-        messages: readAll(statements.messages, [sessionID, since], Message),
-        parts: readAll(statements.parts, [sessionID, since], Part),
+        messages: readAll(statements.messages, [sessionId, since], Message),
+        parts: readAll(statements.parts, [sessionId, since], Part),
       }))(),
-    compactionRequests: async (sessionID) => statements.compactionRequests.all(sessionID) as string[],
-    summaryAfter: async (sessionID, messageID) => readOne(statements.summaryAfter, [sessionID, messageID], Message),
-    recentAssistant: async (sessionID) => readAll(statements.recentAssistant, [sessionID], Message),
-    usage: async (sessionID) => statements.usage.get(sessionID) as UsageSums,
-    async remove(sessionID, messageIDs) {
+    compactionRequests: async (sessionId) => statements.compactionRequests.all(sessionId) as string[],
+    summaryAfter: async (sessionId, messageId) => readOne(statements.summaryAfter, [sessionId, messageId], Message),
+    recentAssistant: async (sessionId) => readAll(statements.recentAssistant, [sessionId], Message),
+    usage: async (sessionId) => statements.usage.get(sessionId) as UsageSums,
+    async remove(sessionId, messageIds) {
       const removed = connection.write(() => {
         let any = false;
-        for (const messageID of messageIDs) {
+        for (const messageId of messageIds) {
           // Followers learn of each removal at its own revision: the parts, then their message.
-          for (const partID of statements.partsOf.all(sessionID, messageID) as string[])
-            statements.partRemoved.run(partID, messageID, sessionID, connection.revision());
-          any = statements.deleteParts.run(sessionID, messageID).changes > 0 || any;
-          if (statements.deleteMessage.run(sessionID, messageID).changes > 0) {
-            statements.messageRemoved.run(messageID, sessionID, connection.revision());
+          for (const partId of statements.partsOf.all(sessionId, messageId) as string[])
+            statements.partRemoved.run(partId, messageId, sessionId, connection.revision());
+          any = statements.deleteParts.run(sessionId, messageId).changes > 0 || any;
+          if (statements.deleteMessage.run(sessionId, messageId).changes > 0) {
+            statements.messageRemoved.run(messageId, sessionId, connection.revision());
             any = true;
           }
         }
         return any;
       });
-      if (removed) connection.written(sessionID);
+      if (removed) connection.written(sessionId);
     },
   };
 }

@@ -28,7 +28,7 @@ export function sqlitePartRows(connection: SqliteConnection): PartRows {
     });
 
   return {
-    ofMessage: async (messageID) => readAll(statements.ofMessage, [messageID], Part),
+    ofMessage: async (messageId) => readAll(statements.ofMessage, [messageId], Part),
     async upsert(part) {
       connection.write(() => write(part));
       connection.written(part.sessionID);
@@ -43,21 +43,21 @@ export function sqlitePartRows(connection: SqliteConnection): PartRows {
       return next;
     },
     get: async (id) => readOne(statements.get, [id], Part),
-    async deleteOfMessage(messageID) {
-      const sessionID = connection.write(() => {
-        const parts = readAll(statements.ofMessage, [messageID], Part);
+    async deleteOfMessage(messageId) {
+      const sessionId = connection.write(() => {
+        const parts = readAll(statements.ofMessage, [messageId], Part);
         // Followers of the event stream learn of each removal, each at its own revision.
         for (const part of parts)
           statements.removed.run({
             id: part.id,
-            message: messageID,
+            message: messageId,
             session: part.sessionID,
             rev: connection.revision(),
           });
-        statements.delete.run(messageID);
+        statements.delete.run(messageId);
         return parts[0]?.sessionID;
       });
-      if (sessionID) connection.written(sessionID);
+      if (sessionId) connection.written(sessionId);
     },
   };
 }

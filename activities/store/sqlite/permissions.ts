@@ -38,10 +38,10 @@ export function sqlitePermissionRows(connection: SqliteConnection): PermissionRo
         [{ status: filter.status ?? null, root: filter.rootID ?? null }],
         PermissionRequestRecord,
       ),
-    grants: async (rootID) => statements.grants.all(rootID) as Grant[],
-    async grant(rootID, grants) {
+    grants: async (rootId) => statements.grants.all(rootId) as Grant[],
+    async grant(rootId, grants) {
       connection.write(() => {
-        for (const { permission, pattern } of grants) statements.grant.run({ root: rootID, permission, pattern });
+        for (const { permission, pattern } of grants) statements.grant.run({ root: rootId, permission, pattern });
       });
     },
   };

@@ -56,7 +56,7 @@ export function sqliteSessionRows(connection: SqliteConnection): SessionRows {
     get: async (id) => readOne(statements.get, [id], Session),
     list: async ({ roots, directory, limit }) =>
       readAll(statements.list, [{ roots: roots ? 1 : 0, directory: directory ?? null, limit: limit ?? -1 }], Session),
-    children: async (parentID) => readAll(statements.children, [parentID], Session),
+    children: async (parentId) => readAll(statements.children, [parentId], Session),
     async remove(id) {
       const removed = connection.write(() => {
         const session = readOne(statements.get, [id], Session);

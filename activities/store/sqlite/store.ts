@@ -11,7 +11,7 @@ import { sqlitePromptRows } from './prompts.js';
 import { sqliteRateLimitRows } from './rate-limits.js';
 import { sqliteSessionRows } from './sessions.js';
 import { sqliteTodoRows } from './todos.js';
-import { sqliteWorkspaceSnapshotRows } from './workspace-snapshots.js';
+import { sqliteWorkspaceConfigRows } from './workspace-configs.js';
 import { sqliteConfigTrustRows } from './config-trust.js';
 
 /** The embedded session store: one SQLite file in WAL mode, shared by the worker and the CLI. */
@@ -32,7 +32,7 @@ export class SqliteSessionStore extends ComposedStore {
       prompts: sqlitePromptRows(connection),
       todos: sqliteTodoRows(connection),
       permissions: sqlitePermissionRows(connection),
-      workspaceSnapshots: sqliteWorkspaceSnapshotRows(connection),
+      workspaceConfigs: sqliteWorkspaceConfigRows(connection),
       configTrust: sqliteConfigTrustRows(connection),
       rateLimits: sqliteRateLimitRows(connection),
     });

@@ -10,9 +10,9 @@ export function sqliteTodoRows({ db }: SqliteConnection): TodoRows {
     get: db.prepare('SELECT data FROM todo WHERE session_id = ?'),
   };
   return {
-    async save(sessionID, todos) {
-      statements.save.run(sessionID, JSON.stringify(todos));
+    async save(sessionId, todos) {
+      statements.save.run(sessionId, JSON.stringify(todos));
     },
-    get: async (sessionID) => readOne(statements.get, [sessionID], TodoList),
+    get: async (sessionId) => readOne(statements.get, [sessionId], TodoList),
   };
 }

@@ -9,7 +9,7 @@ import { budgetFlags, cliChecked } from '../budget-flags.js';
 
 const TASK_FLAGS = { tokens: '--task-max-tokens', cost: '--task-max-cost' };
 import { chooseAgent, loadProjectAgents } from '../../services/project-agents.js';
-import { promptLimit } from '../../services/prompts.js';
+import { promptLimit } from '../../services/sent-prompts.js';
 import { confirmWaitingConfig } from '../config.js';
 import { plural } from '../../render/quantities.js';
 import { timeoutFlag } from '../../timeout-flag.js';

@@ -94,4 +94,3 @@ export const ServerEvent = z
   ])
   .openapi('Event');
 export type ServerEvent = z.infer<typeof ServerEvent>;
-export type ServerEventType = ServerEvent['type'];

@@ -97,8 +97,8 @@ export class SharedFeed {
   }
 
   /** A session's `session.status` now (after the host watch saw its host come or go), read afresh. */
-  async statusNow(sessionID: string): Promise<ServerEvent | undefined> {
-    const session = await this.store.getSession(sessionID);
+  async statusNow(sessionId: string): Promise<ServerEvent | undefined> {
+    const session = await this.store.getSession(sessionId);
     return session && this.status(session, await this.store.permissionRequests({ status: 'pending' }));
   }
 

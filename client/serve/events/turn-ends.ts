@@ -55,12 +55,12 @@ export class TurnEnds {
     }
   }
 
-  private mark(sessionID: string): { error?: MessageError } {
-    let turn = this.open.get(sessionID);
+  private mark(sessionId: string): { error?: MessageError } {
+    let turn = this.open.get(sessionId);
     if (!turn) {
       if (this.open.size >= TURNS) this.open.delete(this.open.keys().next().value!);
       turn = {};
-      this.open.set(sessionID, turn);
+      this.open.set(sessionId, turn);
     }
     return turn;
   }

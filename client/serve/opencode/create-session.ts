@@ -12,10 +12,10 @@ export function requestedDirectory(c: Context): string | undefined {
   return c.req.query('directory') || (header ? decodeURIComponent(header) : undefined);
 }
 
-export const parentRefused = (parentID: string) =>
+export const parentRefused = (parentId: string) =>
   new HttpError(
     400,
-    `parentID "${parentID}": Loom starts subagent sessions itself, from an agent's task call; create a root session (no parentID) and prompt it.`,
+    `parentID "${parentId}": Loom starts subagent sessions itself, from an agent's task call; create a root session (no parentID) and prompt it.`,
   );
 
 /**

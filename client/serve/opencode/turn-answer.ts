@@ -83,13 +83,13 @@ function noAnswer(sessionId: string): MessageError {
 }
 
 /** An assistant message for a turn that ended before the run wrote one (it failed at once, say). */
-export function madeUpAnswer(session: Session, parentID: string, error: MessageError): AssistantMessage {
+export function madeUpAnswer(session: Session, parentId: string, error: MessageError): AssistantMessage {
   const now = Date.now();
   return {
     id: newId('msg', now, Math.random),
     sessionID: session.id,
     role: 'assistant',
-    parentID,
+    parentID: parentId,
     agent: session.agent,
     model: session.model,
     step: 0,

@@ -15,7 +15,7 @@ import {
 import { checkModelFlag, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
 import { budgetFromInput, checkBatchBudgetPrices } from '../../services/budgets.js';
-import { promptLimit, promptSizeProblem } from '../../services/prompts.js';
+import { promptLimit, promptSizeProblem } from '../../services/sent-prompts.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, HttpError } from '../errors.js';
 import {

@@ -98,13 +98,13 @@ export function registerPermissionRoutes(app: OpenAPIHono, deps: ServeDeps): voi
 
   app.openapi(list, async (c) => {
     const { session: id } = c.req.valid('query');
-    let rootID: string | undefined;
+    let rootId: string | undefined;
     if (id) {
       const session = await knownSession(deps, id);
       if (!session) throw unknownSession(id);
-      rootID = await rootOf(store, session);
+      rootId = await rootOf(store, session);
     }
-    const requests = await store.permissionRequests({ status: 'pending', ...(rootID ? { rootID } : {}) });
+    const requests = await store.permissionRequests({ status: 'pending', ...(rootId ? { rootID: rootId } : {}) });
     return c.json(
       requests.sort((a, b) => a.time.created - b.time.created),
       200,

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
 import { checkProviderHere, chooseModel, modelRetryFromEnv, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
-import { checkPromptSize, promptLimit } from '../../services/prompts.js';
+import { checkPromptSize, promptLimit } from '../../services/sent-prompts.js';
 import { BusySessionError, removeSessionTree, UnknownSessionError } from '../../services/remove-session.js';
 import { cancelSession, startSession } from '../../services/sessions.js';
 import { checkBudgetPrices } from '../../services/budgets.js';

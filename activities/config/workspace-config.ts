@@ -5,55 +5,55 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import type { LoomConfig } from '../../core/config.js';
 import type { McpToolInfo } from '../../core/mcp.js';
 import type { SkillInfo } from '../../core/tools/skill.js';
-import type { WorkspaceSnapshots } from '../store/workspace-snapshots.js';
+import type { WorkspaceConfigRecords } from '../store/workspace-configs.js';
 import { ConfigError } from './errors.js';
-import { snapshotFiles, type ConfigFilesSnapshot, type WorkspaceSnapshot } from './files.js';
+import { recordedFiles, type ConfigFilesRecord, type WorkspaceConfigRecord } from './files.js';
 import { loadConfig } from './load.js';
 import { projectEntries } from './project-entries.js';
 import { readProjectConfig } from './project-config.js';
 import { discoverSkills } from './skills.js';
 
-export { WorkspaceSnapshot } from './files.js';
+export { WorkspaceConfigRecord } from './files.js';
 
-/** Snapshots never change (their id is their content's hash): a worker keeps the last few it read. */
+/** Records never change (their id is their content's hash): a worker keeps the last few it read. */
 const CACHE_LIMIT = 32;
-const cache = new Map<string, WorkspaceSnapshot>();
+const cache = new Map<string, WorkspaceConfigRecord>();
 
 /**
  * The configuration of a run from `project`, the project's config files it works with (see
- * trust.ts; the disk's as they are by default), and what the run's model calls need of the workspace: loading `snapshot` later,
+ * trust.ts; the disk's as they are by default), and what the run's model calls need of the workspace: loading `record` later,
  * anywhere, gives the same project layers. Texts are kept raw, so `{env:…}` secrets are filled in
  * by the worker that uses them and never stored. The skills found here (global ones too: the host
  * runs the `skill` tool) travel as a list; `skillProblems` are the skill files skipped, for the
  * caller to report.
  */
-export function takeWorkspaceSnapshot(
+export function recordWorkspaceConfig(
   directory: string,
   env: NodeJS.ProcessEnv,
-  project: ConfigFilesSnapshot = readProjectConfig(directory, env).snapshot,
-): { config: LoomConfig; snapshot: WorkspaceSnapshot; skillProblems: ConfigError[] } {
-  const config = loadConfig(directory, env, snapshotFiles(project));
+  project: ConfigFilesRecord = readProjectConfig(directory, env).record,
+): { config: LoomConfig; record: WorkspaceConfigRecord; skillProblems: ConfigError[] } {
+  const config = loadConfig(directory, env, recordedFiles(project));
   const { skills, problems } = discoverSkills(directory, env);
   const entries = projectEntries(directory);
-  const snapshot: WorkspaceSnapshot = {
+  const record: WorkspaceConfigRecord = {
     ...project,
     git: existsSync(join(directory, '.git')),
     ...(skills.length ? { skills } : {}),
     ...(entries.length ? { entries } : {}),
   };
-  return { config, snapshot, skillProblems: problems };
+  return { config, record, skillProblems: problems };
 }
 
-/** `wsc_` and the start of the SHA-256 of the snapshot's canonical JSON: one project, one id. */
-export function workspaceSnapshotId(snapshot: WorkspaceSnapshot): string {
-  return `wsc_${createHash('sha256').update(canonicalJson(snapshot)).digest('hex').slice(0, 24)}`;
+/** `wsc_` and the start of the SHA-256 of the record's canonical JSON: one project, one id. */
+export function workspaceConfigId(record: WorkspaceConfigRecord): string {
+  return `wsc_${createHash('sha256').update(canonicalJson(record)).digest('hex').slice(0, 24)}`;
 }
 
 /** The configuration and git flag a model-side activity works with. */
 export interface WorkspaceConfig {
   config: LoomConfig;
   /** The project's config files it was loaded from (and its plugins' digests). */
-  project: ConfigFilesSnapshot;
+  project: ConfigFilesRecord;
   /** Whether the directory is a git repository. */
   git: boolean;
   /** The skills the `skill` tool offers; absent when there are none. */
@@ -65,35 +65,35 @@ export interface WorkspaceConfig {
 }
 
 /**
- * The configuration for a model-side activity: this worker's global folder, the snapshot's project
+ * The configuration for a model-side activity: this worker's global folder, the record's project
  * layers and `LOOM_CONFIG_CONTENT`, wherever it runs.
  */
 export async function workspaceConfig(
-  store: WorkspaceSnapshots,
+  store: WorkspaceConfigRecords,
   env: NodeJS.ProcessEnv,
   input: { directory: string; workspaceConfigId: string },
 ): Promise<WorkspaceConfig> {
-  const snapshot = await readSnapshot(store, input.workspaceConfigId);
-  const { files, folders, plugins } = snapshot;
+  const record = await readRecord(store, input.workspaceConfigId);
+  const { files, folders, plugins } = record;
   return {
-    config: loadConfig(input.directory, env, snapshotFiles(snapshot)),
+    config: loadConfig(input.directory, env, recordedFiles(record)),
     project: { files, folders, ...(plugins ? { plugins } : {}) },
-    git: snapshot.git,
-    ...(snapshot.skills ? { skills: snapshot.skills } : {}),
-    ...(snapshot.mcpTools ? { mcpTools: snapshot.mcpTools } : {}),
-    ...(snapshot.entries ? { entries: snapshot.entries } : {}),
+    git: record.git,
+    ...(record.skills ? { skills: record.skills } : {}),
+    ...(record.mcpTools ? { mcpTools: record.mcpTools } : {}),
+    ...(record.entries ? { entries: record.entries } : {}),
   };
 }
 
-async function readSnapshot(store: WorkspaceSnapshots, id: string): Promise<WorkspaceSnapshot> {
+async function readRecord(store: WorkspaceConfigRecords, id: string): Promise<WorkspaceConfigRecord> {
   const cached = cache.get(id);
   if (cached) return cached;
-  const snapshot = await store.workspaceSnapshot(id);
-  if (!snapshot)
+  const record = await store.getWorkspaceConfig(id);
+  if (!record)
     throw new ConfigError(
       `Workspace configuration ${id} is not in the session store (it is written when a run starts on the workspace's host)`,
     );
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(id, snapshot);
-  return snapshot;
+  cache.set(id, record);
+  return record;
 }

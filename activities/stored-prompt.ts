@@ -15,6 +15,6 @@ export async function readPrompt(store: PromptRecords, promptId: string, session
 }
 
 /** Stores a prompt Loom writes itself (a command's expansion, a task's prompt), under an id derived from its source. */
-export async function storePrompt(store: PromptRecords, id: string, text: string, sessionID?: string): Promise<void> {
-  await store.savePrompt({ id, ...(sessionID ? { sessionID } : {}), text, time: { created: Date.now() } });
+export async function storePrompt(store: PromptRecords, id: string, text: string, sessionId?: string): Promise<void> {
+  await store.savePrompt({ id, ...(sessionId ? { sessionID: sessionId } : {}), text, time: { created: Date.now() } });
 }
