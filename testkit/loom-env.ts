@@ -15,13 +15,12 @@ import { localHostId } from '../activities/hosts/host-id.js';
 import { createLoomWorker, type LoomWorker, type LoomWorkerOptions } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { freePort } from './free-port.js';
+import { runLoom, spawnLoom, type LoomOptions, type LoomResult } from './run-loom.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
 import type { ScriptRule } from './scripted-model-script.js';
 import { openTestStore } from './test-store.js';
 
 export const SCRIPTED_MODEL = 'scripted/test-model';
-/** A provider whose endpoint refuses connections. */
-export const DEAD_MODEL = 'dead/test-model';
 export const HISTORIES_DIR = join(PROJECT_ROOT, 'test', 'replay', 'histories');
 
 installQuietRuntime('ERROR');
@@ -35,8 +34,12 @@ export interface LoomTestEnv {
   /** SQLite in `dataDir`, or a database of its own on PostgreSQL with `LOOM_TEST_STORE=postgres`. */
   store: SessionStore;
   model: ScriptedModel;
-  /** Environment for activities and CLI processes: data dir, scripted provider config. */
+  /** Environment for activities and CLI processes: data dir, scripted provider config, no colours. */
   env: NodeJS.ProcessEnv;
+  /** The `loom` CLI in its own process, in the project folder, with `env` and then `options.env`. */
+  loom(args: string[], options?: Partial<LoomOptions>): Promise<LoomResult>;
+  /** `loom` as it runs, for a test that reads its output or signals it before it ends. */
+  spawnLoom(args: string[], options?: Partial<LoomOptions>): ReturnType<typeof spawnLoom>;
   worker(
     options?: Pick<
       LoomWorkerOptions,
@@ -121,6 +124,11 @@ export async function createLoomTestEnv(
     ...testStore.env,
   };
   const workers: { worker: LoomWorker; running: Promise<void> }[] = [];
+  const loomOptions = (given: Partial<LoomOptions>): LoomOptions => ({
+    cwd: project,
+    ...given,
+    env: { ...env, ...given.env },
+  });
 
   return {
     client,
@@ -131,6 +139,8 @@ export async function createLoomTestEnv(
     store,
     model,
     env,
+    loom: (args, options = {}) => runLoom(args, loomOptions(options)),
+    spawnLoom: (args, options = {}) => spawnLoom(args, loomOptions(options)),
     async worker(workerOptions = {}) {
       const worker = await createLoomWorker({
         connection: nativeConnection,

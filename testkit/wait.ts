@@ -10,12 +10,15 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
   return Date.now() - start;
 }
 
-/** `waitFor` with a check that has to ask (a query, a store read). */
+/**
+ * `waitFor` with a check that has to ask (a query, a store read), every 100 ms: a wait ends on
+ * average half an interval after its condition holds, and a check costs a millisecond or two.
+ */
 export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const start = Date.now();
   while (!(await check())) {
     if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return Date.now() - start;
 }

@@ -143,13 +143,17 @@ describe('isInsidePath', () => {
 
   it('agrees with node’s relative for absolute paths', () => {
     const paths = ABSOLUTE.filter((path) => path.length <= 8);
-    for (const directory of paths) {
-      for (const path of paths) {
-        const relative = posix.relative(directory, path);
-        const inside = relative === '' || (relative !== '..' && !relative.startsWith('../'));
-        expect(isInsidePath(directory, path), `${directory} ⊇ ${path}`).toBe(inside);
-      }
-    }
+    // One assertion over all 285,000 pairs: an `expect` for each took half a minute.
+    const differences = paths.flatMap((directory) =>
+      paths
+        .filter((path) => {
+          const relative = posix.relative(directory, path);
+          const inside = relative === '' || (relative !== '..' && !relative.startsWith('../'));
+          return isInsidePath(directory, path) !== inside;
+        })
+        .map((path) => `${directory} ⊇ ${path}`),
+    );
+    expect(differences).toEqual([]);
   });
 });
 

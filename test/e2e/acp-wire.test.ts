@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { spawnLoom } from '../../testkit/run-loom.js';
 import { stopProcess } from '../../testkit/worker-process.js';
 import { waitFor } from '../../testkit/wait.js';
 
@@ -30,9 +29,8 @@ interface WireMessage {
 
 it('speaks JSON-RPC line by line as an editor writes it: bad lines and unknown methods get errors, never a crash', async () => {
   // Worker logs at INFO: they must not reach stdout, which is the protocol's.
-  const { child, result } = spawnLoom(['acp'], {
-    env: { ...env.env, NO_COLOR: '1', LOOM_LOG_LEVEL: 'INFO' },
-    cwd: env.project,
+  const { child, result } = env.spawnLoom(['acp'], {
+    env: { LOOM_LOG_LEVEL: 'INFO' },
     keepStdinOpen: true,
   });
   let stdout = '';

@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
-import { spawnLoom } from '../../testkit/run-loom.js';
+import type { spawnLoom } from '../../testkit/run-loom.js';
 import { stopProcess } from '../../testkit/worker-process.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
 
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** `loom acp` as an editor starts it, and what an editor sees of it. */
 function startAcp() {
-  const { child } = spawnLoom(['acp'], { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project, keepStdinOpen: true });
+  const { child } = env.spawnLoom(['acp'], { keepStdinOpen: true });
   processes.push(child);
   let stdout = '';
   let stderr = '';

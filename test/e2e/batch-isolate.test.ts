@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import type { BatchRecord } from '../../core/batch.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 import { startTestServer } from '../../testkit/serve-app.js';
 
 let env: LoomTestEnv;
@@ -16,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 const read = (path: string) => readFileSync(join(env.project, path), 'utf8');
 
 function storedBatch(id: string, overrides: Partial<BatchRecord>): BatchRecord {
@@ -63,29 +62,29 @@ describe('loom batch run --isolate', () => {
       file,
       ['a', 'b'].map((name) => JSON.stringify({ description: `As ${name}`, prompt: `Rewrite as ${name}` })).join('\n'),
     );
-    const run = await loom(['batch', 'run', file, '--isolate', '--concurrency', '2', '-m', 'scripted/test-model']);
+    const run = await env.loom(['batch', 'run', file, '--isolate', '--concurrency', '2', '-m', 'scripted/test-model']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('each task in a copy of the project');
     const batchId = /Batch (bat_\w+): 2 tasks/.exec(run.stderr)![1];
     expect(run.stderr).toContain(`\`loom batch apply ${batchId}\` applies it`);
     expect(read('notes.txt')).toBe('start\n');
 
-    expect((await loom(['batch', 'results', batchId])).stdout).toMatch(/As a[^\n]*\n\s+modified\s+notes.txt/);
-    const diff = await loom(['batch', 'diff', batchId, '1']);
+    expect((await env.loom(['batch', 'results', batchId])).stdout).toMatch(/As a[^\n]*\n\s+modified\s+notes.txt/);
+    const diff = await env.loom(['batch', 'diff', batchId, '1']);
     expect(diff.code).toBe(0);
     expect(diff.stdout).toContain('--- a/notes.txt\n+++ b/notes.txt');
     expect(diff.stdout).toContain('-start\n+b was here');
     expect(diff.stderr).toContain('task 1 (As b): 1 file');
 
     // Both tasks rewrote notes.txt: the diff of the two is still a patch git takes, with the first's change.
-    const both = await loom(['batch', 'diff', batchId]);
+    const both = await env.loom(['batch', 'diff', batchId]);
     expect(both.code).toBe(0);
     expect(both.stderr).toContain(`notes.txt left out: task 0 changed it too (\`loom batch diff ${batchId} 1\``);
     expect(both.stdout).toContain('+a was here');
     expect(both.stdout).not.toContain('+b was here');
     execFileSync('git', ['apply', '--check'], { cwd: env.project, input: both.stdout });
 
-    const first = await loom(['batch', 'apply', batchId, '0', '--json']);
+    const first = await env.loom(['batch', 'apply', batchId, '0', '--json']);
     expect(first.code).toBe(0);
     expect(parseJson(first)).toMatchObject({
       batchId,
@@ -94,21 +93,21 @@ describe('loom batch run --isolate', () => {
     });
     expect(read('notes.txt')).toBe('a was here\n');
 
-    const second = await loom(['batch', 'apply', batchId]);
+    const second = await env.loom(['batch', 'apply', batchId]);
     expect(second.code).toBe(1);
     expect(second.stdout).toContain('task 1 (As b):\n  conflict  notes.txt');
     expect(second.stderr).toContain('1 file changed in the project since the batch started, left as they are');
     expect(read('notes.txt')).toBe('a was here\n');
 
-    const unknownTask = await loom(['batch', 'apply', batchId, '7']);
+    const unknownTask = await env.loom(['batch', 'apply', batchId, '7']);
     expect(unknownTask.code).toBe(1);
     expect(unknownTask.stderr).toContain(`Batch ${batchId} has no task 7: its tasks are numbered 0 to 1`);
 
     // With the file as it started, task 1 applies and the copies go; applying again changes nothing, and says so.
     writeFileSync(join(env.project, 'notes.txt'), 'start\n');
-    expect((await loom(['batch', 'apply', batchId, '1'])).code).toBe(0);
+    expect((await env.loom(['batch', 'apply', batchId, '1'])).code).toBe(0);
     expect(read('notes.txt')).toBe('b was here\n');
-    const again = await loom(['batch', 'apply', batchId]);
+    const again = await env.loom(['batch', 'apply', batchId]);
     expect(again.stderr).toMatch(
       new RegExp(`Batch ${batchId} was already applied on .* \\(tasks 0, 1\\): nothing to do`),
     );
@@ -116,13 +115,13 @@ describe('loom batch run --isolate', () => {
     expect(read('notes.txt')).toBe('b was here\n');
 
     // The copies are gone; the tasks' sessions still belong to the project, and no copy reads as one.
-    const sessions = (await loom(['batch', 'results', batchId, '--json'])).stdout
+    const sessions = (await env.loom(['batch', 'results', batchId, '--json'])).stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line).sessionId as string);
-    const listed = (await loom(['ls'])).stdout;
+    const listed = (await env.loom(['ls'])).stdout;
     for (const id of sessions) expect(listed).toContain(id);
-    expect((await loom(['ls', '--all-projects'])).stdout).not.toContain('isolated');
+    expect((await env.loom(['ls', '--all-projects'])).stdout).not.toContain('isolated');
     const server = await startTestServer(env);
     try {
       const projects = await server.ok<{ directory: string }[]>('GET', '/project');
@@ -132,32 +131,32 @@ describe('loom batch run --isolate', () => {
     }
 
     // A task's session resumes in the project, once told to: its own folder is gone.
-    const gone = await loom(['resume', sessions[0], 'Look again']);
+    const gone = await env.loom(['resume', sessions[0], 'Look again']);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`Session ${sessions[0]} worked in `);
     expect(gone.stderr).toContain(`which is gone (the copy of ${env.project} its isolated batch made, deleted since)`);
     expect(gone.stderr).toContain(`\`loom resume ${sessions[0]} --dir ${env.project} "…"\``);
     env.model.setScript([{ name: 'again', when: { lastUser: 'Look again' }, reply: { text: 'looked again' } }]);
-    const resumed = await loom(['resume', sessions[0], '--dir', env.project, 'Look again']);
+    const resumed = await env.loom(['resume', sessions[0], '--dir', env.project, 'Look again']);
     expect(resumed.stdout).toContain('looked again');
     expect(resumed.code).toBe(0);
     expect((await env.store.getSession(sessions[0]))?.directory).toBe(env.project);
   });
 
   it('names the batch it refuses: unknown, not isolated, still running', async () => {
-    expect((await loom(['batch', 'apply', 'bat_nope'])).stderr).toContain('Unknown batch "bat_nope"');
+    expect((await env.loom(['batch', 'apply', 'bat_nope'])).stderr).toContain('Unknown batch "bat_nope"');
 
     await env.store.createBatch(storedBatch('bat_plain', {}), [{ description: 'd', prompt: 'p' }]);
-    const plain = await loom(['batch', 'apply', 'bat_plain']);
+    const plain = await env.loom(['batch', 'apply', 'bat_plain']);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toContain('Batch bat_plain did not run with --isolate');
 
     await env.store.createBatch(storedBatch('bat_busy', { status: 'running', isolation: {} }), [
       { description: 'd', prompt: 'p' },
     ]);
-    const busy = await loom(['batch', 'apply', 'bat_busy']);
+    const busy = await env.loom(['batch', 'apply', 'bat_busy']);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain('Batch bat_busy is still running');
-    expect((await loom(['batch', 'diff', 'bat_busy'])).stderr).toContain('Batch bat_busy is still running');
+    expect((await env.loom(['batch', 'diff', 'bat_busy'])).stderr).toContain('Batch bat_busy is still running');
   });
 });

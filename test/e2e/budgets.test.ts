@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 import { launchChromium } from '../../testkit/chromium.js';
 import { startTestServer } from '../../testkit/serve-app.js';
 import { waitUntil } from '../../testkit/wait.js';
@@ -31,14 +31,13 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 const sessionCount = async () => (await env.store.listSessions({ limit: 1000 })).length;
 const userMessages = async (sessionId: string) =>
   (await env.store.messages(sessionId)).filter((m) => m.info.role === 'user').length;
 
 describe('loom run and resume with a budget', () => {
   it('stops at the budget, shows spend against it, and goes on only with a larger one', async () => {
-    const run = await loom(['run', '--max-tokens', '3000', '--json', 'Loop until stopped.']);
+    const run = await env.loom(['run', '--max-tokens', '3000', '--json', 'Loop until stopped.']);
     expect(run.code, run.stderr).toBe(1);
     const { sessionId, status, error } = parseJson(run);
     expect(status).toBe('failed');
@@ -48,32 +47,32 @@ describe('loom run and resume with a budget', () => {
     );
     expect(error.message).toContain(`loom resume ${sessionId} --max-tokens 6000`);
 
-    const tree = await loom(['tree', sessionId]);
+    const tree = await env.loom(['tree', sessionId]);
     expect(tree.stdout).toContain('budget 3,000 / 3,000 tokens');
-    expect(parseJson(await loom(['tree', sessionId, '--json'])).budget).toEqual({ tokens: 3000 });
-    const show = await loom(['show', sessionId]);
+    expect(parseJson(await env.loom(['tree', sessionId, '--json'])).budget).toEqual({ tokens: 3000 });
+    const show = await env.loom(['show', sessionId]);
     expect(show.stdout).toContain(`budget of ${sessionId} and its subagents: 3,000 / 3,000 tokens`);
     expect(show.stdout).toContain('BudgetExceeded');
 
     // No budget given: refused before the prompt is sent, saying how to go on.
-    const stuck = await loom(['resume', sessionId, 'Go on.']);
+    const stuck = await env.loom(['resume', sessionId, 'Go on.']);
     expect(stuck.code).toBe(1);
     expect(stuck.stderr).toContain(`loom resume ${sessionId} --max-tokens 6000`);
     // A budget the tree has already spent: refused too.
-    const below = await loom(['resume', sessionId, '--max-tokens', '2500', 'Go on.']);
+    const below = await env.loom(['resume', sessionId, '--max-tokens', '2500', 'Go on.']);
     expect(below.code).toBe(1);
     expect(below.stderr).toContain(
       `Session ${sessionId} and its subagents have already used 3000 tokens: --max-tokens 2500 would stop it at once. Give more than 3000.`,
     );
     expect(await userMessages(sessionId)).toBe(1);
 
-    const more = await loom(['resume', sessionId, '--max-tokens', '5000', '--json', 'Go on.']);
+    const more = await env.loom(['resume', sessionId, '--max-tokens', '5000', '--json', 'Go on.']);
     expect(parseJson(more).error.message).toContain('(5,000 tokens spent of 5,000)');
     expect(await userMessages(sessionId)).toBe(2);
   }, 120_000);
 
   it('stops at a cost budget when the model has prices', async () => {
-    const run = await loom(['run', '-m', 'priced/m', '--max-cost', '$0.05', '--json', 'Loop until stopped.']);
+    const run = await env.loom(['run', '-m', 'priced/m', '--max-cost', '$0.05', '--json', 'Loop until stopped.']);
     expect(parseJson(run).error.message).toMatch(
       /cost budget of session ses_\w+ .* is reached \(\$0\.06 spent of \$0\.05\)/,
     );
@@ -90,7 +89,7 @@ describe('loom run and resume with a budget', () => {
     ],
   ])('refuses %j before anything starts', async (flags, message) => {
     const before = await sessionCount();
-    const run = await loom(['run', ...flags, 'Loop until stopped.']);
+    const run = await env.loom(['run', ...flags, 'Loop until stopped.']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(message);
     expect(await sessionCount()).toBe(before);
@@ -106,7 +105,7 @@ describe('loom batch run with budgets', () => {
         '\n',
       ),
     );
-    const run = await loom([
+    const run = await env.loom([
       'batch',
       'run',
       file,
@@ -122,7 +121,7 @@ describe('loom batch run with budgets', () => {
     ]);
     const progress = parseJson(run);
     expect(progress).toMatchObject({ status: 'cancelled', done: 0 });
-    const lines = (await loom(['batch', 'results', progress.batchId, '--json'])).stdout
+    const lines = (await env.loom(['batch', 'results', progress.batchId, '--json'])).stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
@@ -145,10 +144,10 @@ describe('loom batch run with budgets', () => {
   it('refuses bad batch budgets before anything starts', async () => {
     const file = join(env.project, 'one.jsonl');
     writeFileSync(file, JSON.stringify({ description: 'One', prompt: 'Loop.' }));
-    const bad = await loom(['batch', 'run', file, '--task-max-tokens', 'many']);
+    const bad = await env.loom(['batch', 'run', file, '--task-max-tokens', 'many']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--task-max-tokens must be a whole number of tokens above 0, not "many".');
-    const unpriced = await loom(['batch', 'run', file, '--max-cost', '3']);
+    const unpriced = await env.loom(['batch', 'run', file, '--max-cost', '3']);
     expect(unpriced.code).toBe(1);
     expect(unpriced.stderr).toContain('Model scripted/test-model cannot be priced, so the cost budget of the batch');
   });

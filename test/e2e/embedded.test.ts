@@ -20,7 +20,7 @@ async function embedded(extra: NodeJS.ProcessEnv = {}): Promise<{ env: NodeJS.Pr
   const [port, uiPort] = [await freePort(), await freePort()];
   const { TEMPORAL_ADDRESS: _unused, ...rest } = env.env;
   return {
-    env: { ...rest, LOOM_TEMPORAL_PORT: String(port), LOOM_TEMPORAL_UI_PORT: String(uiPort), NO_COLOR: '1', ...extra },
+    env: { ...rest, LOOM_TEMPORAL_PORT: String(port), LOOM_TEMPORAL_UI_PORT: String(uiPort), ...extra },
     address: `127.0.0.1:${port}`,
   };
 }

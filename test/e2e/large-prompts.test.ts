@@ -2,7 +2,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 
@@ -12,8 +12,6 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 const MiB = 1024 * 1024;
-const loom = (args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
-  runLoom(args, { env: { ...env.env, NO_COLOR: '1', ...options.env }, cwd: env.project, input: options.input });
 const bigPrompt = (label: string, bytes: number) =>
   `${label}\n${'lorem ipsum '.repeat(Math.ceil(bytes / 12))}`.slice(0, bytes);
 
@@ -23,7 +21,7 @@ describe('prompts larger than a Temporal payload', () => {
       { when: { lastUser: /^Review this dump/ }, reply: (r) => ({ text: `Read ${r.lastUser.length} characters.` }) },
     ]);
     const prompt = bigPrompt('Review this dump', 3 * MiB);
-    const result = await loom(['run', '--json', '--model', 'scripted/test-model'], { input: prompt });
+    const result = await env.loom(['run', '--json', '--model', 'scripted/test-model'], { input: prompt });
     expect(result.stderr).not.toContain('Failed to start Workflow');
     expect(result.code).toBe(0);
     const output = parseJson(result);
@@ -35,7 +33,7 @@ describe('prompts larger than a Temporal payload', () => {
 
   it('refuses a prompt over the limit up front, saying its size and the limit', async () => {
     const sessionsBefore = (await env.store.listSessions()).length;
-    const result = await loom(['run', '--model', 'scripted/test-model'], {
+    const result = await env.loom(['run', '--model', 'scripted/test-model'], {
       input: bigPrompt('Too much', 2 * MiB),
       env: { LOOM_MAX_PROMPT_BYTES: String(MiB) },
     });
@@ -59,16 +57,16 @@ describe('prompts larger than a Temporal payload', () => {
     );
 
     // Over the default limit of 8 MiB: refused, naming the file and the line.
-    const refused = await loom(['batch', 'run', file]);
+    const refused = await env.loom(['batch', 'run', file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${file}:2: the prompt is 10.0 MiB, over the limit of 8.0 MiB`);
 
-    const run = await loom(['batch', 'run', file, '--json', '-m', 'scripted/test-model'], {
+    const run = await env.loom(['batch', 'run', file, '--json', '-m', 'scripted/test-model'], {
       env: { LOOM_MAX_PROMPT_BYTES: String(16 * MiB) },
     });
     expect(run.code).toBe(0);
     expect(parseJson(run)).toMatchObject({ status: 'completed', done: 2, failed: 0 });
-    const results = (await loom(['batch', 'results', parseJson(run).batchId, '--json'])).stdout
+    const results = (await env.loom(['batch', 'results', parseJson(run).batchId, '--json'])).stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));

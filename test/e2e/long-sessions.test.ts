@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 
@@ -8,8 +8,6 @@ beforeAll(async () => {
   env = await createLoomTestEnv({ config: { auto_title: true } });
 });
 afterAll(() => env?.close());
-
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 describe('titles and compaction from the CLI', () => {
   it('names a new session with the title agent, without holding up the answer', async () => {
@@ -21,13 +19,13 @@ describe('titles and compaction from the CLI', () => {
       },
       { name: 'answer', when: { lastUser: 'Why does login fail?' }, reply: { text: 'Because of the cookie.' } },
     ]);
-    const run = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', 'Why does login fail?']));
+    const run = parseJson(await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Why does login fail?']));
     expect(run).toMatchObject({ status: 'completed', text: 'Because of the cookie.' });
     const title = env.model.requests.find((r) => r.rule === 'title')!;
     expect(title.lastUser).toBe('Generate a title for this conversation:\nWhy does login fail?');
     expect(title.toolNames).toEqual([]);
     expect((await env.store.getSession(run.sessionId))!.title).toBe('Fixing the login bug');
-    expect((await loom(['ls'])).stdout).toContain('Fixing the login bug');
+    expect((await env.loom(['ls'])).stdout).toContain('Fixing the login bug');
     await env.worker(); // A query of a finished run is answered by a worker replaying it.
     const metadata = await env.client.workflow
       .getHandle(run.sessionId)
@@ -49,10 +47,10 @@ describe('titles and compaction from the CLI', () => {
         reply: { text: '## Goal\nUnderstand the parser.' },
       },
     ]);
-    const run = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', 'Tell me about the parser']));
-    const compacted = await loom(['compact', run.sessionId, '--json']);
+    const run = parseJson(await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Tell me about the parser']));
+    const compacted = await env.loom(['compact', run.sessionId, '--json']);
     expect(parseJson(compacted)).toMatchObject({ sessionId: run.sessionId, status: 'completed' });
-    expect((await loom(['show', run.sessionId])).stdout).toContain('## Goal\nUnderstand the parser.');
-    expect((await loom(['compact', 'ses_unknown'])).stderr).toContain('Unknown session "ses_unknown"');
+    expect((await env.loom(['show', run.sessionId])).stdout).toContain('## Goal\nUnderstand the parser.');
+    expect((await env.loom(['compact', 'ses_unknown'])).stderr).toContain('Unknown session "ses_unknown"');
   });
 });

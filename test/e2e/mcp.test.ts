@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../fixtures/mcp/server.mjs';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 
@@ -30,8 +30,6 @@ afterAll(async () => {
   await http?.close();
 });
 
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
-
 describe('MCP servers through the CLI', () => {
   it('loom run offers the tools of the servers that started, runs a call, and names the server that failed with its stderr', async () => {
     env.model.setScript([
@@ -42,7 +40,7 @@ describe('MCP servers through the CLI', () => {
       },
       { name: 'done', when: { lastUser: 'Echo it', lastRole: 'tool' }, reply: { text: 'Echoed.' } },
     ]);
-    const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Echo it']);
+    const result = await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Echo it']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Echoed.' });
     expect(result.stderr).toContain('MCP server "broken" failed to start');
     expect(result.stderr).toContain('fatal: cannot open the widget database');
@@ -52,7 +50,7 @@ describe('MCP servers through the CLI', () => {
     const done = env.model.requests.findLast((request) => request.rule === 'done')!;
     expect(done.lastTool).toBe('echo: through loom run');
 
-    const shown = parseJson(await loom(['show', parseJson(result).sessionId, '--json']));
+    const shown = parseJson(await env.loom(['show', parseJson(result).sessionId, '--json']));
     const part = shown.messages.flatMap((message: any) => message.parts).find((p: any) => p.type === 'tool');
     expect(part).toMatchObject({
       tool: 'web_echo',
@@ -61,7 +59,7 @@ describe('MCP servers through the CLI', () => {
   }, 120_000);
 
   it('loom mcp ls lists each server with its state and tools, names the failure, and exits 1 for it', async () => {
-    const listed = await loom(['mcp', 'ls']);
+    const listed = await env.loom(['mcp', 'ls']);
     expect(listed.code).toBe(1);
     expect(listed.stdout).toMatch(/✓ files {2}local · connected · 6 tools/);
     expect(listed.stdout).toContain('files_echo  Echoes the text back (read-only)');
@@ -70,7 +68,7 @@ describe('MCP servers through the CLI', () => {
     expect(listed.stdout).toContain('stderr: fatal: cannot open the widget database');
     expect(listed.stdout).toMatch(/○ off {2}remote · disabled/);
 
-    const json = parseJson(await loom(['mcp', 'ls', '--json']));
+    const json = parseJson(await env.loom(['mcp', 'ls', '--json']));
     expect(json.servers.map((server: any) => [server.name, server.status])).toEqual([
       ['files', 'connected'],
       ['web', 'connected'],
@@ -86,7 +84,7 @@ describe('MCP servers through the CLI', () => {
   }, 60_000);
 
   it('a malformed mcp entry is an error naming the file and the key', async () => {
-    const listed = await loom(['mcp', 'ls', '--dir', join(env.project, 'bad')]);
+    const listed = await env.loom(['mcp', 'ls', '--dir', join(env.project, 'bad')]);
     expect(listed.code).toBe(1);
     expect(listed.stderr).toContain(join(env.project, 'bad', 'loom.json'));
     expect(listed.stderr).toContain('mcp.files.command');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { parseJson, runLoom } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
 
@@ -22,8 +22,6 @@ afterAll(async () => {
   await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGKILL')));
   await env?.close();
 });
-
-const loomEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...env.env, NO_COLOR: '1', ...extra });
 
 describe('durable approval from the CLI', () => {
   it('waits across a worker restart; loom pending shows the request; --always runs it once and allows it later', async () => {
@@ -45,10 +43,7 @@ describe('durable approval from the CLI', () => {
       { name: 'done', when: { lastUser: 'Deploy twice', lastRole: 'tool' }, reply: { text: 'Deployed twice.' } },
     ]);
     workers.push(await startWorkerProcess(env.env));
-    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Deploy twice'], {
-      env: loomEnv(),
-      cwd: env.project,
-    });
+    const run = env.spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Deploy twice']);
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => /Answer with: loom approve (per_\w+)/.test(stderr), 30_000);
@@ -58,13 +53,13 @@ describe('durable approval from the CLI', () => {
     await stopProcess(workers[0], 'SIGTERM');
     workers.push(await startWorkerProcess(env.env));
 
-    const pending = parseJson(await runLoom(['pending', '--json'], { env: loomEnv() }));
+    const pending = parseJson(await runLoom(['pending', '--json'], { env: env.env }));
     expect(pending).toEqual([
       expect.objectContaining({ id: requestId, permission: 'bash', patterns: ['sh deploy.sh'], always: ['sh *'] }),
     ]);
-    expect((await runLoom(['pending'], { env: loomEnv() })).stdout).toContain(`loom approve ${requestId}`);
+    expect((await runLoom(['pending'], { env: env.env })).stdout).toContain(`loom approve ${requestId}`);
 
-    const approved = await runLoom(['approve', requestId, '--always'], { env: loomEnv() });
+    const approved = await runLoom(['approve', requestId, '--always'], { env: env.env });
     expect(approved.code).toBe(0);
     expect(approved.stderr).toContain('Allowed always (bash sh *): bash · sh deploy.sh');
 
@@ -73,12 +68,12 @@ describe('durable approval from the CLI', () => {
     expect(readFileSync(join(env.project, 'deploy.log'), 'utf8')).toBe('deployed\ndeployed\n');
     const requests = (await env.store.permissionRequests()).filter((r) => r.sessionID === parseJson(result).sessionId);
     expect(requests.map((r) => [r.id, r.status])).toEqual([[requestId, 'approved']]);
-    expect((await runLoom(['pending', '--json'], { env: loomEnv() })).stdout.trim()).toBe('[]');
+    expect((await runLoom(['pending', '--json'], { env: env.env })).stdout.trim()).toBe('[]');
 
-    const again = await runLoom(['approve', requestId], { env: loomEnv() });
+    const again = await runLoom(['approve', requestId], { env: env.env });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`Permission request ${requestId} is no longer waiting: it was approved (always)`);
-    expect((await runLoom(['approve', 'per_nothing'], { env: loomEnv() })).stderr).toContain(
+    expect((await runLoom(['approve', 'per_nothing'], { env: env.env })).stderr).toContain(
       'Unknown permission request "per_nothing"',
     );
   }, 120_000);
@@ -97,9 +92,8 @@ describe('durable approval from the CLI', () => {
         reply: (r) => ({ text: `Heard: ${String(r.messages.at(-1).content)}` }),
       },
     ]);
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Check the date'], {
-      env: loomEnv({ LOOM_INTERACTIVE: '1' }),
-      cwd: env.project,
+    const run = env.spawnLoom(['run', '-m', 'scripted/test-model', 'Check the date'], {
+      env: { LOOM_INTERACTIVE: '1' },
       keepStdinOpen: true,
     });
     let stderr = '';
@@ -124,7 +118,7 @@ describe('a real OpenCode project', () => {
   });
 
   it('lists its agents with mode, model, description and permissions', async () => {
-    const listed = await runLoom(['agents', '--json'], { env: loomEnv(), cwd: project });
+    const listed = await runLoom(['agents', '--json'], { env: env.env, cwd: project });
     const agents =
       parseJson<{ name: string; mode: string; model: string | null; permissions: string[]; default: boolean }[]>(
         listed,
@@ -142,7 +136,7 @@ describe('a real OpenCode project', () => {
     expect(byName.build.permissions).toEqual(expect.arrayContaining(['*: allow', 'unsandboxed: ask']));
     expect(byName.explore.permissions).toContain('*: deny');
     expect(byName.explore.permissions.filter((line) => /^(unsandboxed|config|doom_loop):/.test(line))).toEqual([]);
-    const text = await runLoom(['agents'], { env: loomEnv(), cwd: project });
+    const text = await runLoom(['agents'], { env: env.env, cwd: project });
     expect(text.stdout).toContain('Reviews code for quality and best practices');
   });
 
@@ -152,7 +146,7 @@ describe('a real OpenCode project', () => {
     ]);
     const result = await runLoom(
       ['run', '--json', '--agent', 'review', '-m', 'scripted/test-model', 'Review the project'],
-      { env: loomEnv(), cwd: project },
+      { env: env.env, cwd: project },
     );
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Looks fine.' });
     const request = env.model.requests.findLast((r) => r.rule === 'review')!;
@@ -164,7 +158,7 @@ describe('a real OpenCode project', () => {
 
   it('names the file and key of a malformed agent', async () => {
     writeFileSync(join(project, '.opencode', 'agent', 'broken.md'), '---\nmode: sometimes\n---\nBroken.\n');
-    const result = await runLoom(['agents'], { env: loomEnv(), cwd: project });
+    const result = await runLoom(['agents'], { env: env.env, cwd: project });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(join(project, '.opencode', 'agent', 'broken.md'));
     expect(result.stderr).toContain('mode');

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 
@@ -34,8 +34,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
-
 describe('plugins through loom run', () => {
   it('blocks and rewrites bash calls, changes their output, and sets the sampling parameters', async () => {
     env.model.setScript([
@@ -55,7 +53,7 @@ describe('plugins through loom run', () => {
         reply: { text: 'Tests pass; the build stays.' },
       },
     ]);
-    const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Clean and test']);
+    const result = await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Clean and test']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Tests pass; the build stays.' });
 
     const done = env.model.requests.findLast((request) => request.rule === 'done')!;
@@ -72,7 +70,7 @@ describe('plugins through loom run', () => {
     }
 
     // The stored call shows the arguments it ran with.
-    const shown = parseJson(await loom(['show', parseJson(result).sessionId, '--json']));
+    const shown = parseJson(await env.loom(['show', parseJson(result).sessionId, '--json']));
     const parts = shown.messages.flatMap((message: any) => message.parts).filter((part: any) => part.tool === 'bash');
     expect(parts.find((part: any) => part.callID === 'call_test').state).toMatchObject({
       status: 'completed',

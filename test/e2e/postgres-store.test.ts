@@ -3,7 +3,7 @@ import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
 import { freePort } from '../../testkit/free-port.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 let server: TestPostgres;
@@ -19,8 +19,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** `loom` on the test's PostgreSQL database, unless `extraEnv` names another store. */
 const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-  runLoom(args, { env: { ...env.env, NO_COLOR: '1', LOOM_STORE_URL: storeUrl, ...extraEnv }, cwd: env.project });
+  env.loom(args, { env: { LOOM_STORE_URL: storeUrl, ...extraEnv } });
 
 describe('LOOM_STORE_URL', () => {
   it('runs a session with its worker and CLI on PostgreSQL, and nothing in the SQLite file', async () => {

@@ -1,7 +1,7 @@
 import type { LoomWorker } from '../../worker/create-worker.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { parseJson, type spawnLoom } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
@@ -11,12 +11,9 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const cliEnv = () => ({ ...env.env, NO_COLOR: '1' });
-const loom = (args: string[]) => runLoom(args, { env: cliEnv(), cwd: env.project });
-
 /** A session busy with a model call that does not end by itself; returns its id. */
 async function busySession(prompt: string): Promise<{ sessionId: string; run: ReturnType<typeof spawnLoom> }> {
-  const run = spawnLoom(['run', '--json', '-m', SCRIPTED_MODEL, prompt], { env: cliEnv(), cwd: env.project });
+  const run = env.spawnLoom(['run', '--json', '-m', SCRIPTED_MODEL, prompt]);
   await env.model.waitForRequest((r) => r.lastUser === prompt, 30_000);
   const [session] = await env.store.listSessions({ limit: 1 });
   return { sessionId: session.id, run };
@@ -67,11 +64,11 @@ describe('loom resume while the session is being cancelled', () => {
     await run.result;
     await stop(worker);
 
-    const cancelled = await loom(['cancel', sessionId]);
+    const cancelled = await env.loom(['cancel', sessionId]);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stderr).toContain(`Cancellation requested for ${sessionId}`);
 
-    const resumed = await loom(['resume', '--json', sessionId, 'Then do this instead']);
+    const resumed = await env.loom(['resume', '--json', sessionId, 'Then do this instead']);
     expect(parseJson(resumed)).toMatchObject({ sessionId, status: 'completed', text: 'Doing this instead.' });
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`Session ${sessionId} is being cancelled; your prompt will start its next run.`);
@@ -94,13 +91,10 @@ describe('loom resume while the session is being cancelled', () => {
     ]);
     const worker = await env.worker();
     const { sessionId, run } = await busySession('Start another long job');
-    const resumed = spawnLoom(['resume', '--json', sessionId, 'And after that, this'], {
-      env: cliEnv(),
-      cwd: env.project,
-    });
+    const resumed = env.spawnLoom(['resume', '--json', sessionId, 'And after that, this']);
     // The prompt is queued in the busy run (its signal is in the run's history) before the cancel.
     await waitForPromptSignal(sessionId);
-    expect((await loom(['cancel', sessionId])).code).toBe(0);
+    expect((await env.loom(['cancel', sessionId])).code).toBe(0);
     const first = await run.result;
     expect(parseJson(first)).toMatchObject({ sessionId, status: 'cancelled' });
 

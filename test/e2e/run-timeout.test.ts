@@ -2,7 +2,6 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { runLoom } from '../../testkit/run-loom.js';
 import { processesRunning, waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
@@ -16,8 +15,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
-
 describe('loom run --timeout', () => {
   it('cancels a run that takes too long and says how to continue it', async () => {
     env.model.setScript([
@@ -29,7 +26,7 @@ describe('loom run --timeout', () => {
     ]);
     const started = Date.now();
     // A bare number is seconds.
-    const result = await loom(['run', '--timeout', '2', '--model', 'scripted/test-model', 'Hang for a minute']);
+    const result = await env.loom(['run', '--timeout', '2', '--model', 'scripted/test-model', 'Hang for a minute']);
     expect(result.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(45_000);
     const sessionId = /Session (ses_\w+) timed out/.exec(result.stderr)?.[1];
@@ -43,7 +40,7 @@ describe('loom run --timeout', () => {
     env.model.setScript([
       { name: 'go on', when: { lastUser: /timed out before it finished/ }, reply: { text: 'Went on.' } },
     ]);
-    const resumed = await loom(['resume', '--json', '--timeout', '1h30m', sessionId!]);
+    const resumed = await env.loom(['resume', '--json', '--timeout', '1h30m', sessionId!]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`Continuing ${sessionId}, whose last run timed out`);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ sessionId, status: 'completed', text: 'Went on.' });
@@ -54,7 +51,7 @@ describe('loom run --timeout', () => {
 
   it.each(['abc', '5x', '0', '-5s', '500ms'])('refuses --timeout %s before anything starts', async (value) => {
     const before = env.model.requests.length;
-    const result = await loom(['run', '--timeout', value, '--model', 'scripted/test-model', 'Never asked']);
+    const result = await env.loom(['run', '--timeout', value, '--model', 'scripted/test-model', 'Never asked']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`Invalid --timeout "${value}"`);
     expect(result.stderr).not.toContain('ses_');

@@ -22,7 +22,6 @@ afterAll(async () => {
 const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({
   ...env.env,
   TEMPORAL_ADDRESS: proxy.address,
-  NO_COLOR: '1',
   ...extra,
 });
 

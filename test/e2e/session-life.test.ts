@@ -9,7 +9,7 @@ import { trackFiles } from '../../activities/snapshot/track.js';
 import { newId } from '../../core/ids.js';
 import type { Session } from '../../core/session.js';
 import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
 import { connectEvents } from '../../testkit/sse-client.js';
 import { session as sessionRecord, textPart, userMessage } from '../../testkit/store-records.js';
@@ -26,8 +26,6 @@ afterAll(async () => {
   await server?.close();
   await env?.close();
 });
-
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 /** A stored session tree: a root, two children and a grandchild under the first, each with a message. */
 async function storedTree(): Promise<{ root: string; ids: string[] }> {
@@ -66,7 +64,7 @@ describe('loom rm', () => {
     expect(existsSync(snapshots.indexFile)).toBe(true);
     await snapshots.run(['rev-parse', '--verify', '--quiet', snapshots.ref]);
 
-    const result = await loom(['rm', root, '--json']);
+    const result = await env.loom(['rm', root, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const removed: string[] = parseJson(result).removed;
     expect([...removed].sort()).toEqual([...ids].sort());
@@ -80,7 +78,7 @@ describe('loom rm', () => {
     expect(existsSync(snapshots.indexFile)).toBe(false);
     await expect(snapshots.run(['rev-parse', '--verify', '--quiet', snapshots.ref])).rejects.toThrow();
 
-    const again = await loom(['rm', root]);
+    const again = await env.loom(['rm', root]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain(`Unknown session "${root}"`);
   });
@@ -88,7 +86,7 @@ describe('loom rm', () => {
   it('refuses a tree with a busy session below it, naming it, and deletes nothing', async () => {
     const { root, ids } = await storedTree();
     await env.store.setSessionStatus(ids[3], 'busy', Date.now());
-    const result = await loom(['rm', root]);
+    const result = await env.loom(['rm', root]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(`Session ${ids[3]}, below ${root}, is busy`);
     for (const id of ids) expect(await env.store.getSession(id)).toBeDefined();
@@ -99,12 +97,12 @@ describe('loom rm', () => {
       { name: 'slow', when: { lastUser: 'Take your time' }, reply: { text: 'Done.', delayMs: 6_000 } },
     ]);
     const { sessionId, result } = await env.start('Take your time', { model: SCRIPTED_MODEL });
-    const refused = await loom(['rm', sessionId]);
+    const refused = await env.loom(['rm', sessionId]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(`Session ${sessionId} is busy: cannot remove ${sessionId}`);
     expect(refused.stderr).toContain(`loom cancel ${sessionId}`);
     await result();
-    const removed = await loom(['rm', sessionId]);
+    const removed = await env.loom(['rm', sessionId]);
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toContain(`Removed ${sessionId}.`);
     expect(await env.store.getSession(sessionId)).toBeUndefined();
@@ -121,7 +119,7 @@ describe('loom export and loom import', () => {
       },
       { name: 'answer', when: { lastRole: 'tool' }, reply: { text: 'It says hello.' } },
     ]);
-    const run = await loom([
+    const run = await env.loom([
       'run',
       '--json',
       '--model',
@@ -134,7 +132,7 @@ describe('loom export and loom import', () => {
     const original: string = parseJson(run).sessionId;
 
     const file = join(env.project, 'exported.json');
-    const exported = await loom(['export', original, '--output', file]);
+    const exported = await env.loom(['export', original, '--output', file]);
     expect(exported.code, exported.stderr).toBe(0);
     const written = JSON.parse(readFileSync(file, 'utf8'));
     // OpenCode's three keys, todos too when the session has none.
@@ -143,15 +141,15 @@ describe('loom export and loom import', () => {
     expect(written.info).toMatchObject({ id: original, title: 'Readme' });
     expect(written.messages[0]).toEqual({ info: expect.any(Object), parts: expect.any(Array) });
     // stdout by default, the same document.
-    expect(JSON.parse((await loom(['export', original])).stdout)).toEqual(written);
+    expect(JSON.parse((await env.loom(['export', original])).stdout)).toEqual(written);
 
-    const imported = await loom(['import', file, '--json']);
+    const imported = await env.loom(['import', file, '--json']);
     expect(imported.code, imported.stderr).toBe(0);
     const copy: string = parseJson(imported).sessionId;
     expect(copy).not.toBe(original);
 
     const [before, after] = await Promise.all(
-      [original, copy].map(async (id) => parseJson(await loom(['show', id, '--json']))),
+      [original, copy].map(async (id) => parseJson(await env.loom(['show', id, '--json']))),
     );
     expect(after.session).toMatchObject({ id: copy, title: 'Readme', status: 'idle', directory: env.project });
     expect(after.session.parentID).toBeUndefined();
@@ -166,7 +164,7 @@ describe('loom export and loom import', () => {
     for (const { info } of after.messages) if (info.role === 'assistant') expect(ids.has(info.parentID)).toBe(true);
     // What a person reads is the same (but the copy was updated when it was imported).
     const shown = async (id: string) =>
-      (await loom(['show', id])).stdout
+      (await env.loom(['show', id])).stdout
         .replaceAll(id, '<id>')
         .replace(/ · updated [^\n]*/, '')
         .replaceAll(/msg_\w+/g, '<message>');
@@ -176,8 +174,8 @@ describe('loom export and loom import', () => {
   it('puts the import in another folder with --dir', async () => {
     const { root } = await storedTree();
     const file = join(env.project, 'tree.json');
-    expect((await loom(['export', root, '-o', file])).code).toBe(0);
-    const imported = await loom(['import', file, '--json', '--dir', env.dataDir]);
+    expect((await env.loom(['export', root, '-o', file])).code).toBe(0);
+    const imported = await env.loom(['import', file, '--json', '--dir', env.dataDir]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(await env.store.getSession(parseJson(imported).sessionId)).toMatchObject({ directory: env.dataDir });
   });
@@ -185,22 +183,22 @@ describe('loom export and loom import', () => {
   it('refuses a file that is not an export, naming the file and the key at fault', async () => {
     const { root } = await storedTree();
     const file = join(env.project, 'broken.json');
-    const document = JSON.parse((await loom(['export', root])).stdout);
+    const document = JSON.parse((await env.loom(['export', root])).stdout);
     delete document.info.title;
     document.messages[0].parts[0].type = 'hologram';
     writeFileSync(file, JSON.stringify(document));
-    const result = await loom(['import', file]);
+    const result = await env.loom(['import', file]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(file);
     expect(result.stderr).toContain('info.title');
     expect(result.stderr).toContain('messages.0.parts.0');
 
     writeFileSync(file, '{ not json');
-    const notJson = await loom(['import', file]);
+    const notJson = await env.loom(['import', file]);
     expect(notJson.code).not.toBe(0);
     expect(notJson.stderr).toContain(`${file} is not JSON`);
 
-    const missing = await loom(['export', 'ses_missing']);
+    const missing = await env.loom(['export', 'ses_missing']);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('Unknown session "ses_missing"');
   });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 
 let env: LoomTestEnv;
 
@@ -31,7 +31,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 const toolDescription = (request: RecordedRequest, name: string): string =>
   request.body.tools.find((tool: any) => tool.function.name === name).function.description;
 
@@ -49,7 +48,7 @@ describe('skills through loom run', () => {
         reply: { text: 'Loaded the deploy skill.' },
       },
     ]);
-    const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Deploy the app']);
+    const result = await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Deploy the app']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Loaded the deploy skill.' });
 
     const first = env.model.requests.findLast((request) => request.rule === 'load')!;
@@ -71,7 +70,7 @@ describe('skills through loom run', () => {
     expect(second.lastTool).toContain(`Base directory for this skill: ${base}`);
     expect(second.lastTool).toContain(`<file>${join(base, 'scripts', 'ship.sh')}</file>`);
 
-    const shown = parseJson(await loom(['show', parseJson(result).sessionId, '--json']));
+    const shown = parseJson(await env.loom(['show', parseJson(result).sessionId, '--json']));
     const part = shown.messages.flatMap((message: any) => message.parts).find((p: any) => p.tool === 'skill');
     expect(part.state).toMatchObject({ status: 'completed', title: 'Loaded skill: deploy', input: { name: 'deploy' } });
   }, 120_000);
@@ -94,7 +93,7 @@ describe('skills through loom run', () => {
         reply: { text: 'Could not load it.' },
       },
     ]);
-    const result = await loom(['run', '--json', '-m', 'scripted/test-model', 'Audit the ledger']);
+    const result = await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Audit the ledger']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Could not load it.' });
 
     const after = env.model.requests.findLast((request) => request.rule === 'after')!;
@@ -110,14 +109,14 @@ describe('skills through loom run', () => {
   }, 120_000);
 
   it('loom skills lists the skills, names the skipped file and the key at fault, and exits 1 for it', async () => {
-    const listed = await loom(['skills']);
+    const listed = await env.loom(['skills']);
     expect(listed.code).toBe(1);
     expect(listed.stdout).toContain('deploy');
     expect(listed.stdout).toContain('Ships the app to staging');
     expect(listed.stdout).toContain(join(env.project, '.loom', 'skills', 'deploy', 'SKILL.md'));
     expect(listed.stderr).toContain(`Skipped: ${join(env.project, '.claude', 'skills', 'broken', 'SKILL.md')}`);
     expect(listed.stderr).toMatch(/name/);
-    const json = parseJson(await loom(['skills', '--json']));
+    const json = parseJson(await env.loom(['skills', '--json']));
     expect(json.skills.map((found: { name: string }) => found.name)).toEqual(['deploy', 'internal-audit']);
     expect(json.skipped).toEqual([expect.stringContaining('broken')]);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { parseJson } from '../../testkit/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
@@ -24,8 +24,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => env?.close());
-
-const loom = (args: string[]) => runLoom(args, { env: { ...env.env, NO_COLOR: '1' }, cwd: env.project });
 
 interface TreeNode {
   id: string;
@@ -71,19 +69,19 @@ describe('subagents from the CLI', () => {
       },
       { name: 'answer', when: { lastUser: 'Survey it', lastRole: 'tool' }, reply: { text: 'Surveyed the project.' } },
     ]);
-    const run = await loom(['run', '-m', 'scripted/test-model', 'Survey it']);
+    const run = await env.loom(['run', '-m', 'scripted/test-model', 'Survey it']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Surveyed the project.');
     expect(run.stderr).toContain('✓ task explore · Find the tests');
     // The live line and `loom show` describe the subagent's call the same way, under its task call.
     expect(run.stderr).toContain('  ↳ ✓ glob **/*.test.ts\n');
     const rootId = /(ses_\w+) · completed/.exec(run.stderr)![1];
-    const shown = (await loom(['show', rootId])).stdout.split('\n');
+    const shown = (await env.loom(['show', rootId])).stdout.split('\n');
     const taskLine = shown.findIndex((line) => line.startsWith('✓ task explore · Find the tests'));
     expect(taskLine).toBeGreaterThan(-1);
     expect(shown[taskLine + 1]).toBe('  ↳ ✓ glob **/*.test.ts');
 
-    const tree = parseJson<TreeNode>(await loom(['tree', rootId, '--json']));
+    const tree = parseJson<TreeNode>(await env.loom(['tree', rootId, '--json']));
     expect(tree.children.map((child) => child.title).sort()).toEqual([
       'Find sources (@explore subagent)',
       'Find the tests (@explore subagent)',
@@ -96,11 +94,11 @@ describe('subagents from the CLI', () => {
     expect(tree.cost.own).toBeGreaterThan(0);
     expect(childCost).toBeGreaterThan(0);
     expect(tree.cost.tree).toBeCloseTo(tree.cost.own + childCost, 10);
-    const text = await loom(['tree', rootId]);
+    const text = await env.loom(['tree', rootId]);
     expect(text.stdout).toMatch(/├─ explore Find/);
     expect(text.stdout).toMatch(/└─ /);
     expect(text.stdout).toMatch(/tokens \(tree [\d,]+\) · \$[\d.]+ \(tree \$[\d.]+\)/);
-    expect((await loom(['show', rootId])).stdout).toMatch(
+    expect((await env.loom(['show', rootId])).stdout).toMatch(
       /tokens · \$[\d.]+ · [\d,]+ tokens, \$[\d.]+ with 3 subagent session/,
     );
 
@@ -124,7 +122,7 @@ describe('subagents from the CLI', () => {
         reply: { text: 'There are two.' },
       },
     ]);
-    const result = parseJson(await loom(['run', '--json', '-m', 'scripted/test-model', '/find-tests src']));
+    const result = parseJson(await env.loom(['run', '--json', '-m', 'scripted/test-model', '/find-tests src']));
     expect(result).toMatchObject({ status: 'completed', text: 'There are two.' });
   });
 
@@ -151,24 +149,21 @@ describe('subagents from the CLI', () => {
         reply: { text: 'The helper built it.' },
       },
     ]);
-    const run = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Run the build in a helper'], {
-      env: { ...env.env, NO_COLOR: '1' },
-      cwd: env.project,
-    });
+    const run = env.spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Run the build in a helper']);
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => /loom approve (per_\w+)/.test(stderr), 30_000);
     expect(stderr).toContain('(general)');
     const requestId = /loom approve (per_\w+)/.exec(stderr)![1];
-    const [request] = parseJson(await loom(['pending', '--json']));
+    const [request] = parseJson(await env.loom(['pending', '--json']));
     expect(request.sessionID).not.toBe(request.rootID);
-    const pending = (await loom(['pending'])).stdout;
+    const pending = (await env.loom(['pending'])).stdout;
     expect(pending).toContain(
       `in session ${request.sessionID} (general), subagent of ${request.rootID} · request ${requestId}`,
     );
     expect(pending).toContain(`loom approve ${requestId} (or --always)`);
     expect(pending).toContain(`loom approve ${requestId} --reject`);
-    expect((await loom(['approve', requestId])).code).toBe(0);
+    expect((await env.loom(['approve', requestId])).code).toBe(0);
     expect(parseJson(await run.result)).toMatchObject({ status: 'completed', text: 'The helper built it.' });
   }, 60_000);
 });

@@ -13,6 +13,7 @@ import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
 import type { ScriptedToolCall } from '../../testkit/scripted-model-script.js';
 import { waitFor } from '../../testkit/wait.js';
+import { toolParts } from '../../testkit/tool-results.js';
 
 const PYTHON = '/usr/bin/python3';
 const SECRET_KEY = 'sk-probe-provider-secret';
@@ -67,12 +68,6 @@ function stepsSincePrompt(request: { messages: unknown[] }): number {
   return roles.slice(roles.lastIndexOf('user') + 1).filter((role) => role === 'assistant').length;
 }
 
-async function toolParts(sessionId: string): Promise<ToolPart[]> {
-  return (await env.store.messages(sessionId))
-    .flatMap((message) => message.parts)
-    .filter((part): part is ToolPart => part.type === 'tool');
-}
-
 const outputOf = (part: ToolPart) =>
   (part.state as { output?: string; error?: string }).output ?? (part.state as { error?: string }).error ?? '';
 
@@ -117,7 +112,7 @@ describe('an agent cannot change its own rules', () => {
     sessionId = parseJson(result).sessionId;
     // The person approved the write: the file says what the agent wrote, and nothing else changed.
     expect(readFileSync(join(env.project, 'loom.json'), 'utf8')).toBe(agentConfig);
-    const [, , bash] = await toolParts(sessionId);
+    const [, , bash] = await toolParts(env.store, sessionId);
     expect(outputOf(bash)).toMatch(/read-only in the sandbox/);
     expect(existsSync(join(outside, 'same-run.txt'))).toBe(false);
 
@@ -168,7 +163,7 @@ describe('an agent cannot change its own rules', () => {
       expect(existsSync(join(env.project, created)), created).toBe(false);
     expect(readFileSync(join(env.project, '.opencode', 'README.md'), 'utf8')).toContain('OpenCode folder');
     expect(existsSync(marker)).toBe(false);
-    const parts = await toolParts(parseJson(result).sessionId);
+    const parts = await toolParts(env.store, parseJson(result).sessionId);
     expect(outputOf(parts[0])).toContain("Loom's configuration (loom.json, opencode.json, .loom/, .opencode/)");
     expect(outputOf(parts[1])).toContain(`Loom moved ${join(env.project, 'opencode.json')} out of the project`);
     expect(outputOf(parts[2])).toContain(`Loom moved ${join(env.project, '.loom')} out of the project`);
@@ -213,7 +208,7 @@ describe('what an agent writes of the configuration, a person allowing the write
     });
     expect(parseJson(again)).toMatchObject({ status: 'completed' });
     expect(existsSync(marker)).toBe(false);
-    const [read] = await toolParts(parseJson(again).sessionId).then((parts) => parts.slice(-1));
+    const [read] = await toolParts(env.store, parseJson(again).sessionId).then((parts) => parts.slice(-1));
     expect(read.state.status).toBe('completed');
     // The person looked and removed them.
     rmSync(join(env.project, '.opencode', 'plugin'), { recursive: true });
@@ -269,7 +264,7 @@ describe('what an agent writes of the configuration, a person allowing the write
       cwd: env.project,
     });
     expect(parseJson(resumed)).toMatchObject({ status: 'completed' });
-    const [bash] = (await toolParts(sessionId)).slice(-1);
+    const [bash] = (await toolParts(env.store, sessionId)).slice(-1);
     expect(outputOf(bash)).toContain('PATH=');
     expect(outputOf(bash)).not.toContain(SECRET_KEY);
     // The agent it wrote is not offered, nor the token in its description (the transcript holds the write itself).
@@ -305,7 +300,7 @@ describe('what an agent writes of the configuration, a person allowing the write
       cwd: env.project,
     });
     expect(result.stderr).not.toContain('no run uses it until you confirm it');
-    const [bash] = await toolParts(parseJson(result).sessionId);
+    const [bash] = await toolParts(env.store, parseJson(result).sessionId);
     expect(outputOf(bash)).toContain('SET_BY_PERSON=again');
   }, 90_000);
 });

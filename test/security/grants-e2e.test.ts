@@ -25,7 +25,7 @@ beforeAll(async () => {
   mkdirSync(home, { recursive: true });
   mkdirSync(join(elsewhere, 'out'), { recursive: true });
   writeFileSync(join(elsewhere, 'notes.txt'), 'notes\n');
-  cliEnv = { ...env.env, HOME: home, NO_COLOR: '1' };
+  cliEnv = { ...env.env, HOME: home };
 });
 
 afterAll(async () => env?.close());

@@ -50,7 +50,7 @@ beforeAll(async () => {
   await listen(join(home, '.docker', 'desktop', 'docker.sock'));
   await listen(join(env.project, 'dev.sock'));
   await listen(ABSTRACT);
-  cliEnv = { ...env.env, HOME: home, NO_COLOR: '1' };
+  cliEnv = { ...env.env, HOME: home };
   await env.worker({ env: cliEnv });
 });
 

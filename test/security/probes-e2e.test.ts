@@ -64,7 +64,6 @@ describe('probes through loom run', () => {
     ]);
     const cliEnv = {
       ...env.env,
-      NO_COLOR: '1',
       OPENAI_API_KEY: 'sk-e2e-secret-value',
       DEPLOY_TOKEN: 'deploy-secret-value',
     };
@@ -116,10 +115,7 @@ describe('probes through loom run', () => {
       },
       { name: 'done', when: { lastRole: 'tool' }, reply: { text: 'Probed the shell.' } },
     ]);
-    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model', 'Probe the shell'], {
-      env: { ...env.env, NO_COLOR: '1' },
-      cwd: env.project,
-    });
+    const result = await env.loom(['run', '--json', '-m', 'scripted/test-model', 'Probe the shell']);
     expect(parseJson(result)).toMatchObject({ status: 'completed', text: 'Probed the shell.' });
     const tools = (await env.store.messages(parseJson(result).sessionId))
       .flatMap((m) => m.parts)

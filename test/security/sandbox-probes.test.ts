@@ -61,7 +61,7 @@ beforeAll(async () => {
   }
   // The secret is in the environment of the `loom run` processes, which
   // a process outside the sandbox could read in /proc.
-  cliEnv = { ...env.env, HOME: home, NO_COLOR: '1', PROBE_API_KEY: 'worker-env-secret' };
+  cliEnv = { ...env.env, HOME: home, PROBE_API_KEY: 'worker-env-secret' };
   await env.worker({ env: cliEnv });
 });
 

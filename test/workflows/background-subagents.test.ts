@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/part.js';
 import { cancelSession } from '../../client/services/sessions.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { waitUntil } from '../../testkit/wait.js';
+import { lastToolOutput } from '../../testkit/tool-results.js';
 
 let env: LoomTestEnv;
 
@@ -13,8 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const lastToolOutput = (request: RecordedRequest) =>
-  String(request.messages.findLast((m) => m.role === 'tool')?.content ?? '');
 const sessionIdIn = (text: string) => /session_id: (ses_\w+)/.exec(text)?.[1] ?? '';
 const texts = async (sessionId: string) =>
   (await env.store.messages(sessionId)).flatMap((m) => m.parts).flatMap((p) => (p.type === 'text' ? [p.text] : []));

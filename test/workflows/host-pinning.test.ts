@@ -4,8 +4,8 @@ import { hostTaskQueue } from '../../core/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import type { LoomWorker } from '../../worker/create-worker.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
+import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
 
 let env: LoomTestEnv;
 
@@ -24,10 +24,6 @@ function hostWorker(host: string): Promise<LoomWorker> {
   return env.worker({ serve: 'host', hostId: host, env: { ...env.env, WORKER_NAME: host } });
 }
 
-const toolParts = async (sessionId: string) =>
-  (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
-const lastToolOutput = (request: RecordedRequest) =>
-  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 const outputs = (parts: ToolPart[]) =>
   parts.map((part) =>
     part.state.status === 'completed' ? part.state.output : part.state.status === 'error' ? part.state.error : '',
@@ -59,7 +55,7 @@ describe('workspace tools run on the host that holds the workspace', () => {
     const { sessionId, result } = await env.start('Where do tools run?', { host: 'host-a' });
     expect(await result()).toMatchObject({ status: 'completed', text: 'On host A.' });
 
-    const parts = await toolParts(sessionId);
+    const parts = await toolParts(env.store, sessionId);
     expect(outputs(parts)[0]).toContain('ran on host-a');
     expect(outputs(parts)[1]).toContain('the notes of host A');
     // The read was tried in the shared worker first (a local activity), refused there, and sent to host A.

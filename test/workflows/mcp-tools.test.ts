@@ -2,10 +2,10 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeMcpServers } from '../../activities/mcp/servers.js';
-import type { ToolPart } from '../../core/part.js';
 import { startHttpServer } from '../fixtures/mcp/server.mjs';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
+import { toolParts } from '../../testkit/tool-results.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 const TOKEN = 'mcp-test-token';
@@ -42,8 +42,6 @@ afterAll(async () => {
 
 const toolResult = (request: RecordedRequest, id: string) =>
   String(request.messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content);
-const toolParts = async (sessionId: string) =>
-  (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
 
 describe('MCP tools in a session', () => {
   it("offers each server's tools as <server>_<tool> with its schema, and runs calls over stdio and streamable HTTP", async () => {
@@ -96,7 +94,7 @@ describe('MCP tools in a session', () => {
     expect(whoami).toMatchObject({ greeting: 'hello from config', secret: null });
     expect(whoami.cwd).toBe(`${env.project}/tools`);
 
-    const parts = await toolParts(sessionId);
+    const parts = await toolParts(env.store, sessionId);
     expect(parts.map((part) => `${part.tool}:${part.state.status}`)).toEqual([
       'local_echo:completed',
       'remote_add:completed',

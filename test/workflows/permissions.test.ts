@@ -2,12 +2,11 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
 import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
 import { WaitingAttribute } from '../../core/search-attributes.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
 
 let env: LoomTestEnv;
 
@@ -22,11 +21,6 @@ beforeAll(async () => {
   await env.worker();
 });
 afterAll(() => env?.close());
-
-const lastToolOutput = (request: RecordedRequest) =>
-  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
-const toolParts = async (sessionId: string) =>
-  (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
 
 async function nextPending(sessionId: string, count = 1, except: string[] = []): Promise<PermissionRequestRecord[]> {
   let found: PermissionRequestRecord[] = [];
@@ -58,7 +52,7 @@ describe('permission rules in the loop', () => {
     const shown = lastToolOutput(env.model.requests.findLast((r) => r.rule === 'after')!);
     expect(shown).toContain('The user has specified a rule which prevents you from using this specific tool call');
     expect(shown).toContain('"pattern":"rm *","action":"deny"');
-    expect((await toolParts(sessionId))[0].state.status).toBe('error');
+    expect((await toolParts(env.store, sessionId))[0].state.status).toBe('error');
   });
 
   it('waits for a person on ask, runs the call once on "once", and marks the run as waiting meanwhile', async () => {
@@ -131,7 +125,7 @@ describe('permission rules in the loop', () => {
     expect(fed).toBe(
       'The user rejected permission to use this specific tool call with the following feedback: Only pack it, do not publish',
     );
-    const parts = await toolParts(sessionId);
+    const parts = await toolParts(env.store, sessionId);
     expect(parts.map((p) => p.state.status === 'error' && p.state.error)).toEqual([
       fed,
       'The user rejected permission to use this specific tool call.',
@@ -169,7 +163,11 @@ describe('permission rules in the loop', () => {
     expect(await env.store.approvedRules(sessionId)).toEqual([
       { permission: 'bash', pattern: 'git status *', action: 'allow' },
     ]);
-    expect((await toolParts(sessionId)).map((p) => p.state.status)).toEqual(['completed', 'completed', 'completed']);
+    expect((await toolParts(env.store, sessionId)).map((p) => p.state.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
     await env.checkReplay(sessionId, 'permission-always');
   });
 
@@ -185,7 +183,7 @@ describe('permission rules in the loop', () => {
     const { sessionId, result } = await env.start('Loop');
     const [request] = await nextPending(sessionId);
     expect(request).toMatchObject({ permission: 'doom_loop', patterns: ['read'], always: ['read'] });
-    expect((await toolParts(sessionId)).filter((p) => p.state.status === 'completed')).toHaveLength(2);
+    expect((await toolParts(env.store, sessionId)).filter((p) => p.state.status === 'completed')).toHaveLength(2);
     await reply(sessionId, { requestId: request.id, reply: 'once' });
     expect((await result()).text).toBe('Stopped looping.');
   });

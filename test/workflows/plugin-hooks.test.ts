@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
 import type { PermissionRequestRecord } from '../../core/permission-request.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
 
 let env: LoomTestEnv;
 let eventLog: string;
@@ -44,12 +43,8 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const lastToolOutput = (request: RecordedRequest) =>
-  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 const requestsOf = async (sessionId: string) =>
   (await env.store.permissionRequests()).filter((r) => r.sessionID === sessionId);
-const toolParts = async (sessionId: string) =>
-  (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
 
 async function nextPending(sessionId: string): Promise<PermissionRequestRecord> {
   for (let i = 0; i < 200; i++) {
@@ -85,7 +80,7 @@ describe('permission.ask', () => {
       patterns: ['touch allowed.txt'],
       reply: { reply: 'once', message: 'Allowed by plugin .loom/plugins/policy.js (permission.ask)' },
     });
-    expect((await toolParts(sessionId))[0].state.status).toBe('completed');
+    expect((await toolParts(env.store, sessionId))[0].state.status).toBe('completed');
     await env.checkReplay(sessionId, 'plugin-permission-allow');
   });
 
@@ -99,7 +94,7 @@ describe('permission.ask', () => {
       'The plugin .loom/plugins/policy.js denied permission to use this specific tool call (bash: touch denied.txt).',
     );
     expect(await requestsOf(sessionId)).toMatchObject([{ status: 'rejected', reply: { reply: 'reject' } }]);
-    expect((await toolParts(sessionId))[0].state).toMatchObject({ status: 'error', error: shown });
+    expect((await toolParts(env.store, sessionId))[0].state).toMatchObject({ status: 'error', error: shown });
     await env.checkReplay(sessionId, 'plugin-permission-deny');
   });
 

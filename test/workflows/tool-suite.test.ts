@@ -2,10 +2,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
 import { pidAlive, processesRunning, waitFor } from '../../testkit/wait.js';
+import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
 
 let env: LoomTestEnv;
 
@@ -23,10 +22,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const toolParts = async (sessionId: string) =>
-  (await env.store.messages(sessionId)).flatMap((m) => m.parts).filter((p): p is ToolPart => p.type === 'tool');
-const lastToolOutput = (request: RecordedRequest) =>
-  String(request.messages.filter((m) => m.role === 'tool').at(-1)?.content);
 describe('the coding tools in a session', () => {
   it('reads a file, edits it, runs the tests with bash and reads the result', async () => {
     env.model.setScript([
@@ -59,7 +54,7 @@ describe('the coding tools in a session', () => {
     expect(await result()).toMatchObject({ text: 'Fixed: the tests pass.', steps: 4 });
     expect(readFileSync(join(env.project, 'math.mjs'), 'utf8')).toContain('return a + b;');
 
-    const parts = await toolParts(sessionId);
+    const parts = await toolParts(env.store, sessionId);
     expect(parts.map((p) => `${p.tool}:${p.state.status}`)).toEqual([
       'read:completed',
       'edit:completed',
@@ -108,7 +103,7 @@ describe('the coding tools in a session', () => {
     const took = await waitFor(() => !pids.some(pidAlive), 5_000);
     expect(took).toBeLessThan(5_000);
     await expect(result()).rejects.toThrow();
-    const [bash] = await toolParts(sessionId);
+    const [bash] = await toolParts(env.store, sessionId);
     expect(bash.state).toMatchObject({ status: 'error', error: 'Tool execution aborted' });
   });
 
@@ -136,7 +131,7 @@ describe('the coding tools in a session', () => {
     const shown = lastToolOutput(env.model.requests.find((r) => r.rule === 'read saved')!);
     expect(shown.split('\n')[1999]).toBe('2000');
     expect(shown).toMatch(/\.\.\. \d+ lines truncated \.\.\./);
-    const [bash, readBack] = await toolParts(sessionId);
+    const [bash, readBack] = await toolParts(env.store, sessionId);
     expect(bash.state.status === 'completed' && bash.state.metadata).toMatchObject({ truncated: true });
     const saved = bash.state.status === 'completed' ? String(bash.state.metadata.outputPath) : '';
     expect(readFileSync(saved, 'utf8').trim().split('\n')).toHaveLength(100_000);
