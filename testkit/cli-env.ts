@@ -1,5 +1,4 @@
 import { createLoomTestEnv, type LoomTestEnv } from './loom-env.js';
-import { runLoom } from './run-loom.js';
 import type { ScriptedModel } from './scripted-model.js';
 
 // What cli.test.ts and cli-terminal.test.ts share: a small project, and a conversation about it.
@@ -14,10 +13,6 @@ export function createCliEnv(): Promise<LoomTestEnv> {
     },
   });
 }
-
-/** `loom` in the project, without colours. */
-export const cliLoom = (env: LoomTestEnv, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-  runLoom(args, { env: { ...env.env, NO_COLOR: '1', ...extraEnv }, cwd: env.project });
 
 /** The model reads the README and globs the sources, then answers; a follow-up names the file that exports b. */
 export const exploreScript = (model: ScriptedModel) =>

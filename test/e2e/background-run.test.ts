@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptRule } from '../../testkit/scripted-model-script.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { runLoom, spawnLoom } from '../../testkit/run-loom.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;
@@ -15,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...env.env, NO_COLOR: '1', ...extra });
-const loom = (args: string[], extra: NodeJS.ProcessEnv = {}) => runLoom(args, { env: cliEnv(extra), cwd: env.project });
+const loom = (args: string[], extra: NodeJS.ProcessEnv = {}) => env.loom(args, { env: extra });
 
 const TITLE: ScriptRule = {
   name: 'title',
@@ -89,10 +87,7 @@ describe('loom run with background subagents, running the worker itself', () => 
 
   it('leaves them on Ctrl-C, saying that no worker will run them', async () => {
     env.model.setScript(backgroundScript('interrupt', 60_000));
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'interrupt: search in the background'], {
-      env: cliEnv(),
-      cwd: env.project,
-    });
+    const run = env.spawnLoom(['run', '-m', 'scripted/test-model', 'interrupt: search in the background']);
     let stderr = '';
     run.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => stderr.includes('waiting for them (Ctrl-C leaves them)'), 60_000);
@@ -117,7 +112,7 @@ describe('a run left on SIGTERM', () => {
       TITLE,
       { name: 'slow', reply: { text: 'tick '.repeat(300), chunkDelayMs: 50, chunkSize: 5 } },
     ]);
-    const run = spawnLoom(['run', '-m', 'scripted/test-model', 'Keep ticking'], { env: cliEnv(), cwd: env.project });
+    const run = env.spawnLoom(['run', '-m', 'scripted/test-model', 'Keep ticking']);
     await env.model.waitForRequest((r) => r.rule === 'slow' && r.lastUser === 'Keep ticking', 60_000);
     run.child.kill('SIGTERM');
     const result = await run.result;

@@ -2,9 +2,9 @@
 // Temporal server is gone. Beside cli.test.ts, which holds run, show, resume, ls and bad input.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../testkit/free-port.js';
-import { cliLoom, createCliEnv, exploreScript } from '../../testkit/cli-env.js';
+import { createCliEnv, exploreScript } from '../../testkit/cli-env.js';
 import type { LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { parseJson, spawnLoom } from '../../testkit/run-loom.js';
 import { startTcpProxy } from '../../testkit/tcp-proxy.js';
 import { waitFor } from '../../testkit/wait.js';
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => cliLoom(env, args, extraEnv);
+const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => env.loom(args, { env: extraEnv });
 
 describe('loom run in a terminal', () => {
   it('streams the answer to stdout and tool calls to stderr', async () => {
@@ -32,9 +32,7 @@ describe('loom run in a terminal', () => {
 
   it('reads the prompt from stdin', async () => {
     exploreScript(env.model);
-    const result = await runLoom(['run', '--json', '-m', 'scripted/test-model'], {
-      env: env.env,
-      cwd: env.project,
+    const result = await env.loom(['run', '--json', '-m', 'scripted/test-model'], {
       input: 'What is in this project?\n',
     });
     expect(parseJson(result)).toMatchObject({ status: 'completed' });

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
-import { cliLoom, createCliEnv, exploreScript } from '../../testkit/cli-env.js';
+import { createCliEnv, exploreScript } from '../../testkit/cli-env.js';
 import type { LoomTestEnv } from '../../testkit/loom-env.js';
 import { parseJson } from '../../testkit/run-loom.js';
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => cliLoom(env, args, extraEnv);
+const loom = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => env.loom(args, { env: extraEnv });
 
 // Running in a terminal, stopping the CLI and a worker without a server are in cli-terminal.test.ts, run beside this file.
 describe('loom run, show, resume and ls', () => {
