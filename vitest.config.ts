@@ -43,7 +43,7 @@ export default defineConfig({
           name: 'postgres',
           include: onPostgres,
           env: { LOOM_TEST_STORE: 'postgres' },
-          globalSetup: ['testkit/test-store-setup.ts'],
+          globalSetup: ['testkit/store/test-store-setup.ts'],
           ...shared,
         },
       },

@@ -8,7 +8,7 @@ export interface ActivityDeps {
   /** Loom's data folder (saved tool outputs). */
   dataDir: string;
   /**
-   * The host whose workspaces this worker's tools reach (see core/workspace.ts); undefined for a
+   * The host whose workspaces this worker's tools reach (see core/runs/workspace.ts); undefined for a
    * worker that serves only the shared queue.
    */
   hostId?: string;

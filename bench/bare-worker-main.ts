@@ -6,8 +6,8 @@
  */
 import { Worker } from '@temporalio/worker';
 import { installQuietRuntime } from '../worker/runtime.js';
-import { connectWorker } from '../worker/temporal/connect-worker.js';
-import { resolveTemporalTarget } from '../worker/temporal/target.js';
+import { connectWorker } from '../worker/connection/connect-worker.js';
+import { resolveTemporalTarget } from '../worker/connection/target.js';
 import { benchActivities } from './bench-activities.js';
 
 const taskQueue = process.env.LOOM_TASK_QUEUE;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../worker/bundle.js';
-import { untilPolling } from '../testkit/worker-process.js';
+import { untilPolling } from '../testkit/loom/worker-process.js';
 import type { BenchEnv } from './harness.js';
 
 const MAIN = join(PROJECT_ROOT, 'bench', 'bare-worker-main.ts');

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 import type { BenchEnv } from './harness.js';
 import { repeat, type Row } from './stats.js';
 

@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../testkit/loom/worker-process.js';
 import { startBareWorkerProcess } from './bare-worker.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';

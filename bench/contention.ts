@@ -1,6 +1,6 @@
 import { controlBatch, startBatch } from '../client/services/batches.js';
 import { batchProgressQuery } from '../workflows/api.js';
-import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../testkit/loom/worker-process.js';
 import { THINK_MS } from './concurrency.js';
 import { BENCH_MODEL, type BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../testkit/loom/worker-process.js';
 import { startBareWorkerProcess } from './bare-worker.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';

@@ -10,14 +10,14 @@ import { startSession } from '../client/services/sessions.js';
 import { openSessionStore } from '../activities/store/open.js';
 import { SqliteSessionStore } from '../activities/store/sqlite/store.js';
 import type { SessionStore } from '../activities/store/store.js';
-import { DEFAULT_MAX_PROMPT_BYTES } from '../core/prompt.js';
-import { hostTaskQueue } from '../core/workspace.js';
-import type { SessionRunResult } from '../core/run.js';
+import { DEFAULT_MAX_PROMPT_BYTES } from '../core/records/prompt.js';
+import { hostTaskQueue } from '../core/runs/workspace.js';
+import type { SessionRunResult } from '../core/runs/run.js';
 import { benchActivities } from './bench-activities.js';
-import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../testkit/model/scripted-model.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
 import { installQuietRuntime } from '../worker/runtime.js';
-import { startMeasuringTemporal, type MeasuringTemporal } from '../testkit/measuring-temporal.js';
+import { startMeasuringTemporal, type MeasuringTemporal } from '../testkit/temporal/measuring-temporal.js';
 
 export const BENCH_MODEL = 'scripted/bench';
 

@@ -1,4 +1,4 @@
-import type { ScriptRule } from '../testkit/scripted-model-script.js';
+import type { ScriptRule } from '../testkit/model/scripted-model-script.js';
 import type { BenchEnv } from './harness.js';
 import type { Row } from './stats.js';
 

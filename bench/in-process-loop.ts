@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { isNotThisHost } from '../core/workspace.js';
+import { isNotThisHost } from '../core/runs/workspace.js';
 import type { LoomActivities } from '../activities/index.js';
-import { newId } from '../core/ids.js';
+import { newId } from '../core/records/ids.js';
 import { localHostId } from '../activities/hosts/host-id.js';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { InputError } from '../client/input-error.js';
 import { PROJECT_ROOT } from '../worker/bundle.js';
-import { TemporalConfigError, TemporalRefusedError } from '../worker/temporal/errors.js';
+import { TemporalConfigError, TemporalRefusedError } from '../worker/connection/errors.js';
 import { batchThroughput } from './batch-throughput.js';
 import { cliStartup } from './cli-startup.js';
 import { concurrency, concurrencyLevels } from './concurrency.js';

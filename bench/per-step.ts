@@ -1,5 +1,5 @@
-import { newId } from '../core/ids.js';
-import type { ScriptRule } from '../testkit/scripted-model-script.js';
+import { newId } from '../core/records/ids.js';
+import type { ScriptRule } from '../testkit/model/scripted-model-script.js';
 import { BENCH_MODEL, type BenchEnv } from './harness.js';
 import { runInProcess } from './in-process-loop.js';
 import { timed, type Measurement, type Row } from './stats.js';

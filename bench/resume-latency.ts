@@ -1,12 +1,12 @@
-import { newId, partId } from '../core/ids.js';
-import type { MessageWithParts } from '../core/message.js';
+import { newId, partId } from '../core/records/ids.js';
+import type { MessageWithParts } from '../core/records/message.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import { repeat, type Row } from './stats.js';
-import { freePort } from '../testkit/free-port.js';
+import { freePort } from '../testkit/network/free-port.js';
 import { waitUntil } from '../testkit/wait.js';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxAvailability } from '../activities/sandbox/availability.js';
 import { bash } from '../activities/tools/bash.js';
-import type { ToolContext } from '../activities/tools/tool-handler.js';
-import type { LoomConfig } from '../core/config.js';
+import type { ToolContext } from '../activities/tools/running/tool-handler.js';
+import type { LoomConfig } from '../core/config/config.js';
 import type { BenchEnv } from './harness.js';
 import { repeat, type Row } from './stats.js';
 

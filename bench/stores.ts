@@ -1,7 +1,7 @@
-import { startTestPostgres, type TestPostgres } from '../testkit/postgres-server.js';
+import { startTestPostgres, type TestPostgres } from '../testkit/store/postgres-server.js';
 import type { BenchEnv } from './harness.js';
 import type { Row } from './stats.js';
-import { errorMessage } from '../core/error-message.js';
+import { errorMessage } from '../core/text/error-message.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
 

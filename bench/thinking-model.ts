@@ -1,4 +1,4 @@
-import type { Matcher, ScriptRule, ScriptedToolCall } from '../testkit/scripted-model-script.js';
+import type { Matcher, ScriptRule, ScriptedToolCall } from '../testkit/model/scripted-model-script.js';
 
 /** Tool steps a session of the `concurrency` and `contention` benchmarks takes before its answer. */
 export const TOOL_STEPS = 5;

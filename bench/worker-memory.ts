@@ -1,4 +1,4 @@
-import { startWorkerProcess, stopProcess } from '../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../testkit/loom/worker-process.js';
 import type { BenchEnv } from './harness.js';
 import { globSteps } from './per-step.js';
 import { residentMemory } from './proc.js';

@@ -8,7 +8,7 @@ import type { BatchRecords } from '../activities/store/batches.js';
 import type { MessageRecords } from '../activities/store/messages.js';
 import type { PermissionRecords } from '../activities/store/permissions.js';
 import type { SessionRecords } from '../activities/store/sessions.js';
-import type { Part } from '../core/part.js';
+import type { Part } from '../core/records/part.js';
 import { SIDE_EFFECTS_FILE, sideEffectTokens, stepsOf, type Step, type WorkloadKind } from './script.js';
 
 export interface Findings {

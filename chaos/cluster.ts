@@ -6,14 +6,14 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRestartableTestPostgres, type RestartableTestPostgres } from '../testkit/postgres-server.js';
-import { startScriptedModel, type ScriptedModel } from '../testkit/scripted-model.js';
-import { stopProcess } from '../testkit/worker-process.js';
+import { startRestartableTestPostgres, type RestartableTestPostgres } from '../testkit/store/postgres-server.js';
+import { startScriptedModel, type ScriptedModel } from '../testkit/model/scripted-model.js';
+import { stopProcess } from '../testkit/loom/worker-process.js';
 import { checkTemporal } from '../client/temporal/check.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import type { TemporalTarget } from '../worker/connection/target.js';
 import { snapshotCode } from './snapshot.js';
 import { chaosTemporal, workerTemporalEnv, type ChaosTemporal } from './temporal.js';
-import { errorMessage } from '../core/error-message.js';
+import { errorMessage } from '../core/text/error-message.js';
 
 export const CHAOS_MODEL = 'scripted/chaos';
 export const HOST_ID = 'chaos-host';
@@ -112,7 +112,7 @@ export async function closeOpenClusters() {
   await Promise.allSettled([...open].map((close) => close()));
 }
 
-/** `loom worker` in its own process, resolved once it polls (testkit/worker-process.ts, for another binary). */
+/** `loom worker` in its own process, resolved once it polls (testkit/loom/worker-process.ts, for another binary). */
 function startWorker(bin: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [bin, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

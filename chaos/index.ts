@@ -3,8 +3,8 @@
 // restart is skipped); when nothing names one, a dev server of the run's own.
 import { exitWhenWritten } from '../client/process-output.js';
 import { InputError } from '../client/input-error.js';
-import { TemporalConfigError } from '../worker/temporal/errors.js';
-import { resolveTemporalTarget } from '../worker/temporal/target.js';
+import { TemporalConfigError } from '../worker/connection/errors.js';
+import { resolveTemporalTarget } from '../worker/connection/target.js';
 import { closeOpenClusters } from './cluster.js';
 import { optionsFromEnv } from './options.js';
 import { formatReport } from './report.js';

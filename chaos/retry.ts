@@ -1,5 +1,5 @@
 /** Awaits `ms`. */
-import { errorMessage } from '../core/error-message.js';
+import { errorMessage } from '../core/text/error-message.js';
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**

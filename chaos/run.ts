@@ -6,7 +6,7 @@ import { openSessionStore } from '../activities/store/open.js';
 import type { SessionStore } from '../activities/store/store.js';
 import type { PermissionRecords } from '../activities/store/permissions.js';
 import { connectTemporal } from '../client/temporal/connect.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import type { TemporalTarget } from '../worker/connection/target.js';
 import { Checker } from './checks.js';
 import { startCluster } from './cluster.js';
 import { runFaults, type FaultLog } from './faults.js';

@@ -1,7 +1,7 @@
 // What the scripted model says in a chaos run. Every answer is a function of the transcript it is
 // shown (which workload, how many tool steps so far), never of what it answered before, so a
 // model call that is retried after a kill, a 500 or a hung connection gets the same answer.
-import type { RecordedRequest, ScriptRule, ScriptedReply } from '../testkit/scripted-model-script.js';
+import type { RecordedRequest, ScriptRule, ScriptedReply } from '../testkit/model/scripted-model-script.js';
 
 export const SIDE_EFFECTS_FILE = 'side-effects.log';
 

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { captureOutput } from '../dev-server/output.js';
 import { runDevServer } from '../dev-server/run.js';
-import { freePort } from '../testkit/free-port.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import { freePort } from '../testkit/network/free-port.js';
+import type { TemporalTarget } from '../worker/connection/target.js';
 
 export interface ChaosTemporal {
   /** `host:port`. */

@@ -5,15 +5,15 @@ import type { SessionStore } from '../activities/store/store.js';
 import { startBatch, type StartBatchOptions } from '../client/services/batches.js';
 import { replyToRequest } from '../client/services/permissions.js';
 import { InputError } from '../client/input-error.js';
-import type { BatchTaskInput } from '../core/batch.js';
-import { newId } from '../core/ids.js';
-import type { ModelRetry, SessionRunInput } from '../core/run.js';
-import { AgentAttribute, RootSessionAttribute } from '../core/search-attributes.js';
+import type { BatchTaskInput } from '../core/batch/batch.js';
+import { newId } from '../core/records/ids.js';
+import type { ModelRetry, SessionRunInput } from '../core/runs/run.js';
+import { AgentAttribute, RootSessionAttribute } from '../core/runs/search-attributes.js';
 import { sessionWorkflow } from '../workflows/index.js';
 import { CHAOS_MODEL, HOST_ID } from './cluster.js';
 import { sleep, throughOutages } from './retry.js';
 import { promptOf, type WorkloadKind } from './script.js';
-import { errorMessage } from '../core/error-message.js';
+import { errorMessage } from '../core/text/error-message.js';
 
 /** Model calls retry quickly and often: 500s and hung answers are part of the weather. */
 export const CHAOS_MODEL_RETRY: ModelRetry = { maximumAttempts: 40, initialIntervalMs: 200, maximumIntervalMs: 2_000 };

@@ -9,8 +9,8 @@ import { InputError } from './input-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
 import { isListening } from './temporal/dev-server.js';
 import type { TemporalAccess } from './temporal/connect.js';
-import { TemporalConfigError } from '../worker/temporal/errors.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import { TemporalConfigError } from '../worker/connection/errors.js';
+import type { TemporalTarget } from '../worker/connection/target.js';
 
 /** What a command works with: settings, the store, and (when needed) Temporal and a worker. */
 export class ClientContext {
@@ -54,7 +54,7 @@ export class ClientContext {
    */
   async target(): Promise<TemporalTarget> {
     if (this.resolvedTarget) return this.resolvedTarget;
-    const { resolveTemporalTarget } = await import('../worker/temporal/target.js');
+    const { resolveTemporalTarget } = await import('../worker/connection/target.js');
     try {
       this.resolvedTarget = resolveTemporalTarget(this.env);
     } catch (error) {
@@ -117,7 +117,7 @@ export class ClientContext {
     if (said) this.report(said);
     if (options.serve !== 'shared') {
       // A first install of ripgrep is said now, not in the middle of the model's streamed answer.
-      const { findRipgrep } = await import('../activities/tools/ripgrep.js');
+      const { findRipgrep } = await import('../activities/tools/search/ripgrep.js');
       await findRipgrep(this.env).catch(() => undefined); // A bad LOOM_RIPGREP is the search tool's to report.
       const { sandboxNotice } = await import('../worker/sandbox-notice.js');
       const notice = await sandboxNotice(this.env);

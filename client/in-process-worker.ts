@@ -1,9 +1,9 @@
-import { showWorkerWarningsOn } from '../activities/worker-log.js';
+import { showWorkerWarningsOn } from '../activities/process/worker-log.js';
 import { createLoomWorker, type LoomWorkerOptions } from '../worker/create-worker.js';
 import { installQuietRuntime } from '../worker/runtime.js';
-import { connectWorker } from '../worker/temporal/connect-worker.js';
-import { errorMessage } from '../core/error-message.js';
-import type { TemporalTarget } from '../worker/temporal/target.js';
+import { connectWorker } from '../worker/connection/connect-worker.js';
+import { errorMessage } from '../core/text/error-message.js';
+import type { TemporalTarget } from '../worker/connection/target.js';
 import { versioningFrom, type MakeCurrent } from '../worker/versioning/settings.js';
 import { refuseBeforePolling, type VersionAdopted } from '../worker/versioning/adopt.js';
 import { UnversionedRunsOpen } from '../worker/versioning/unversioned-runs.js';

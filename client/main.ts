@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { LOOM_VERSION } from '../activities/package-root.js';
+import { LOOM_VERSION } from '../activities/process/package-root.js';
 import { endQuietlyWhenReaderCloses } from './process-output.js';
 import { registerRun } from './commands/run.command.js';
 import { registerResume } from './commands/resume.command.js';

@@ -1,5 +1,5 @@
 import { ConfigError, configLayers } from '../activities/config/load.js';
-import { dataDir } from '../activities/paths.js';
+import { dataDir } from '../activities/process/paths.js';
 
 /** Where the CLI finds its task queue and the session store (Temporal itself: `ClientContext.target`). */
 export interface ClientSettings {

@@ -1,5 +1,5 @@
-import type { LoomConfig } from '../core/config.js';
-import { parseSlashCommand } from '../core/command-template.js';
+import type { LoomConfig } from '../core/config/config.js';
+import { parseSlashCommand } from '../core/config/command-template.js';
 import type { ClientContext } from './context.js';
 
 /**

@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from '../core/duration.js';
+import { formatDuration, parseDuration } from '../core/text/duration.js';
 import { InputError } from './input-error.js';
 
 /** The shortest limit a run may have: less cancels it before its model could answer. */

@@ -24,7 +24,7 @@ export const INSTALL_METHODS = ['pip', 'go', 'download'] as const;
 export type InstallMethod = (typeof INSTALL_METHODS)[number];
 
 /**
- * Task queue priority and fairness (core/task-priority.ts), so a person's run goes ahead of a batch's
+ * Task queue priority and fairness (core/runs/task-priority.ts), so a person's run goes ahead of a batch's
  * backlog and batches take turns. Server 1.32 has the priority matcher on already; fairness is off
  * until asked for, and `enableMigration` lets a queue drain the backlog it held before. A queue is
  * split into four partitions, each ordered on its own, so a task on a busy one can wait behind lower

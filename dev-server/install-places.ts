@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 
 /**
  * Where the Temporal CLI is looked for (after $TEMPORAL_CLI and PATH) and installed. Each place is

@@ -1,5 +1,5 @@
 import { SearchAttributeType } from '@temporalio/common';
-import { loomSearchAttributes } from '../core/search-attributes.js';
+import { loomSearchAttributes } from '../core/runs/search-attributes.js';
 
 /** The Temporal CLI's name for each SDK type (`--search-attribute Name=Type`). */
 const CLI_TYPE: Record<SearchAttributeType, string> = {
@@ -12,7 +12,7 @@ const CLI_TYPE: Record<SearchAttributeType, string> = {
   [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
 };
 
-/** Loom's search attributes as the CLI names them, from core/search-attributes.ts. */
+/** Loom's search attributes as the CLI names them, from core/runs/search-attributes.ts. */
 export const SEARCH_ATTRIBUTES = loomSearchAttributes.map((key) => ({ name: key.name, type: CLI_TYPE[key.type] }));
 
 /** `Name=Type`, as `temporal server start-dev --search-attribute` takes them. */

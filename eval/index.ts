@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheDir } from '../activities/paths.js';
-import { installOpenCode } from '../testkit/opencode.js';
-import { startMeasuringTemporal } from '../testkit/measuring-temporal.js';
-import { installSandboxTools } from '../testkit/sandbox-tools.js';
+import { cacheDir } from '../activities/process/paths.js';
+import { installOpenCode } from '../testkit/install/opencode.js';
+import { startMeasuringTemporal } from '../testkit/temporal/measuring-temporal.js';
+import { installSandboxTools } from '../testkit/install/sandbox-tools.js';
 import { installQuietRuntime } from '../worker/runtime.js';
 import { llamaServer } from './local-model/llama-cpp.js';
 import { LOCAL_CONTEXT, startLlamaServer, type RunningModel } from './local-model/llama-server.js';

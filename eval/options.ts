@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { parseModelId } from '../core/model-id.js';
+import { parseModelId } from '../core/models/model-id.js';
 import { LOCAL_MODELS } from './local-model/weights.js';
 import { selectTasks } from './tasks.js';
 

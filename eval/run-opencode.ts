@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { findRipgrep } from '../activities/tools/ripgrep.js';
+import { findRipgrep } from '../activities/tools/search/ripgrep.js';
 import { runCheck } from './check.js';
 import type { RunResult } from './result.js';
 import type { TaskRun } from './workspaces.js';

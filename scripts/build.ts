@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 import { bundleCli } from './cli-bundle.js';
 
 const dist = join(PACKAGE_ROOT, 'dist');

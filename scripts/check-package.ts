@@ -7,9 +7,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
-import { startScriptedModel } from '../testkit/scripted-model.js';
-import { startTemporalServer } from '../testkit/temporal-server.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
+import { startScriptedModel } from '../testkit/model/scripted-model.js';
+import { startTemporalServer } from '../testkit/temporal/temporal-server.js';
 
 /** The dependencies with install scripts: package.json's allowScripts, which a global install does not read. */
 const ALLOWED_SCRIPTS = ['better-sqlite3', 'esbuild', '@swc/core', 'protobufjs'];

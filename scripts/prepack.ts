@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 import { builtAt, sourcesChangedAt } from '../bin/entry.js';
 
 const BUILD_INPUTS = [

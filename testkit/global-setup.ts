@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { workflowBundlePath } from '../worker/bundle.js';
-import { installSandboxTools } from './sandbox-tools.js';
-import { installTemporal, startTemporalServer } from './temporal-server.js';
+import { installSandboxTools } from './install/sandbox-tools.js';
+import { installTemporal, startTemporalServer } from './temporal/temporal-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

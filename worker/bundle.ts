@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE_ROOT } from '../activities/package-root.js';
+import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 
 export const PROJECT_ROOT = PACKAGE_ROOT;
 /** Where the code running now lives: the checkout's TypeScript, or the build's JavaScript in `dist/`. */

@@ -5,7 +5,7 @@ import {
   type LogLevel,
   type RuntimeOptions,
 } from '@temporalio/worker';
-import { COST_BUCKETS, METRIC } from '../core/metric-names.js';
+import { COST_BUCKETS, METRIC } from '../core/runs/metric-names.js';
 import { MetricsPortError, type MetricsAddress } from './metrics/metrics-address.js';
 
 let installed = false;

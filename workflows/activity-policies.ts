@@ -9,8 +9,8 @@ import {
   type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { LoomActivities } from '../activities/index.js';
-import type { ModelRetry } from '../core/run.js';
-import { DEFAULT_HOST_WAIT_MS, hostTaskQueue } from '../core/workspace.js';
+import type { ModelRetry } from '../core/runs/run.js';
+import { DEFAULT_HOST_WAIT_MS, hostTaskQueue } from '../core/runs/workspace.js';
 
 /** One proxy per retry/timeout policy. */
 

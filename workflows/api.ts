@@ -1,8 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PermissionReply } from '../core/permission-request.js';
-import type { BatchProgress } from '../core/batch.js';
-import type { QueuedPrompt } from '../core/prompt.js';
-import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type RunProgress, type WaitingRequest } from '../core/run.js';
+import type { PermissionReply } from '../core/rules/permission-request.js';
+import type { BatchProgress } from '../core/batch/batch.js';
+import type { QueuedPrompt } from '../core/records/prompt.js';
+import { PROMPT_SIGNAL, SESSION_WORKFLOW_TYPE, type RunProgress, type WaitingRequest } from '../core/runs/run.js';
 
 /** Signals, queries and updates of `sessionWorkflow`, declared once for the workflow and the client. */
 

@@ -1,5 +1,5 @@
 import { CancellationScope, allHandlersFinished, condition, isCancellation, setHandler } from '@temporalio/workflow';
-import type { BatchProgress, BatchStatus } from '../core/batch.js';
+import type { BatchProgress, BatchStatus } from '../core/batch/batch.js';
 import { store } from './activity-policies.js';
 import { batchControlUpdate, batchProgressQuery } from './api.js';
 import { applyControl, validateControl } from './batch/control.js';

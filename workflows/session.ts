@@ -8,9 +8,9 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { isOverflow } from '../core/compaction.js';
-import { preview } from '../core/prompt.js';
-import type { CarriedState, RunConfig, SessionRunInput, SessionRunResult } from '../core/run.js';
+import { isOverflow } from '../core/models/compaction.js';
+import { preview } from '../core/records/prompt.js';
+import type { CarriedState, RunConfig, SessionRunInput, SessionRunResult } from '../core/runs/run.js';
 import { permissionReplyUpdate, progressQuery, promptSignal, waitingSignal } from './api.js';
 import { store } from './activity-policies.js';
 import { checkBudget } from './session/budget-check.js';

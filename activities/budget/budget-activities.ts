@@ -1,4 +1,4 @@
-import { budgetExceededMessage, type BudgetLine } from '../../core/budget.js';
+import { budgetExceededMessage, type BudgetLine } from '../../core/runs/budget.js';
 import type { ActivityDeps } from '../deps.js';
 import { budgetStanding } from './standing.js';
 

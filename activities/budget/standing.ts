@@ -1,5 +1,5 @@
-import { firstExceeded, type BudgetLine, type BudgetStanding } from '../../core/budget.js';
-import { totalTokens } from '../../core/tokens.js';
+import { firstExceeded, type BudgetLine, type BudgetStanding } from '../../core/runs/budget.js';
+import { totalTokens } from '../../core/records/tokens.js';
 import type { BudgetRecords } from '../store/budgets.js';
 import type { Usage } from '../store/usage.js';
 import type { SessionRecords } from '../store/sessions.js';

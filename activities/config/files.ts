@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { McpToolInfo } from '../../core/mcp-config.js';
+import { McpToolInfo } from '../../core/config/mcp-config.js';
 import { SkillInfo } from '../../core/tools/skill.js';
 
 /**

@@ -1,9 +1,9 @@
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { LoomConfig, mergeConfig } from '../../core/config.js';
-import { CONFIG_FILE_NAMES, CONFIG_FOLDER_NAMES } from '../../core/config-files.js';
-import { unknownConfigKeys } from '../../core/config-keys.js';
-import { configDir } from '../paths.js';
+import { LoomConfig, mergeConfig } from '../../core/config/config.js';
+import { CONFIG_FILE_NAMES, CONFIG_FOLDER_NAMES } from '../../core/config/config-files.js';
+import { unknownConfigKeys } from '../../core/config/config-keys.js';
+import { configDir } from '../process/paths.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
 import { diskFiles, type ConfigFiles } from './files.js';
 import { markdownConfigs } from './markdown.js';

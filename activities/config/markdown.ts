@@ -1,6 +1,6 @@
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { AgentConfig, CommandConfig, type LoomConfig } from '../../core/config.js';
+import { AgentConfig, CommandConfig, type LoomConfig } from '../../core/config/config.js';
 import { ConfigError, substituteEnv, validate } from './errors.js';
 import { refuseSecretsInModelText } from './secret-text.js';
 import { diskFiles, type ConfigFiles } from './files.js';

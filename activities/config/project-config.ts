@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../core/canonical-json.js';
+import { canonicalJson } from '../../core/text/canonical-json.js';
 import { pluginDigests } from '../plugins/load.js';
 import { ConfigError } from './errors.js';
 import { recordingFiles, type ConfigFilesRecord } from './files.js';

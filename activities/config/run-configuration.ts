@@ -1,4 +1,4 @@
-import type { LoomConfig } from '../../core/config.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import type { ConfigTrustRecords } from '../store/config-trust.js';
 import type { WorkspaceConfigRecords } from '../store/workspace-configs.js';
 import { ConfigError } from './errors.js';

@@ -1,5 +1,5 @@
 import { parse as parseJsonc } from 'jsonc-parser';
-import { looksSecret } from '../tools/tool-env.js';
+import { looksSecret } from '../tools/shell/tool-env.js';
 import { ConfigError } from './errors.js';
 
 /** The settings of an agent or a command whose text a model reads (its prompt, the task tool's list of agents). */

@@ -1,11 +1,11 @@
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { SkillInfo } from '../../core/tools/skill.js';
-import { configDir } from '../paths.js';
+import { configDir } from '../process/paths.js';
 import { ConfigError } from './errors.js';
 import { diskFiles, type ConfigFiles } from './files.js';
 import { parseMarkdown } from './markdown.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 export const SKILL_FILE = 'SKILL.md';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson } from '../../core/canonical-json.js';
-import type { LoomConfig } from '../../core/config.js';
-import type { McpToolInfo } from '../../core/mcp.js';
+import { canonicalJson } from '../../core/text/canonical-json.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import type { McpToolInfo } from '../../core/tool-call/mcp.js';
 import type { SkillInfo } from '../../core/tools/skill.js';
 import type { WorkspaceConfigRecords } from '../store/workspace-configs.js';
 import { ConfigError } from './errors.js';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { checkHostId } from '../../core/workspace.js';
+import { checkHostId } from '../../core/runs/workspace.js';
 
 /**
  * This machine's host id: `LOOM_HOST_ID`, else the machine's name (made safe for a task queue

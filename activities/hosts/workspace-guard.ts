@@ -1,4 +1,4 @@
-import type { NotThisHost } from '../../core/workspace.js';
+import type { NotThisHost } from '../../core/runs/workspace.js';
 
 /** The activities that read or change a workspace and are tried first in the workflow's own worker. */
 export const WORKSPACE_ACTIVITIES = ['prepareRun', 'saveUserMessage', 'runTool'] as const;

@@ -5,17 +5,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { resolve } from 'node:path';
-import type { McpServerConfig } from '../../core/mcp.js';
-import { mergeSandboxConfig } from '../../core/sandbox-config.js';
-import type { LoomConfig } from '../../core/config.js';
-import { LOOM_VERSION } from '../package-root.js';
-import { dataDir } from '../paths.js';
+import type { McpServerConfig } from '../../core/tool-call/mcp.js';
+import { mergeSandboxConfig } from '../../core/config/sandbox-config.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { LOOM_VERSION } from '../process/package-root.js';
+import { dataDir } from '../process/paths.js';
 import { sandboxRefusal } from '../sandbox/explain-refusal.js';
 import { confine } from '../sandbox/process-sandbox.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { toolEnvironment } from '../tools/tool-env.js';
-import { warnOnceInWorkerLog } from '../worker-log.js';
-import { errorMessage } from '../../core/error-message.js';
+import { toolEnvironment } from '../tools/shell/tool-env.js';
+import { warnOnceInWorkerLog } from '../process/worker-log.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import { failureNote } from './failure-note.js';
 import { serverNeeds } from './server-sandbox.js';
 

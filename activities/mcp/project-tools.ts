@@ -1,6 +1,6 @@
-import type { McpToolInfo } from '../../core/mcp.js';
-import type { LoomConfig } from '../../core/config.js';
-import { warnOnceInWorkerLog } from '../worker-log.js';
+import type { McpToolInfo } from '../../core/tool-call/mcp.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { warnOnceInWorkerLog } from '../process/worker-log.js';
 
 /** The same failure is written to the worker's log once a minute at most, not once per run. */
 const REPEAT_WARNING_AFTER_MS = 60_000;

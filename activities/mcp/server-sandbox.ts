@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { McpServerConfig } from '../../core/mcp.js';
-import { DEFAULT_MCP_TIMEOUT_MS } from '../../core/mcp-config.js';
-import type { SandboxConfig } from '../../core/sandbox-config.js';
-import { cacheDir } from '../paths.js';
+import type { McpServerConfig } from '../../core/tool-call/mcp.js';
+import { DEFAULT_MCP_TIMEOUT_MS } from '../../core/config/mcp-config.js';
+import type { SandboxConfig } from '../../core/config/sandbox-config.js';
+import { cacheDir } from '../process/paths.js';
 
 type LocalServer = Extract<McpServerConfig, { type: 'local' }>;
 

@@ -1,10 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { mcpEffect, mcpToolName } from '../../core/mcp.js';
-import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig, type McpToolInfo } from '../../core/mcp-config.js';
+import { mcpEffect, mcpToolName } from '../../core/tool-call/mcp.js';
+import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig, type McpToolInfo } from '../../core/config/mcp-config.js';
 import { findTool } from '../../core/tools/index.js';
 import { McpConnection, type ServerPlace } from './connection.js';
 import { startTimeoutMs } from './server-sandbox.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /** A server that failed to start is tried again on the next run after this long, not on every run. */
 const RETRY_FAILED_AFTER_MS = 15_000;

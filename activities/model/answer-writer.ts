@@ -1,6 +1,6 @@
 import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
-import { partId } from '../../core/ids.js';
-import type { Part, ReasoningPart, TextPart, ToolPart } from '../../core/part.js';
+import { partId } from '../../core/records/ids.js';
+import type { Part, ReasoningPart, TextPart, ToolPart } from '../../core/records/part.js';
 import type { PartRecords } from '../store/parts.js';
 import { mergeByProvider } from './merge-by-provider.js';
 

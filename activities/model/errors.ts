@@ -4,7 +4,7 @@ import { ConfigError } from '../config/load.js';
 import { ProviderError } from './provider.js';
 import { ModelStreamIdleError } from './stream-watchdog.js';
 import { RateLimitWaitError } from './rate-gates.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import { ModelFailure, SETUP_HINTS, setupProblem } from './failure-kinds.js';
 
 /**

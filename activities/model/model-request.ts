@@ -2,12 +2,12 @@ import type { ModelMessage } from 'ai';
 import { findAgent } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
 import { BUILD_SWITCH_REMINDER, MAX_STEPS_REMINDER, PLAN_REMINDER } from '../../core/agents/prompts/reminders.js';
-import type { MessageWithParts } from '../../core/message.js';
-import type { ModelStepInput } from '../../core/model-step.js';
-import type { PromptVariant } from '../../core/prompt-variant.js';
-import { sinceLastCompaction } from '../../core/compaction.js';
-import type { LoomConfig } from '../../core/config.js';
-import { projectAgents } from '../run-config.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { ModelStepInput } from '../../core/models/model-step.js';
+import type { PromptVariant } from '../../core/models/prompt-variant.js';
+import { sinceLastCompaction } from '../../core/models/compaction.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { projectAgents } from '../config/run-config-activities.js';
 import { systemPrompt } from './system-prompt.js';
 import { toModelMessages, type TranscriptOptions } from './transcript.js';
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { wildcardMatch, type Ruleset } from '../../core/permission.js';
+import { wildcardMatch, type Ruleset } from '../../core/rules/permission.js';
 import type { FindTool, ToolCall } from '../../core/tool-call/check.js';
 import { planToolCall, refuseOversized, type PlannedToolCall, type ToolCallCheck } from '../../core/tool-call/plan.js';
 import type { CheckContext } from '../permissions/check-context.js';
 import { permissionsOf } from '../permissions/index.js';
 import type { PartRecords } from '../store/parts.js';
-import { failToolPart } from '../tools/tool-state.js';
+import { failToolPart } from '../tools/running/tool-state.js';
 
 /**
  * Checks the calls of a model answer and plans them for the loop. A call the model got wrong is

@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { parseModelId } from '../../core/model-id.js';
-import type { LoomConfig } from '../../core/config.js';
+import { parseModelId } from '../../core/models/model-id.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import { KNOWN_PROVIDERS, knownProvider } from './known-providers.js';
 import { PROVIDER_PACKAGES, providerPackage, type ModelProtocol } from './provider-packages.js';
 import { streamLimits } from './stream-limits.js';
@@ -8,7 +8,7 @@ import { watchedFetch } from './stream-watchdog.js';
 import { RateGates } from './rate-gates.js';
 import { rateLimitedFetch } from './rate-limited-fetch.js';
 import type { RateLimits } from '../store/rate-limits.js';
-import { headerValueProblem } from '../header-value.js';
+import { headerValueProblem } from './header-value.js';
 
 export class ProviderError extends Error {
   override name = 'ProviderError';

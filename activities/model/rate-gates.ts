@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RateLimitConfig } from '../../core/config.js';
+import type { RateLimitConfig } from '../../core/config/config.js';
 import type { RateLimits } from '../store/rate-limits.js';
 
 /** Below the configured rates, so that network jitter never pushes a minute over. */

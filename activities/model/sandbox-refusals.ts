@@ -1,4 +1,4 @@
-import type { MessageWithParts } from '../../core/message.js';
+import type { MessageWithParts } from '../../core/records/message.js';
 
 /**
  * What the sandbox refused the session's bash calls, by their command line (the latest call of a

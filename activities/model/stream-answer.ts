@@ -11,8 +11,8 @@ import {
 } from '@ai-sdk/provider';
 import { safeParseJSON } from '@ai-sdk/provider-utils';
 import { NoOutputGeneratedError, type ModelMessage } from 'ai';
-import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/message.js';
-import { totalTokens } from '../../core/tokens.js';
+import { addTokens, zeroTokens, type AssistantMessage, type Tokens } from '../../core/records/message.js';
+import { totalTokens } from '../../core/records/tokens.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import type { PartRecords } from '../store/parts.js';
 import type { MessageRecords } from '../store/messages.js';

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../../core/config.js';
+import type { ProviderConfig } from '../../core/config/config.js';
 import { ConfigError } from '../config/load.js';
 
 /**

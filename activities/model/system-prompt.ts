@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInfo } from '../../core/agents/agent.js';
 import { smallModelPrompt } from '../../core/agents/prompts/small.js';
-import type { PromptVariant } from '../../core/prompt-variant.js';
+import type { PromptVariant } from '../../core/models/prompt-variant.js';
 import { sampleFile } from '../../core/tools/small-model.js';
 
 const DEFAULT_PROMPT = `You are Loom, an agent that helps with software engineering tasks in the user's project. Use the tools you are given; be concise.`;

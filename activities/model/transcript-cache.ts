@@ -1,5 +1,5 @@
-import type { Message, MessageWithParts } from '../../core/message.js';
-import type { Part } from '../../core/part.js';
+import type { Message, MessageWithParts } from '../../core/records/message.js';
+import type { Part } from '../../core/records/part.js';
 import type { ChangeFeed } from '../store/change-feed.js';
 import type { MessageRecords } from '../store/messages.js';
 import type { SessionChanges } from '../store/change-feed.js';

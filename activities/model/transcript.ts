@@ -1,8 +1,8 @@
 import type { SharedV3ProviderOptions as ProviderOptions } from '@ai-sdk/provider';
 import type { AssistantContent, FilePart, ModelMessage, ToolResultPart, UserContent } from 'ai';
-import { CLEARED_TOOL_OUTPUT, COMPACTION_REQUEST_TEXT, isCleared } from '../../core/compaction.js';
-import type { MessageWithParts } from '../../core/message.js';
-import type { ToolPart } from '../../core/part.js';
+import { CLEARED_TOOL_OUTPUT, COMPACTION_REQUEST_TEXT, isCleared } from '../../core/models/compaction.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { ToolPart } from '../../core/records/part.js';
 
 export const INTERRUPTED_TOOL_OUTPUT = '[Tool execution was interrupted]';
 

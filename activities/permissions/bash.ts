@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
-import { resolvePath } from '../../core/path.js';
-import { wildcardMatch, type PermissionRequest, type Ruleset } from '../../core/permission.js';
-import { alwaysPattern } from '../../core/shell-commands.js';
+import { resolvePath } from '../../core/text/path.js';
+import { wildcardMatch, type PermissionRequest, type Ruleset } from '../../core/rules/permission.js';
+import { alwaysPattern } from '../../core/rules/shell-commands.js';
 import type { CheckContext } from './check-context.js';
 import { mergeRequests } from './merge-requests.js';
 import { ReachedFolders, type Reach } from './reached-folders.js';

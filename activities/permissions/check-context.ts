@@ -1,4 +1,4 @@
-import type { Ruleset } from '../../core/permission.js';
+import type { Ruleset } from '../../core/rules/permission.js';
 
 /** Where a call is checked: the project it works in. */
 export interface CheckContext {

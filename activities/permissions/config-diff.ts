@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
-import { PERMISSION_DIFF_LIMIT, type PermissionRequest } from '../../core/permission.js';
-import { replaceText } from '../tools/replace-text.js';
-import { unifiedDiff } from '../tools/unified-diff.js';
+import { PERMISSION_DIFF_LIMIT, type PermissionRequest } from '../../core/rules/permission.js';
+import { replaceText } from '../tools/files/replace-text.js';
+import { unifiedDiff } from '../tools/files/unified-diff.js';
 
 /** Files bigger than this are not read for the diff: config files are small, and the ask must be quick. */
 const MAX_READ_BYTES = 512 * 1024;

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import type { PermissionRequest } from '../../core/permission.js';
-import { resolvePath } from '../../core/path.js';
+import type { PermissionRequest } from '../../core/rules/permission.js';
+import { resolvePath } from '../../core/text/path.js';
 import { fileAccess, searchAccess } from '../../core/tool-call/permissions.js';
 import type { CheckContext } from './check-context.js';
 import { withConfigDiff } from './config-diff.js';

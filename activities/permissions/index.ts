@@ -1,4 +1,4 @@
-import type { PermissionRequest } from '../../core/permission.js';
+import type { PermissionRequest } from '../../core/rules/permission.js';
 import { bashPermissions } from './bash.js';
 import { filePermissions } from './files.js';
 import { webfetchPermissions } from './webfetch.js';

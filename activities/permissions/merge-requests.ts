@@ -1,4 +1,4 @@
-import type { PermissionRequest } from '../../core/permission.js';
+import type { PermissionRequest } from '../../core/rules/permission.js';
 
 /** Requests merged by permission: every pattern of both, in order, without repeats. */
 export function mergeRequests(...lists: PermissionRequest[][]): PermissionRequest[] {

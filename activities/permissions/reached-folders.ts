@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
-import { patternFolders } from '../../core/folder-grant.js';
-import { dirnamePath, isInsidePath } from '../../core/path.js';
-import type { FolderGrant, PermissionRequest } from '../../core/permission.js';
+import { patternFolders } from '../../core/rules/folder-grant.js';
+import { dirnamePath, isInsidePath } from '../../core/text/path.js';
+import type { FolderGrant, PermissionRequest } from '../../core/rules/permission.js';
 
 /** How a command reaches a path: as a folder it works in or as a file, writing or reading. */
 export interface Reach {

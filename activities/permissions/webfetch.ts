@@ -1,4 +1,4 @@
-import type { PermissionRequest } from '../../core/permission.js';
+import type { PermissionRequest } from '../../core/rules/permission.js';
 import { localAddressOf } from './local-network.js';
 
 /**

@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
-import { busEventOf, type BusEvent } from '../../core/bus-events.js';
+import { busEventOf, type BusEvent } from '../../core/records/bus-events.js';
 import type { SessionRecords } from '../store/sessions.js';
 import type { ChangeFeed } from '../store/change-feed.js';
 import type { BatchRecords } from '../store/batches.js';
 import type { ConfigTrustRecords } from '../store/config-trust.js';
 import { trustedProjectFiles } from '../config/trust.js';
 import type { FeedEntry } from '../store/feed-page.js';
-import { warnInWorkerLog } from '../worker-log.js';
+import { warnInWorkerLog } from '../process/worker-log.js';
 import { callHook } from './hooks.js';
 import { eventHooksSeen, loadPlugins } from './load.js';
 import type { LoadedPlugin } from './types.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 export interface PluginEventsOptions {
   store: BatchRecords & ChangeFeed & SessionRecords & ConfigTrustRecords;

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findTool } from '../../core/tools/index.js';
-import type { ToolOutput } from '../tools/tool-handler.js';
+import type { ToolOutput } from '../tools/running/tool-handler.js';
 import { withTimeout } from './timeout.js';
 import {
   PluginError,
@@ -10,7 +10,7 @@ import {
   type Plugins,
   type ToolCallInput,
 } from './types.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /**
  * Calls one plugin's hook within the plugins' timeout. A hook that throws fails with its message

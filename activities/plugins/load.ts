@@ -3,15 +3,15 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { mergeConfig, type LoomConfig } from '../../core/config.js';
+import { mergeConfig, type LoomConfig } from '../../core/config/config.js';
 import { configLayers, type ConfigLayer } from '../config/load.js';
 import { diskFiles, recordedFiles, type ConfigFiles, type ConfigFilesRecord } from '../config/files.js';
-import { CONFIG_FOLDER_NAMES } from '../../core/config-files.js';
-import { configDir } from '../paths.js';
-import { warnOnceInWorkerLog } from '../worker-log.js';
+import { CONFIG_FOLDER_NAMES } from '../../core/config/config-files.js';
+import { configDir } from '../process/paths.js';
+import { warnOnceInWorkerLog } from '../process/worker-log.js';
 import { withTimeout } from './timeout.js';
 import { HOOK_NAMES, PluginError, type Hooks, type LoadedPlugin, type PluginInput, type Plugins } from './types.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /** Folders of plugin modules inside each config folder (OpenCode's old and new spelling). */
 const PLUGIN_FOLDERS = ['plugin', 'plugins'];

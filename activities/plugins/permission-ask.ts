@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { ConfigFilesRecord } from '../config/files.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import { warnInWorkerLog } from '../worker-log.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import { warnInWorkerLog } from '../process/worker-log.js';
 import { callHook } from './hooks.js';
 import { loadPlugins } from './load.js';
 import type { PermissionStatus, PluginPermission, Plugins } from './types.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /** What the plugins answered instead of a person, and which plugin had the last word. */
 export interface PluginVerdict {

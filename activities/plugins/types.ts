@@ -1,4 +1,4 @@
-import type { BusEvent } from '../../core/bus-events.js';
+import type { BusEvent } from '../../core/records/bus-events.js';
 
 /**
  * OpenCode's plugin shapes, as far as Loom supports them: a plugin module exports functions

@@ -1,7 +1,7 @@
 import { cp, lstat, mkdir, readlink, realpath, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { configPathsAround, isConfigPath } from '../../core/config-files.js';
-import { isInside } from '../tools/project-path.js';
+import { configPathsAround, isConfigPath } from '../../core/config/config-files.js';
+import { isInside } from '../tools/files/project-path.js';
 
 /**
  * Loom's configuration in the folders a sandbox may write: what decides what the next run may do

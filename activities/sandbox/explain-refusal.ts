@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isConfigPath } from '../../core/config-files.js';
+import { isConfigPath } from '../../core/config/config-files.js';
 import { hostAllowed } from './network-allow.js';
 import type { RefusedConnection } from './network-proxy.js';
 import type { SandboxPolicy } from './policy.js';

@@ -1,8 +1,8 @@
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { writablePaths } from '../../core/folder-grant.js';
+import { writablePaths } from '../../core/rules/folder-grant.js';
 import { permissionsOf } from '../permissions/index.js';
-import type { ToolContext } from '../tools/tool-handler.js';
+import type { ToolContext } from '../tools/running/tool-handler.js';
 
 /**
  * The paths outside the project a person allowed this bash call to write (`external_directory`):

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { configDir } from '../paths.js';
+import { configDir } from '../process/paths.js';
 
 /** Credentials in a home folder: keys, cloud and registry logins, and the tokens of CLIs. */
 const HOME_SECRETS = [

@@ -1,7 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import type { SandboxConfig } from '../../core/sandbox-config.js';
+import type { SandboxConfig } from '../../core/config/sandbox-config.js';
 import { configGuard, type ConfigGuard } from './config-guard.js';
 import { defaultHiddenPaths } from './hidden-paths.js';
 

@@ -1,5 +1,5 @@
-import type { LoomConfig } from '../../core/config.js';
-import { mergeSandboxConfig, type SandboxConfig } from '../../core/sandbox-config.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { mergeSandboxConfig, type SandboxConfig } from '../../core/config/sandbox-config.js';
 import { sandboxAvailability } from './availability.js';
 import { sandboxPolicy } from './policy.js';
 import { openSandbox, type Sandbox } from './sandbox.js';

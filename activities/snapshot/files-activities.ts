@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../deps.js';
-import { heartbeating } from '../heartbeating.js';
+import { heartbeating } from '../process/heartbeating.js';
 import { forkSession, type Fork } from './fork.js';
 import { FilesRequestError } from './request-error.js';
 import type { CutPoint } from './session-patches.js';

@@ -1,6 +1,6 @@
 import { relative, resolve, join } from 'node:path';
-import { newId } from '../../core/ids.js';
-import { copyTranscript } from '../../core/transcript-copy.js';
+import { newId } from '../../core/records/ids.js';
+import { copyTranscript } from '../../core/records/transcript-copy.js';
 import type { MessageRecords } from '../store/messages.js';
 import type { PartRecords } from '../store/parts.js';
 import type { SessionRecords } from '../store/sessions.js';

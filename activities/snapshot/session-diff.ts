@@ -1,5 +1,5 @@
-import type { MessageWithParts } from '../../core/message.js';
-import type { Session } from '../../core/session.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { Session } from '../../core/records/session.js';
 import type { MessageRecords } from '../store/messages.js';
 import type { SessionRecords } from '../store/sessions.js';
 import { FilesRequestError } from './request-error.js';

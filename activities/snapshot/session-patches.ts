@@ -1,6 +1,6 @@
-import type { MessageWithParts } from '../../core/message.js';
-import type { Session } from '../../core/session.js';
-import type { PatchPart } from '../../core/part.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { Session } from '../../core/records/session.js';
+import type { PatchPart } from '../../core/records/part.js';
 import type { MessageRecords } from '../store/messages.js';
 import { sessionSubtree } from '../store/session-subtree.js';
 import type { SessionRecords } from '../store/sessions.js';

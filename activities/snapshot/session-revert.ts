@@ -1,4 +1,4 @@
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../core/records/session.js';
 import type { MessageRecords } from '../store/messages.js';
 import { sessionSubtree } from '../store/session-subtree.js';
 import type { SessionRecords } from '../store/sessions.js';

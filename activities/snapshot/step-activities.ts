@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { parse } from 'node:path';
 import type { ActivityDeps } from '../deps.js';
-import { heartbeating } from '../heartbeating.js';
-import { snapshotsDir } from '../paths.js';
-import { warnOnceInWorkerLog } from '../worker-log.js';
-import { errorMessage } from '../../core/error-message.js';
+import { heartbeating } from '../process/heartbeating.js';
+import { snapshotsDir } from '../process/paths.js';
+import { warnOnceInWorkerLog } from '../process/worker-log.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import { changedFiles } from './changes.js';
 import { collectSnapshots } from './collect.js';
 import { snapshotRoot } from './project-root.js';

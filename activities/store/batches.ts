@@ -1,4 +1,4 @@
-import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
+import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch/batch.js';
 
 type TaskCounts = Record<BatchTaskOutcome['status'], number>;
 type TaskWithOutcome = { task: BatchTaskInput; outcome: BatchTaskOutcome };

@@ -1,4 +1,4 @@
-import type { Budget } from '../../core/budget.js';
+import type { Budget } from '../../core/runs/budget.js';
 import { usageOfSums, type Usage, type UsageSums } from './usage.js';
 
 /**

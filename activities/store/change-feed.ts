@@ -1,5 +1,5 @@
-import type { Message } from '../../core/message.js';
-import type { Part } from '../../core/part.js';
+import type { Message } from '../../core/records/message.js';
+import type { Part } from '../../core/records/part.js';
 import { feedPage, type FeedTables, type StoreFeed } from './feed-page.js';
 
 /** What changed in a session since a cursor: for following a run live, and keeping a transcript current. */

@@ -1,9 +1,9 @@
-import { BatchRecord } from '../../core/batch.js';
-import { Message } from '../../core/message.js';
-import { Part } from '../../core/part.js';
-import { PermissionRequestRecord } from '../../core/permission-request.js';
-import { Session } from '../../core/session.js';
-import type { FeedRow } from '../../core/bus-events.js';
+import { BatchRecord } from '../../core/batch/batch.js';
+import { Message } from '../../core/records/message.js';
+import { Part } from '../../core/records/part.js';
+import { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import { Session } from '../../core/records/session.js';
+import type { FeedRow } from '../../core/records/bus-events.js';
 
 /** One row written after a cursor, as the store's feed of every session returns it. */
 export type FeedEntry = { rev: number } & FeedRow;

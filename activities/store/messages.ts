@@ -1,5 +1,5 @@
-import { Message, type AssistantMessage, type MessageWithParts, type Tokens } from '../../core/message.js';
-import type { Part } from '../../core/part.js';
+import { Message, type AssistantMessage, type MessageWithParts, type Tokens } from '../../core/records/message.js';
+import type { Part } from '../../core/records/part.js';
 import { usageOfSums, type UsageSums } from './usage.js';
 
 /** A session's messages, and what the workflow asks of them. */

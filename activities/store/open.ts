@@ -1,4 +1,4 @@
-import { storeFile } from '../paths.js';
+import { storeFile } from '../process/paths.js';
 import { SqliteSessionStore } from './sqlite/store.js';
 import type { SessionStore } from './store.js';
 

@@ -1,4 +1,4 @@
-import { Part } from '../../core/part.js';
+import { Part } from '../../core/records/part.js';
 import { NotFoundError } from './not-found-error.js';
 
 export interface PartRecords {

@@ -1,5 +1,5 @@
-import type { PermissionRule } from '../../core/permission.js';
-import { PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PermissionRule } from '../../core/rules/permission.js';
+import { PermissionRequestRecord } from '../../core/rules/permission-request.js';
 
 type RequestFilter = { status?: PermissionRequestRecord['status']; rootID?: string };
 

@@ -1,4 +1,4 @@
-import type { StoredPrompt } from '../../core/prompt.js';
+import type { StoredPrompt } from '../../core/records/prompt.js';
 
 export interface PromptRecords {
   /** Stores a prompt before any run is told of it (an upsert: sending it again changes nothing). */

@@ -1,4 +1,4 @@
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../core/records/session.js';
 import type { SessionRecords } from './sessions.js';
 
 /** A session and every session under it (its subagents', recursively), each after all of its own children. */

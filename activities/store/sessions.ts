@@ -1,4 +1,4 @@
-import { Session, type SessionStatus } from '../../core/session.js';
+import { Session, type SessionStatus } from '../../core/records/session.js';
 import { NotFoundError } from './not-found-error.js';
 
 /** Which sessions `listSessions` returns; `limit` counts what is left after the other filters. */

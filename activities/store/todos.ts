@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Todo } from '../../core/todo.js';
+import { Todo } from '../../core/records/todo.js';
 
 export interface TodoRecords {
   saveTodos(sessionId: string, todos: Todo[]): Promise<void>;

@@ -1,4 +1,4 @@
-import type { Tokens } from '../../core/message.js';
+import type { Tokens } from '../../core/records/message.js';
 
 /** Tokens and cost of assistant messages, summed. */
 export interface Usage {

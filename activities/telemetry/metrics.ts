@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
-import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
-import type { Tokens } from '../../core/tokens.js';
+import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/runs/metric-names.js';
+import type { Tokens } from '../../core/records/tokens.js';
 
 // Loom's counters go through the activity's meter (`loom worker
 // --metrics-port`), which goes nowhere when metrics are off.

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import type { Tokens } from '../../core/tokens.js';
+import type { Tokens } from '../../core/records/tokens.js';
 
 /**
  * Loom's spans inside activities, named and described by OpenTelemetry's GenAI conventions: a

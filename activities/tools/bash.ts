@@ -5,15 +5,15 @@ import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, type bash as bashSpec } f
 import { agentSandbox, confine, SandboxUnavailableError, type Confinement } from '../sandbox/process-sandbox.js';
 import { CONFIG_HINT, sandboxRefusal } from '../sandbox/explain-refusal.js';
 import { moveCreatedConfig } from '../sandbox/config-guard.js';
-import { refusedConfigDir } from '../paths.js';
+import { refusedConfigDir } from '../process/paths.js';
 import { grantedPaths } from '../sandbox/granted-folders.js';
 import { hostAllowed } from '../sandbox/network-allow.js';
 import { hostsTheCommandNeeds, networkWaitNote } from '../sandbox/network-wait.js';
-import { startProcessGroup, type Exit, type ProcessGroup } from './process-group.js';
-import { resolveInProject } from './project-path.js';
-import { ToolError, type ToolContext, type ToolHandler } from './tool-handler.js';
-import { toolEnvironment } from './tool-env.js';
-import { errorMessage } from '../../core/error-message.js';
+import { startProcessGroup, type Exit, type ProcessGroup } from './shell/process-group.js';
+import { resolveInProject } from './files/project-path.js';
+import { ToolError, type ToolContext, type ToolHandler } from './running/tool-handler.js';
+import { toolEnvironment } from './shell/tool-env.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /** How long a sandboxed command that needs a host it cannot reach may be silent before it is told (and the person). */
 const NETWORK_SILENCE_MS = 5_000;

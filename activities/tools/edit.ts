@@ -2,15 +2,15 @@ import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { edit as editSpec } from '../../core/tools/edit.js';
-import { rememberVersion, staleRead } from './file-versions.js';
-import { explainMissing } from './closest-paths.js';
+import { rememberVersion, staleRead } from './files/file-versions.js';
+import { explainMissing } from './files/closest-paths.js';
 import { read } from './read.js';
-import { promptVariant } from '../../core/prompt-variant.js';
-import { readChecked, writeChecked } from './open-checked.js';
-import { resolveChecked } from './project-path.js';
-import { replaceText } from './replace-text.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
-import { unifiedDiff } from './unified-diff.js';
+import { promptVariant } from '../../core/models/prompt-variant.js';
+import { readChecked, writeChecked } from './files/open-checked.js';
+import { resolveChecked } from './files/project-path.js';
+import { replaceText } from './files/replace-text.js';
+import { ToolError, type ToolHandler } from './running/tool-handler.js';
+import { unifiedDiff } from './files/unified-diff.js';
 
 export const edit: ToolHandler<z.infer<typeof editSpec.parameters>> = async (input, context) => {
   const { path, real } = resolveChecked(context, input.filePath);

@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { glob as globSpec } from '../../core/tools/glob.js';
-import { resolveInProject } from './project-path.js';
+import { resolveInProject } from './files/project-path.js';
 import { newestFirst, searchBackend } from './search/index.js';
-import type { ToolHandler } from './tool-handler.js';
+import type { ToolHandler } from './running/tool-handler.js';
 
 const LIMIT = 100;
 

@@ -1,11 +1,11 @@
 import { relative, resolve } from 'node:path';
-import { evaluate } from '../../core/permission.js';
+import { evaluate } from '../../core/rules/permission.js';
 import type { z } from 'zod';
 import type { grep as grepSpec } from '../../core/tools/grep.js';
-import { resolveInProject } from './project-path.js';
+import { resolveInProject } from './files/project-path.js';
 import { newestFirst, searchBackend, type ContentMatch } from './search/index.js';
 import { realPathOf } from '../permissions/real-path.js';
-import type { ToolContext, ToolHandler } from './tool-handler.js';
+import type { ToolContext, ToolHandler } from './running/tool-handler.js';
 
 const LIMIT = 100;
 const MAX_LINE_LENGTH = 2000;

@@ -7,7 +7,7 @@ import { read } from './read.js';
 import { skill } from './skill.js';
 import { taskStatus } from './task-status.js';
 import { todoread, todowrite } from './todo.js';
-import type { ToolHandler } from './tool-handler.js';
+import type { ToolHandler } from './running/tool-handler.js';
 import { webfetch } from './webfetch.js';
 import { write } from './write.js';
 

@@ -2,10 +2,10 @@ import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { z } from 'zod';
 import type { list as listSpec } from '../../core/tools/list.js';
-import { resolveInProject } from './project-path.js';
+import { resolveInProject } from './files/project-path.js';
 import { newestFirst, searchBackend } from './search/index.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
-import { explainMissing } from './closest-paths.js';
+import { ToolError, type ToolHandler } from './running/tool-handler.js';
+import { explainMissing } from './files/closest-paths.js';
 
 const LIMIT = 100;
 

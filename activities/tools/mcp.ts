@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpConnection } from '../mcp/servers.js';
-import { ToolError, type Attachment, type ToolHandler, type ToolOutput } from './tool-handler.js';
+import { ToolError, type Attachment, type ToolHandler, type ToolOutput } from './running/tool-handler.js';
 
 /** How long one call may run; progress notifications from the server restart the clock. */
 const CALL_TIMEOUT_MS = 10 * 60_000;

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import type { skill as skillSpec } from '../../core/tools/skill.js';
 import { readSkill, SKILL_FILE, discoverSkills } from '../config/skills.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
+import { ToolError, type ToolHandler } from './running/tool-handler.js';
 
 /** How many of a skill's other files the result names (OpenCode's sample size). */
 const FILE_SAMPLE = 10;

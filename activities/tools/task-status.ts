@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../core/records/session.js';
 import { TASK_STATUS_DEFAULT_WAIT_MS, type taskStatus as taskStatusSpec } from '../../core/tools/task-status.js';
-import { lastOutcome } from '../last-text.js';
-import { rootSessionOf } from '../session-root.js';
-import { taskEnvelope } from '../task.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
+import { lastOutcome } from '../session/last-text.js';
+import { rootSessionOf } from '../session/session-root.js';
+import { taskEnvelope } from '../session/task-activities.js';
+import { ToolError, type ToolHandler } from './running/tool-handler.js';
 
 /** The longest one wait for a change lasts before the session is read again (a missed wake-up). */
 const LOOK_AGAIN_MS = 2_000;

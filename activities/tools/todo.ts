@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Todo } from '../../core/todo.js';
+import type { Todo } from '../../core/records/todo.js';
 import type { todoread as todoreadSpec, todowrite as todowriteSpec } from '../../core/tools/todo.js';
-import type { ToolHandler, ToolOutput } from './tool-handler.js';
+import type { ToolHandler, ToolOutput } from './running/tool-handler.js';
 
 export const todowrite: ToolHandler<z.infer<typeof todowriteSpec.parameters>> = async (input, context) => {
   const todos: Todo[] = input.todos.map((todo, index) => ({

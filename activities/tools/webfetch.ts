@@ -1,4 +1,4 @@
-import { LOOM_VERSION } from '../package-root.js';
+import { LOOM_VERSION } from '../process/package-root.js';
 import type { z } from 'zod';
 import {
   WEBFETCH_DEFAULT_TIMEOUT_SECONDS,
@@ -7,8 +7,8 @@ import {
   type webfetch as webfetchSpec,
 } from '../../core/tools/webfetch.js';
 import { localAddressOf } from '../permissions/local-network.js';
-import { htmlToMarkdown, htmlToText } from './html-convert.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
+import { htmlToMarkdown, htmlToText } from './web/html-convert.js';
+import { ToolError, type ToolHandler } from './running/tool-handler.js';
 
 type Format = 'text' | 'markdown' | 'html';
 

@@ -2,11 +2,11 @@ import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { z } from 'zod';
 import type { write as writeSpec } from '../../core/tools/write.js';
-import { assertReadVersion, rememberVersion } from './file-versions.js';
-import { readChecked, writeChecked } from './open-checked.js';
-import { resolveChecked } from './project-path.js';
-import { ToolError, type ToolHandler } from './tool-handler.js';
-import { unifiedDiff } from './unified-diff.js';
+import { assertReadVersion, rememberVersion } from './files/file-versions.js';
+import { readChecked, writeChecked } from './files/open-checked.js';
+import { resolveChecked } from './files/project-path.js';
+import { ToolError, type ToolHandler } from './running/tool-handler.js';
+import { unifiedDiff } from './files/unified-diff.js';
 
 export const write: ToolHandler<z.infer<typeof writeSpec.parameters>> = async (input, context) => {
   const { path, real } = resolveChecked(context, input.filePath);

@@ -1,5 +1,5 @@
 import { agent, methods, PROTOCOL_VERSION, type AgentApp } from '@agentclientprotocol/sdk';
-import { LOOM_VERSION } from '../../activities/package-root.js';
+import { LOOM_VERSION } from '../../activities/process/package-root.js';
 import type { AcpDeps } from './deps.js';
 import { withLoomErrors } from './errors.js';
 import { loadSession, newSession } from './session-open.js';

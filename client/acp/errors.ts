@@ -1,5 +1,5 @@
 import { RequestError } from '@agentclientprotocol/sdk';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /** A session id no store row has: the error names it. */
 export function unknownSession(sessionId: string): RequestError {

@@ -3,8 +3,8 @@ import { methods, type AgentContext, type PermissionOption } from '@agentclientp
 import type { PartRecords } from '../../activities/store/parts.js';
 import type { PermissionRecords } from '../../activities/store/permissions.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
-import type { PermissionReplyKind, PermissionRequestRecord } from '../../core/permission-request.js';
-import { errorMessage } from '../../core/error-message.js';
+import type { PermissionReplyKind, PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import { replyToRequest } from '../services/permissions.js';
 import { answerHint, describeRequest } from '../render/permission-request.js';
 import { toolKind } from './tool-calls.js';

@@ -1,6 +1,6 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { SessionStore } from '../../activities/store/store.js';
-import { modelInfo } from '../../core/model-info.js';
+import { modelInfo } from '../../core/models/model-info.js';
 import { loadPersonProject } from '../services/project-agents.js';
 import type { ClientContext } from '../context.js';
 

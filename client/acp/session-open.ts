@@ -8,7 +8,7 @@ import {
   type NewSessionRequest,
   type NewSessionResponse,
 } from '@agentclientprotocol/sdk';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../core/records/session.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { checkProviderHere, chooseModel, reportMissingKey } from '../services/model-choice.js';
 import { createEmptySession } from '../services/new-session.js';

@@ -1,7 +1,7 @@
 import type { PlanEntry, SessionUpdate } from '@agentclientprotocol/sdk';
-import type { Message } from '../../core/message.js';
-import type { Part, ToolPart } from '../../core/part.js';
-import type { Todo } from '../../core/todo.js';
+import type { Message } from '../../core/records/message.js';
+import type { Part, ToolPart } from '../../core/records/part.js';
+import type { Todo } from '../../core/records/todo.js';
 import { toolCallOf } from './tool-calls.js';
 
 /**

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import type { ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
-import type { ToolPart } from '../../core/part.js';
+import type { ToolPart } from '../../core/records/part.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
 import { subagentSteps } from '../render/tool-call.js';
 

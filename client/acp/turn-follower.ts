@@ -1,6 +1,6 @@
 import { RequestError, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
-import type { Message } from '../../core/message.js';
-import { errorMessage } from '../../core/error-message.js';
+import type { Message } from '../../core/records/message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import type { ClientContext } from '../context.js';
 import { runFailure } from '../follow/run-failure.js';
 import { reconnectLimit, RunFollower, type Followed } from '../follow/run-follower.js';

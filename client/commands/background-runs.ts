@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pc from 'picocolors';
-import { lastOutcome } from '../../activities/last-text.js';
+import { lastOutcome } from '../../activities/session/last-text.js';
 import type { ClientContext } from '../context.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { latestRunOf, runningInTree, runLabel, type TreeRun } from '../follow/tree-runs.js';
 import { watchRun } from '../follow/watch-run.js';

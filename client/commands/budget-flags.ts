@@ -1,6 +1,6 @@
 import { InputError } from '../input-error.js';
 import { BudgetInputError, budgetFromInput } from '../services/budgets.js';
-import type { Budget } from '../../core/budget.js';
+import type { Budget } from '../../core/runs/budget.js';
 
 export const BUDGET_FLAG_NAMES = { tokens: '--max-tokens', cost: '--max-cost' };
 

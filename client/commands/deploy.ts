@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { errorMessage } from '../../core/error-message.js';
-import { grpcStatus } from '../../worker/temporal/error-details.js';
+import { errorMessage } from '../../core/text/error-message.js';
+import { grpcStatus } from '../../worker/connection/error-details.js';
 import { describeDeployment, type Deployment } from '../../worker/versioning/deployments.js';
 import { deployBuild, type VersionAdopted } from '../../worker/versioning/adopt.js';
 import { loomBuildId, versioningFrom } from '../../worker/versioning/settings.js';

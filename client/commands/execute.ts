@@ -3,7 +3,7 @@ import { InputError } from '../input-error.js';
 import { exitWhenWritten } from '../process-output.js';
 import type { ClientContext } from '../context.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /** Runs a command's action with a client context: its errors printed, the process ended with its exit code. */
 export async function execute(action: (context: ClientContext) => Promise<number>): Promise<never> {

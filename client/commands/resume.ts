@@ -23,8 +23,8 @@ import {
   unansweredPrompt,
   type UnansweredPrompt,
 } from '../services/unanswered-prompt.js';
-import type { Session } from '../../core/session.js';
-import { previewLine } from '../../core/prompt.js';
+import type { Session } from '../../core/records/session.js';
+import { previewLine } from '../../core/records/prompt.js';
 import { BUDGET_FLAG_NAMES, budgetFlags, cliChecked } from './budget-flags.js';
 import { budgetBeforeResume, checkBudgetPrices } from '../services/budgets.js';
 import { storedHostOr } from '../../activities/hosts/host-id.js';

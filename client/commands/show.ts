@@ -6,7 +6,7 @@ import { plural } from '../render/quantities.js';
 import { renderSession } from '../render/session-view.js';
 import { sessionTree, totalTokens } from '../services/session-tree.js';
 import { budgetStanding } from '../../activities/budget/standing.js';
-import { spendAgainstBudget, type BudgetLine } from '../../core/budget.js';
+import { spendAgainstBudget, type BudgetLine } from '../../core/runs/budget.js';
 
 /** `budget of ses_… and its subagents: 45,210 / 60,000 tokens`. */
 export function budgetLine(line: BudgetLine): string {

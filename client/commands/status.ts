@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { LOOM_VERSION } from '../../activities/package-root.js';
-import { storeFile } from '../../activities/paths.js';
+import { LOOM_VERSION } from '../../activities/process/package-root.js';
+import { storeFile } from '../../activities/process/paths.js';
 import type { ClientContext } from '../context.js';
 import { missingAttributesNotice } from '../temporal/search-attributes.js';
 import { sandboxAvailability } from '../../activities/sandbox/availability.js';

@@ -1,8 +1,8 @@
 import pc from 'picocolors';
 import { InputError } from '../input-error.js';
 import type { ClientContext } from '../context.js';
-import type { Session } from '../../core/session.js';
-import { spendAgainstBudget } from '../../core/budget.js';
+import type { Session } from '../../core/records/session.js';
+import { spendAgainstBudget } from '../../core/runs/budget.js';
 import { hostsWithoutWorkers, hostWaitNote } from '../follow/host-waits.js';
 import { formatCost } from '../render/quantities.js';
 import { plural } from '../render/quantities.js';

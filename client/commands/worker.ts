@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { livePollers } from '../../activities/hosts/pollers.js';
-import { checkHostId, hostTaskQueue } from '../../core/workspace.js';
+import { checkHostId, hostTaskQueue } from '../../core/runs/workspace.js';
 import { maxCachedWorkflowsFrom, type ServedQueues } from '../../worker/create-worker.js';
 import { installQuietRuntime, setServerDown } from '../../worker/runtime.js';
 import { metricsAddress, MetricsPortError, type MetricsAddress } from '../../worker/metrics/metrics-address.js';

@@ -1,6 +1,6 @@
-import type { Session } from '../../core/session.js';
-import { hostWaitText } from '../../core/host-wait.js';
-import { hostTaskQueue } from '../../core/workspace.js';
+import type { Session } from '../../core/records/session.js';
+import { hostWaitText } from '../../core/runs/host-wait.js';
+import { hostTaskQueue } from '../../core/runs/workspace.js';
 import type { ClientContext } from '../context.js';
 
 /**

@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
-import type { MessageError } from '../../core/message.js';
+import type { MessageError } from '../../core/records/message.js';
 
 /** How a run that did not complete ended: cancelled, or failed with a named error. */
 export type RunFailure = { kind: 'cancelled' } | { kind: 'failed'; error: MessageError };

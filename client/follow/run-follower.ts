@@ -1,11 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionRunResult } from '../../core/run.js';
+import type { SessionRunResult } from '../../core/runs/run.js';
 import type { sessionWorkflow } from '../../workflows/index.js';
 import { InputError } from '../input-error.js';
 import { isTransportError, transportReason } from '../temporal/transport-error.js';
-import { connectionOptions } from '../../worker/temporal/connection-options.js';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { connectionOptions } from '../../worker/connection/connection-options.js';
+import type { TemporalTarget } from '../../worker/connection/target.js';
 
 export const RECONNECT_ENV = 'LOOM_FOLLOW_RECONNECT_MS';
 /** Long enough for a dev server restart or a network blip, short enough that a script is not stuck. */

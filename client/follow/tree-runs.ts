@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SessionRecords } from '../../activities/store/sessions.js';
-import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
-import type { Session } from '../../core/session.js';
+import { AgentAttribute, RootSessionAttribute } from '../../core/runs/search-attributes.js';
+import type { Session } from '../../core/records/session.js';
 import type { TemporalAccess } from '../temporal/connect.js';
 
 /** A session of a tree whose workflow has an open run. */

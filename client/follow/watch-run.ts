@@ -1,6 +1,6 @@
-import { lastAnswer } from '../../activities/last-text.js';
-import { addTokens, zeroTokens, type MessageError, type Tokens } from '../../core/message.js';
-import type { SessionRunResult } from '../../core/run.js';
+import { lastAnswer } from '../../activities/session/last-text.js';
+import { addTokens, zeroTokens, type MessageError, type Tokens } from '../../core/records/message.js';
+import type { SessionRunResult } from '../../core/runs/run.js';
 import { progressQuery } from '../../workflows/api.js';
 import type { ClientContext } from '../context.js';
 import { enums } from '../../activities/hosts/proto-enums.js';
@@ -12,7 +12,7 @@ import { formatDuration, reconnectLimit, RunFollower, type Followed } from './ru
 import type { SessionHandle } from '../services/sessions.js';
 import { isTransportError } from '../temporal/transport-error.js';
 import { hasSetupHint, ModelFailure, SETUP_ATTEMPTS } from '../../activities/model/failure-kinds.js';
-import { hostWaitText } from '../../core/host-wait.js';
+import { hostWaitText } from '../../core/runs/host-wait.js';
 
 const FIRST_CHECK_MS = 2_000;
 const PERMISSION_CHECK_MS = 300;

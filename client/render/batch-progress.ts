@@ -1,5 +1,5 @@
 import { SingleBar } from 'cli-progress';
-import type { BatchProgress, BatchRecord } from '../../core/batch.js';
+import type { BatchProgress, BatchRecord } from '../../core/batch/batch.js';
 
 /** The time a batch's rate counts: from when it was created until now, or until it ended. */
 export interface BatchSpan {

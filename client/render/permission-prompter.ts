@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
 import type { PermissionRecords } from '../../activities/store/permissions.js';
-import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../core/rules/permission-request.js';
 import { InputError } from '../input-error.js';
 import { replyToRequest } from '../services/permissions.js';
 import { answerHint, describeRequest } from './permission-request.js';

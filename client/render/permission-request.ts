@@ -1,4 +1,4 @@
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
 
 /**
  * How a request reads in a terminal: what it asks for (for a folder outside the project, what

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { SessionChanges } from '../../activities/store/change-feed.js';
-import type { Part } from '../../core/part.js';
+import type { Part } from '../../core/records/part.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
 import { sandboxRefusalOf, subagentCallLine, subagentSteps } from './tool-call.js';
 

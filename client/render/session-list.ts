@@ -1,6 +1,6 @@
 import { sep } from 'node:path';
 import pc from 'picocolors';
-import { projectOf, type Session } from '../../core/session.js';
+import { projectOf, type Session } from '../../core/records/session.js';
 import { time } from './session-view.js';
 
 export interface SessionListOptions {

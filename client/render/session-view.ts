@@ -1,8 +1,8 @@
 import pc from 'picocolors';
-import { isCleared } from '../../core/compaction.js';
-import type { MessageWithParts } from '../../core/message.js';
-import type { Part } from '../../core/part.js';
-import type { Session } from '../../core/session.js';
+import { isCleared } from '../../core/models/compaction.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { Part } from '../../core/records/part.js';
+import type { Session } from '../../core/records/session.js';
 import { plural } from './quantities.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
 import { callMark, sandboxRefusalOf, subagentCallLine, subagentSteps, taskSessionId } from './tool-call.js';

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import type { TaskStep } from '../../activities/task-progress.js';
-import type { Part } from '../../core/part.js';
+import type { TaskStep } from '../../activities/session/task-progress.js';
+import type { Part } from '../../core/records/part.js';
 
 export type ToolPart = Extract<Part, { type: 'tool' }>;
 
@@ -19,7 +19,7 @@ export function sandboxRefusalOf(part: ToolPart): string | undefined {
   return typeof refusal === 'string' ? `the sandbox refused: ${refusal}` : undefined;
 }
 
-/** The subagent's tool calls a `task` part lists (`metadata.summary`, kept by activities/task-progress.ts). */
+/** The subagent's tool calls a `task` part lists (`metadata.summary`, kept by activities/session/task-progress.ts). */
 export function subagentSteps(metadata: Record<string, unknown> | undefined): TaskStep[] {
   return (metadata?.summary as TaskStep[] | undefined) ?? [];
 }

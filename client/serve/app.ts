@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { LOOM_VERSION } from '../../activities/package-root.js';
+import { LOOM_VERSION } from '../../activities/process/package-root.js';
 import { cors } from 'hono/cors';
 import { requireToken } from './auth.js';
 import type { ServeDeps } from './deps.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { isLoopback } from '../../core/loopback.js';
+import { isLoopback } from '../../core/text/loopback.js';
 import { errorBody } from './errors.js';
 
 /**

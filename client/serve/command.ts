@@ -2,7 +2,7 @@ import { serve } from '@hono/node-server';
 import { hostname } from 'node:os';
 import { InputError } from '../input-error.js';
 import type { ClientContext } from '../context.js';
-import { isLoopback } from '../../core/loopback.js';
+import { isLoopback } from '../../core/text/loopback.js';
 import { serverToken } from './auth.js';
 import { createServeApp } from './app.js';
 import type { ServeDeps } from './deps.js';

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { SessionStore } from '../../activities/store/store.js';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
+import type { TemporalTarget } from '../../worker/connection/target.js';
 
 /** What the server works over: a `ClientContext` provides it in `loom serve`, tests build it by hand. */
 export interface ServeDeps {

@@ -4,7 +4,7 @@ import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
 import { chooseAgent, loadPersonProject } from '../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../services/sent-prompts.js';
 import { resumeSession, type SentPrompt } from '../services/sessions.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../core/records/session.js';
 import type { ServeDeps } from './deps.js';
 import { HttpError, unknownSession } from './errors.js';
 

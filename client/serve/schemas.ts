@@ -5,13 +5,13 @@ import {
   BatchTaskInput as CoreBatchTaskInput,
   BatchTaskOutcome as CoreBatchTaskOutcome,
   TaskStatus,
-} from '../../core/batch.js';
-import { Tokens } from '../../core/message.js';
+} from '../../core/batch/batch.js';
+import { Tokens } from '../../core/records/message.js';
 import {
   PermissionReplyKind,
   PermissionRequestRecord as CorePermissionRequestRecord,
-} from '../../core/permission-request.js';
-import { Session as CoreSession } from '../../core/session.js';
+} from '../../core/rules/permission-request.js';
+import { Session as CoreSession } from '../../core/records/session.js';
 import { ServedSession } from './opencode/shapes.js';
 import { ModelRef, openCodePromptFields } from './opencode/prompt-body.js';
 

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { activityQueueServed, livePollers } from '../../activities/hosts/pollers.js';
-import type { Session } from '../../core/session.js';
-import { hostTaskQueue } from '../../core/workspace.js';
+import type { Session } from '../../core/records/session.js';
+import { hostTaskQueue } from '../../core/runs/workspace.js';
 import { hostWaitNote } from '../follow/host-waits.js';
 import { latestRunOf } from '../follow/tree-runs.js';
 import { startedSession } from '../services/started-session.js';

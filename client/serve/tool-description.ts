@@ -1,4 +1,4 @@
-import type { Part } from '../../core/part.js';
+import type { Part } from '../../core/records/part.js';
 import { describeToolCall } from '../../core/tool-call/description.js';
 
 /**

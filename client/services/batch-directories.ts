@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { BatchTaskInput } from '../../core/batch.js';
-import { isInsidePath } from '../../core/path.js';
+import type { BatchTaskInput } from '../../core/batch/batch.js';
+import { isInsidePath } from '../../core/text/path.js';
 import { InputError } from '../input-error.js';
 import { plural } from '../render/quantities.js';
 

@@ -3,7 +3,13 @@ import { applyChanges, type ApplyResult } from '../../activities/snapshot/apply-
 import { unifiedDiff } from '../../activities/snapshot/changes.js';
 import { batchSnapshots, copyFolder } from '../../activities/snapshot/copies.js';
 import type { BatchRecords } from '../../activities/store/batches.js';
-import type { BatchIsolation, BatchRecord, BatchTaskInput, BatchTaskOutcome, TaskChanges } from '../../core/batch.js';
+import type {
+  BatchIsolation,
+  BatchRecord,
+  BatchTaskInput,
+  BatchTaskOutcome,
+  TaskChanges,
+} from '../../core/batch/batch.js';
 import { InputError } from '../input-error.js';
 
 type Store = Pick<BatchRecords, 'getBatch' | 'saveBatch' | 'batchTasks'>;

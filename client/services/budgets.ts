@@ -1,9 +1,9 @@
 import type { BudgetRecords } from '../../activities/store/budgets.js';
 import { budgetStanding, spentOf } from '../../activities/budget/standing.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
-import { budgetExceededMessage, unpricedModelMessage, type Budget } from '../../core/budget.js';
-import type { LoomConfig } from '../../core/config.js';
-import { modelInfo } from '../../core/model-info.js';
+import { budgetExceededMessage, unpricedModelMessage, type Budget } from '../../core/runs/budget.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { modelInfo } from '../../core/models/model-info.js';
 
 /** A budget a person gave that cannot be used: the message names the flag or field and the value. */
 export class BudgetInputError extends Error {

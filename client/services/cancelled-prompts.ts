@@ -1,7 +1,7 @@
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import type { ChangeFeed } from '../../activities/store/change-feed.js';
-import { expandedPromptId, type QueuedPrompt } from '../../core/prompt.js';
+import { expandedPromptId, type QueuedPrompt } from '../../core/records/prompt.js';
 import { promptSignal } from '../../workflows/api.js';
 
 /**
@@ -36,7 +36,7 @@ export async function promptFate(
   if (await cancelledBeforePrompt(client, sent)) return 'dropped';
   // The cancel came after the prompt was queued: the run may have taken it before it stopped.
   // A prompt taken becomes a user message naming it (a slash command's expansion, or its subtask,
-  // names the prompt derived from it, see activities/command-run.ts).
+  // names the prompt derived from it, see activities/session/command-activities.ts).
   const names = new Set([sent.promptId, expandedPromptId(sent.promptId)]);
   const { messages } = await store.changes(sent.sessionId, sent.since);
   const taken = messages.some((message) => message.role === 'user' && message.promptID && names.has(message.promptID));

@@ -3,7 +3,7 @@ import type { ConfigFilesRecord } from '../../activities/config/files.js';
 import { parseMarkdown, UNSUBSTITUTED } from '../../activities/config/markdown.js';
 import { configStanding, trustProjectConfig, type ConfigStanding } from '../../activities/config/trust.js';
 import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
-import { unifiedDiff } from '../../activities/tools/unified-diff.js';
+import { unifiedDiff } from '../../activities/tools/files/unified-diff.js';
 
 /** A change to a directory's config files that waits for a person, as they are shown it. */
 export interface WaitingConfigChange {

@@ -1,8 +1,8 @@
-import { parseModelId } from '../../core/model-id.js';
-import { defaultModelRetry, type ModelRetry } from '../../core/run.js';
-import type { LoomConfig } from '../../core/config.js';
+import { parseModelId } from '../../core/models/model-id.js';
+import { defaultModelRetry, type ModelRetry } from '../../core/runs/run.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import { MissingKeyError, providerFor } from '../../activities/model/provider.js';
-import { configuredModel, noModelMessage } from '../../activities/run-config.js';
+import { configuredModel, noModelMessage } from '../../activities/config/run-config-activities.js';
 import { InputError } from '../input-error.js';
 import type { ClientContext } from '../context.js';
 import type { ProjectAgents } from './project-agents.js';

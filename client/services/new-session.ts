@@ -1,7 +1,7 @@
 import type { SessionRecords } from '../../activities/store/sessions.js';
-import { newSession } from '../../activities/session.js';
-import { newId } from '../../core/ids.js';
-import type { Session } from '../../core/session.js';
+import { newSession } from '../../activities/session/session-activities.js';
+import { newId } from '../../core/records/ids.js';
+import type { Session } from '../../core/records/session.js';
 
 export interface NewSessionOptions {
   agent: string;

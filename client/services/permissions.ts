@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { PermissionRecords } from '../../activities/store/permissions.js';
-import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../core/rules/permission-request.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
 import { InputError } from '../input-error.js';
 

@@ -1,10 +1,10 @@
 import { loadConfig } from '../../activities/config/load.js';
 import { diskFiles, recordedFiles, type ConfigFilesRecord } from '../../activities/config/files.js';
-import type { LoomConfig } from '../../core/config.js';
-import { projectAgents } from '../../activities/run-config.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { projectAgents } from '../../activities/config/run-config-activities.js';
 import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
-import { wildcardMatch, type Ruleset } from '../../core/permission.js';
+import { wildcardMatch, type Ruleset } from '../../core/rules/permission.js';
 import { InputError } from '../input-error.js';
 import type { ConfigTrustRecords } from '../../activities/store/config-trust.js';
 import { filesForPerson, reviewConfig } from './config-review.js';

@@ -1,13 +1,13 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { rmSync } from 'node:fs';
-import { refusedConfigDir } from '../../activities/paths.js';
+import { refusedConfigDir } from '../../activities/process/paths.js';
 import { removeSessionTmpFolder } from '../../activities/sandbox/tmp-folders.js';
 import { forgetSnapshots } from '../../activities/snapshot/collect.js';
 import { sessionShadow } from '../../activities/snapshot/step-activities.js';
 import { sessionSubtree } from '../../activities/store/session-subtree.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
-import { errorMessage } from '../../core/error-message.js';
-import type { Session } from '../../core/session.js';
+import { errorMessage } from '../../core/text/error-message.js';
+import type { Session } from '../../core/records/session.js';
 
 /** `loom rm` and `DELETE /session/:id` were given an id the store does not hold. */
 export class UnknownSessionError extends Error {

@@ -1,7 +1,7 @@
-import type { LoomConfig } from '../../core/config.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import type { PromptRecords } from '../../activities/store/prompts.js';
-import { newId } from '../../core/ids.js';
-import { DEFAULT_MAX_PROMPT_BYTES } from '../../core/prompt.js';
+import { newId } from '../../core/records/ids.js';
+import { DEFAULT_MAX_PROMPT_BYTES } from '../../core/records/prompt.js';
 import { formatBytes } from '../render/quantities.js';
 import { InputError } from '../input-error.js';
 

@@ -2,7 +2,7 @@ import type { MessageRecords } from '../../activities/store/messages.js';
 import type { PartRecords } from '../../activities/store/parts.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { TodoRecords } from '../../activities/store/todos.js';
-import { exportIssues, importedSession, SessionExport, type ImportPlace } from '../../core/session-export.js';
+import { exportIssues, importedSession, SessionExport, type ImportPlace } from '../../core/records/session-export.js';
 import { InputError } from '../input-error.js';
 
 type Store = SessionRecords & MessageRecords & PartRecords & TodoRecords;

@@ -8,8 +8,8 @@ import type { FilesRestored } from '../../activities/snapshot/session-revert.js'
 import type { SessionStore } from '../../activities/store/store.js';
 import { storedHostOr } from '../../activities/hosts/host-id.js';
 import { sessionFilesWorkflow } from '../../workflows/index.js';
-import { escapeMarkdownInline } from '../../core/markdown-escape.js';
-import { interactivePriority } from '../../core/task-priority.js';
+import { escapeMarkdownInline } from '../../core/text/markdown-escape.js';
+import { interactivePriority } from '../../core/runs/task-priority.js';
 
 /** Where a request about a session's files goes: Temporal, the shared task queue, and the store. */
 export interface FilesAccess {

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { storedHostOr } from '../../activities/hosts/host-id.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../core/records/session.js';
 import { InputError } from '../input-error.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { SessionRecords } from '../../activities/store/sessions.js';
 import type { MessageRecords } from '../../activities/store/messages.js';
-import { addTokens, type Tokens } from '../../core/message.js';
-import type { Session } from '../../core/session.js';
-import type { Budget } from '../../core/budget.js';
+import { addTokens, type Tokens } from '../../core/records/message.js';
+import type { Session } from '../../core/records/session.js';
+import type { Budget } from '../../core/runs/budget.js';
 import type { BudgetRecords } from '../../activities/store/budgets.js';
 
 export interface Usage {
@@ -34,4 +34,4 @@ export async function sessionTree(
   return { session, own, tree, ...(budget ? { budget } : {}), children };
 }
 
-export { totalTokens } from '../../core/tokens.js';
+export { totalTokens } from '../../core/records/tokens.js';

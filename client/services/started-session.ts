@@ -1,7 +1,7 @@
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import type { SessionRunInput } from '../../core/run.js';
-import { defaultTitle, type Session } from '../../core/session.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
+import { defaultTitle, type Session } from '../../core/records/session.js';
 
 /**
  * A session whose run was started but that no worker has stored yet (its row is written by the

@@ -1,6 +1,6 @@
 import type { MessageRecords } from '../../activities/store/messages.js';
 import type { SessionRecords } from '../../activities/store/sessions.js';
-import { turnMessageIds } from '../../core/turns.js';
+import { turnMessageIds } from '../../core/records/turns.js';
 import { InputError } from '../input-error.js';
 import { plural } from '../render/quantities.js';
 

@@ -1,8 +1,8 @@
 import type { MessageRecords } from '../../activities/store/messages.js';
 import type { PromptRecords } from '../../activities/store/prompts.js';
-import type { MessageWithParts } from '../../core/message.js';
-import type { Session } from '../../core/session.js';
-import { RUN_TIMED_OUT } from '../../core/run.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { Session } from '../../core/records/session.js';
+import { RUN_TIMED_OUT } from '../../core/runs/run.js';
 
 /** A prompt whose run failed before the model answered it, and the messages that run left. */
 export interface UnansweredPrompt {

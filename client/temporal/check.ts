@@ -1,7 +1,7 @@
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { connectionOptions } from '../../worker/temporal/connection-options.js';
-import { namespaceRefusalMessage, refusalMessage } from '../../worker/temporal/refusal.js';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { connectionOptions } from '../../worker/connection/connection-options.js';
+import { namespaceRefusalMessage, refusalMessage } from '../../worker/connection/refusal.js';
+import type { TemporalTarget } from '../../worker/connection/target.js';
 import { InputError } from '../input-error.js';
 
 /** Long enough for a distant cluster's TLS handshake, short enough that a mistake is said in seconds. */

@@ -2,8 +2,8 @@ import { Client, Connection } from '@temporalio/client';
 import { devServer, isListening } from './dev-server.js';
 import { InputError } from '../input-error.js';
 import { livePollers } from '../../activities/hosts/pollers.js';
-import { connectionOptions } from '../../worker/temporal/connection-options.js';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { connectionOptions } from '../../worker/connection/connection-options.js';
+import type { TemporalTarget } from '../../worker/connection/target.js';
 import { openCheckedConnection } from './check.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
 import {

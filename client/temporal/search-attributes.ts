@@ -2,9 +2,9 @@ import type { Connection } from '@temporalio/client';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { enums } from '../../activities/hosts/proto-enums.js';
-import { loomSearchAttributes } from '../../core/search-attributes.js';
-import { grpcStatus } from '../../worker/temporal/error-details.js';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
+import { loomSearchAttributes } from '../../core/runs/search-attributes.js';
+import { grpcStatus } from '../../worker/connection/error-details.js';
+import type { TemporalTarget } from '../../worker/connection/target.js';
 
 /** Loom's search attributes in a namespace: there (or added now), or missing with the reason. */
 export type SearchAttributeState =

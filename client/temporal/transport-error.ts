@@ -1,6 +1,6 @@
 import { isGrpcDeadlineError, isGrpcServiceError, isRetryableError } from '@temporalio/client';
-import type { TemporalTarget } from '../../worker/temporal/target.js';
-import { errorMessage } from '../../core/error-message.js';
+import type { TemporalTarget } from '../../worker/connection/target.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /**
  * Whether an error says the Temporal server could not be reached (connection refused or dropped,

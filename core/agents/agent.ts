@@ -1,5 +1,5 @@
-import type { Budget } from '../budget.js';
-import type { Ruleset } from '../permission.js';
+import type { Budget } from '../runs/budget.js';
+import type { Ruleset } from '../rules/permission.js';
 
 export type AgentMode = 'primary' | 'subagent' | 'all';
 

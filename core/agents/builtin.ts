@@ -1,4 +1,4 @@
-import type { PermissionConfig } from '../permission.js';
+import type { PermissionConfig } from '../rules/permission.js';
 import type { AgentMode } from './agent.js';
 import { BUILD_PROMPT } from './prompts/build.js';
 import { COMPACTION_PROMPT, SUMMARY_PROMPT, TITLE_PROMPT } from './prompts/hidden.js';

@@ -1,6 +1,6 @@
-import { budgetOfLimits } from '../budget.js';
-import type { AgentConfig, LoomConfig } from '../config.js';
-import { fromConfig, merge, permissionOfTool, type PermissionConfig } from '../permission.js';
+import { budgetOfLimits } from '../runs/budget.js';
+import type { AgentConfig, LoomConfig } from '../config/config.js';
+import { fromConfig, merge, permissionOfTool, type PermissionConfig } from '../rules/permission.js';
 import type { AgentInfo } from './agent.js';
 import { BUILTIN_AGENTS, DEFAULT_PERMISSION } from './builtin.js';
 

@@ -1,6 +1,6 @@
-import { isConfigPath } from '../config-files.js';
-import { dirnamePath, isInsidePath, relativePath, resolvePath } from '../path.js';
-import { permissionOfTool, type PermissionRequest } from '../permission.js';
+import { isConfigPath } from '../config/config-files.js';
+import { dirnamePath, isInsidePath, relativePath, resolvePath } from '../text/path.js';
+import { permissionOfTool, type PermissionRequest } from '../rules/permission.js';
 import type { PermissionContext, ToolSpec } from './spec.js';
 
 /** The permissions a tool call needs, as its spec names them, or the tool's own with `*`. */

@@ -5,9 +5,9 @@ import {
   wildcardMatch,
   type PermissionRequest,
   type Ruleset,
-} from '../permission.js';
-import { preview } from '../prompt.js';
-import type { McpCallPlan } from '../mcp.js';
+} from '../rules/permission.js';
+import { preview } from '../records/prompt.js';
+import type { McpCallPlan } from './mcp.js';
 import { checkToolCall, type FindTool, type ToolCall } from './check.js';
 import { permissionsOf } from './permissions.js';
 import { findTool } from '../tools/index.js';

@@ -1,4 +1,4 @@
-import type { Ruleset } from '../permission.js';
+import type { Ruleset } from '../rules/permission.js';
 
 /** One tool call for a tool activity: which call, and where to write the result. */
 export interface ToolRunInput {
@@ -16,7 +16,7 @@ export interface ToolRunInput {
   canDelegate: boolean;
   /** Paths outside the project were granted for this call (`external_directory`). */
   externalAllowed?: boolean;
-  /** For bash: what those grants open for writing in its sandbox (core/folder-grant.ts). */
+  /** For bash: what those grants open for writing in its sandbox (core/rules/folder-grant.ts). */
   writable?: string[];
   /** A fetch of a local-network address was allowed for this call (`webfetch`). */
   localNetworkAllowed?: boolean;

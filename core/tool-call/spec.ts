@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PermissionRequest } from '../permission.js';
+import type { PermissionRequest } from '../rules/permission.js';
 
 /** What a tool needs to name the permissions of a call. */
 export interface PermissionContext {

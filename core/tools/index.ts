@@ -1,4 +1,4 @@
-import { mcpToolSpec, type McpToolInfo } from '../mcp.js';
+import { mcpToolSpec, type McpToolInfo } from '../tool-call/mcp.js';
 import type { ToolSpec } from '../tool-call/spec.js';
 import { bash } from './bash.js';
 import { batch } from './batch.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolvePath } from '../path.js';
+import { resolvePath } from '../text/path.js';
 import { searchAccess } from '../tool-call/permissions.js';
 import { defineTool } from '../tool-call/spec.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { evaluate, type Ruleset } from '../permission.js';
+import { evaluate, type Ruleset } from '../rules/permission.js';
 import { defineTool } from '../tool-call/spec.js';
 
 /** What the model is told about a skill before it loads one: no body, so the list stays small. */

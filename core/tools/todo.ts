@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TodoPriority, TodoStatus } from '../todo.js';
+import { TodoPriority, TodoStatus } from '../records/todo.js';
 import { defineTool } from '../tool-call/spec.js';
 
 export const todowrite = defineTool({

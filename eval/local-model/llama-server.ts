@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../testkit/free-port.js';
-import { stopProcess } from '../../testkit/worker-process.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { stopProcess } from '../../testkit/loom/worker-process.js';
 
 /** A context long enough for a few steps of a small task, small enough for a 1.5B model's cache in little memory. */
 export const LOCAL_CONTEXT = 16_384;

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash } from '../../activities/tools/bash.js';
-import { ExternalDirectoryError, ToolError } from '../../activities/tools/tool-handler.js';
+import { ExternalDirectoryError, ToolError } from '../../activities/tools/running/tool-handler.js';
 import { bash as bashSpec } from '../../core/tools/bash.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HANDLER = fileURLToPath(new URL('../../activities/tools/bash.ts', import.meta.url));

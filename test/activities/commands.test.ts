@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expandCommand } from '../../activities/commands.js';
-import { resolveReferences } from '../../activities/prompt-references.js';
+import { expandCommand } from '../../activities/session/commands.js';
+import { resolveReferences } from '../../activities/session/prompt-references.js';
 
 let root: string;
 let project: string;

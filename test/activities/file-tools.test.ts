@@ -5,10 +5,10 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { edit } from '../../activities/tools/edit.js';
 import { read } from '../../activities/tools/read.js';
 import { todoread, todowrite } from '../../activities/tools/todo.js';
-import { ToolError } from '../../activities/tools/tool-handler.js';
-import { truncateOutput, MAX_OUTPUT_BYTES } from '../../activities/tools/truncate.js';
+import { ToolError } from '../../activities/tools/running/tool-handler.js';
+import { truncateOutput, MAX_OUTPUT_BYTES } from '../../activities/tools/running/truncate.js';
 import { write } from '../../activities/tools/write.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
 
 let project: string;
 let context: ToolTestContext;

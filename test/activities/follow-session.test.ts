@@ -6,7 +6,7 @@ import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import { followSession } from '../../client/follow/session-changes.js';
 import { RunPrinter } from '../../client/render/run-printer.js';
-import { textPart } from '../../testkit/store-records.js';
+import { textPart } from '../../testkit/store/store-records.js';
 
 let dir: string;
 const opened: SessionStore[] = [];

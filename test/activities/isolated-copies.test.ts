@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectIsolatedCopies } from '../../activities/batch-isolation.js';
+import { collectIsolatedCopies } from '../../activities/batch/isolation-activities.js';
 import { applyChanges } from '../../activities/snapshot/apply-changes.js';
 import { batchSnapshots, materialiseCopy, snapshotCopy, snapshotProject } from '../../activities/snapshot/copies.js';
-import type { BatchRecord } from '../../core/batch.js';
+import type { BatchRecord } from '../../core/batch/batch.js';
 
 let root: string;
 let project: string;

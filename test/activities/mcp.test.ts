@@ -5,10 +5,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeMcpServers, mcpServerStates } from '../../activities/mcp/servers.js';
 import { mcpToolHandler } from '../../activities/tools/mcp.js';
-import { mcpToolName } from '../../core/mcp.js';
+import { mcpToolName } from '../../core/tool-call/mcp.js';
 import { toolFinder } from '../../core/tools/index.js';
-import { startNpmRegistry } from '../../testkit/npm-registry.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { startNpmRegistry } from '../../testkit/network/npm-registry.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'loom-mcp-'));

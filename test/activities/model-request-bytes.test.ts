@@ -10,18 +10,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoomConfig } from '../../core/config.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import { buildModelRequest } from '../../activities/model/model-request.js';
 import { functionTools } from '../../activities/model/offered-tools.js';
 import { resolveModel, type ResolvedModel } from '../../activities/model/provider.js';
 import { streamIntoMessage, type ModelRequest } from '../../activities/model/stream-answer.js';
 import { toModelMessages } from '../../activities/model/transcript.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
-import { zeroTokens, type AssistantMessage, type MessageWithParts, type UserMessage } from '../../core/message.js';
-import type { Part, ToolState } from '../../core/part.js';
+import {
+  zeroTokens,
+  type AssistantMessage,
+  type MessageWithParts,
+  type UserMessage,
+} from '../../core/records/message.js';
+import type { Part, ToolState } from '../../core/records/part.js';
 import { toolFinder } from '../../core/tools/index.js';
-import { assistantMessage } from '../../testkit/model-activity.js';
-import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
+import { assistantMessage } from '../../testkit/model/model-activity.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/model/scripted-model.js';
 
 const SESSION = 'ses_bytes';
 const PNG =

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPermissionActivities } from '../../activities/permissions.js';
+import { createPermissionActivities } from '../../activities/permissions/permission-activities.js';
 import { pluginChatParams } from '../../activities/plugins/chat-params.js';
 import { followPluginEvents } from '../../activities/plugins/events.js';
 import { pluginPermission, pluginPermissionVerdict } from '../../activities/plugins/permission-ask.js';
@@ -12,9 +12,9 @@ import { readProjectConfig } from '../../activities/config/project-config.js';
 import { trustProjectConfig } from '../../activities/config/trust.js';
 import { PluginError } from '../../activities/plugins/types.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
-import { createToolActivities } from '../../activities/tools/run-tool.js';
-import type { Part, ToolPart } from '../../core/part.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
+import { createToolActivities } from '../../activities/tools/running/run-tool-activities.js';
+import type { Part, ToolPart } from '../../core/records/part.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
 import type { ToolRunResult } from '../../core/tool-call/run.js';
 import { write } from '../../testkit/files.js';
 

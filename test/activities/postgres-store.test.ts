@@ -4,10 +4,10 @@ import { LISTENER_APPLICATION_NAME } from '../../activities/store/postgres/chang
 import { postgresMigrations } from '../../activities/store/postgres/migrations.js';
 import { REVISION_LOCKS } from '../../activities/store/postgres/revisioned-statement.js';
 import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
-import { freePort } from '../../testkit/free-port.js';
-import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
-import { describeStoreContract } from '../../testkit/store-contract.js';
-import { session, textPart, textsOf, userMessage } from '../../testkit/store-records.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { startTestPostgres, type TestPostgres } from '../../testkit/store/postgres-server.js';
+import { describeStoreContract } from '../../testkit/store/store-contract.js';
+import { session, textPart, textsOf, userMessage } from '../../testkit/store/store-records.js';
 
 let server: TestPostgres;
 let url: string;

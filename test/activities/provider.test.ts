@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoomConfig } from '../../core/config.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import { ProviderError, resolveModel, type ResolvedModel } from '../../activities/model/provider.js';
 
 const LOCAL: LoomConfig = { provider: { local: { options: { baseURL: 'http://127.0.0.1:1234/v1' } } } };

@@ -11,7 +11,7 @@ import { rateLimitedFetch } from '../../activities/model/rate-limited-fetch.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
 import { waitUntil } from '../../testkit/wait.js';
-import type { RateLimitConfig } from '../../core/config.js';
+import type { RateLimitConfig } from '../../core/config/config.js';
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string };
 
@@ -178,10 +178,14 @@ describe('rateLimitedFetch', () => {
     const { url, arrivals } = await server((n) =>
       n === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 },
     );
-    const caller = spawn(process.execPath, ['--import', 'tsx', 'testkit/rate-limited-caller.ts', file, url, '60'], {
-      cwd: PROJECT_ROOT,
-      stdio: 'ignore',
-    });
+    const caller = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'testkit/model/rate-limited-caller.ts', file, url, '60'],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise((resolve) => caller.once('exit', resolve));
     cleanups.push(async () => void caller.kill('SIGKILL'));
     const { store, gates, fetch } = workerFetch({ provider: { rpm: 60 } });

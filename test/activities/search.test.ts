@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheDir } from '../../activities/paths.js';
-import { findRipgrep, RIPGREP_VERSION } from '../../activities/tools/ripgrep.js';
+import { cacheDir } from '../../activities/process/paths.js';
+import { findRipgrep, RIPGREP_VERSION } from '../../activities/tools/search/ripgrep.js';
 import { glob } from '../../activities/tools/glob.js';
 import { grep } from '../../activities/tools/grep.js';
 import { list } from '../../activities/tools/list.js';
@@ -12,8 +12,8 @@ import type { SearchBackend } from '../../activities/tools/search/backend.js';
 import { jsBackend } from '../../activities/tools/search/js-backend.js';
 import { ripgrepBackend } from '../../activities/tools/search/ripgrep-backend.js';
 import { smallTreesInNode } from '../../activities/tools/search/small-trees-in-node.js';
-import { ToolError } from '../../activities/tools/tool-handler.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { ToolError } from '../../activities/tools/running/tool-handler.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 let project: string;
@@ -306,7 +306,7 @@ describe('findRipgrep', () => {
     const cache = mkdtempSync(join(tmpdir(), 'loom-rg-cache-'));
     try {
       // A worker's process, as `loom run` starts one; no PATH: neither rg nor python3 can be found.
-      const script = `import { findRipgrep } from './activities/tools/ripgrep.ts';
+      const script = `import { findRipgrep } from './activities/tools/search/ripgrep.ts';
         const env = { PATH: '', LOOM_CACHE_DIR: ${JSON.stringify(cache)} };
         console.log(JSON.stringify([await findRipgrep(env), await findRipgrep(env)]));`;
       const worker = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { discoverSkills } from '../../activities/config/skills.js';
 import { recordWorkspaceConfig, workspaceConfig } from '../../activities/config/workspace-config.js';
-import { createRunConfigActivities } from '../../activities/run-config.js';
+import { createRunConfigActivities } from '../../activities/config/run-config-activities.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { skill as skillHandler } from '../../activities/tools/skill.js';
-import { fromConfig } from '../../core/permission.js';
+import { fromConfig } from '../../core/rules/permission.js';
 import { describeSkillTool, skill as skillSpec } from '../../core/tools/skill.js';
-import { createToolContext } from '../../testkit/tool-context.js';
+import { createToolContext } from '../../testkit/model/tool-context.js';
 import { write } from '../../testkit/files.js';
 
 let root: string;

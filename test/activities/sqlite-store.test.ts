@@ -7,8 +7,8 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../activities/store/sqlite/migrations.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
-import { describeStoreContract } from '../../testkit/store-contract.js';
-import { session, textPart, textsOf } from '../../testkit/store-records.js';
+import { describeStoreContract } from '../../testkit/store/store-contract.js';
+import { session, textPart, textsOf } from '../../testkit/store/store-records.js';
 
 let dir: string;
 let file: string;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../activities/config/load.js';
 import { openSessionStore } from '../../activities/store/open.js';
 import { clientSettings, storeUrlFrom, webUrlFrom } from '../../client/settings.js';
-import { freePort } from '../../testkit/free-port.js';
+import { freePort } from '../../testkit/network/free-port.js';
 
 let root: string;
 /** The user's global config folder (`LOOM_CONFIG_DIR`). */

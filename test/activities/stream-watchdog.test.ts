@@ -11,9 +11,14 @@ import { ModelFailure } from '../../activities/model/failure-kinds.js';
 import type { StreamedAnswer } from '../../activities/model/stream-answer.js';
 import { DEFAULT_FIRST_BYTE_MS, DEFAULT_IDLE_MS, streamLimits } from '../../activities/model/stream-limits.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
-import { assistantMessage, failureOf, streamFromScript, type StreamOptions } from '../../testkit/model-activity.js';
-import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import {
+  assistantMessage,
+  failureOf,
+  streamFromScript,
+  type StreamOptions,
+} from '../../testkit/model/model-activity.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/model/scripted-model.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
 
 let dir: string;
 let store: SqliteSessionStore;

@@ -2,14 +2,14 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expandCommand } from '../../activities/commands.js';
+import { expandCommand } from '../../activities/session/commands.js';
 import { loadConfig, parseConfig } from '../../activities/config/load.js';
-import type { LoomConfig } from '../../core/config.js';
+import type { LoomConfig } from '../../core/config/config.js';
 import { bash } from '../../activities/tools/bash.js';
 import { glob } from '../../activities/tools/glob.js';
 import { NODE_WALK_BUDGET } from '../../activities/tools/search/small-trees-in-node.js';
-import { looksSecret, toolEnvironment } from '../../activities/tools/tool-env.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { looksSecret, toolEnvironment } from '../../activities/tools/shell/tool-env.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
 
 /** A worker's environment: what a tool must see, and the secrets it must not. */
 const WORKER_ENV: NodeJS.ProcessEnv = {

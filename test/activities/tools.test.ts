@@ -6,8 +6,8 @@ import { glob } from '../../activities/tools/glob.js';
 import { grep } from '../../activities/tools/grep.js';
 import { list } from '../../activities/tools/list.js';
 import { read } from '../../activities/tools/read.js';
-import { ToolError, type ToolContext } from '../../activities/tools/tool-handler.js';
-import { createToolContext } from '../../testkit/tool-context.js';
+import { ToolError, type ToolContext } from '../../activities/tools/running/tool-handler.js';
+import { createToolContext } from '../../testkit/model/tool-context.js';
 
 let project: string;
 let context: ToolContext;

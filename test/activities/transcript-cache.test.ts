@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TranscriptCache } from '../../activities/model/transcript-cache.js';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
-import { zeroTokens, type AssistantMessage, type UserMessage } from '../../core/message.js';
-import type { Part } from '../../core/part.js';
+import { zeroTokens, type AssistantMessage, type UserMessage } from '../../core/records/message.js';
+import type { Part } from '../../core/records/part.js';
 
 const SESSION = 'ses_cache';
 let dir: string;

@@ -1,8 +1,8 @@
 import { modelMessageSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage, MessageWithParts, UserMessage } from '../../core/message.js';
-import { zeroTokens } from '../../core/message.js';
-import type { Part, ToolPart, ToolState } from '../../core/part.js';
+import type { AssistantMessage, MessageWithParts, UserMessage } from '../../core/records/message.js';
+import { zeroTokens } from '../../core/records/message.js';
+import type { Part, ToolPart, ToolState } from '../../core/records/part.js';
 import { INTERRUPTED_TOOL_OUTPUT, toModelMessages } from '../../activities/model/transcript.js';
 
 const SESSION = 'ses_1';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolError } from '../../activities/tools/tool-handler.js';
+import { ToolError } from '../../activities/tools/running/tool-handler.js';
 import { webfetch } from '../../activities/tools/webfetch.js';
 import { webfetch as webfetchSpec } from '../../core/tools/webfetch.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
-import { freePort } from '../../testkit/free-port.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
+import { freePort } from '../../testkit/network/free-port.js';
 
 const MiB = 1024 * 1024;
 /**

@@ -50,7 +50,7 @@ describe("the project's imports", () => {
 // (each session run, subagent and batch task). Building the zod schemas of the store's records
 // there cost each workflow about as much as the rest of a bare child workflow, so the modules that
 // define them stay out of the workflows' imports: workflows import types from them, and take what
-// they run from zod-free modules (`core/tokens.ts`, `core/permission.ts`, `core/mcp.ts`).
+// they run from zod-free modules (`core/records/tokens.ts`, `core/rules/permission.ts`, `core/tool-call/mcp.ts`).
 describe("the workflows' imports", () => {
   const loaded = [...loadedBy(join(PROJECT_ROOT, 'workflows', 'index.ts'))].map(fromRoot);
 
@@ -58,13 +58,13 @@ describe("the workflows' imports", () => {
     expect(loaded).toContain('workflows/session.ts');
     expect(loaded).toContain('core/tools/index.ts');
     const schemaModules = [
-      'core/part.ts',
-      'core/message.ts',
-      'core/batch.ts',
-      'core/session.ts',
-      'core/config.ts',
-      'core/mcp-config.ts',
-      'core/permission-config.ts',
+      'core/records/part.ts',
+      'core/records/message.ts',
+      'core/batch/batch.ts',
+      'core/records/session.ts',
+      'core/config/config.ts',
+      'core/config/mcp-config.ts',
+      'core/config/permission-config.ts',
     ];
     expect(loaded.filter((module) => schemaModules.includes(module))).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
-import type { Part } from '../../core/part.js';
+import type { Part } from '../../core/records/part.js';
 import { Checker } from '../../chaos/checks.js';
 import { SIDE_EFFECTS_FILE, promptOf, stepsOf } from '../../chaos/script.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../core/message.js';
-import type { Part, ToolPart } from '../../core/part.js';
-import { unifiedDiff } from '../../activities/tools/unified-diff.js';
+import type { Message } from '../../core/records/message.js';
+import type { Part, ToolPart } from '../../core/records/part.js';
+import { unifiedDiff } from '../../activities/tools/files/unified-diff.js';
 import { promptText } from '../../client/acp/prompt-text.js';
 import { SessionUpdates } from '../../client/acp/session-updates.js';
 import { fileBefore, toolCallOf } from '../../client/acp/tool-calls.js';

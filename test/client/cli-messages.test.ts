@@ -1,9 +1,9 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { MessageWithParts } from '../../core/message.js';
-import type { Part } from '../../core/part.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import type { Session } from '../../core/session.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { Part } from '../../core/records/part.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import type { Session } from '../../core/records/session.js';
 import { answerHint, describeRequest } from '../../client/render/permission-request.js';
 import { batchSpan, tasksPerSecond } from '../../client/render/batch-progress.js';
 import { plural } from '../../client/render/quantities.js';
@@ -94,7 +94,7 @@ describe('a subagent tool call, live and stored', () => {
       input: { description: 'Find docs', prompt: 'Find the docs.', subagent_type: 'explore' },
       output: 'found',
       title: 'Find docs',
-      // As activities/task-progress.ts keeps it: each call described from its input.
+      // As activities/session/task-progress.ts keeps it: each call described from its input.
       metadata: {
         sessionId: 'ses_child',
         summary: [

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../activities/store/sqlite/store.js';
 import { HostWatch } from '../../client/serve/events/host-watch.js';
 import { SharedFeed } from '../../client/serve/events/shared-feed.js';
-import { request, session } from '../../testkit/store-records.js';
+import { request, session } from '../../testkit/store/store-records.js';
 
 let folder: string;
 let store: SqliteSessionStore;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
 import { TurnEnds } from '../../client/serve/events/turn-ends.js';
 import { servedMessage } from '../../client/serve/opencode/shapes.js';
-import type { AssistantMessage } from '../../core/message.js';
-import { textPart, userMessage } from '../../testkit/store-records.js';
+import type { AssistantMessage } from '../../core/records/message.js';
+import { textPart, userMessage } from '../../testkit/store/store-records.js';
 
 const status = (sessionID: string, detail: 'idle' | 'failed' | 'cancelled' | 'busy'): ServerEvent =>
   detail === 'busy'

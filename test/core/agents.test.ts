@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAgentName, findAgent, resolveAgents } from '../../core/agents/resolve.js';
-import type { LoomConfig } from '../../core/config.js';
-import { decide, disabled, evaluate } from '../../core/permission.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { decide, disabled, evaluate } from '../../core/rules/permission.js';
 import { toolSpecs } from '../../core/tools/index.js';
 
 const tools = Object.keys(toolSpecs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerSummary } from '../../core/answer-summary.js';
+import { answerSummary } from '../../core/text/answer-summary.js';
 
 describe('answerSummary', () => {
   it('takes the first line of words after a heading, marks stripped', () => {

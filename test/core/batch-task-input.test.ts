@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchTaskInput } from '../../core/batch.js';
+import { BatchTaskInput } from '../../core/batch/batch.js';
 
 const problem = (directory: string) => {
   const parsed = BatchTaskInput.safeParse({ description: 'd', prompt: 'p', directory });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName, editDistance } from '../../core/closest-name.js';
+import { closestName, editDistance } from '../../core/text/closest-name.js';
 
 describe('closestName', () => {
   const keys = ['provider', 'permission', 'model', 'small_model', 'agent', 'command'];

@@ -5,7 +5,7 @@ import {
   parseSlashCommand,
   shellSubstitutions,
   tokenizeArguments,
-} from '../../core/command-template.js';
+} from '../../core/config/command-template.js';
 
 describe('parseSlashCommand', () => {
   it('reads a command name and its arguments', () => {

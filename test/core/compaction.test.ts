@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { cleanTitle } from '../../activities/model/title.js';
-import { isOverflow, outputsToPrune, sinceLastCompaction } from '../../core/compaction.js';
-import { zeroTokens, type MessageWithParts, type Tokens } from '../../core/message.js';
-import type { Part, PartContent } from '../../core/part.js';
+import { cleanTitle } from '../../activities/model/title-activities.js';
+import { isOverflow, outputsToPrune, sinceLastCompaction } from '../../core/models/compaction.js';
+import { zeroTokens, type MessageWithParts, type Tokens } from '../../core/records/message.js';
+import type { Part, PartContent } from '../../core/records/part.js';
 
 const settings = { auto: true, prune: true };
 const tokens = (input: number, output = 0, cacheRead = 0): Tokens => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAgent, resolveAgents } from '../../core/agents/resolve.js';
-import { configPathsAround, isConfigPath } from '../../core/config-files.js';
-import { decide } from '../../core/permission.js';
+import { configPathsAround, isConfigPath } from '../../core/config/config-files.js';
+import { decide } from '../../core/rules/permission.js';
 import { fileAccess } from '../../core/tool-call/permissions.js';
 
 const options = { home: '/home/u', toolOutputDir: '/data/tool-output' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../core/duration.js';
+import { formatDuration, parseDuration } from '../../core/text/duration.js';
 
 describe('durations', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { grantWords, writablePaths } from '../../core/folder-grant.js';
-import type { PermissionRequest } from '../../core/permission.js';
+import { grantWords, writablePaths } from '../../core/rules/folder-grant.js';
+import type { PermissionRequest } from '../../core/rules/permission.js';
 
 const ask = (patterns: string[], grant?: PermissionRequest['grant']): PermissionRequest => ({
   permission: 'external_directory',

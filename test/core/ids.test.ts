@@ -9,7 +9,7 @@ import {
   nextId,
   partId,
   seededId,
-} from '../../core/ids.js';
+} from '../../core/records/ids.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 

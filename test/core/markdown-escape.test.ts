@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
+import { escapeMarkdown, escapeMarkdownInline } from '../../core/text/markdown-escape.js';
 
 describe('escapeMarkdown', () => {
   it('escapes emphasis, code, links and html so a glob pattern shows as typed', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MODEL_ID_FORM, parseModelId } from '../../core/model-id.js';
+import { MODEL_ID_FORM, parseModelId } from '../../core/models/model-id.js';
 
 describe('parseModelId', () => {
   it('splits provider/model', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { costOf } from '../../core/cost.js';
-import { catalogueEntry } from '../../core/model-catalogue.js';
-import { modelInfo } from '../../core/model-info.js';
-import type { Tokens } from '../../core/tokens.js';
+import { costOf } from '../../core/models/cost.js';
+import { catalogueEntry } from '../../core/models/model-catalogue.js';
+import { modelInfo } from '../../core/models/model-info.js';
+import type { Tokens } from '../../core/records/tokens.js';
 
 describe('the model catalogue', () => {
   it.each([

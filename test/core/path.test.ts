@@ -1,6 +1,13 @@
 import { posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dirnamePath, expandHome, isInsidePath, normalizePath, relativePath, resolvePath } from '../../core/path.js';
+import {
+  dirnamePath,
+  expandHome,
+  isInsidePath,
+  normalizePath,
+  relativePath,
+  resolvePath,
+} from '../../core/text/path.js';
 
 const SAMPLES = [
   '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PermissionConfigSchema } from '../../core/permission-config.js';
+import { PermissionConfigSchema } from '../../core/config/permission-config.js';
 import {
   REJECTED_MESSAGE,
   alwaysRules,
@@ -14,7 +14,7 @@ import {
   wildcardMatch,
   type PermissionConfig,
   type Ruleset,
-} from '../../core/permission.js';
+} from '../../core/rules/permission.js';
 import { DEFAULT_PERMISSION } from '../../core/agents/builtin.js';
 
 /** OpenCode's global defaults (reference §3.5), which Loom's built-in agents start from. */

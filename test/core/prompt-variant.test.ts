@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billionsInName, promptVariant } from '../../core/prompt-variant.js';
+import { billionsInName, promptVariant } from '../../core/models/prompt-variant.js';
 
 describe('the prompt variant of a model', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { addTokens, Message, zeroTokens, type Tokens } from '../../core/message.js';
-import { Part, ToolState } from '../../core/part.js';
-import { defaultTitle, Session } from '../../core/session.js';
+import { addTokens, Message, zeroTokens, type Tokens } from '../../core/records/message.js';
+import { Part, ToolState } from '../../core/records/part.js';
+import { defaultTitle, Session } from '../../core/records/session.js';
 
 const ids = { id: 'prt_1', sessionID: 'ses_1', messageID: 'msg_1' };
 const toolPart = (state: unknown) => ({ ...ids, type: 'tool', callID: 'call_1', tool: 'read', state });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isId } from '../../core/ids.js';
-import { zeroTokens } from '../../core/message.js';
-import { exportIssues, importedSession, SessionExport } from '../../core/session-export.js';
+import { isId } from '../../core/records/ids.js';
+import { zeroTokens } from '../../core/records/message.js';
+import { exportIssues, importedSession, SessionExport } from '../../core/records/session-export.js';
 
 const exported: SessionExport = {
   info: {

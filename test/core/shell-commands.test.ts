@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysPattern, gitSettingKind, type CommandWord } from '../../core/shell-commands.js';
+import { alwaysPattern, gitSettingKind, type CommandWord } from '../../core/rules/shell-commands.js';
 
 /** Words as the parser gives them: quotes kept in `raw`, dropped in `value`; none for an expansion. */
 const word = (raw: string): CommandWord => (raw.includes('$') ? { raw } : { raw, value: raw.replace(/["']/g, '') });

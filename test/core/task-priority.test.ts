@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backgroundPriority, TASK_PRIORITY } from '../../core/task-priority.js';
+import { backgroundPriority, TASK_PRIORITY } from '../../core/runs/task-priority.js';
 
 describe('backgroundPriority', () => {
   it("puts a background subagent below its parent's run, never above it", () => {

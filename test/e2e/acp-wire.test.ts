@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { stopProcess } from '../../testkit/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { stopProcess } from '../../testkit/loom/worker-process.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -10,10 +10,10 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
-import type { spawnLoom } from '../../testkit/run-loom.js';
-import { stopProcess } from '../../testkit/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import type { RecordedRequest } from '../../testkit/model/scripted-model-script.js';
+import type { spawnLoom } from '../../testkit/loom/run-loom.js';
+import { stopProcess } from '../../testkit/loom/worker-process.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -2,8 +2,8 @@
 // all they have, so it waits for them and for the answer their reports wake; Ctrl-C or --detach
 // leaves them, saying a worker is needed. And `loom resume <id>` with no prompt runs a failed prompt again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

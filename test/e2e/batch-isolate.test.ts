@@ -3,10 +3,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
-import type { BatchRecord } from '../../core/batch.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
-import { startTestServer } from '../../testkit/serve-app.js';
+import type { BatchRecord } from '../../core/batch/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
+import { startTestServer } from '../../testkit/loom/serve-app.js';
 
 let env: LoomTestEnv;
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
-import { launchChromium } from '../../testkit/chromium.js';
-import { startTestServer } from '../../testkit/serve-app.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
+import { launchChromium } from '../../testkit/browser/chromium.js';
+import { startTestServer } from '../../testkit/loom/serve-app.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

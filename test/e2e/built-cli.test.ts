@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../activities/package-root.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
-import { freePort } from '../../testkit/free-port.js';
+import { PACKAGE_ROOT } from '../../activities/process/package-root.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/loom/run-loom.js';
+import { freePort } from '../../testkit/network/free-port.js';
 import { waitUntil } from '../../testkit/wait.js';
-import { LOOM_BIN } from '../../testkit/worker-process.js';
+import { LOOM_BIN } from '../../testkit/loom/worker-process.js';
 
 // What bin/loom.js runs from a build: the CLI bundled with its packages (scripts/cli-bundle.ts).
 const BUILT = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');

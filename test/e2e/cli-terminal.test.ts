@@ -1,11 +1,11 @@
 // The `loom` CLI in a terminal: streaming, stdin, a busy session, stopping it, and a worker whose
 // Temporal server is gone. Beside cli.test.ts, which holds run, show, resume, ls and bad input.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../testkit/free-port.js';
-import { createCliEnv, exploreScript } from '../../testkit/cli-env.js';
-import type { LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, spawnLoom } from '../../testkit/run-loom.js';
-import { startTcpProxy } from '../../testkit/tcp-proxy.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { createCliEnv, exploreScript } from '../../testkit/loom/cli-env.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, spawnLoom } from '../../testkit/loom/run-loom.js';
+import { startTcpProxy } from '../../testkit/network/tcp-proxy.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -2,10 +2,10 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentAttribute, RootSessionAttribute } from '../../core/search-attributes.js';
-import { createCliEnv, exploreScript } from '../../testkit/cli-env.js';
-import type { LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
+import { AgentAttribute, RootSessionAttribute } from '../../core/runs/search-attributes.js';
+import { createCliEnv, exploreScript } from '../../testkit/loom/cli-env.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
 
 let env: LoomTestEnv;
 

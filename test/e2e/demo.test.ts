@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoAnswerProblems } from '../../testkit/demo-checks.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { demoAnswerProblems } from '../../testkit/demo/demo-checks.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 let env: LoomTestEnv;
@@ -18,7 +18,7 @@ function runDemo(): Promise<{ code: number | null; stdout: string; stderr: strin
   const demoEnv = { ...env.env };
   // As a person's shell has it: colour is picocolors' choice, which a pipe turns off.
   for (const name of ['NO_COLOR', 'FORCE_COLOR', 'CI']) delete demoEnv[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'testkit/demo.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'testkit/demo/demo.ts'], {
     cwd: PROJECT_ROOT,
     env: demoEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment } from '../../worker/versioning/deployments.js';
 import { loomBuildId } from '../../worker/versioning/settings.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { runLoom, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
-import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { runLoom, spawnLoom, type LoomResult } from '../../testkit/loom/run-loom.js';
+import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/loom/worker-process.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 // A run of an unversioned worker (Loom 0.1, or LOOM_WORKER_VERSIONING=off) waits on an approval

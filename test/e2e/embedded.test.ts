@@ -7,9 +7,9 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isListening } from '../../client/temporal/dev-server.js';
 import { isExecutableFile } from '../../dev-server/cli-find.js';
-import { freePort } from '../../testkit/free-port.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/loom/run-loom.js';
 
 let env: LoomTestEnv;
 let embeddedEnv: NodeJS.ProcessEnv;

@@ -5,9 +5,9 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bareEnv, createFirstHourEnv, newUserLoom } from '../../testkit/first-hour.js';
-import type { LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, spawnLoom } from '../../testkit/run-loom.js';
+import { bareEnv, createFirstHourEnv, newUserLoom } from '../../testkit/loom/first-hour.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, spawnLoom } from '../../testkit/loom/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

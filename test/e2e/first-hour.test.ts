@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFirstHourEnv, newUserLoom } from '../../testkit/first-hour.js';
-import type { LoomTestEnv } from '../../testkit/loom-env.js';
+import { createFirstHourEnv, newUserLoom } from '../../testkit/loom/first-hour.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
 
 let env: LoomTestEnv;

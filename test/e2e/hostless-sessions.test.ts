@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
-import type { SessionRunInput } from '../../core/run.js';
-import { hostTaskQueue } from '../../core/workspace.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
+import { hostTaskQueue } from '../../core/runs/workspace.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import { agentDoes, prompt, write } from '../../testkit/scripted-agent.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { runLoom } from '../../testkit/run-loom.js';
+import { agentDoes, prompt, write } from '../../testkit/model/scripted-agent.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { runLoom } from '../../testkit/loom/run-loom.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 // Sessions stored by a Loom before hosts have no host id. Every run started from one gets this

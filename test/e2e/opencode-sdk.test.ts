@@ -3,8 +3,8 @@
 import { createOpencodeClient, type Event, type OpencodeClient } from '@opencode-ai/sdk';
 import { createOpencodeClient as createV2Client } from '@opencode-ai/sdk/v2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
 
 let env: LoomTestEnv;
 let server: TestServer;

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/loom/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
-import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/loom/worker-process.js';
 
 let env: LoomTestEnv;
 const workers: ChildProcess[] = [];

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
 
 let env: LoomTestEnv;
 

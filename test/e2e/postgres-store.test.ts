@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
-import { freePort } from '../../testkit/free-port.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestPostgres, type TestPostgres } from '../../testkit/postgres-server.js';
-import { parseJson } from '../../testkit/run-loom.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestPostgres, type TestPostgres } from '../../testkit/store/postgres-server.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
 
 let env: LoomTestEnv;
 let server: TestPostgres;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { freePort } from '../../testkit/free-port.js';
-import { runLoom, spawnLoom } from '../../testkit/run-loom.js';
-import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { runLoom, spawnLoom } from '../../testkit/loom/run-loom.js';
+import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/loom/worker-process.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 // The set-up docs/server.md shows: `loom serve --no-worker`, a session started there, then the

@@ -1,7 +1,7 @@
 import type { LoomWorker } from '../../worker/create-worker.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, type spawnLoom } from '../../testkit/run-loom.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, type spawnLoom } from '../../testkit/loom/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

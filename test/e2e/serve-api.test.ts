@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MessageWithParts } from '../../core/message.js';
-import type { Session } from '../../core/session.js';
-import { freePort } from '../../testkit/free-port.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { spawnLoom } from '../../testkit/run-loom.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { Session } from '../../core/records/session.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
+import { spawnLoom } from '../../testkit/loom/run-loom.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

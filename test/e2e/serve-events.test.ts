@@ -3,12 +3,12 @@ import { PostgresSessionStore } from '../../activities/store/postgres/store.js';
 import type { SessionStore } from '../../activities/store/store.js';
 import type { ServerEvent } from '../../client/serve/events/event-types.js';
 import { replyToRequest } from '../../client/services/permissions.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { connectEvents, type EventClient, type ReceivedEvent } from '../../testkit/sse-client.js';
-import { startTcpProxy } from '../../testkit/tcp-proxy.js';
-import { testStoreKind } from '../../testkit/test-store.js';
-import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
+import { connectEvents, type EventClient, type ReceivedEvent } from '../../testkit/network/sse-client.js';
+import { startTcpProxy } from '../../testkit/network/tcp-proxy.js';
+import { testStoreKind } from '../../testkit/store/test-store.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/loom/worker-process.js';
 
 let env: LoomTestEnv;
 const servers: TestServer[] = [];

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchProgress, BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch.js';
-import type { MessageWithParts } from '../../core/message.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import type { Session } from '../../core/session.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
+import type { BatchProgress, BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../core/batch/batch.js';
+import type { MessageWithParts } from '../../core/records/message.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import type { Session } from '../../core/records/session.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

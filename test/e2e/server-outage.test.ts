@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
-import { startTcpProxy, type TcpProxy } from '../../testkit/tcp-proxy.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/loom/run-loom.js';
+import { startTcpProxy, type TcpProxy } from '../../testkit/network/tcp-proxy.js';
 
 // The `loom` CLI reaches Temporal through a proxy the test cuts; the worker, in this process,
 // talks to the server directly and keeps the run going, as a worker on another machine would.

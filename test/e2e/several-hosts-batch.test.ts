@@ -1,18 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import { parseJson } from '../../testkit/run-loom.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
+import type { RecordedRequest } from '../../testkit/model/scripted-model-script.js';
 import {
   activityWorkers,
   pidOf,
   printedPids,
   startSeveralHosts,
   type SeveralHosts,
-} from '../../testkit/several-hosts.js';
+} from '../../testkit/loom/several-hosts.js';
 import { waitUntil } from '../../testkit/wait.js';
-import { stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { stopProcess, type WorkerProcess } from '../../testkit/loom/worker-process.js';
 
 // The batch case of several-hosts.test.ts, in a file of its own so that the two run side by side.
 

@@ -1,12 +1,12 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { livePollers } from '../../activities/hosts/pollers.js';
-import type { ToolPart } from '../../core/part.js';
-import { hostTaskQueue } from '../../core/workspace.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { hostTaskQueue } from '../../core/runs/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
-import { parseJson, spawnLoom, type LoomResult } from '../../testkit/run-loom.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
+import { parseJson, spawnLoom, type LoomResult } from '../../testkit/loom/run-loom.js';
+import type { RecordedRequest } from '../../testkit/model/scripted-model-script.js';
 import {
   activityWorkers,
   pidOf,
@@ -14,9 +14,9 @@ import {
   startSeveralHosts,
   toolOutput,
   type SeveralHosts,
-} from '../../testkit/several-hosts.js';
+} from '../../testkit/loom/several-hosts.js';
 import { waitUntil } from '../../testkit/wait.js';
-import { stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { stopProcess, type WorkerProcess } from '../../testkit/loom/worker-process.js';
 
 const MODEL = 'scripted/test-model';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

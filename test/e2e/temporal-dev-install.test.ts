@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../activities/package-root.js';
+import { PACKAGE_ROOT } from '../../activities/process/package-root.js';
 import { onPath } from '../../dev-server/cli-find.js';
 import { installPlaces, type InstallPlaces } from '../../dev-server/install-places.js';
 import { captureOutput } from '../../dev-server/output.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../activities/package-root.js';
+import { PACKAGE_ROOT } from '../../activities/process/package-root.js';
 
 const SCRIPT = join(PACKAGE_ROOT, 'temporal-dev.sh');
 const dataDir = mkdtempSync(join(tmpdir(), 'loom-temporal-options-'));

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, prompt, put, write } from '../../testkit/scripted-agent.js';
-import type { LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
-import { createUndoEnv, undoHelpers } from '../../testkit/undo-project.js';
+import { bash, prompt, put, write } from '../../testkit/model/scripted-agent.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
+import { createUndoEnv, undoHelpers } from '../../testkit/loom/undo-project.js';
 
 let env: LoomTestEnv;
 

@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prompt, put, write } from '../../testkit/scripted-agent.js';
-import type { LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson } from '../../testkit/run-loom.js';
-import { startTestServer } from '../../testkit/serve-app.js';
-import { createUndoEnv, undoHelpers } from '../../testkit/undo-project.js';
+import { prompt, put, write } from '../../testkit/model/scripted-agent.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson } from '../../testkit/loom/run-loom.js';
+import { startTestServer } from '../../testkit/loom/serve-app.js';
+import { createUndoEnv, undoHelpers } from '../../testkit/loom/undo-project.js';
 
 let env: LoomTestEnv;
 

@@ -5,22 +5,22 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../activities/package-root.js';
+import { PACKAGE_ROOT } from '../../activities/process/package-root.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
 import { batchProgressQuery, permissionReplyUpdate } from '../../workflows/api.js';
-import { numberedTasks, runBatch } from '../../testkit/batch.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
-import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { numberedTasks, runBatch } from '../../testkit/temporal/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/loom/run-loom.js';
+import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/loom/worker-process.js';
 import { waitUntil } from '../../testkit/wait.js';
-import { launchChromium } from '../../testkit/chromium.js';
-import { freePort } from '../../testkit/free-port.js';
-import { startTemporalServer } from '../../testkit/temporal-server.js';
+import { launchChromium } from '../../testkit/browser/chromium.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { startTemporalServer } from '../../testkit/temporal/temporal-server.js';
 
 // An upgrade while runs are in flight: build A (Loom's code, `loom worker` in a process of its own)
 // runs a session waiting on an approval and a batch half done; build B, whose workflows start with
-// a timer A's never do (testkit/upgrade-interceptors.ts), so it could not replay A's runs, is made
+// a timer A's never do (testkit/temporal/upgrade-interceptors.ts), so it could not replay A's runs, is made
 // current with `loom deploy`. A's runs end on A, the session's next prompt runs on B.
 
 const B_BUILD = 'upgrade-test-b';
@@ -30,7 +30,7 @@ let bundleB: string;
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'loom-upgrade-'));
   bundleB = join(folder, 'workflow-bundle-b.js');
-  const code = await bundleWorkflows('plain', [join(PACKAGE_ROOT, 'testkit', 'upgrade-interceptors.ts')]);
+  const code = await bundleWorkflows('plain', [join(PACKAGE_ROOT, 'testkit', 'temporal', 'upgrade-interceptors.ts')]);
   writeFileSync(bundleB, code);
 }, 120_000);
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

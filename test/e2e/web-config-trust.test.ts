@@ -5,11 +5,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../testkit/chromium.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { agentDoes, prompt, write } from '../../testkit/scripted-agent.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { openWebPage, type WebPage } from '../../testkit/web-page.js';
+import { launchChromium } from '../../testkit/browser/chromium.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { agentDoes, prompt, write } from '../../testkit/model/scripted-agent.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/browser/web-page.js';
 
 const TOKEN = 'web-config-token';
 

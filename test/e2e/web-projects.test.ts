@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../core/session.js';
-import { launchChromium } from '../../testkit/chromium.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { openWebPage, type WebPage } from '../../testkit/web-page.js';
+import type { Session } from '../../core/records/session.js';
+import { launchChromium } from '../../testkit/browser/chromium.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/browser/web-page.js';
 import { waitUntil } from '../../testkit/wait.js';
 
-// A server built as `loom serve --no-worker` builds it (testkit/serve-app.ts runs no worker), on a
+// A server built as `loom serve --no-worker` builds it (testkit/loom/serve-app.ts runs no worker), on a
 // task queue no worker polls until the test starts one.
 let env: LoomTestEnv;
 let server: TestServer | undefined;

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../worker/bundle.js';
-import { launchChromium } from '../../testkit/chromium.js';
-import { freePort } from '../../testkit/free-port.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { openWebPage, type WebPage } from '../../testkit/web-page.js';
-import { startTemporalServer } from '../../testkit/temporal-server.js';
+import { launchChromium } from '../../testkit/browser/chromium.js';
+import { freePort } from '../../testkit/network/free-port.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/browser/web-page.js';
+import { startTemporalServer } from '../../testkit/temporal/temporal-server.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 // The web view's details (how a call, a heading, a subagent's steps and a batch's outcome read), and

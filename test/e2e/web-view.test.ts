@@ -1,9 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../testkit/chromium.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTestServer, type TestServer } from '../../testkit/serve-app.js';
-import { openWebPage, type WebPage } from '../../testkit/web-page.js';
+import { launchChromium } from '../../testkit/browser/chromium.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTestServer, type TestServer } from '../../testkit/loom/serve-app.js';
+import { openWebPage, type WebPage } from '../../testkit/browser/web-page.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 const TOKEN = 'web-view-token';

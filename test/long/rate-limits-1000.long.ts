@@ -1,8 +1,8 @@
 // The literal case of issue 34: a thousand sessions on one key of a provider that allows 60
 // requests a minute. About 17 minutes; `npm run test:rate-limits`, not part of `npm test`.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { runRateLimitedBatch } from '../../testkit/rate-limited-batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { runRateLimitedBatch } from '../../testkit/model/rate-limited-batch.js';
 
 let env: LoomTestEnv;
 

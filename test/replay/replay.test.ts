@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workflowBundlePath, type BundleKind } from '../../worker/bundle.js';
 import { installQuietRuntime } from '../../worker/runtime.js';
-import { HISTORIES_DIR } from '../../testkit/loom-env.js';
+import { HISTORIES_DIR } from '../../testkit/loom/loom-env.js';
 
 installQuietRuntime('ERROR');
 

@@ -10,7 +10,7 @@ import {
   type PermissionConfig,
   type PermissionRequest,
   type Ruleset,
-} from '../../core/permission.js';
+} from '../../core/rules/permission.js';
 import { bashAccess } from '../../core/tool-call/permissions.js';
 
 /**
@@ -141,7 +141,7 @@ describe('what a wrapper runs counts', () => {
   });
 });
 
-// These expect `ask` under a catch-all allow: they rely on `explicit` requests (core/permission.ts
+// These expect `ask` under a catch-all allow: they rely on `explicit` requests (core/rules/permission.ts
 // `decide`: a catch-all rule does not allow a request marked explicit).
 describe('[explicit flag] what cannot be known before the line runs asks, whatever the catch-all', () => {
   it.each([

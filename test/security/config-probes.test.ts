@@ -8,12 +8,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
-import type { ScriptedToolCall } from '../../testkit/scripted-model-script.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/loom/run-loom.js';
+import type { ScriptedToolCall } from '../../testkit/model/scripted-model-script.js';
 import { waitFor } from '../../testkit/wait.js';
-import { toolParts } from '../../testkit/tool-results.js';
+import { toolParts } from '../../testkit/model/tool-results.js';
 
 const PYTHON = '/usr/bin/python3';
 const SECRET_KEY = 'sk-probe-provider-secret';

@@ -19,11 +19,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { edit } from '../../activities/tools/edit.js';
-import { openByWalk, openThenRecheck } from '../../activities/tools/open-checked.js';
+import { openByWalk, openThenRecheck } from '../../activities/tools/files/open-checked.js';
 import { read } from '../../activities/tools/read.js';
-import { ToolError } from '../../activities/tools/tool-handler.js';
+import { ToolError } from '../../activities/tools/running/tool-handler.js';
 import { write } from '../../activities/tools/write.js';
-import { createToolContext, type ToolTestContext } from '../../testkit/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../testkit/model/tool-context.js';
 
 let root: string;
 let project: string;

@@ -7,10 +7,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/loom/run-loom.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -7,9 +7,9 @@ import { mkdirSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom } from '../../testkit/run-loom.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom } from '../../testkit/loom/run-loom.js';
 
 const PYTHON = '/usr/bin/python3';
 const ABSTRACT = `\0loom-probe-${process.pid}`;

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cacheDir } from '../../activities/paths.js';
+import { cacheDir } from '../../activities/process/paths.js';
 import { applyChanges } from '../../activities/snapshot/apply-changes.js';
 import { changedFiles, unifiedDiff } from '../../activities/snapshot/changes.js';
 import { collectSnapshots } from '../../activities/snapshot/collect.js';
@@ -33,7 +33,7 @@ import { grep } from '../../activities/tools/grep.js';
 import { list } from '../../activities/tools/list.js';
 import { NODE_WALK_BUDGET } from '../../activities/tools/search/small-trees-in-node.js';
 import { write } from '../../testkit/files.js';
-import { createToolContext } from '../../testkit/tool-context.js';
+import { createToolContext } from '../../testkit/model/tool-context.js';
 
 let root: string;
 let project: string;

@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { correctedMessage } from '../../core/permission.js';
-import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import { correctedMessage } from '../../core/rules/permission.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/loom/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { parseJson, runLoom, spawnLoom } from '../../testkit/run-loom.js';
+import type { ToolPart } from '../../core/records/part.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { parseJson, runLoom, spawnLoom } from '../../testkit/loom/run-loom.js';
 import { waitFor } from '../../testkit/wait.js';
 
 const PYTHON = '/usr/bin/python3';

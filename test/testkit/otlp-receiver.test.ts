@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OTLP_SPAN_KIND, OTLP_STATUS_CODE, startOtlpReceiver, type OtlpReceiver } from '../../testkit/otlp-receiver.js';
+import { OTLP_SPAN_KIND, OTLP_STATUS_CODE, startOtlpReceiver, type OtlpReceiver } from '../../testkit/otlp/receiver.js';
 
 let receiver: OtlpReceiver;
 beforeEach(async () => {

@@ -5,8 +5,8 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/model/scripted-model.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
 
 const tools = {
   read: tool({

@@ -3,8 +3,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateText, streamText, tool, type ModelMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startScriptedModel, type ScriptedModel } from '../../testkit/scripted-model.js';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import { startScriptedModel, type ScriptedModel } from '../../testkit/model/scripted-model.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
 
 const tools = {
   read: tool({ description: 'Read a file', inputSchema: z.object({ path: z.string() }) }),

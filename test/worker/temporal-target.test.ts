@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resolveTemporalTarget } from '../../worker/temporal/target.js';
-import { temporalUiUrl } from '../../worker/temporal/ui.js';
+import { resolveTemporalTarget } from '../../worker/connection/target.js';
+import { temporalUiUrl } from '../../worker/connection/ui.js';
 import { makeCertificates, type Certificates } from '../../testkit/tls/certificates.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

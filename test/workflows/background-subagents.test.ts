@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
+import type { ToolPart } from '../../core/records/part.js';
 import { cancelSession } from '../../client/services/sessions.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { waitUntil } from '../../testkit/wait.js';
-import { lastToolOutput } from '../../testkit/tool-results.js';
+import { lastToolOutput } from '../../testkit/model/tool-results.js';
 
 let env: LoomTestEnv;
 

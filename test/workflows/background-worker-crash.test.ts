@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/worker-process.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startWorkerProcess, stopProcess, type WorkerProcess } from '../../testkit/loom/worker-process.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

@@ -7,10 +7,10 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
 import type { BatchRunInput } from '../../workflows/batch.js';
-import { numberedTasks, runBatch } from '../../testkit/batch.js';
-import { HISTORIES_DIR, createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { numberedTasks, runBatch } from '../../testkit/temporal/batch.js';
+import { HISTORIES_DIR, createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
-import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/loom/worker-process.js';
 import { workflowBundlePath } from '../../worker/bundle.js';
 
 let env: LoomTestEnv;

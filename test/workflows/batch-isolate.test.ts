@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import { applyBatch, chooseTasks, endedIsolatedBatch } from '../../client/services/batch-isolation.js';
-import { runBatch } from '../../testkit/batch.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { runBatch } from '../../testkit/temporal/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TASK_PRIORITY } from '../../core/task-priority.js';
+import { TASK_PRIORITY } from '../../core/runs/task-priority.js';
 import { batchControlUpdate, batchProgressQuery } from '../../workflows/api.js';
-import { numberedTasks, runBatch } from '../../testkit/batch.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTemporalServer } from '../../testkit/temporal-server.js';
+import { numberedTasks, runBatch } from '../../testkit/temporal/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTemporalServer } from '../../testkit/temporal/temporal-server.js';
 import { waitFor } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

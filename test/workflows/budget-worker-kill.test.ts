@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totalTokens } from '../../core/tokens.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
+import { totalTokens } from '../../core/records/tokens.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/loom/worker-process.js';
 
 let env: LoomTestEnv;
 const workers: ChildProcess[] = [];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totalTokens } from '../../core/tokens.js';
-import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import { totalTokens } from '../../core/records/tokens.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
 
 let env: LoomTestEnv;
 

@@ -3,10 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSession } from '../../client/render/session-view.js';
-import { CLEARED_TOOL_OUTPUT } from '../../core/compaction.js';
-import type { ToolPart } from '../../core/part.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { CLEARED_TOOL_OUTPUT } from '../../core/models/compaction.js';
+import type { ToolPart } from '../../core/records/part.js';
+import type { RecordedRequest } from '../../testkit/model/scripted-model-script.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import { hostTaskQueue } from '../../core/workspace.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { hostTaskQueue } from '../../core/runs/workspace.js';
 import { progressQuery } from '../../workflows/api.js';
 import type { LoomWorker } from '../../worker/create-worker.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { waitFor, waitUntil } from '../../testkit/wait.js';
-import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
+import { toolParts, lastToolOutput } from '../../testkit/model/tool-results.js';
 
 let env: LoomTestEnv;
 

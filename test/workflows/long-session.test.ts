@@ -1,8 +1,8 @@
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTemporalServer } from '../../testkit/temporal-server.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTemporalServer } from '../../testkit/temporal/temporal-server.js';
 
 const KiB = 1024;
 const bigFile = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(40)}`).join(

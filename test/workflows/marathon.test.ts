@@ -1,8 +1,8 @@
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
+import type { ToolPart } from '../../core/records/part.js';
 import { workflowBundlePath } from '../../worker/bundle.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 

@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeMcpServers } from '../../activities/mcp/servers.js';
 import { startHttpServer } from '../fixtures/mcp/server.mjs';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { RecordedRequest } from '../../testkit/scripted-model-script.js';
-import { toolParts } from '../../testkit/tool-results.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import type { RecordedRequest } from '../../testkit/model/scripted-model-script.js';
+import { toolParts } from '../../testkit/model/tool-results.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/mcp/server.mjs', import.meta.url));
 const TOKEN = 'mcp-test-token';

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NO_FINAL_ANSWER } from '../../activities/model/stream-answer.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 

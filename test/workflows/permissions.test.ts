@@ -2,11 +2,11 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
-import { WaitingAttribute } from '../../core/search-attributes.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import { WaitingAttribute } from '../../core/runs/search-attributes.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { toolParts, lastToolOutput } from '../../testkit/model/tool-results.js';
 
 let env: LoomTestEnv;
 

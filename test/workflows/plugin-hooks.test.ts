@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { toolParts, lastToolOutput } from '../../testkit/model/tool-results.js';
 
 let env: LoomTestEnv;
 let eventLog: string;

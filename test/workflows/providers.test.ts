@@ -2,11 +2,11 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { costOf } from '../../core/cost.js';
-import type { AssistantMessage } from '../../core/message.js';
-import type { ReasoningPart, ToolPart } from '../../core/part.js';
-import type { RecordedRequest, ScriptedReply } from '../../testkit/scripted-model-script.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { costOf } from '../../core/models/cost.js';
+import type { AssistantMessage } from '../../core/records/message.js';
+import type { ReasoningPart, ToolPart } from '../../core/records/part.js';
+import type { RecordedRequest, ScriptedReply } from '../../testkit/model/scripted-model-script.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 // One session loop, three wire protocols: each provider package talks to the scripted server in
 // its own API's shape, and what the server received is asserted from its recorded requests.

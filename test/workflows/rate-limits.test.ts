@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { runRateLimitedBatch } from '../../testkit/rate-limited-batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { runRateLimitedBatch } from '../../testkit/model/rate-limited-batch.js';
 
 let env: LoomTestEnv;
 

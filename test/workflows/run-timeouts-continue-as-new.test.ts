@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startTemporalServer } from '../../testkit/temporal-server.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startTemporalServer } from '../../testkit/temporal/temporal-server.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

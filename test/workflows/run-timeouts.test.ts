@@ -3,10 +3,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AssistantMessage } from '../../core/message.js';
-import type { ToolPart } from '../../core/part.js';
-import { runBatch } from '../../testkit/batch.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import type { AssistantMessage } from '../../core/records/message.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { runBatch } from '../../testkit/temporal/batch.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { processesRunning, waitFor, waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

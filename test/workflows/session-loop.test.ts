@@ -1,9 +1,9 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
+import type { ToolPart } from '../../core/records/part.js';
 import { promptSignal } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 

@@ -3,10 +3,10 @@ import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import { startSession } from '../../client/services/sessions.js';
-import { TASK_PRIORITY } from '../../core/task-priority.js';
-import { numberedTasks, runBatch } from '../../testkit/batch.js';
-import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom-env.js';
-import type { ScriptRule } from '../../testkit/scripted-model-script.js';
+import { TASK_PRIORITY } from '../../core/runs/task-priority.js';
+import { numberedTasks, runBatch } from '../../testkit/temporal/batch.js';
+import { createLoomTestEnv, SCRIPTED_MODEL, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import type { ScriptRule } from '../../testkit/model/scripted-model-script.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 // One worker that runs one activity (one model call) at a time: every other model call waits in

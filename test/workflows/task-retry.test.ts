@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localHostId } from '../../activities/hosts/host-id.js';
 import { createActivities, type LoomActivities } from '../../activities/index.js';
-import type { MessageWithParts } from '../../core/message.js';
+import type { MessageWithParts } from '../../core/records/message.js';
 import { bundleWorkflows, PROJECT_ROOT } from '../../worker/bundle.js';
-import { FAIL_TASK_MARK } from '../../testkit/failing-task-interceptor.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { FAIL_TASK_MARK } from '../../testkit/temporal/failing-task-interceptor.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 let worker: Worker;
@@ -51,7 +51,9 @@ beforeAll(async () => {
         '---\ndescription: Find the tests\nagent: explore\n---\nFind the test files under $1 and list them.\n',
     },
   });
-  const code = await bundleWorkflows('plain', [join(PROJECT_ROOT, 'testkit', 'failing-task-interceptor.ts')]);
+  const code = await bundleWorkflows('plain', [
+    join(PROJECT_ROOT, 'testkit', 'temporal', 'failing-task-interceptor.ts'),
+  ]);
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: env.taskQueue,

@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPart } from '../../core/part.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import type { ToolPart } from '../../core/records/part.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { pidAlive, processesRunning, waitFor } from '../../testkit/wait.js';
-import { startWorkerProcess, stopProcess } from '../../testkit/worker-process.js';
+import { startWorkerProcess, stopProcess } from '../../testkit/loom/worker-process.js';
 
 let env: LoomTestEnv;
 const workers: ChildProcess[] = [];

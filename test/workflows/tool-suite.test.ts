@@ -2,9 +2,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { pidAlive, processesRunning, waitFor } from '../../testkit/wait.js';
-import { toolParts, lastToolOutput } from '../../testkit/tool-results.js';
+import { toolParts, lastToolOutput } from '../../testkit/model/tool-results.js';
 
 let env: LoomTestEnv;
 

@@ -4,8 +4,8 @@
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowBundlePath } from '../../worker/bundle.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../../testkit/otlp-receiver.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../../testkit/otlp/receiver.js';
 
 let env: LoomTestEnv;
 let receiver: OtlpReceiver;

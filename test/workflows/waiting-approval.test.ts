@@ -1,10 +1,10 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionRequestRecord } from '../../core/permission-request.js';
-import { WaitingAttribute } from '../../core/search-attributes.js';
+import type { PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import { WaitingAttribute } from '../../core/runs/search-attributes.js';
 import { permissionReplyUpdate } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom-env.js';
+import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { waitUntil } from '../../testkit/wait.js';
 
 let env: LoomTestEnv;

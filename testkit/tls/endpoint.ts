@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../free-port.js';
+import { freePort } from '../network/free-port.js';
 import { makeCertificates } from './certificates.js';
 import { findNginx, startNginx } from './nginx.js';
 import { startStrictListener } from './strict-listener.js';

@@ -2,8 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { aptInstall } from '../apt.js';
-import { findExecutable } from '../executables.js';
+import { aptInstall } from '../install/apt.js';
+import { findExecutable } from '../install/executables.js';
 import { nginxConfig, type NginxConfigOptions } from './nginx-config.js';
 
 export interface RunningNginx {

@@ -9,7 +9,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { createRequire } from 'node:module';
-import { LOOM_VERSION } from '../../activities/package-root.js';
+import { LOOM_VERSION } from '../../activities/process/package-root.js';
 
 /** This process's tracing: where spans go, and what a worker needs to trace workflows too. */
 export interface Tracing {

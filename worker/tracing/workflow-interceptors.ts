@@ -20,7 +20,7 @@ import {
 } from '@temporalio/workflow';
 import { WORKFLOW_TRACER_KEY, type WorkflowSpan, type WorkflowTracer } from '../../workflows/tracing.js';
 import { forgetRun, RunIdGenerator } from './run-ids.js';
-import { errorMessage } from '../../core/error-message.js';
+import { errorMessage } from '../../core/text/error-message.js';
 
 /*
  * The spans of Temporal's OpenTelemetry interceptors (`RunWorkflow:…`, `StartActivity:…`,

@@ -1,7 +1,7 @@
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
 import { enums } from '../../activities/hosts/proto-enums.js';
-import { describeCause, grpcStatus } from '../temporal/error-details.js';
+import { describeCause, grpcStatus } from '../connection/error-details.js';
 
 type WorkflowService = temporal.api.workflowservice.v1.WorkflowService;
 

@@ -1,4 +1,4 @@
-import { LOOM_VERSION } from '../../activities/package-root.js';
+import { LOOM_VERSION } from '../../activities/process/package-root.js';
 import { workflowCodeDigest } from '../bundle.js';
 
 /**

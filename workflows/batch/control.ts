@@ -1,4 +1,4 @@
-import type { BatchProgress } from '../../core/batch.js';
+import type { BatchProgress } from '../../core/batch/batch.js';
 import type { BatchControl } from '../api.js';
 import { progress, showProgress } from './progress.js';
 import type { BatchRunInput, BatchState, TaskScopes } from './state.js';

@@ -9,8 +9,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
-import type { BatchProgress } from '../../core/batch.js';
-import { failedEnd, type BatchTaskEnd } from '../../core/batch-task-end.js';
+import type { BatchProgress } from '../../core/batch/batch.js';
+import { failedEnd, type BatchTaskEnd } from '../../core/batch/batch-task-end.js';
 import { copiesOn } from './isolation.js';
 import { taskEnded, writeOutcomes } from './outcomes.js';
 import { showProgress } from './progress.js';

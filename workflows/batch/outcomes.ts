@@ -1,7 +1,7 @@
 import { condition } from '@temporalio/workflow';
-import type { BatchTaskOutcome } from '../../core/batch.js';
-import type { BatchTaskEnd } from '../../core/batch-task-end.js';
-import { addTokens } from '../../core/tokens.js';
+import type { BatchTaskOutcome } from '../../core/batch/batch.js';
+import type { BatchTaskEnd } from '../../core/batch/batch-task-end.js';
+import { addTokens } from '../../core/records/tokens.js';
 import { store } from '../activity-policies.js';
 import { waiting, type BatchRunInput, type BatchState } from './state.js';
 

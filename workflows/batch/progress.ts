@@ -1,5 +1,5 @@
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { BatchProgress, BatchStatus } from '../../core/batch.js';
+import type { BatchProgress, BatchStatus } from '../../core/batch/batch.js';
 import { store } from '../activity-policies.js';
 import type { BatchRunInput, BatchState } from './state.js';
 

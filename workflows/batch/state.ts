@@ -1,9 +1,9 @@
 import type { CancellationScope } from '@temporalio/workflow';
-import type { HandedOverTask } from '../../activities/batch-task-ends.js';
-import type { BatchTaskOutcome } from '../../core/batch.js';
-import type { Budget } from '../../core/budget.js';
-import type { ModelRetry } from '../../core/run.js';
-import { zeroTokens, type Tokens } from '../../core/tokens.js';
+import type { HandedOverTask } from '../../activities/batch/task-end-activities.js';
+import type { BatchTaskOutcome } from '../../core/batch/batch.js';
+import type { Budget } from '../../core/runs/budget.js';
+import type { ModelRetry } from '../../core/runs/run.js';
+import { zeroTokens, type Tokens } from '../../core/records/tokens.js';
 
 export interface BatchRunInput {
   batchId: string;

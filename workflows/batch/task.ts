@@ -7,14 +7,14 @@ import {
   startChild,
   type ChildWorkflowOptions,
 } from '@temporalio/workflow';
-import type { ClaimedTask } from '../../activities/batch.js';
-import { failedEnd } from '../../core/batch-task-end.js';
-import { escapeMarkdownInline } from '../../core/markdown-escape.js';
-import { resolvePath } from '../../core/path.js';
-import type { SessionRunInput, SessionRunResult } from '../../core/run.js';
-import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/search-attributes.js';
-import { batchTaskPriority } from '../../core/task-priority.js';
-import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
+import type { ClaimedTask } from '../../activities/batch/batch-activities.js';
+import { failedEnd } from '../../core/batch/batch-task-end.js';
+import { escapeMarkdownInline } from '../../core/text/markdown-escape.js';
+import { resolvePath } from '../../core/text/path.js';
+import type { SessionRunInput, SessionRunResult } from '../../core/runs/run.js';
+import { AgentAttribute, RootSessionAttribute, withSearchAttributes } from '../../core/runs/search-attributes.js';
+import { batchTaskPriority } from '../../core/runs/task-priority.js';
+import { sessionPageUrl, webLinkDetails } from '../../core/runs/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { copiesOn } from './isolation.js';
 import { taskEnded } from './outcomes.js';

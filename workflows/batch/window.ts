@@ -1,4 +1,4 @@
-import type { ClaimedTask } from '../../activities/batch.js';
+import type { ClaimedTask } from '../../activities/batch/batch-activities.js';
 import { store } from '../activity-policies.js';
 import { showProgress } from './progress.js';
 import { waiting, type BatchRunInput, type BatchState, type TaskScopes } from './state.js';

@@ -1,8 +1,8 @@
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { seededId } from '../../core/ids.js';
-import type { QueuedPrompt } from '../../core/prompt.js';
-import type { SessionRunInput } from '../../core/run.js';
-import type { BackgroundOutcome } from '../../activities/background-delivery.js';
+import { seededId } from '../../core/records/ids.js';
+import type { QueuedPrompt } from '../../core/records/prompt.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
+import type { BackgroundOutcome } from '../../activities/session/background-delivery-activities.js';
 import { delivery, store } from '../activity-policies.js';
 
 /**

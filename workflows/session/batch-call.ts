@@ -1,7 +1,7 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { batchControlPriority } from '../../core/task-priority.js';
+import { batchControlPriority } from '../../core/runs/task-priority.js';
 import type { BatchCallPlan } from '../../core/tool-call/plan.js';
-import { batchPageUrl, webLinkDetails } from '../../core/web-links.js';
+import { batchPageUrl, webLinkDetails } from '../../core/runs/web-links.js';
 import type { BatchResult, BatchRunInput } from '../batch.js';
 import { BATCH_WORKFLOW_TYPE } from '../api.js';
 import { callStore } from '../activity-policies.js';

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { SessionRunInput } from '../../core/run.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
 import { store } from '../activity-policies.js';
 import { showProgress, type RunState } from './run-state.js';
 

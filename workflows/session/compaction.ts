@@ -1,6 +1,6 @@
 import { ApplicationFailure, ActivityFailure } from '@temporalio/workflow';
-import { CONTINUE_AFTER_COMPACTION, MEDIA_REMOVED_NOTE } from '../../core/compaction.js';
-import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
+import { CONTINUE_AFTER_COMPACTION, MEDIA_REMOVED_NOTE } from '../../core/models/compaction.js';
+import { defaultModelRetry, type SessionRunInput } from '../../core/runs/run.js';
 import { compactionCall, store } from '../activity-policies.js';
 import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './queued-prompts.js';

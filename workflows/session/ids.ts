@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { idSequence, nextId, type IdPrefix } from '../../core/ids.js';
+import { idSequence, nextId, type IdPrefix } from '../../core/records/ids.js';
 import type { RunState } from './run-state.js';
 
 /**

@@ -1,6 +1,6 @@
-import { addTokens } from '../../core/tokens.js';
-import { isOverflow } from '../../core/compaction.js';
-import { defaultModelRetry, type SessionRunInput } from '../../core/run.js';
+import { addTokens } from '../../core/records/tokens.js';
+import { isOverflow } from '../../core/models/compaction.js';
+import { defaultModelRetry, type SessionRunInput } from '../../core/runs/run.js';
 import { modelCall } from '../activity-policies.js';
 import { isContextOverflow } from './compaction.js';
 import { drawId } from './ids.js';

@@ -1,6 +1,6 @@
 import { condition } from '@temporalio/workflow';
-import { grantWords, writablePaths } from '../../core/folder-grant.js';
-import { derivedId } from '../../core/ids.js';
+import { grantWords, writablePaths } from '../../core/rules/folder-grant.js';
+import { derivedId } from '../../core/records/ids.js';
 import {
   REJECTED_MESSAGE,
   alwaysRules,
@@ -8,13 +8,13 @@ import {
   decide,
   deniedMessage,
   type PermissionRequest,
-} from '../../core/permission.js';
-import type { PermissionReply, PermissionRequestRecord } from '../../core/permission-request.js';
-import type { PluginVerdict } from '../../activities/permissions.js';
-import type { RunConfig } from '../../core/run.js';
+} from '../../core/rules/permission.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../core/rules/permission-request.js';
+import type { PluginVerdict } from '../../activities/permissions/permission-activities.js';
+import type { RunConfig } from '../../core/runs/run.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import { callStore, labelledCallStore } from '../activity-policies.js';
-import { previewLine } from '../../core/prompt.js';
+import { previewLine } from '../../core/records/prompt.js';
 import type { WaitingBoard } from './waiting.js';
 
 /** Whether a tool call may run, and if not, what the model is told and whether the turn stops. */

@@ -1,5 +1,5 @@
-import type { SessionRunInput } from '../../core/run.js';
-import type { PreparedCommand } from '../../activities/command-run.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
+import type { PreparedCommand } from '../../activities/session/command-activities.js';
 import { commandsOn, store } from '../activity-policies.js';
 import { onWorkspace } from './workspace.js';
 import { drawId } from './ids.js';

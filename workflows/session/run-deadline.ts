@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
-import { formatDuration } from '../../core/duration.js';
-import type { MessageError } from '../../core/message.js';
-import { RUN_TIMED_OUT, type CarriedState, type SessionRunInput } from '../../core/run.js';
+import { formatDuration } from '../../core/text/duration.js';
+import type { MessageError } from '../../core/records/message.js';
+import { RUN_TIMED_OUT, type CarriedState, type SessionRunInput } from '../../core/runs/run.js';
 
 /**
  * A run's time limit (`--timeout`, a subagent agent's `timeout`). When it passes, the run's work is

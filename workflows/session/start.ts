@@ -1,6 +1,6 @@
 import { upsertMemo } from '@temporalio/workflow';
-import type { QueuedPrompt } from '../../core/prompt.js';
-import type { RunConfig, SessionRunInput } from '../../core/run.js';
+import type { QueuedPrompt } from '../../core/records/prompt.js';
+import type { RunConfig, SessionRunInput } from '../../core/runs/run.js';
 import { store, titles } from '../activity-policies.js';
 import { onWorkspace } from './workspace.js';
 import { showProgress, type RunState } from './run-state.js';

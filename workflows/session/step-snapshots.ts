@@ -1,6 +1,6 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
-import type { SessionRunInput } from '../../core/run.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
 import { onHost, type Placement } from '../activity-policies.js';
 import { whileHostWaits } from './host-wait.js';
 import { drawId } from './ids.js';

@@ -1,4 +1,4 @@
-import type { SessionRunInput } from '../../core/run.js';
+import type { SessionRunInput } from '../../core/runs/run.js';
 import { store } from '../activity-policies.js';
 import { drawId } from './ids.js';
 import { appendSyntheticPrompt } from './queued-prompts.js';

@@ -8,9 +8,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { derivedId } from '../../core/ids.js';
-import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/metric-names.js';
-import type { PermissionRule, Ruleset } from '../../core/permission.js';
+import { derivedId } from '../../core/records/ids.js';
+import { METRIC, TOOL_CALLS_DESCRIPTION } from '../../core/runs/metric-names.js';
+import type { PermissionRule, Ruleset } from '../../core/rules/permission.js';
 import {
   RUN_TIMED_OUT,
   type ModelRetry,
@@ -18,19 +18,19 @@ import {
   type SessionRunInput,
   type SessionRunResult,
   type SubagentInfo,
-} from '../../core/run.js';
+} from '../../core/runs/run.js';
 import {
   AgentAttribute,
   ParentSessionAttribute,
   RootSessionAttribute,
   withSearchAttributes,
-} from '../../core/search-attributes.js';
-import { innermostCause } from '../../core/error-message.js';
-import { backgroundPriority } from '../../core/task-priority.js';
-import { escapeMarkdown, escapeMarkdownInline } from '../../core/markdown-escape.js';
+} from '../../core/runs/search-attributes.js';
+import { innermostCause } from '../../core/text/error-message.js';
+import { backgroundPriority } from '../../core/runs/task-priority.js';
+import { escapeMarkdown, escapeMarkdownInline } from '../../core/text/markdown-escape.js';
 import type { ToolCall } from '../../core/tool-call/check.js';
 import type { TaskCallPlan } from '../../core/tool-call/plan.js';
-import { sessionPageUrl, webLinkDetails } from '../../core/web-links.js';
+import { sessionPageUrl, webLinkDetails } from '../../core/runs/web-links.js';
 import { SESSION_WORKFLOW_TYPE } from '../api.js';
 import { inWorkflowSpan, type WorkflowSpan } from '../tracing.js';
 import { callStore } from '../activity-policies.js';

@@ -1,10 +1,10 @@
 import { ActivityFailure, TimeoutFailure, isCancellation } from '@temporalio/workflow';
-import { wildcardMatch, type Ruleset } from '../../core/permission.js';
-import type { RunConfig } from '../../core/run.js';
+import { wildcardMatch, type Ruleset } from '../../core/rules/permission.js';
+import type { RunConfig } from '../../core/runs/run.js';
 import type { PlannedToolCall } from '../../core/tool-call/plan.js';
 import type { ToolSpec } from '../../core/tool-call/spec.js';
 import { findTool } from '../../core/tools/index.js';
-import { DEFAULT_HOST_WAIT_MS, isNotThisHost } from '../../core/workspace.js';
+import { DEFAULT_HOST_WAIT_MS, isNotThisHost } from '../../core/runs/workspace.js';
 import {
   callStore,
   hostWaitExpired,

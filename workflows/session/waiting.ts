@@ -7,9 +7,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { escapeMarkdownInline } from '../../core/markdown-escape.js';
-import { WaitingAttribute } from '../../core/search-attributes.js';
-import type { CarriedWaiting, WaitingRequest } from '../../core/run.js';
+import { escapeMarkdownInline } from '../../core/text/markdown-escape.js';
+import { WaitingAttribute } from '../../core/runs/search-attributes.js';
+import type { CarriedWaiting, WaitingRequest } from '../../core/runs/run.js';
 import { waitingSignal, type WaitingReport } from '../api.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { LoomActivities } from '../../activities/index.js';
-import { DEFAULT_HOST_WAIT_MS } from '../../core/workspace.js';
-import { isNotThisHost, type NotThisHost } from '../../core/workspace.js';
+import { DEFAULT_HOST_WAIT_MS } from '../../core/runs/workspace.js';
+import { isNotThisHost, type NotThisHost } from '../../core/runs/workspace.js';
 import { hostUnavailable, hostWaitExpired, onHost, store, storePolicy, type Placement } from '../activity-policies.js';
 import { whileHostWaits } from './host-wait.js';
 import type { RunState } from './run-state.js';

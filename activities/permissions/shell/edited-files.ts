@@ -1,4 +1,4 @@
-import { FILE_EDITORS, type FileEditor } from '../../../core/shell-commands.js';
+import { FILE_EDITORS, type FileEditor } from '../../../core/rules/shell-commands.js';
 import { mayBeOption, type PathWord, type ShellWord } from './words.js';
 
 interface Option {

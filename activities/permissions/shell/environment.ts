@@ -1,4 +1,4 @@
-import { COMMAND_VARIABLES, HIDDEN_VARIABLES } from '../../../core/shell-commands.js';
+import { COMMAND_VARIABLES, HIDDEN_VARIABLES } from '../../../core/rules/shell-commands.js';
 import type { HiddenRuns } from './wrappers.js';
 import type { ShellWord } from './words.js';
 

@@ -1,4 +1,4 @@
-import { gitSettingKind } from '../../../core/shell-commands.js';
+import { gitSettingKind } from '../../../core/rules/shell-commands.js';
 import type { HiddenRuns } from './wrappers.js';
 import type { ShellWord } from './words.js';
 

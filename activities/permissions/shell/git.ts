@@ -1,4 +1,4 @@
-import { GIT_COMMAND_OPTIONS, GIT_HIDDEN_OPTIONS, GIT_SETTING_OPTIONS } from '../../../core/shell-commands.js';
+import { GIT_COMMAND_OPTIONS, GIT_HIDDEN_OPTIONS, GIT_SETTING_OPTIONS } from '../../../core/rules/shell-commands.js';
 import { configRuns, noRuns, settingOf, settingRuns, type GitSetting } from './git-settings.js';
 import type { HiddenRuns } from './wrappers.js';
 import { mayBeOption, type ShellWord } from './words.js';
@@ -97,7 +97,7 @@ function subcommandRuns(command: string, verb: string, args: ShellWord[], flags:
   return runs;
 }
 
-/** The options of a git command that run commands, give settings or hide programs (core/shell-commands.ts). */
+/** The options of a git command that run commands, give settings or hide programs (core/rules/shell-commands.ts). */
 function optionRuns(command: string, args: ShellWord[]): HiddenRuns {
   const runsCommand = GIT_COMMAND_OPTIONS[command];
   const setsConfig = GIT_SETTING_OPTIONS[command];

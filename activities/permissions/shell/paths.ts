@@ -1,4 +1,9 @@
-import { COPYING_COMMANDS, FOLDER_COMMANDS, PATH_COMMANDS, WRITING_COMMANDS } from '../../../core/shell-commands.js';
+import {
+  COPYING_COMMANDS,
+  FOLDER_COMMANDS,
+  PATH_COMMANDS,
+  WRITING_COMMANDS,
+} from '../../../core/rules/shell-commands.js';
 import type { ShellRedirect } from './commands.js';
 import { editedFiles } from './edited-files.js';
 import { gitFolders } from './git.js';

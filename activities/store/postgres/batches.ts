@@ -1,4 +1,4 @@
-import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../../core/batch.js';
+import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../../core/batch/batch.js';
 import type { BatchRows, StatusCount } from '../batches.js';
 import { all, one, type Queryable } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';

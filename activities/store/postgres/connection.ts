@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { migratePostgres } from './migrations.js';
-import { errorMessage } from '../../../core/error-message.js';
+import { errorMessage } from '../../../core/text/error-message.js';
 
 export interface ConnectOptions {
   /** The most connections the pool opens. */

@@ -1,5 +1,5 @@
-import { Message } from '../../../core/message.js';
-import { Part } from '../../../core/part.js';
+import { Message } from '../../../core/records/message.js';
+import { Part } from '../../../core/records/part.js';
 import type { MessageRows } from '../messages.js';
 import type { UsageSums } from '../usage.js';
 import { all, one } from './documents.js';

@@ -1,4 +1,4 @@
-import { Part } from '../../../core/part.js';
+import { Part } from '../../../core/records/part.js';
 import type { PartRows } from '../parts.js';
 import { all, one } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';

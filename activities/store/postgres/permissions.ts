@@ -1,4 +1,4 @@
-import { PermissionRequestRecord } from '../../../core/permission-request.js';
+import { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import type { Grant, PermissionRows } from '../permissions.js';
 import { all, one } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';

@@ -1,4 +1,4 @@
-import { Session } from '../../../core/session.js';
+import { Session } from '../../../core/records/session.js';
 import type { SessionRows } from '../sessions.js';
 import { all, one } from './documents.js';
 import type { PostgresTransactions } from './transaction.js';

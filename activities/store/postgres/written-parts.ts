@@ -1,4 +1,4 @@
-import { Part } from '../../../core/part.js';
+import { Part } from '../../../core/records/part.js';
 
 /** How many parts a store remembers having written. */
 const KEPT = 256;

@@ -1,4 +1,4 @@
-import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../../core/batch.js';
+import { BatchRecord, BatchTaskInput, BatchTaskOutcome } from '../../../core/batch/batch.js';
 import type { BatchRows, StatusCount } from '../batches.js';
 import type { SqliteConnection } from './connection.js';
 import { readAll, readOne } from './documents.js';

@@ -1,5 +1,5 @@
-import { Message } from '../../../core/message.js';
-import { Part } from '../../../core/part.js';
+import { Message } from '../../../core/records/message.js';
+import { Part } from '../../../core/records/part.js';
 import type { ChangeFeedRows } from '../change-feed.js';
 import type { FeedDocument, FeedTables } from '../feed-page.js';
 import type { SqliteConnection } from './connection.js';

@@ -1,4 +1,4 @@
-import { PermissionRequestRecord } from '../../../core/permission-request.js';
+import { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import type { Grant, PermissionRows } from '../permissions.js';
 import type { SqliteConnection } from './connection.js';
 import { readAll, readOne } from './documents.js';

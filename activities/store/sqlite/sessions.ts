@@ -1,4 +1,4 @@
-import { Session } from '../../../core/session.js';
+import { Session } from '../../../core/records/session.js';
 import type { SessionRows } from '../sessions.js';
 import type { SqliteConnection } from './connection.js';
 import { readAll, readOne } from './documents.js';

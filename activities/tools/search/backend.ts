@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { isInside } from '../project-path.js';
-import { ToolError } from '../tool-handler.js';
+import { isInside } from '../files/project-path.js';
+import { ToolError } from '../running/tool-handler.js';
 
 /**
  * How `list`, `glob` and `grep` walk the project: ripgrep when there is one, else plain Node.

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isInside } from '../project-path.js';
+import { isInside } from '../files/project-path.js';
 
 /** Read in this order, so `.ignore` rules win over `.gitignore` ones, as in ripgrep. */
 const IGNORE_FILES = ['.gitignore', '.ignore'];

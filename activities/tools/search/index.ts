@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import type { LoomConfig } from '../../../core/config.js';
-import { withoutCredentials } from '../tool-env.js';
-import { findRipgrep } from '../ripgrep.js';
+import type { LoomConfig } from '../../../core/config/config.js';
+import { withoutCredentials } from '../shell/tool-env.js';
+import { findRipgrep } from './ripgrep.js';
 import type { SearchBackend } from './backend.js';
 import { jsBackend } from './js-backend.js';
 import { smallTreesInNode } from './small-trees-in-node.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { basename, relative, resolve } from 'node:path';
-import { ToolError } from '../tool-handler.js';
+import { ToolError } from '../running/tool-handler.js';
 import {
   ALWAYS_IGNORED,
   MAX_FILE_BYTES,

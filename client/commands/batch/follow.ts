@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
-import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
+import type { BatchProgress, BatchRecord } from '../../../core/batch/batch.js';
 import { batchProgressQuery } from '../../../workflows/api.js';
 import { withRunningTokens, type BatchHandle } from '../../services/batches.js';
 import type { ClientContext } from '../../context.js';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import pc from 'picocolors';
-import type { BatchProgress, BatchRecord } from '../../../core/batch.js';
+import type { BatchProgress, BatchRecord } from '../../../core/batch/batch.js';
 import { batchProgressQuery, type BatchControl } from '../../../workflows/api.js';
 import {
   BatchControlError,

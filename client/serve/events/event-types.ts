@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { BatchRecord } from '../../../core/batch.js';
-import { Part } from '../../../core/part.js';
-import { PermissionRequestRecord } from '../../../core/permission-request.js';
+import { BatchRecord } from '../../../core/batch/batch.js';
+import { Part } from '../../../core/records/part.js';
+import { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import { OpenCodeError, ServedMessage, ServedSession } from '../opencode/shapes.js';
 
 /**

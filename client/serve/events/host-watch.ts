@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { activityQueueServed } from '../../../activities/hosts/pollers.js';
-import type { Session } from '../../../core/session.js';
-import { hostTaskQueue } from '../../../core/workspace.js';
+import type { Session } from '../../../core/records/session.js';
+import { hostTaskQueue } from '../../../core/runs/workspace.js';
 
 /** How often the hosts of busy sessions are asked about: the heartbeat's pace. */
 export const HOST_CHECK_MS = 10_000;

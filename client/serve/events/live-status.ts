@@ -1,5 +1,5 @@
-import type { PermissionRequestRecord } from '../../../core/permission-request.js';
-import type { Session } from '../../../core/session.js';
+import type { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
+import type { Session } from '../../../core/records/session.js';
 import type { LiveStatus } from './event-types.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { BusEvent } from '../../../core/bus-events.js';
-import type { PermissionRequestRecord } from '../../../core/permission-request.js';
+import type { BusEvent } from '../../../core/records/bus-events.js';
+import type { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import { servedMessage, servedSession } from '../opencode/shapes.js';
 import type { ServerEvent } from './event-types.js';
 

@@ -1,6 +1,6 @@
-import { busEventOf } from '../../../core/bus-events.js';
-import type { PermissionRequestRecord } from '../../../core/permission-request.js';
-import type { Session } from '../../../core/session.js';
+import { busEventOf } from '../../../core/records/bus-events.js';
+import type { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
+import type { Session } from '../../../core/records/session.js';
 import type { BatchRecords } from '../../../activities/store/batches.js';
 import type { ChangeFeed } from '../../../activities/store/change-feed.js';
 import type { PermissionRecords } from '../../../activities/store/permissions.js';

@@ -1,4 +1,4 @@
-import type { MessageError } from '../../../core/message.js';
+import type { MessageError } from '../../../core/records/message.js';
 import { openCodeError } from '../opencode/shapes.js';
 import type { ServerEvent } from './event-types.js';
 

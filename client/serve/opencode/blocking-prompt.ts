@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import { Part } from '../../../core/part.js';
-import type { Session } from '../../../core/session.js';
+import { Part } from '../../../core/records/part.js';
+import type { Session } from '../../../core/records/session.js';
 import { currentCursor } from '../../follow/session-changes.js';
 import type { ServeDeps } from '../deps.js';
 import { sendPromptTo, type PromptRequest } from '../prompt-sending.js';

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { checkProviderHere, chooseModel, SERVER_NAMES_MODEL } from '../../services/model-choice.js';
 import { createEmptySession } from '../../services/new-session.js';
 import { chooseAgent, loadPersonProject } from '../../services/project-agents.js';
-import type { Session } from '../../../core/session.js';
+import type { Session } from '../../../core/records/session.js';
 import type { ServeDeps } from '../deps.js';
 import { HttpError } from '../errors.js';
 

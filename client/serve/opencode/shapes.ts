@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { LOOM_VERSION } from '../../../activities/package-root.js';
-import { AssistantMessage, MessageError, UserMessage, type Message } from '../../../core/message.js';
-import { Part } from '../../../core/part.js';
-import { projectOf, Session, type Session as SessionRecord } from '../../../core/session.js';
+import { LOOM_VERSION } from '../../../activities/process/package-root.js';
+import { AssistantMessage, MessageError, UserMessage, type Message } from '../../../core/records/message.js';
+import { Part } from '../../../core/records/part.js';
+import { projectOf, Session, type Session as SessionRecord } from '../../../core/records/session.js';
 
 // Loom's records as OpenCode's SDK reads them: Loom's fields stay (the web view and Loom's own
 // clients read them), OpenCode's are added beside them where the two differ.

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { newId } from '../../../core/ids.js';
-import { zeroTokens, type AssistantMessage, type MessageError } from '../../../core/message.js';
-import type { Part } from '../../../core/part.js';
-import type { Session } from '../../../core/session.js';
+import { newId } from '../../../core/records/ids.js';
+import { zeroTokens, type AssistantMessage, type MessageError } from '../../../core/records/message.js';
+import type { Part } from '../../../core/records/part.js';
+import type { Session } from '../../../core/records/session.js';
 import type { SentPrompt } from '../../services/sessions.js';
 import { runFailure } from '../../follow/run-failure.js';
 import { isTransportError } from '../../temporal/transport-error.js';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
-import { RuleSchema } from '../../../core/session.js';
+import { RuleSchema } from '../../../core/records/session.js';
 import { agentRows, loadProjectAgents } from '../../services/project-agents.js';
 import { filesForPerson, reviewConfig } from '../../services/config-review.js';
 import type { ServeDeps } from '../deps.js';

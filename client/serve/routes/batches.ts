@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { resolve } from 'node:path';
-import { Tokens } from '../../../core/message.js';
+import { Tokens } from '../../../core/records/message.js';
 import type { BatchControl } from '../../../workflows/api.js';
 import {
   BatchControlError,

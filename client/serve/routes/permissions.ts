@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ChangeFeed } from '../../../activities/store/change-feed.js';
 import type { PermissionRecords } from '../../../activities/store/permissions.js';
-import type { PermissionReply, PermissionRequestRecord } from '../../../core/permission-request.js';
+import type { PermissionReply, PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import { PermissionReplyError, replyToRequest } from '../../services/permissions.js';
 import { rootOf } from '../../services/sessions.js';
 import type { ServeDeps } from '../deps.js';

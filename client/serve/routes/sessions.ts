@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { projectOf } from '../../../core/session.js';
+import { projectOf } from '../../../core/records/session.js';
 import { sessionTree } from '../../services/session-tree.js';
 import type { ServeDeps } from '../deps.js';
 import { ErrorBody, unknownSession } from '../errors.js';

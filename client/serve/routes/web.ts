@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
-import { PACKAGE_ROOT } from '../../../activities/package-root.js';
-import { temporalUiUrl } from '../../../worker/temporal/ui.js';
+import { PACKAGE_ROOT } from '../../../activities/process/package-root.js';
+import { temporalUiUrl } from '../../../worker/connection/ui.js';
 import type { ServeDeps } from '../deps.js';
 
 // From the package root, not from this file: the build bundles this file into dist/cli/.

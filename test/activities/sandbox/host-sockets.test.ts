@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundPaths, hostSockets } from '../../../activities/sandbox/host-sockets.js';
 import { bash } from '../../../activities/tools/bash.js';
-import { createToolContext, type ToolTestContext } from '../../../testkit/tool-context.js';
+import { createToolContext, type ToolTestContext } from '../../../testkit/model/tool-context.js';
 
 let root: string;
 let privateRoot: string;

@@ -15,8 +15,8 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isLocalAddress } from '../../../activities/permissions/local-network.js';
 import { hostAllowed, startFilteringProxy, type FilteringProxy } from '../../../activities/sandbox/network-proxy.js';
-import { findExecutable } from '../../../testkit/executables.js';
-import { freePort } from '../../../testkit/free-port.js';
+import { findExecutable } from '../../../testkit/install/executables.js';
+import { freePort } from '../../../testkit/network/free-port.js';
 
 describe('hostAllowed', () => {
   it.each([

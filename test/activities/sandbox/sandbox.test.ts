@@ -23,10 +23,10 @@ import { sandboxPolicy } from '../../../activities/sandbox/policy.js';
 import { removeSessionTmpFolder } from '../../../activities/sandbox/tmp-folders.js';
 import { unavailableMode } from '../../../activities/sandbox/process-sandbox.js';
 import { bash } from '../../../activities/tools/bash.js';
-import { ToolError } from '../../../activities/tools/tool-handler.js';
-import { LoomConfig } from '../../../core/config.js';
-import { mergeSandboxConfig } from '../../../core/sandbox-config.js';
-import { createToolContext, type ToolTestContext } from '../../../testkit/tool-context.js';
+import { ToolError } from '../../../activities/tools/running/tool-handler.js';
+import { LoomConfig } from '../../../core/config/config.js';
+import { mergeSandboxConfig } from '../../../core/config/sandbox-config.js';
+import { createToolContext, type ToolTestContext } from '../../../testkit/model/tool-context.js';
 
 // In /var/tmp: the sandbox's /tmp is private, so paths under /tmp would be out of sight anyway.
 let root: string;

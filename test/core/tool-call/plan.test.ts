@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromConfig } from '../../../core/permission.js';
+import { fromConfig } from '../../../core/rules/permission.js';
 import { planToolCall, refuseOversized, type PlanContext } from '../../../core/tool-call/plan.js';
 
 const context: PlanContext = {
