@@ -33,7 +33,8 @@ export default defineConfig({
     reporters: ['default', './testkit/slowest-files.ts'],
     // Two files at a time, even on two cores (vitest's default there is one): most of a test's time
     // is waiting (on the Temporal server, a worker process, a model's scripted latency). Measured on
-    // 2 cores: 1,139 s against 1,853 s one at a time, with the same results.
+    // 2 cores: 1,139 s against 1,853 s one at a time, with the same results. Three at a time is no
+    // faster (1,868 s against 1,799 s, 2026-11-28): the suite is bound by CPU now, ~61 CPU-minutes.
     maxWorkers: 2,
     ...shared,
     projects: [

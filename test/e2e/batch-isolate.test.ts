@@ -141,7 +141,7 @@ describe('loom batch run --isolate', () => {
     expect(resumed.stdout).toContain('looked again');
     expect(resumed.code).toBe(0);
     expect((await env.store.getSession(sessions[0]))?.directory).toBe(env.project);
-  });
+  }, 120_000);
 
   it('names the batch it refuses: unknown, not isolated, still running', async () => {
     expect((await env.loom(['batch', 'apply', 'bat_nope'])).stderr).toContain('Unknown batch "bat_nope"');

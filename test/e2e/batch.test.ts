@@ -134,7 +134,7 @@ describe('loom batch', () => {
 
   it('pauses, resumes and cancels from the CLI; Ctrl-C only detaches', async () => {
     env.model.setScript([
-      { name: 'slow', when: { lastUser: /^Slow \d+$/ }, reply: { text: 'slow done', delayMs: 600 } },
+      { name: 'slow', when: { lastUser: /^Slow \d+$/ }, reply: { text: 'slow done', delayMs: 3000 } },
     ]);
     const file = jsonl(
       'slow.jsonl',

@@ -40,7 +40,7 @@ describe('loom run in a terminal', () => {
 
   it('queues a prompt for a busy session: loom resume waits for the same run', async () => {
     env.model.setScript([
-      { name: 'busy', when: { lastUser: 'Start something long' }, reply: { text: 'Working on it.', delayMs: 3000 } },
+      { name: 'busy', when: { lastUser: 'Start something long' }, reply: { text: 'Working on it.', delayMs: 8000 } },
       { name: 'queued', when: { lastUser: 'And add this' }, reply: { text: 'Added it too.' } },
     ]);
     const first = spawnLoom(['run', '--json', '-m', 'scripted/test-model', 'Start something long'], {
