@@ -3,18 +3,13 @@ import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolPart } from '../../core/records/part.js';
 import { promptSignal } from '../../workflows/api.js';
-import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
+import { createCliEnv, exploreScript } from '../../testkit/loom/cli-env.js';
+import type { LoomTestEnv } from '../../testkit/loom/loom-env.js';
 
 let env: LoomTestEnv;
 
 beforeAll(async () => {
-  env = await createLoomTestEnv({
-    files: {
-      'README.md': '# Demo\nhello from the readme\n',
-      'src/a.ts': 'export const a = 1;\n',
-      'src/b.ts': 'export const b = 2;\n',
-    },
-  });
+  env = await createCliEnv();
   await env.worker();
 });
 afterAll(() => env?.close());
@@ -23,20 +18,7 @@ const toolParts = (parts: { type: string }[]) => parts.filter((p): p is ToolPart
 
 describe('sessionWorkflow', () => {
   it('runs read and glob calls the model makes, shows it the results, and returns its answer', async () => {
-    env.model.setScript([
-      {
-        name: 'explore',
-        when: { lastUser: 'What is in this project?', lastRole: 'user' },
-        reply: {
-          text: 'Let me look.',
-          toolCalls: [
-            { name: 'read', args: { filePath: 'README.md' } },
-            { name: 'glob', args: { pattern: 'src/**/*.ts' } },
-          ],
-        },
-      },
-      { name: 'answer', when: { lastRole: 'tool' }, reply: { text: 'A demo with two TypeScript files.' } },
-    ]);
+    exploreScript(env.model);
     const { sessionId, result } = await env.start('What is in this project?');
     const outcome = await result();
     expect(outcome).toMatchObject({

@@ -1,7 +1,7 @@
 import { createLoomTestEnv, type LoomTestEnv } from './loom-env.js';
 import type { ScriptedModel } from '../model/scripted-model.js';
 
-// What cli.test.ts and cli-terminal.test.ts share: a small project, and a conversation about it.
+// What the CLI tests and the session loop test share: a small project, and a conversation about it.
 
 /** A project of a README and two TypeScript files. */
 export function createCliEnv(): Promise<LoomTestEnv> {
