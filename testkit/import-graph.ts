@@ -13,7 +13,7 @@ const IMPORT =
 /** The file a relative specifier names (`./a.js` is `./a.ts` in the sources). */
 function resolveSpecifier(module: string, specifier: string): string | undefined {
   const base = resolve(dirname(module), specifier);
-  for (const candidate of [base.replace(/\.js$/, '.ts'), base, join(base, 'index.ts')]) {
+  for (const candidate of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base, join(base, 'index.ts')]) {
     if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   }
   return undefined;
@@ -47,7 +47,7 @@ export function modulesUnder(root: string, folders: readonly string[]): string[]
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) modules.push(path);
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) modules.push(path);
     }
   };
   for (const folder of folders) visit(join(root, folder));
