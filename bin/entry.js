@@ -45,7 +45,8 @@ export async function runEntry(module, builtAs = module) {
     await import(pathToFileURL(built).href);
   } else if (existsSync(sources)) {
     const { register } = await import('tsx/esm/api');
-    register();
+    // Loom's own tsconfig whatever the current directory: it says how the terminal UI's JSX compiles.
+    register({ tsconfig: join(root, 'tsconfig.json') });
     await import(pathToFileURL(sources).href);
   } else {
     process.stderr.write(`Loom's build is missing (${built}): run \`npm run build\` in ${root}.\n`);

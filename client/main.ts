@@ -27,6 +27,7 @@ import { registerAcp } from './commands/acp.command.js';
 import { registerStatus } from './commands/status.command.js';
 import { registerDeploy } from './commands/deploy.command.js';
 import { registerDown } from './commands/down.command.js';
+import { registerTui, opensTuiByDefault } from './commands/tui.command.js';
 
 endQuietlyWhenReaderCloses();
 
@@ -75,6 +76,7 @@ Where the model comes from (first found wins):
 // In the order `loom --help` lists them. Each `*.command.ts` declares its command beside the code it runs,
 // which it loads only when the command runs, so that `loom --help` and light commands start at once.
 for (const register of [
+  registerTui,
   registerRun,
   registerResume,
   registerShow,
@@ -105,4 +107,5 @@ for (const register of [
 ])
   register(program);
 
-await program.parseAsync();
+// `loom` alone in a terminal opens the terminal UI; anywhere else (a pipe, a script, TERM=dumb) it prints the help.
+await program.parseAsync(opensTuiByDefault(process.argv) ? [...process.argv, 'tui'] : process.argv);

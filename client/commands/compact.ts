@@ -1,11 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { InputError } from '../input-error.js';
 import type { ClientContext } from '../context.js';
 import type { ChangeFeed } from '../../activities/store/change-feed.js';
 import { addTokens, zeroTokens, type Tokens } from '../../core/records/message.js';
 import { checkModelFlag, modelRetryFromEnv } from '../services/model-choice.js';
-import { sessionWorkflow } from '../../workflows/index.js';
-import { interactivePriority } from '../../core/runs/task-priority.js';
+import { startCompaction } from '../services/compaction.js';
 import { watchRun } from '../follow/watch-run.js';
 import { currentCursor } from '../follow/session-changes.js';
 import { printOutcome } from './outcome.js';
@@ -21,30 +19,12 @@ export async function compactCommand(
   const cursor = await currentCursor(context.store, sessionId);
   const { client } = await context.temporal();
   await context.ensureWorker();
-  let handle;
-  try {
-    handle = await client.workflow.start(sessionWorkflow, {
-      workflowId: session.id,
-      taskQueue: context.settings.taskQueue,
-      args: [
-        {
-          sessionId: session.id,
-          directory: session.directory,
-          host: session.host ?? context.hostId,
-          agent: session.agent,
-          model: checkModelFlag(options.model),
-          compact: true,
-          modelRetry: modelRetryFromEnv(context.env),
-        },
-      ],
-      staticSummary: `compaction · ${session.title}`,
-      priority: interactivePriority,
-    });
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      throw new InputError(`Session ${sessionId} is busy; compact it once its run has finished.`);
-    throw error;
-  }
+  const handle = await startCompaction(client, session, {
+    taskQueue: context.settings.taskQueue,
+    hostId: context.hostId,
+    model: checkModelFlag(options.model),
+    modelRetry: modelRetryFromEnv(context.env),
+  });
   const outcome = await watchRun(context, handle, sessionId, cursor, { quiet: Boolean(options.json) });
   return printOutcome(
     context,

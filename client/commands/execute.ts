@@ -6,13 +6,16 @@ import { tracingWanted } from '../../worker/tracing/wanted.js';
 import { errorMessage } from '../../core/text/error-message.js';
 
 /** Runs a command's action with a client context: its errors printed, the process ended with its exit code. */
-export async function execute(action: (context: ClientContext) => Promise<number>): Promise<never> {
+export async function execute(
+  action: (context: ClientContext) => Promise<number>,
+  options: { report?: (line: string) => void } = {},
+): Promise<never> {
   let exitCode = 1;
   let context: ClientContext | undefined;
   try {
     // Each command loads only what it uses, so that `loom --help` and light commands start at once.
     if (tracingWanted()) (await import('../../worker/tracing/setup.js')).startTracing();
-    context = await (await import('../context.js')).ClientContext.open();
+    context = await (await import('../context.js')).ClientContext.open(process.env, options.report);
     exitCode = await action(context);
   } catch (error) {
     exitCode = error instanceof InputError ? error.exitCode : 1;

@@ -1,0 +1,44 @@
+import { resolve } from 'node:path';
+import type { ClientContext } from '../context.js';
+import { InputError } from '../input-error.js';
+import { loadPersonProject } from '../services/project-agents.js';
+import { openTui } from '../tui/open-tui.js';
+
+export interface TuiOptions {
+  continue?: boolean;
+  dir?: string;
+}
+
+/**
+ * `loom tui [sessionId]` (and `loom` alone in a terminal): the terminal UI on a session, a new one
+ * by default, the project's latest with `--continue`. When it closes with a run still going, it
+ * says where the run goes on and how to reopen it.
+ */
+export async function tuiCommand(context: ClientContext, sessionId: string | undefined, options: TuiOptions): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY)
+    throw new InputError('loom tui needs a terminal (stdin and stdout); `loom run "…"` and `loom resume` work without one.');
+  if (sessionId && options.continue) throw new InputError('Name a session or pass --continue, not both.');
+  const directory = resolve(options.dir ?? process.cwd());
+  const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);
+  const latest = options.continue ? await latestSession(context, directory) : undefined;
+  const state = await openTui(context, { directory, project, sessionId: sessionId ?? latest });
+  if (state?.sessionId) printLeaving(context, state.sessionId, state.busy);
+  return 0;
+}
+
+async function latestSession(context: ClientContext, directory: string): Promise<string> {
+  const sessions = await context.store.listSessions({ roots: true, directory, limit: 1 });
+  if (!sessions.length) throw new InputError(`No sessions in ${directory} yet: \`loom\` starts one.`);
+  return sessions[0].id;
+}
+
+/** What goes on after the screen closes, and the command that reopens it. */
+function printLeaving(context: ClientContext, sessionId: string, busy: boolean): void {
+  if (busy) {
+    const where = context.hasInProcessWorker
+      ? `Its run waits for a worker to go on: \`loom worker\` (or reopening it, which runs one).`
+      : `Its run goes on in the worker serving task queue "${context.settings.taskQueue}".`;
+    process.stderr.write(`Session ${sessionId} is still running. ${where}\n`);
+  }
+  process.stderr.write(`Reopen it: loom tui ${sessionId}\n`);
+}

@@ -1,0 +1,399 @@
+import { Box, Text, useApp, useInput } from 'ink';
+import pc from 'picocolors';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { errorMessage } from '../../../core/text/error-message.js';
+import type { TuiServices } from '../tui-services.js';
+import { KeyResolver } from '../input/keybinds.js';
+import { emptyBuffer, insertText, type PromptBuffer } from '../input/prompt-buffer.js';
+import { SessionWatch, type SessionSnapshot } from '../session/session-watch.js';
+import { TranscriptLines } from '../transcript/transcript-lines.js';
+import { dialogLines, type ListDialog } from './list-dialog.js';
+import { footerLine, type WorkerState } from './footer-lines.js';
+import { permissionLines, type PermissionStep } from './permission-lines.js';
+import { promptLines } from './prompt-lines.js';
+import { useTerminalSize } from './use-terminal-size.js';
+import { editPrompt } from './prompt-keys.js';
+import { runAction, type AppControls } from './actions.js';
+import { headerLine, homeLines } from './header-lines.js';
+
+/** The smallest terminal the screen is drawn in; a smaller one is asked to grow. */
+export const MIN_COLUMNS = 50;
+export const MIN_ROWS = 12;
+/** How Ink hands on the bracketed-paste markers (`ESC [200~`, `ESC [201~`), without their escape. */
+const PASTE_START = '[200~';
+const PASTE_END = '[201~';
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+export interface AppProps {
+  services: TuiServices;
+  /** The session to open (`loom tui <id>`, `--continue`); the home screen when absent. */
+  sessionId?: string;
+}
+
+/** What the screen says on its status row: an error in red, anything else dim; gone after a while. */
+export interface Notice {
+  text: string;
+  error: boolean;
+  at: number;
+}
+
+/**
+ * The terminal UI: one session's transcript (streamed as the store receives it), the prompt box
+ * or a waiting request's panel below it, a status row and the footer. The session shown changes
+ * in place (a subagent's, its parent's, another from the list): the screen is the terminal's
+ * alternate screen, drawn one screenful at a time, rather than Ink's static region, whose lines
+ * stay in the scrollback once written.
+ */
+export function App({ services, sessionId: initial }: AppProps) {
+  const { exit } = useApp();
+  const { columns, rows } = useTerminalSize();
+  const [sessionId, setSessionId] = useState<string | undefined>(initial);
+  const [buffer, setBuffer] = useState<PromptBuffer>(emptyBuffer);
+  const [notice, setNotice] = useState<Notice | undefined>();
+  const [dialog, setDialog] = useState<ListDialog | undefined>();
+  const [scroll, setScroll] = useState(0);
+  const [expanded, setExpanded] = useState(false);
+  const [thinking, setThinking] = useState(false);
+  const [leaderPending, setLeaderPending] = useState(false);
+  const [agent, setAgent] = useState<string | undefined>();
+  const [model, setModel] = useState<string | undefined>();
+  const [permissionStep, setPermissionStep] = useState<PermissionStep>({ kind: 'choose' });
+  const [worker, setWorker] = useState<WorkerState>('unknown');
+  const [tick, setTick] = useState(0);
+  const [queued, setQueued] = useState<{ text: string; users: number }[]>([]);
+  const escapeAt = useRef(0);
+  const pasting = useRef(false);
+  const interruptAt = useRef(0);
+  const history = useRef<string[]>([]);
+  const historyAt = useRef<number | undefined>(undefined);
+  const draft = useRef('');
+  const resolver = useMemo(() => new KeyResolver(services.keybinds), [services]);
+  const transcript = useRef(new TranscriptLines());
+
+  const say = useCallback((text: string, error = false) => setNotice({ text, error, at: Date.now() }), []);
+  const fail = useCallback((error: unknown) => say(errorMessage(error), true), [say]);
+
+  const watch = useMemo(
+    () => (sessionId ? new SessionWatch(services.context.store, sessionId, fail) : undefined),
+    [sessionId, services, fail],
+  );
+  useEffect(() => {
+    if (!watch) return;
+    watch.start().catch(fail);
+    return () => watch.stop();
+  }, [watch, fail]);
+  const snapshot = useSyncExternalStore(
+    useCallback((listener: () => void) => watch?.subscribe(listener) ?? (() => undefined), [watch]),
+    () => watch?.current(),
+  );
+  const session = snapshot?.session;
+  const busy = session?.status === 'busy';
+
+  useEffect(() => {
+    setScroll(0);
+    setPermissionStep({ kind: 'choose' });
+  }, [sessionId]);
+
+  useEffect(() => services.onReport((line) => say(line)), [services, say]);
+
+  useEffect(() => {
+    const look = () =>
+      void services
+        .workerState(sessionId)
+        .then(setWorker)
+        .catch(() => setWorker('unknown'));
+    look();
+    const timer = setInterval(look, 5_000);
+    return () => clearInterval(timer);
+  }, [services, sessionId]);
+
+  useEffect(() => {
+    if (!busy && !leaderPending) return;
+    const timer = setInterval(() => setTick((value) => value + 1), 120);
+    return () => clearInterval(timer);
+  }, [busy, leaderPending]);
+
+  // A queued prompt is shown until its run takes it (a new user message appears).
+  const users = snapshot ? snapshot.entries.filter((entry) => entry.message.role === 'user').length : 0;
+  useEffect(() => {
+    setQueued((list) => list.filter((item) => item.users >= users));
+  }, [users]);
+
+  useEffect(() => {
+    if (!snapshot) return;
+    history.current = snapshot.entries
+      .filter((entry) => entry.message.role === 'user')
+      .map((entry) => entry.parts.flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : [])).join('\n'))
+      .filter(Boolean);
+  }, [snapshot?.entries]);
+
+  const request = snapshot?.pending[0];
+  useEffect(() => setPermissionStep({ kind: 'choose' }), [request?.id]);
+
+  const quit = useCallback(() => {
+    services.quitWith({ sessionId, busy: Boolean(busy) });
+    exit();
+  }, [services, sessionId, busy, exit]);
+
+  const controls: AppControls = {
+    services,
+    snapshot,
+    sessionId,
+    open: (id) => {
+      setSessionId(id);
+      setDialog(undefined);
+    },
+    dialog,
+    setDialog,
+    say,
+    fail,
+    quit,
+    setBuffer,
+    agent: agent ?? session?.agent ?? services.defaultAgent,
+    setAgent,
+    model,
+    setModel,
+    toggleDetails: () => setExpanded((value) => !value),
+    toggleThinking: () => setThinking((value) => !value),
+    busy: Boolean(busy),
+    queue: (text) => setQueued((list) => [...list, { text, users }]),
+  };
+
+  const small = columns < MIN_COLUMNS || rows < MIN_ROWS;
+
+  useInput((input, key) => {
+    // Bracketed paste (turned on by openTui): what comes between the markers is text, line breaks included.
+    if (input === PASTE_START || input === PASTE_END) {
+      pasting.current = input === PASTE_START;
+      return;
+    }
+    if (pasting.current) {
+      if (!dialog && !request) setBuffer((value) => insertText(value, input.replace(/\r\n?/g, '\n')));
+      return;
+    }
+    // Keys typed faster than they are read arrive together: text, then the Enter that sends it.
+    if (input.length > 1 && input.endsWith('\r') && !input.slice(0, -1).includes('\r') && !dialog && !request) {
+      const text = insertText(buffer, input.slice(0, -1)).text;
+      if (!text.trim()) return;
+      setBuffer(emptyBuffer);
+      setScroll(0);
+      return runAction('submit', controls, text);
+    }
+    if (small) {
+      if (key.ctrl && (input === 'c' || input === 'd')) quit();
+      return;
+    }
+    const now = Date.now();
+    if (dialog) return handleDialogKey(input, key, dialog, controls);
+    if (request) {
+      if (permissionStep.kind === 'reject') {
+        if (key.escape) return setPermissionStep({ kind: 'choose' });
+        if (key.return) {
+          const message = permissionStep.message.trim();
+          setPermissionStep({ kind: 'choose' });
+          return void services.actions
+            .reply({ requestId: request.id, reply: 'reject', ...(message ? { message } : {}) })
+            .then(() => watch?.refresh())
+            .catch(fail);
+        }
+        if (key.backspace || key.delete)
+          return setPermissionStep({ kind: 'reject', message: permissionStep.message.slice(0, -1) });
+        if (!key.ctrl && !key.meta && input) return setPermissionStep({ kind: 'reject', message: permissionStep.message + input });
+        return;
+      }
+      const reply = input === 'a' ? 'once' : input === 'A' ? 'always' : undefined;
+      if (reply)
+        return void services.actions
+          .reply({ requestId: request.id, reply })
+          .then(() => watch?.refresh())
+          .catch(fail);
+      if (input === 'r') return setPermissionStep({ kind: 'reject', message: '' });
+    }
+    const pressed = resolver.press(input, key, now);
+    setLeaderPending(pressed.leaderPending);
+    if (pressed.leaderPending) return;
+    if (pressed.action === 'session_interrupt') {
+      if (!busy) return;
+      if (now - escapeAt.current < 1_000) {
+        escapeAt.current = 0;
+        return runAction('interrupt', controls);
+      }
+      escapeAt.current = now;
+      return say('esc again to interrupt');
+    }
+    if (pressed.action === 'app_interrupt') {
+      if (buffer.text) return setBuffer(emptyBuffer);
+      if (busy) return runAction('interrupt', controls);
+      if (now - interruptAt.current < 2_000) return quit();
+      interruptAt.current = now;
+      return say('ctrl+c again quits (ctrl+d or /exit too)');
+    }
+    if (pressed.action === 'app_exit' && !(buffer.text && key.ctrl)) return quit();
+    if (pressed.action === 'messages_page_up') return setScroll((value) => value + Math.floor(rows / 2));
+    if (pressed.action === 'messages_page_down') return setScroll((value) => Math.max(value - Math.floor(rows / 2), 0));
+    if (pressed.action === 'input_submit') {
+      const text = buffer.text;
+      if (!text.trim()) return;
+      setBuffer(emptyBuffer);
+      historyAt.current = undefined;
+      setScroll(0);
+      return runAction('submit', controls, text);
+    }
+    if (pressed.action === 'input_newline') return setBuffer((value) => insertText(value, '\n'));
+    if (pressed.action) return runAction(pressed.action, controls);
+    if (key.upArrow || key.downArrow) {
+      const step = stepHistory(key.upArrow ? -1 : 1, buffer);
+      if (step !== undefined) return setBuffer({ text: step, cursor: step.length });
+    }
+    const edited = editPrompt(buffer, input, key);
+    if (edited) setBuffer(edited);
+  });
+
+  function stepHistory(direction: -1 | 1, current: PromptBuffer): string | undefined {
+    const past = history.current;
+    const before = current.text.slice(0, current.cursor);
+    const after = current.text.slice(current.cursor);
+    if (direction < 0 && before.includes('\n')) return undefined;
+    if (direction > 0 && after.includes('\n')) return undefined;
+    if (historyAt.current === undefined) {
+      if (direction > 0 || !past.length) return undefined;
+      draft.current = current.text;
+      historyAt.current = past.length - 1;
+      return past[historyAt.current];
+    }
+    const next = historyAt.current + direction;
+    if (next < 0) return past[0];
+    if (next >= past.length) {
+      historyAt.current = undefined;
+      return draft.current;
+    }
+    historyAt.current = next;
+    return past[next];
+  }
+
+  if (small)
+    return (
+      <Text>
+        {`Terminal too small (${columns}×${rows}): Loom needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Resize it, or ctrl+c to quit.`}
+      </Text>
+    );
+
+  const width = columns;
+  const header = headerLine(snapshot, width, sessionId);
+  const bottom = request
+    ? permissionLines(request, { width, viewedSessionId: sessionId, waiting: snapshot!.pending.length, step: permissionStep })
+    : [
+        ...queued.map((item) => pc.dim(`⋯ queued: ${item.text.split('\n')[0].slice(0, width - 12)}`)),
+        pc.dim('─'.repeat(width)),
+        ...promptLines(buffer, {
+          width,
+          placeholder: sessionId ? 'Ask anything…  (enter sends, ctrl+j new line)' : 'Ask anything to start a session…',
+          focused: !dialog,
+        }),
+      ];
+  const status = statusLine({ busy: Boolean(busy), tick, notice, leaderPending, width, hasPending: Boolean(request) });
+  const footer = footerLine(snapshot, services.footerFacts(controls.agent, model ?? session?.model, sessionId), width);
+  // One line short of the screen: a frame as tall as the terminal makes Ink clear it on every draw.
+  const height = Math.max(rows - 1 - 1 - bottom.length - 2, 3);
+  let body: string[];
+  if (dialog) body = padTo(dialogLines(dialog, width, height), height);
+  else if (!snapshot) body = padTo(homeLines(services.directory, width, height), height, 'center');
+  else {
+    const view = transcript.current.window(
+      shownEntries(snapshot),
+      {
+        width,
+        expanded,
+        thinking,
+        children: new Map(snapshot.children.map((child) => [child.session.id, child])),
+        asking: new Set(snapshot.pending.map((pending) => pending.partID)),
+        decorations: snapshot.revision,
+      },
+      height,
+      scroll,
+    );
+    body = padTo([...view.lines, ...revertLines(snapshot, width)].slice(-height), height);
+  }
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text wrap="truncate-end">{header}</Text>
+      <Text wrap="truncate-end">{body.join('\n')}</Text>
+      <Text wrap="truncate-end">{bottom.join('\n')}</Text>
+      <Text wrap="truncate-end">{status}</Text>
+      <Text wrap="truncate-end">{footer}</Text>
+    </Box>
+  );
+}
+
+/** The entries shown: after an undo, not those it hid from the model (a marker says so below them). */
+function shownEntries(snapshot: SessionSnapshot) {
+  const from = snapshot.session?.revert?.messageID;
+  return from ? snapshot.entries.filter((entry) => entry.message.id < from) : snapshot.entries;
+}
+
+function revertLines(snapshot: SessionSnapshot, width: number): string[] {
+  const revert = snapshot.session?.revert;
+  if (!revert) return [];
+  const hidden = snapshot.entries.filter((entry) => entry.message.id >= revert.messageID && entry.message.role === 'user').length;
+  const files = revert.files.length ? ` · files put back: ${revert.files.join(', ')}` : '';
+  return [
+    '',
+    pc.yellow(`↶ ${hidden === 1 ? '1 turn' : `${hidden} turns`} undone${files}`.slice(0, width)),
+    pc.dim('  ctrl+x r or /redo brings it back; the next prompt drops it'),
+  ];
+}
+
+function statusLine(options: {
+  busy: boolean;
+  tick: number;
+  notice: Notice | undefined;
+  leaderPending: boolean;
+  width: number;
+  hasPending: boolean;
+}): string {
+  const left = options.leaderPending
+    ? pc.cyan('ctrl+x …  ← → subagents · ↑ parent · ↓ list · l sessions · n new · m models · u undo · q quit')
+    : options.busy
+      ? `${pc.yellow(SPINNER[options.tick % SPINNER.length])} working · ${pc.dim('esc esc interrupts · ctrl+d leaves it running')}`
+      : '';
+  const notice =
+    options.notice && Date.now() - options.notice.at < (options.notice.error ? 15_000 : 6_000)
+      ? options.notice.error
+        ? pc.red(options.notice.text)
+        : pc.dim(options.notice.text)
+      : '';
+  if (notice) return left ? `${left}  ${notice}` : notice;
+  return left || pc.dim('tab agents · ctrl+x l sessions · ctrl+x m models · ctrl+x ↓ subagents · /help');
+}
+
+function padTo(lines: string[], height: number, align: 'bottom' | 'center' = 'bottom'): string[] {
+  if (lines.length >= height) return lines.slice(lines.length - height);
+  const missing = height - lines.length;
+  const top = align === 'center' ? Math.floor(missing / 2) : missing;
+  return [...Array(top).fill(''), ...lines, ...Array(missing - top).fill('')];
+}
+
+function handleDialogKey(
+  input: string,
+  key: Parameters<Parameters<typeof useInput>[0]>[1],
+  dialog: ListDialog,
+  controls: AppControls,
+): void {
+  const { setDialog } = controls;
+  if (key.escape) return setDialog(undefined);
+  if (dialog.kind === 'text') {
+    if (key.upArrow) return setDialog({ ...dialog, index: Math.max(dialog.index - 1, 0) });
+    if (key.downArrow) return setDialog({ ...dialog, index: dialog.index + 1 });
+    if (key.pageUp) return setDialog({ ...dialog, index: Math.max(dialog.index - 10, 0) });
+    if (key.pageDown) return setDialog({ ...dialog, index: dialog.index + 10 });
+    if (key.return || input === 'q') return setDialog(undefined);
+    return;
+  }
+  if (key.upArrow) return setDialog({ ...dialog, index: Math.max(dialog.index - 1, 0) });
+  if (key.downArrow) return setDialog({ ...dialog, index: dialog.index + 1 });
+  if (key.return) return runAction('dialog_pick', controls);
+  if (key.backspace || key.delete) return setDialog({ ...dialog, filter: dialog.filter.slice(0, -1), index: 0 });
+  if (input && !key.ctrl && !key.meta && !key.tab) setDialog({ ...dialog, filter: dialog.filter + input, index: 0 });
+}
+
+export type { SessionSnapshot };

@@ -1,0 +1,118 @@
+import type { ClientContext } from '../context.js';
+import type { LoomConfig } from '../../core/config/config.js';
+import { modelInfo } from '../../core/models/model-info.js';
+import { catalogueModels } from '../../core/models/model-catalogue.js';
+import type { AgentInfo } from '../../core/agents/agent.js';
+import { temporalUiUrl } from '../../worker/connection/ui.js';
+import { SessionActions } from './session/session-actions.js';
+import { SessionCommands } from './session/session-commands.js';
+import type { FooterFacts, WorkerState } from './components/footer-lines.js';
+import type { ProjectAgents } from '../services/project-agents.js';
+import { waitsForWorker } from '../follow/unserved-run.js';
+
+/** How the screen was left: the command prints what goes on after it (a run still going, how to reopen). */
+export interface QuitState {
+  sessionId?: string;
+  busy: boolean;
+}
+
+/**
+ * What the screen's components reach the rest of Loom through: the client context (store,
+ * Temporal, the worker), the session actions and commands, the project's agents and models, and
+ * the lines Loom reports (shown on the status row, not printed over the screen).
+ */
+export class TuiServices {
+  readonly actions: SessionActions;
+  readonly commands: SessionCommands;
+  quitState: QuitState | undefined;
+  private readonly reportListeners = new Set<(line: string) => void>();
+  private readonly uiBase: string | undefined;
+
+  constructor(
+    readonly context: ClientContext,
+    readonly directory: string,
+    private project: ProjectAgents,
+    readonly keybinds: Record<string, string> | undefined,
+    namespace: string,
+    uiBase: string | undefined,
+  ) {
+    this.actions = new SessionActions(context, directory);
+    this.commands = new SessionCommands(context);
+    this.uiBase = uiBase && `${uiBase}/namespaces/${encodeURIComponent(namespace)}/workflows`;
+  }
+
+  /** A report line from Loom (a worker starting, a retry); the status row shows it. */
+  report(line: string): void {
+    for (const listener of this.reportListeners) listener(line);
+  }
+
+  onReport(listener: (line: string) => void): () => void {
+    this.reportListeners.add(listener);
+    return () => this.reportListeners.delete(listener);
+  }
+
+  get defaultAgent(): string {
+    return this.project.defaultAgent;
+  }
+
+  /** The agents Tab cycles through: the primary ones a person picks, the project's own included. */
+  get primaryAgents(): AgentInfo[] {
+    return this.project.agents.filter((agent) => agent.mode !== 'subagent' && !agent.hidden);
+  }
+
+  get config(): LoomConfig {
+    return this.project.config;
+  }
+
+  /** Models to pick from: the configuration's, then the built-in catalogue's. */
+  models(): string[] {
+    const configured = Object.entries(this.project.config.provider ?? {}).flatMap(([provider, settings]) =>
+      Object.keys(settings.models ?? {}).map((model) => `${provider}/${model}`),
+    );
+    return [...new Set([...(this.project.config.model ? [this.project.config.model] : []), ...configured, ...catalogueModels()])];
+  }
+
+  async reloadProject(): Promise<void> {
+    this.project = await this.actions.project();
+  }
+
+  footerFacts(agent: string, model: string | undefined, sessionId: string | undefined): FooterFacts {
+    const shown = model ?? this.project.agents.find((candidate) => candidate.name === agent)?.model ?? this.project.config.model ?? '';
+    const window = shown ? modelInfo(this.project.config, shown).limit?.context : undefined;
+    return {
+      agent,
+      model: shown || 'model: not chosen yet',
+      contextWindow: window,
+      worker: this.worker,
+      runLink: this.uiBase && sessionId ? `${this.uiBase}/${sessionId}` : undefined,
+    };
+  }
+
+  private worker: WorkerState = 'unknown';
+
+  /**
+   * Whose worker serves the task queue: this process's, another (`loom worker`, a server), or none.
+   * With none, or when the session's run waits on a worker that has gone, one starts in this
+   * process, as `loom run` starts one, so the run goes on while the screen is open.
+   */
+  async workerState(sessionId?: string): Promise<WorkerState> {
+    if (this.context.hasInProcessWorker) return (this.worker = 'here');
+    const temporal = await this.context.temporalIfRunning();
+    if (!temporal) return (this.worker = 'none');
+    const { hasLiveWorker } = await import('../temporal/connect.js');
+    const live = await hasLiveWorker(temporal.client, temporal.target.namespace, this.context.settings.taskQueue);
+    const stranded = live && sessionId ? await waitsForWorker(temporal.client.workflow.getHandle(sessionId)).catch(() => false) : false;
+    if (live && !stranded) return (this.worker = 'remote');
+    if (stranded) this.report('The worker running this session has gone: running one in this process.');
+    await this.context.ensureWorker(stranded);
+    return (this.worker = this.context.hasInProcessWorker ? 'here' : 'remote');
+  }
+
+  quitWith(state: QuitState): void {
+    this.quitState = state;
+  }
+
+  static uiOf(target: Parameters<typeof temporalUiUrl>[0], env: NodeJS.ProcessEnv): string | undefined {
+    return temporalUiUrl(target, env);
+  }
+}
