@@ -2,12 +2,20 @@ import type { LoomConfig } from '../core/config/config.js';
 import { parseSlashCommand } from '../core/config/command-template.js';
 import type { ClientContext } from './context.js';
 
+/** The project's commands (`command` in its config, with `.opencode/command/*.md` as `loadConfig` folds them in). */
+export function projectCommands(config: LoomConfig): { name: string; description: string }[] {
+  return Object.entries(config.command ?? {}).map(([name, command]) => ({
+    name,
+    description: command.description ?? '',
+  }));
+}
+
 /**
  * A prompt that looks like `/name` but names no command of the project goes to the model as it is: said, not silent.
  */
 export function warnOfUnknownCommand(context: ClientContext, prompt: string, config: LoomConfig): void {
   const slash = parseSlashCommand(prompt);
-  const commands = Object.keys(config.command ?? {});
+  const commands = projectCommands(config).map((command) => command.name);
   if (!slash || commands.includes(slash.name)) return;
   const known = commands.length
     ? `; its commands are ${commands.map((name) => `/${name}`).join(', ')}`

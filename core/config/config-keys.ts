@@ -8,7 +8,6 @@ import { LOOM_CONFIG_KEYS } from './config.js';
  */
 export const OPENCODE_ONLY_KEYS: readonly string[] = [
   'theme',
-  'keybinds',
   'logLevel',
   'tui',
   'server',

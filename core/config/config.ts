@@ -226,6 +226,20 @@ const LoomConfigObject = z.looseObject({
   plugin_timeout: z.number().positive().optional(),
   /** MCP servers by name: their tools are offered as `<name>_<tool>`. */
   mcp: z.record(z.string(), McpServerConfig).optional(),
+  /**
+   * The terminal UI's keys: keybind name to keys (`"<leader>n"`, `"ctrl+c,ctrl+d"`, `"none"`, or
+   * `false` for none). Only the shape is checked here; the TUI checks names and keys when it starts
+   * (client/tui/input/keybinds.ts), naming the file.
+   */
+  keybinds: z
+    .record(
+      z.string(),
+      z.union([z.string(), z.literal(false)], {
+        error: (issue) =>
+          `expected keys such as "ctrl+x,<leader>n", "none" or false, got ${JSON.stringify(issue.input)}`,
+      }),
+    )
+    .optional(),
   /** Loom only: where sessions are kept. `LOOM_STORE_URL` wins over it. */
   store: z
     .strictObject({

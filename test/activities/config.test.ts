@@ -225,6 +225,17 @@ describe('loadConfig', () => {
     );
     expect(load()).toMatchObject({ theme: 'tokyonight', username: 'ada' });
   });
+
+  it('keeps keybinds for the terminal UI, refusing a value that is not keys, naming the file and key', () => {
+    write(join(project, 'loom.json'), JSON.stringify({ keybinds: { leader: 'ctrl+g', tool_details: false } }));
+    expect(load()).toEqual({ keybinds: { leader: 'ctrl+g', tool_details: false } });
+    const file = write(join(project, 'loom.json'), JSON.stringify({ keybinds: { session_new: ['ctrl+n'] } }));
+    const { message } = configError(() => load());
+    expect(message).toContain(file);
+    expect(message).toContain(
+      'keybinds.session_new: expected keys such as "ctrl+x,<leader>n", "none" or false, got ["ctrl+n"]',
+    );
+  });
 });
 
 describe('loadConfig with a real OpenCode project', () => {
