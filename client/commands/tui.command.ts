@@ -22,18 +22,13 @@ Esc twice (or Ctrl+C) cancels the running turn; Ctrl+D or /exit quits and leaves
   loom tui --continue        # the project's latest session`,
     )
     .action(async (sessionId: string | undefined, options) =>
-      execute(
-        async (context) => (await import('./tui.js')).tuiCommand(context, sessionId, options),
-        { report: reportRouter.report },
-      ),
+      execute(async (context) => (await import('./tui.js')).tuiCommand(context, sessionId, options), {
+        report: reportRouter.report,
+      }),
     );
 }
 
 /** Whether `loom` was run with no arguments in a terminal a person uses: then it opens the terminal UI. */
 export function opensTuiByDefault(argv: string[], env: NodeJS.ProcessEnv = process.env): boolean {
-  return (
-    argv.length === 2 &&
-    Boolean(process.stdin.isTTY && process.stdout.isTTY) &&
-    env.TERM !== 'dumb'
-  );
+  return argv.length === 2 && Boolean(process.stdin.isTTY && process.stdout.isTTY) && env.TERM !== 'dumb';
 }

@@ -14,9 +14,15 @@ export interface TuiOptions {
  * by default, the project's latest with `--continue`. When it closes with a run still going, it
  * says where the run goes on and how to reopen it.
  */
-export async function tuiCommand(context: ClientContext, sessionId: string | undefined, options: TuiOptions): Promise<number> {
+export async function tuiCommand(
+  context: ClientContext,
+  sessionId: string | undefined,
+  options: TuiOptions,
+): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY)
-    throw new InputError('loom tui needs a terminal (stdin and stdout); `loom run "…"` and `loom resume` work without one.');
+    throw new InputError(
+      'loom tui needs a terminal (stdin and stdout); `loom run "…"` and `loom resume` work without one.',
+    );
   if (sessionId && options.continue) throw new InputError('Name a session or pass --continue, not both.');
   const directory = resolve(options.dir ?? process.cwd());
   const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);

@@ -69,7 +69,13 @@ export class TuiServices {
     const configured = Object.entries(this.project.config.provider ?? {}).flatMap(([provider, settings]) =>
       Object.keys(settings.models ?? {}).map((model) => `${provider}/${model}`),
     );
-    return [...new Set([...(this.project.config.model ? [this.project.config.model] : []), ...configured, ...catalogueModels()])];
+    return [
+      ...new Set([
+        ...(this.project.config.model ? [this.project.config.model] : []),
+        ...configured,
+        ...catalogueModels(),
+      ]),
+    ];
   }
 
   async reloadProject(): Promise<void> {
@@ -77,7 +83,11 @@ export class TuiServices {
   }
 
   footerFacts(agent: string, model: string | undefined, sessionId: string | undefined): FooterFacts {
-    const shown = model ?? this.project.agents.find((candidate) => candidate.name === agent)?.model ?? this.project.config.model ?? '';
+    const shown =
+      model ??
+      this.project.agents.find((candidate) => candidate.name === agent)?.model ??
+      this.project.config.model ??
+      '';
     const window = shown ? modelInfo(this.project.config, shown).limit?.context : undefined;
     return {
       agent,
@@ -101,7 +111,10 @@ export class TuiServices {
     if (!temporal) return (this.worker = 'none');
     const { hasLiveWorker } = await import('../temporal/connect.js');
     const live = await hasLiveWorker(temporal.client, temporal.target.namespace, this.context.settings.taskQueue);
-    const stranded = live && sessionId ? await waitsForWorker(temporal.client.workflow.getHandle(sessionId)).catch(() => false) : false;
+    const stranded =
+      live && sessionId
+        ? await waitsForWorker(temporal.client.workflow.getHandle(sessionId)).catch(() => false)
+        : false;
     if (live && !stranded) return (this.worker = 'remote');
     if (stranded) this.report('The worker running this session has gone: running one in this process.');
     await this.context.ensureWorker(stranded);

@@ -109,5 +109,7 @@ export function catalogueEntry(providerID: string, modelID: string): CatalogueEn
 
 /** Every model of the catalogue as `provider/model`, for a person to pick from. */
 export function catalogueModels(): string[] {
-  return Object.entries(BY_PROVIDER).flatMap(([provider, table]) => Object.keys(table).map((model) => `${provider}/${model}`));
+  return Object.entries(BY_PROVIDER).flatMap(([provider, table]) =>
+    Object.keys(table).map((model) => `${provider}/${model}`),
+  );
 }

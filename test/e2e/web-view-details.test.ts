@@ -196,7 +196,11 @@ describe('the web view, in detail', () => {
     // `## Summary` is a heading a reader sees as one: larger than the text, not a small grey capital label.
     const heading = await page.locator('.markdown h2').evaluate((element) => {
       const style = (globalThis as unknown as Browserish).getComputedStyle(element);
-      const body = (globalThis as unknown as Browserish).getComputedStyle((element as unknown as { parentElement: { querySelector(selector: string): unknown } }).parentElement.querySelector('p')!);
+      const body = (globalThis as unknown as Browserish).getComputedStyle(
+        (
+          element as unknown as { parentElement: { querySelector(selector: string): unknown } }
+        ).parentElement.querySelector('p')!,
+      );
       return {
         size: parseFloat(style.fontSize),
         bodySize: parseFloat(body.fontSize),

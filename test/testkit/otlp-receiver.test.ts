@@ -210,7 +210,7 @@ function handWrittenRequest(span: Record<string, unknown> = {}) {
 }
 
 async function post(path: string, body: string | Buffer | undefined, headers: Record<string, string>, method = 'POST') {
-  const response = await fetch(`${receiver.url}${path}`, { method, body, headers });
+  const response = await fetch(`${receiver.url}${path}`, { method, body: body as BodyInit | undefined, headers });
   return {
     status: response.status,
     headers: response.headers,

@@ -1,5 +1,5 @@
 import { TerminalSession } from '../terminal/terminal-session.js';
-import type { LoomTestEnv } from './loom-env.js';
+import { SCRIPTED_MODEL, type LoomTestEnv } from './loom-env.js';
 import { LOOM_BIN } from './worker-process.js';
 
 /** `loom tui …` (or `loom` alone with no arguments) in a real terminal, in the test's project with its environment. */
@@ -12,7 +12,7 @@ export function openLoomTui(
     command: [process.execPath, LOOM_BIN, ...args],
     cwd: env.project,
     // React's production build, as a person's `loom` runs it (vitest sets NODE_ENV=test).
-    env: { ...env.env, NODE_ENV: 'production', ...options.env },
+    env: { ...env.env, NODE_ENV: 'production', LOOM_MODEL: SCRIPTED_MODEL, ...options.env },
     columns: options.columns ?? 120,
     rows: options.rows ?? 40,
   });

@@ -3,7 +3,7 @@ import type { SessionSnapshot } from '../session/session-watch.js';
 import type { TuiServices } from '../tui-services.js';
 import { renderUnifiedDiff } from '../render/diff.js';
 import { filtered, type ListDialog, type ListItem } from './list-dialog.js';
-import { TUI_COMMANDS } from '../input/tui-commands.js';
+import { TUI_COMMANDS } from '../input/slash-command-list.js';
 
 /** What an action may read and change of the screen. */
 export interface AppControls {
@@ -86,7 +86,11 @@ async function perform(action: string, controls: AppControls, argument?: string)
       return controls.setDialog({
         kind: 'agents',
         title: 'Agent for the next prompt',
-        items: services.primaryAgents.map((agent) => ({ id: agent.name, label: agent.name, detail: agent.description })),
+        items: services.primaryAgents.map((agent) => ({
+          id: agent.name,
+          label: agent.name,
+          detail: agent.description,
+        })),
         filter: '',
         index: 0,
       });
@@ -217,7 +221,11 @@ function openChildrenDialog(controls: AppControls): void {
 
 async function openSessionsDialog(controls: AppControls): Promise<void> {
   const { services } = controls;
-  const sessions = await services.context.store.listSessions({ roots: true, directory: services.directory, limit: 500 });
+  const sessions = await services.context.store.listSessions({
+    roots: true,
+    directory: services.directory,
+    limit: 500,
+  });
   const items: ListItem[] = [...sessions]
     .sort((a, b) => b.time.updated - a.time.updated)
     .map((session) => ({

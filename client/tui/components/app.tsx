@@ -1,10 +1,21 @@
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput, type Key } from 'ink';
+import { splitKeys } from './key-chunks.js';
 import pc from 'picocolors';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { errorMessage } from '../../../core/text/error-message.js';
 import type { TuiServices } from '../tui-services.js';
-import { KeyResolver } from '../input/keybinds.js';
-import { emptyBuffer, insertText, type PromptBuffer } from '../input/prompt-buffer.js';
+import { KeyResolver } from '../input/key-resolver.js';
+import { resolveKeybinds } from '../input/keybinds.js';
+import { EMPTY_BUFFER, deleteForward, insertNewline, insertText, type PromptBuffer } from '../input/prompt-buffer.js';
+import {
+  promptHistory,
+  recallNext,
+  recallPrevious,
+  rememberPrompt,
+  upRecallsHistory,
+  downRecallsHistory,
+  type PromptHistory,
+} from '../input/prompt-history.js';
 import { SessionWatch, type SessionSnapshot } from '../session/session-watch.js';
 import { TranscriptLines } from '../transcript/transcript-lines.js';
 import { dialogLines, type ListDialog } from './list-dialog.js';
@@ -48,7 +59,13 @@ export function App({ services, sessionId: initial }: AppProps) {
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
   const [sessionId, setSessionId] = useState<string | undefined>(initial);
-  const [buffer, setBuffer] = useState<PromptBuffer>(emptyBuffer);
+  const [buffer, setBufferState] = useState<PromptBuffer>(EMPTY_BUFFER);
+  // Several keys can arrive in one read (typed fast, or sent by a program): each sees the edits before it.
+  const bufferRef = useRef(buffer);
+  const setBuffer = useCallback((next: PromptBuffer | ((value: PromptBuffer) => PromptBuffer)) => {
+    bufferRef.current = typeof next === 'function' ? next(bufferRef.current) : next;
+    setBufferState(bufferRef.current);
+  }, []);
   const [notice, setNotice] = useState<Notice | undefined>();
   const [dialog, setDialog] = useState<ListDialog | undefined>();
   const [scroll, setScroll] = useState(0);
@@ -58,16 +75,14 @@ export function App({ services, sessionId: initial }: AppProps) {
   const [agent, setAgent] = useState<string | undefined>();
   const [model, setModel] = useState<string | undefined>();
   const [permissionStep, setPermissionStep] = useState<PermissionStep>({ kind: 'choose' });
-  const [worker, setWorker] = useState<WorkerState>('unknown');
+  const [, setWorker] = useState<WorkerState>('unknown');
   const [tick, setTick] = useState(0);
   const [queued, setQueued] = useState<{ text: string; users: number }[]>([]);
   const escapeAt = useRef(0);
   const pasting = useRef(false);
   const interruptAt = useRef(0);
-  const history = useRef<string[]>([]);
-  const historyAt = useRef<number | undefined>(undefined);
-  const draft = useRef('');
-  const resolver = useMemo(() => new KeyResolver(services.keybinds), [services]);
+  const history = useRef<PromptHistory>(promptHistory([]));
+  const resolver = useMemo(() => new KeyResolver(resolveKeybinds(services.keybinds)), [services]);
   const transcript = useRef(new TranscriptLines());
 
   const say = useCallback((text: string, error = false) => setNotice({ text, error, at: Date.now() }), []);
@@ -119,13 +134,17 @@ export function App({ services, sessionId: initial }: AppProps) {
     setQueued((list) => list.filter((item) => item.users >= users));
   }, [users]);
 
+  const userCount = users;
   useEffect(() => {
     if (!snapshot) return;
-    history.current = snapshot.entries
-      .filter((entry) => entry.message.role === 'user')
-      .map((entry) => entry.parts.flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : [])).join('\n'))
-      .filter(Boolean);
-  }, [snapshot?.entries]);
+    history.current = promptHistory(
+      snapshot.entries
+        .filter((entry) => entry.message.role === 'user')
+        .map((entry) =>
+          entry.parts.flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : [])).join('\n'),
+        ),
+    );
+  }, [sessionId, userCount]);
 
   const request = snapshot?.pending[0];
   useEffect(() => setPermissionStep({ kind: 'choose' }), [request?.id]);
@@ -161,7 +180,7 @@ export function App({ services, sessionId: initial }: AppProps) {
 
   const small = columns < MIN_COLUMNS || rows < MIN_ROWS;
 
-  useInput((input, key) => {
+  const handleKey = (input: string, key: Key): void => {
     // Bracketed paste (turned on by openTui): what comes between the markers is text, line breaks included.
     if (input === PASTE_START || input === PASTE_END) {
       pasting.current = input === PASTE_START;
@@ -170,14 +189,6 @@ export function App({ services, sessionId: initial }: AppProps) {
     if (pasting.current) {
       if (!dialog && !request) setBuffer((value) => insertText(value, input.replace(/\r\n?/g, '\n')));
       return;
-    }
-    // Keys typed faster than they are read arrive together: text, then the Enter that sends it.
-    if (input.length > 1 && input.endsWith('\r') && !input.slice(0, -1).includes('\r') && !dialog && !request) {
-      const text = insertText(buffer, input.slice(0, -1)).text;
-      if (!text.trim()) return;
-      setBuffer(emptyBuffer);
-      setScroll(0);
-      return runAction('submit', controls, text);
     }
     if (small) {
       if (key.ctrl && (input === 'c' || input === 'd')) quit();
@@ -198,7 +209,8 @@ export function App({ services, sessionId: initial }: AppProps) {
         }
         if (key.backspace || key.delete)
           return setPermissionStep({ kind: 'reject', message: permissionStep.message.slice(0, -1) });
-        if (!key.ctrl && !key.meta && input) return setPermissionStep({ kind: 'reject', message: permissionStep.message + input });
+        if (!key.ctrl && !key.meta && input)
+          return setPermissionStep({ kind: 'reject', message: permissionStep.message + input });
         return;
       }
       const reply = input === 'a' ? 'once' : input === 'A' ? 'always' : undefined;
@@ -221,55 +233,49 @@ export function App({ services, sessionId: initial }: AppProps) {
       escapeAt.current = now;
       return say('esc again to interrupt');
     }
-    if (pressed.action === 'app_interrupt') {
-      if (buffer.text) return setBuffer(emptyBuffer);
+    if (pressed.action === 'app_exit' && key.ctrl && input === 'c') {
+      // Ctrl+C clears a draft, else cancels a running turn, else quits when pressed twice.
+      if (bufferRef.current.text) return setBuffer(EMPTY_BUFFER);
       if (busy) return runAction('interrupt', controls);
       if (now - interruptAt.current < 2_000) return quit();
       interruptAt.current = now;
       return say('ctrl+c again quits (ctrl+d or /exit too)');
     }
-    if (pressed.action === 'app_exit' && !(buffer.text && key.ctrl)) return quit();
+    if (pressed.action === 'app_exit' && key.ctrl && input === 'd' && bufferRef.current.text)
+      return setBuffer(deleteForward(bufferRef.current));
+    if (pressed.action === 'app_exit') return quit();
     if (pressed.action === 'messages_page_up') return setScroll((value) => value + Math.floor(rows / 2));
     if (pressed.action === 'messages_page_down') return setScroll((value) => Math.max(value - Math.floor(rows / 2), 0));
     if (pressed.action === 'input_submit') {
-      const text = buffer.text;
+      const text = bufferRef.current.text;
       if (!text.trim()) return;
-      setBuffer(emptyBuffer);
-      historyAt.current = undefined;
+      setBuffer(EMPTY_BUFFER);
+      history.current = rememberPrompt(history.current, text);
       setScroll(0);
       return runAction('submit', controls, text);
     }
-    if (pressed.action === 'input_newline') return setBuffer((value) => insertText(value, '\n'));
+    if (pressed.action === 'input_newline') return setBuffer((value) => insertNewline(value));
     if (pressed.action) return runAction(pressed.action, controls);
-    if (key.upArrow || key.downArrow) {
-      const step = stepHistory(key.upArrow ? -1 : 1, buffer);
-      if (step !== undefined) return setBuffer({ text: step, cursor: step.length });
+    const promptWidth = Math.max(columns - 2, 10);
+    const step =
+      key.upArrow && upRecallsHistory(bufferRef.current, promptWidth)
+        ? recallPrevious(history.current, bufferRef.current)
+        : key.downArrow && downRecallsHistory(history.current, bufferRef.current, promptWidth)
+          ? recallNext(history.current)
+          : undefined;
+    if (step) {
+      history.current = step.history;
+      return setBuffer(step.buffer);
     }
-    const edited = editPrompt(buffer, input, key);
+    if (pressed.consumed) return;
+    const edited = editPrompt(bufferRef.current, input, key, Math.max(columns - 2, 10));
     if (edited) setBuffer(edited);
-  });
+  };
 
-  function stepHistory(direction: -1 | 1, current: PromptBuffer): string | undefined {
-    const past = history.current;
-    const before = current.text.slice(0, current.cursor);
-    const after = current.text.slice(current.cursor);
-    if (direction < 0 && before.includes('\n')) return undefined;
-    if (direction > 0 && after.includes('\n')) return undefined;
-    if (historyAt.current === undefined) {
-      if (direction > 0 || !past.length) return undefined;
-      draft.current = current.text;
-      historyAt.current = past.length - 1;
-      return past[historyAt.current];
-    }
-    const next = historyAt.current + direction;
-    if (next < 0) return past[0];
-    if (next >= past.length) {
-      historyAt.current = undefined;
-      return draft.current;
-    }
-    historyAt.current = next;
-    return past[next];
-  }
+  useInput((input, key) => {
+    if (pasting.current || input === PASTE_START || input === PASTE_END) return handleKey(input, key);
+    for (const [chunkInput, chunkKey] of splitKeys(input, key)) handleKey(chunkInput, chunkKey);
+  });
 
   if (small)
     return (
@@ -281,7 +287,12 @@ export function App({ services, sessionId: initial }: AppProps) {
   const width = columns;
   const header = headerLine(snapshot, width, sessionId);
   const bottom = request
-    ? permissionLines(request, { width, viewedSessionId: sessionId, waiting: snapshot!.pending.length, step: permissionStep })
+    ? permissionLines(request, {
+        width,
+        viewedSessionId: sessionId,
+        waiting: snapshot!.pending.length,
+        step: permissionStep,
+      })
     : [
         ...queued.map((item) => pc.dim(`⋯ queued: ${item.text.split('\n')[0].slice(0, width - 12)}`)),
         pc.dim('─'.repeat(width)),
@@ -334,7 +345,9 @@ function shownEntries(snapshot: SessionSnapshot) {
 function revertLines(snapshot: SessionSnapshot, width: number): string[] {
   const revert = snapshot.session?.revert;
   if (!revert) return [];
-  const hidden = snapshot.entries.filter((entry) => entry.message.id >= revert.messageID && entry.message.role === 'user').length;
+  const hidden = snapshot.entries.filter(
+    (entry) => entry.message.id >= revert.messageID && entry.message.role === 'user',
+  ).length;
   const files = revert.files.length ? ` · files put back: ${revert.files.join(', ')}` : '';
   return [
     '',

@@ -54,7 +54,10 @@ function contextUsed(snapshot: SessionSnapshot, window: number | undefined): num
   return undefined;
 }
 
-function budgetText(budget: { tokens?: number; cost?: number }, spent: { tokens: Parameters<typeof totalTokens>[0]; cost: number }): string {
+function budgetText(
+  budget: { tokens?: number; cost?: number },
+  spent: { tokens: Parameters<typeof totalTokens>[0]; cost: number },
+): string {
   const lines: string[] = [];
   if (budget.tokens) lines.push(`${formatTokens(totalTokens(spent.tokens))}/${formatTokens(budget.tokens)} tokens`);
   if (budget.cost) lines.push(`${formatCost(spent.cost)}/${formatCost(budget.cost)}`);

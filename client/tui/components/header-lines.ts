@@ -2,7 +2,11 @@ import pc from 'picocolors';
 import type { SessionSnapshot } from '../session/session-watch.js';
 
 /** The top line: the session's title and id, or for a subagent's session where it sits in the tree. */
-export function headerLine(snapshot: SessionSnapshot | undefined, width: number, sessionId: string | undefined): string {
+export function headerLine(
+  snapshot: SessionSnapshot | undefined,
+  width: number,
+  sessionId: string | undefined,
+): string {
   if (!sessionId) return pc.bold('loom') + pc.dim(' · new session');
   const session = snapshot?.session;
   if (!session) {

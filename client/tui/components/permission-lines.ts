@@ -29,7 +29,10 @@ export function permissionLines(
     ...(request.grants ?? request.patterns).slice(0, 4).map((pattern) => pc.dim(`  ${fit(pattern, width - 4)}`)),
   ];
   if (request.reason) lines.push(pc.dim(`  why: ${fit(request.reason, width - 9)}`));
-  if (request.diff) lines.push(...renderUnifiedDiff(request.diff, { width: width - 4, maxLines: DIFF_LINES }).map((line) => `  ${line}`));
+  if (request.diff)
+    lines.push(
+      ...renderUnifiedDiff(request.diff, { width: width - 4, maxLines: DIFF_LINES }).map((line) => `  ${line}`),
+    );
   if (options.step.kind === 'reject') {
     lines.push(
       pc.dim('  Tell the agent what to do instead (enter rejects, esc goes back):'),

@@ -1,11 +1,15 @@
 import pc from 'picocolors';
-import { renderLines, type PromptBuffer } from '../input/prompt-buffer.js';
+import type { PromptBuffer } from '../input/prompt-buffer.js';
+import { renderLines } from '../input/render-lines.js';
 
 /** The most lines the prompt box grows to; a longer draft scrolls with its cursor. */
 const MAX_LINES = 8;
 
 /** The prompt box's lines: the draft with its cursor, a placeholder when empty. */
-export function promptLines(buffer: PromptBuffer, options: { width: number; placeholder: string; focused: boolean }): string[] {
+export function promptLines(
+  buffer: PromptBuffer,
+  options: { width: number; placeholder: string; focused: boolean },
+): string[] {
   const width = Math.max(options.width - 2, 10);
   if (!buffer.text) {
     const cursor = options.focused ? pc.inverse(' ') : ' ';

@@ -1,4 +1,4 @@
-import { structuredPatch, type StructuredPatchHunk } from 'diff';
+import { parsePatch, structuredPatch, type StructuredPatchHunk } from 'diff';
 import { expandTabs, truncateToWidth } from './columns.js';
 import { color, unstyled, type Style } from './palette.js';
 
@@ -36,7 +36,23 @@ export function diffStats(before: string, after: string): { additions: number; d
  * says how many more there are. No change, no lines.
  */
 export function renderDiff(before: string, after: string, options: DiffOptions): string[] {
-  const hunks = hunksOf(before, after, CONTEXT_LINES);
+  return renderHunks(hunksOf(before, after, CONTEXT_LINES), options);
+}
+
+/**
+ * A unified diff as text (what the edit tools keep and `loom diff` prints) drawn as `renderDiff`
+ * draws one, each file headed by its name when there are several.
+ */
+export function renderUnifiedDiff(text: string, options: DiffOptions): string[] {
+  const files = parsePatch(text).filter((file) => file.hunks.length > 0);
+  const lines = files.flatMap((file) => [
+    ...(files.length > 1 ? [color.bold(file.newFileName?.replace(/^b\//, '') ?? file.oldFileName ?? '')] : []),
+    ...renderHunks(file.hunks, { width: options.width }),
+  ]);
+  return capLines(lines, options.maxLines);
+}
+
+function renderHunks(hunks: StructuredPatchHunk[], options: DiffOptions): string[] {
   if (hunks.length === 0) return [];
   const last = hunks[hunks.length - 1];
   const numberWidth = String(Math.max(last.oldStart + last.oldLines, last.newStart + last.newLines) - 1).length;

@@ -114,11 +114,15 @@ export class SessionWatch {
       const tree = await sessionTree(this.store, session);
       const children = tree.children.map((node) => ({ session: node.session, tokens: totalTokens(node.tree.tokens) }));
       const pending = await this.store.permissionRequests({ status: 'pending', rootID: rootId });
-      const childrenKey = children.map((child) => `${child.session.id}:${child.session.status}:${child.tokens}:${child.session.title}`).join('|');
+      const childrenKey = children
+        .map((child) => `${child.session.id}:${child.session.status}:${child.tokens}:${child.session.title}`)
+        .join('|');
       const pendingKey = pending.map((request) => request.id).join('|');
       const changed =
         session.time.updated !== this.snapshot.session?.time.updated ||
         session.status !== this.snapshot.session?.status ||
+        session.title !== this.snapshot.session?.title ||
+        session.revert?.messageID !== this.snapshot.session?.revert?.messageID ||
         childrenKey !== this.childrenKey ||
         pendingKey !== this.pendingKey ||
         totalTokens(tree.tree.tokens) !== (this.snapshot.tree ? totalTokens(this.snapshot.tree.tree.tokens) : -1);

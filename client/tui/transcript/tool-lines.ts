@@ -174,4 +174,3 @@ function oneLine(text: string): string {
 function fit(line: string, width: number): string {
   return line.length > width ? `${line.slice(0, Math.max(width - 1, 1))}…` : line;
 }
-

@@ -24,7 +24,12 @@ export class TranscriptLines {
    * The `height` lines ending `scroll` lines above the bottom, and how far up the transcript goes
    * (so scrolling stops at its top).
    */
-  window(entries: Entry[], options: ViewOptions, height: number, scroll: number): { lines: string[]; maxScroll: number } {
+  window(
+    entries: Entry[],
+    options: ViewOptions,
+    height: number,
+    scroll: number,
+  ): { lines: string[]; maxScroll: number } {
     const wanted = height + scroll;
     const collected: string[][] = [];
     let count = 0;
