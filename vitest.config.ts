@@ -38,7 +38,7 @@ export default defineConfig({
     maxWorkers: 2,
     ...shared,
     projects: [
-      { test: { name: 'default', include: ['test/**/*.test.ts'], ...shared } },
+      { test: { name: 'default', include: ['test/**/*.test.{ts,tsx}'], ...shared } },
       {
         test: {
           name: 'postgres',

@@ -8,7 +8,10 @@ import { SessionActions } from './session/session-actions.js';
 import { SessionCommands } from './session/session-commands.js';
 import type { FooterFacts, WorkerState } from './components/footer-lines.js';
 import type { ProjectAgents } from '../services/project-agents.js';
+import { chooseModel } from '../services/model-choice.js';
 import { waitsForWorker } from '../follow/unserved-run.js';
+import { listProjectFiles } from './input/project-files.js';
+import { slashCommandChoices, TUI_COMMANDS, type SlashCommandChoice } from './input/slash-command-list.js';
 
 /** How the screen was left: the command prints what goes on after it (a run still going, how to reopen). */
 export interface QuitState {
@@ -78,16 +81,32 @@ export class TuiServices {
     ];
   }
 
+  /** The `/` list: the TUI's own commands, then the project's. */
+  slashCommands(): SlashCommandChoice[] {
+    this.commandChoices ??= slashCommandChoices(this.project.config);
+    return this.commandChoices;
+  }
+
+  isTuiCommand(name: string): boolean {
+    return TUI_COMMANDS.some((command) => command.name === name || command.aliases?.includes(name));
+  }
+
+  /** The project's files for `@` (listed once, as the search tools see them: ignored files left out). */
+  async projectFiles(): Promise<readonly string[]> {
+    this.files ??= listProjectFiles(this.directory).then((listed) => listed.paths);
+    return this.files;
+  }
+
+  private commandChoices: SlashCommandChoice[] | undefined;
+  private files: Promise<readonly string[]> | undefined;
+
   async reloadProject(): Promise<void> {
     this.project = await this.actions.project();
   }
 
   footerFacts(agent: string, model: string | undefined, sessionId: string | undefined): FooterFacts {
     const shown =
-      model ??
-      this.project.agents.find((candidate) => candidate.name === agent)?.model ??
-      this.project.config.model ??
-      '';
+      model ?? this.project.agents.find((candidate) => candidate.name === agent)?.model ?? this.defaultModel(agent);
     const window = shown ? modelInfo(this.project.config, shown).limit?.context : undefined;
     return {
       agent,
@@ -99,6 +118,15 @@ export class TuiServices {
   }
 
   private worker: WorkerState = 'unknown';
+
+  /** The model a new session of `agent` would get, or '' when none is set anywhere. */
+  private defaultModel(agent: string): string {
+    try {
+      return chooseModel(undefined, agent, this.project, this.context.env);
+    } catch {
+      return '';
+    }
+  }
 
   /**
    * Whose worker serves the task queue: this process's, another (`loom worker`, a server), or none.

@@ -17,8 +17,8 @@ afterEach(async () => {
 });
 afterAll(() => env?.close());
 
-async function tui(args?: string[]): Promise<TerminalSession> {
-  const terminal = await openLoomTui(env, args);
+async function tui(args?: string[], extraEnv?: NodeJS.ProcessEnv): Promise<TerminalSession> {
+  const terminal = await openLoomTui(env, args, { env: extraEnv });
   open.push(terminal);
   return terminal;
 }
@@ -89,7 +89,7 @@ describe('the terminal UI', () => {
     expect(screen).not.toContain('Notes written.');
     const { existsSync } = await import('node:fs');
     const { join } = await import('node:path');
-    expect(existsSync(join(env.project, 'notes.md'))).toBe(false);
+    await waitUntil(async () => !existsSync(join(env.project, 'notes.md')), 10_000);
     const session = await latestRoot();
     expect(session.revert).toBeDefined();
   }, 120_000);
@@ -120,6 +120,35 @@ describe('the terminal UI', () => {
     await second.waitFor('the end.', { timeoutMs: 90_000 });
     await waitUntil(async () => (await env.store.getSession(sessionId))?.status === 'idle', 20_000);
   }, 180_000);
+
+  it('takes a 1 MB paste whole, and sends every character of it', async () => {
+    env.model.setScript([{ name: 'long', when: { lastUser: /END-OF-PASTE/ }, reply: { text: 'Read it all.' } }]);
+    const line = 'the quick brown fox jumps over the lazy dog 0123456789 ';
+    const pasted = `${Array.from({ length: Math.ceil(1_000_000 / (line.length + 1)) }, () => line).join('\n')}\nEND-OF-PASTE`;
+    const terminal = await tui();
+    await terminal.waitFor('Ask anything', { timeoutMs: 30_000 });
+    await terminal.paste(pasted);
+    await terminal.waitFor('END-OF-PASTE', { timeoutMs: 30_000 });
+    await terminal.press('Enter');
+    await terminal.waitFor('Read it all.', { timeoutMs: 60_000 });
+    const session = await latestRoot();
+    const [user] = await env.store.messages(session.id);
+    const text = user.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    expect(text.length).toBe(pasted.length);
+    expect(text).toBe(pasted);
+  }, 120_000);
+
+  it('refuses a prompt over the size limit in the prompt box, naming the limit, and keeps the draft', async () => {
+    const terminal = await tui(['tui'], { LOOM_MAX_PROMPT_BYTES: '1000' });
+    await terminal.waitFor('Ask anything', { timeoutMs: 30_000 });
+    const before = (await env.store.listSessions({ roots: true })).length;
+    await terminal.paste(`${'x'.repeat(1500)} LAST-WORDS`);
+    await terminal.waitFor('LAST-WORDS');
+    await terminal.press('Enter');
+    const screen = await terminal.waitFor('over the limit of 1000 B', { timeoutMs: 30_000 });
+    expect(screen).toContain('LAST-WORDS');
+    expect((await env.store.listSessions({ roots: true })).length).toBe(before);
+  }, 60_000);
 
   it('says an unknown session in the screen, in the CLI’s words, and stays usable', async () => {
     const terminal = await tui(['tui', 'ses_nosuchsession']);

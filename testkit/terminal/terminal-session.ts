@@ -107,6 +107,18 @@ export class TerminalSession {
     await this.tmux(['send-keys', '-t', this.pane, '-l', '--', text]);
   }
 
+  /**
+   * Pastes `text` as a terminal pastes it: all at once, wrapped in bracketed-paste markers when the
+   * program asked for them (tmux's `paste-buffer -p`), through a buffer loaded from a file, so a
+   * megabyte goes in whole.
+   */
+  async paste(text: string): Promise<void> {
+    const file = join(this.folder, `paste-${Date.now()}.txt`);
+    writeFileSync(file, text);
+    await this.tmux(['load-buffer', '-b', 'loom-paste', file]);
+    await this.tmux(['paste-buffer', '-p', '-d', '-b', 'loom-paste', '-t', this.pane]);
+  }
+
   /** Presses named keys in order, in tmux's names: `Enter`, `Escape`, `Tab`, `BTab`, `Up`, `C-c`, `M-x`, `F5` … */
   async press(...keys: string[]): Promise<void> {
     await this.tmux(['send-keys', '-t', this.pane, '--', ...keys]);

@@ -1,4 +1,4 @@
-import type { PromptBuffer } from '../input/prompt-buffer.js';
+import { bufferOf, type PromptBuffer } from '../input/prompt-buffer.js';
 import type { SessionSnapshot } from '../session/session-watch.js';
 import type { TuiServices } from '../tui-services.js';
 import { renderUnifiedDiff } from '../render/diff.js';
@@ -17,6 +17,8 @@ export interface AppControls {
   fail(error: unknown): void;
   quit(): void;
   setBuffer(buffer: PromptBuffer): void;
+  /** Puts a prompt that could not be sent back in the prompt box, unless something new was typed there. */
+  restoreDraft(text: string): void;
   /** The agent the next prompt goes with. */
   agent: string;
   setAgent(agent: string): void;
@@ -95,7 +97,12 @@ async function perform(action: string, controls: AppControls, argument?: string)
         index: 0,
       });
     case 'messages_undo':
-      return withSession(controls, async (id) => say(await services.commands.undo(id)));
+      return withSession(controls, async (id) => {
+        const prompt = lastPrompt(controls.snapshot);
+        say(await services.commands.undo(id));
+        // As in OpenCode: the undone turn's prompt comes back to edit and send again.
+        if (prompt) controls.setBuffer(bufferOf(prompt));
+      });
     case 'messages_redo':
       return withSession(controls, async (id) => say(await services.commands.redo(id)));
     case 'session_compact':
@@ -151,11 +158,18 @@ async function submit(text: string, controls: AppControls): Promise<void> {
   if (own) return perform(own, controls);
   const session = controls.snapshot?.session;
   if (controls.sessionId && !session) return say(`Session ${controls.sessionId} is not in the store.`, true);
+  let id: string;
+  try {
+    id = await services.actions.send(session, text, {
+      agent: controls.agent === session?.agent ? undefined : controls.agent,
+      model: controls.model,
+    });
+  } catch (error) {
+    // Nothing was sent: the draft comes back, to fix and send again.
+    controls.restoreDraft(text);
+    throw error;
+  }
   if (controls.busy) controls.queue(trimmed);
-  const id = await services.actions.send(session, text, {
-    agent: controls.agent === session?.agent ? undefined : controls.agent,
-    model: controls.model,
-  });
   if (!controls.sessionId) controls.open(id);
 }
 
@@ -179,6 +193,17 @@ const SLASH_ACTIONS: Record<string, string> = {
   thinking: 'display_thinking',
   help: 'help',
 };
+
+/** The text of the last prompt shown (not one an undo already hid). */
+function lastPrompt(snapshot: SessionSnapshot | undefined): string | undefined {
+  const from = snapshot?.session?.revert?.messageID;
+  const users = (snapshot?.entries ?? []).filter(
+    (entry) => entry.message.role === 'user' && (!from || entry.message.id < from),
+  );
+  const parts = users.at(-1)?.parts ?? [];
+  const text = parts.flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : [])).join('\n');
+  return text || undefined;
+}
 
 async function withSession(controls: AppControls, work: (sessionId: string) => Promise<void>): Promise<void> {
   if (!controls.sessionId) return controls.say('No session yet: send a prompt first.', true);

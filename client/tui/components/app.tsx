@@ -1,12 +1,20 @@
 import { Box, Text, useApp, useInput, type Key } from 'ink';
 import { splitKeys } from './key-chunks.js';
+import { completionLines, completionMenu, pickCompletion } from './completion-menu.js';
 import pc from 'picocolors';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { errorMessage } from '../../../core/text/error-message.js';
 import type { TuiServices } from '../tui-services.js';
 import { KeyResolver } from '../input/key-resolver.js';
 import { resolveKeybinds } from '../input/keybinds.js';
-import { EMPTY_BUFFER, deleteForward, insertNewline, insertText, type PromptBuffer } from '../input/prompt-buffer.js';
+import {
+  EMPTY_BUFFER,
+  bufferOf,
+  deleteForward,
+  insertNewline,
+  insertText,
+  type PromptBuffer,
+} from '../input/prompt-buffer.js';
 import {
   promptHistory,
   recallNext,
@@ -77,6 +85,9 @@ export function App({ services, sessionId: initial }: AppProps) {
   const [permissionStep, setPermissionStep] = useState<PermissionStep>({ kind: 'choose' });
   const [, setWorker] = useState<WorkerState>('unknown');
   const [tick, setTick] = useState(0);
+  const [menuIndex, setMenuIndex] = useState(0);
+  const [menuClosedFor, setMenuClosedFor] = useState<string | undefined>();
+  const [files, setFiles] = useState<readonly string[]>([]);
   const [queued, setQueued] = useState<{ text: string; users: number }[]>([]);
   const escapeAt = useRef(0);
   const pasting = useRef(false);
@@ -168,6 +179,9 @@ export function App({ services, sessionId: initial }: AppProps) {
     fail,
     quit,
     setBuffer,
+    restoreDraft: (text) => {
+      if (!bufferRef.current.text) setBuffer(bufferOf(text));
+    },
     agent: agent ?? session?.agent ?? services.defaultAgent,
     setAgent,
     model,
@@ -179,6 +193,20 @@ export function App({ services, sessionId: initial }: AppProps) {
   };
 
   const small = columns < MIN_COLUMNS || rows < MIN_ROWS;
+  const openMenu = completionMenu(buffer, { files, commands: services.slashCommands() });
+  const menu =
+    openMenu &&
+    `${openMenu.query.start}:${buffer.text.slice(openMenu.query.start, openMenu.query.end)}` !== menuClosedFor
+      ? openMenu
+      : undefined;
+  useEffect(() => setMenuIndex(0), [menu?.query.start, menu?.picks.length]);
+  // The project's files are listed once, when a first `@` asks for them.
+  const wantsFiles =
+    menu === undefined && openMenu === undefined && /(^|\s)@\S*$/.test(buffer.text.slice(0, buffer.cursor));
+  useEffect(() => {
+    if (!wantsFiles || files.length) return;
+    void services.projectFiles().then(setFiles).catch(fail);
+  }, [wantsFiles, files.length, services, fail]);
 
   const handleKey = (input: string, key: Key): void => {
     // Bracketed paste (turned on by openTui): what comes between the markers is text, line breaks included.
@@ -220,6 +248,24 @@ export function App({ services, sessionId: initial }: AppProps) {
           .then(() => watch?.refresh())
           .catch(fail);
       if (input === 'r') return setPermissionStep({ kind: 'reject', message: '' });
+    }
+    if (menu && !request) {
+      if (key.upArrow) return setMenuIndex((value) => Math.max(value - 1, 0));
+      if (key.downArrow) return setMenuIndex((value) => Math.min(value + 1, menu.picks.length - 1));
+      if (key.escape)
+        return setMenuClosedFor(
+          `${menu.query.start}:${bufferRef.current.text.slice(menu.query.start, menu.query.end)}`,
+        );
+      if (key.tab || key.return) {
+        const picked = pickCompletion(bufferRef.current, menu, menuIndex);
+        // A TUI command picked with Enter runs at once, as in OpenCode.
+        const command = menu.query.kind === 'command' ? menu.picks[menuIndex] : undefined;
+        if (key.return && command && services.isTuiCommand(command)) {
+          setBuffer(EMPTY_BUFFER);
+          return runAction('submit', controls, `/${command}`);
+        }
+        return setBuffer(picked);
+      }
     }
     const pressed = resolver.press(input, key, now);
     setLeaderPending(pressed.leaderPending);
@@ -296,6 +342,7 @@ export function App({ services, sessionId: initial }: AppProps) {
     : [
         ...queued.map((item) => pc.dim(`⋯ queued: ${item.text.split('\n')[0].slice(0, width - 12)}`)),
         pc.dim('─'.repeat(width)),
+        ...(menu ? completionLines(menu, menuIndex, width) : []),
         ...promptLines(buffer, {
           width,
           placeholder: sessionId ? 'Ask anything…  (enter sends, ctrl+j new line)' : 'Ask anything to start a session…',
