@@ -150,6 +150,14 @@ describe('the terminal UI', () => {
     expect((await env.store.listSessions({ roots: true })).length).toBe(before);
   }, 60_000);
 
+  it('leaves scripts alone: outside a terminal `loom` prints its help and `loom tui` says it needs one', async () => {
+    const bare = await env.loom([]);
+    expect(`${bare.stdout}${bare.stderr}`).toContain('Usage: loom');
+    const tuiHere = await env.loom(['tui']);
+    expect(tuiHere.code).not.toBe(0);
+    expect(tuiHere.stderr).toContain('loom tui needs a terminal');
+  }, 60_000);
+
   it('says an unknown session in the screen, in the CLI’s words, and stays usable', async () => {
     const terminal = await tui(['tui', 'ses_nosuchsession']);
     await terminal.waitFor('Unknown session "ses_nosuchsession"', { timeoutMs: 30_000 });

@@ -130,6 +130,35 @@ describe('the terminal UI on a session tree', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
   }, 120_000);
 
+  it('cancels the running turn, subagent included, on Esc pressed twice', async () => {
+    env.model.setScript([
+      {
+        name: 'delegate',
+        when: { lastUser: 'Delegate something slow', lastRole: 'user' },
+        reply: {
+          toolCalls: [
+            { name: 'task', args: { description: 'Slow', prompt: 'Think slowly.', subagent_type: 'general' } },
+          ],
+        },
+      },
+      { name: 'slow', when: { lastUser: 'Think slowly.' }, reply: { text: 'never finished', delayMs: 60_000 } },
+    ]);
+    const terminal = await tui();
+    await terminal.waitFor('Ask anything', { timeoutMs: 30_000 });
+    await terminal.type('Delegate something slow');
+    await terminal.press('Enter');
+    await terminal.waitFor('Task @general Slow', { timeoutMs: 30_000 });
+    const root = (await env.store.listSessions({ roots: true, limit: 1 }))[0];
+    await waitUntil(async () => (await env.store.children(root.id))[0]?.status === 'busy', 30_000);
+    const [child] = await env.store.children(root.id);
+    await terminal.press('Escape');
+    await terminal.waitFor('esc again to interrupt');
+    await terminal.press('Escape');
+    await terminal.waitFor(`Cancelled ${root.id}`, { timeoutMs: 30_000 });
+    await waitUntil(async () => (await env.store.getSession(root.id))?.status === 'cancelled', 30_000);
+    await waitUntil(async () => (await env.store.getSession(child.id))?.status !== 'busy', 30_000);
+  }, 120_000);
+
   it('carries on when the worker running the turn is killed: a worker starts in the TUI and the turn finishes', async () => {
     env.model.setScript([
       {
