@@ -54,6 +54,26 @@ describe('the terminal UI', () => {
     expect((await env.store.messages(session.id)).filter((message) => message.info.role === 'user')).toHaveLength(2);
   }, 120_000);
 
+  it('keeps the same session in step in two terminals: a prompt sent from one is answered in both', async () => {
+    env.model.setScript([
+      { name: 'first', when: { lastUser: 'First from A' }, reply: { text: 'Answer to A.' } },
+      { name: 'second', when: { lastUser: 'Then from B' }, reply: { text: 'Answer to B.', chunkDelayMs: 30 } },
+    ]);
+    const a = await tui();
+    await a.waitFor('Ask anything', { timeoutMs: 30_000 });
+    await a.type('First from A');
+    await a.press('Enter');
+    await a.waitFor('Answer to A.', { timeoutMs: 60_000 });
+    const session = await latestRoot();
+    const b = await tui(['tui', session.id]);
+    await b.waitFor('Answer to A.', { timeoutMs: 30_000 });
+    await b.type('Then from B');
+    await b.press('Enter');
+    await b.waitFor('Answer to B.', { timeoutMs: 60_000 });
+    const seenByA = await a.waitFor('Answer to B.', { timeoutMs: 10_000 });
+    expect(seenByA).toContain('Then from B');
+  }, 120_000);
+
   it('switches the agent of the next prompt with Tab', async () => {
     env.model.setScript([{ name: 'plan', when: { lastUser: 'Plan the work' }, reply: { text: 'A plan.' } }]);
     const terminal = await tui();
