@@ -3,6 +3,8 @@ import type { ClientContext } from '../context.js';
 import { InputError } from '../input-error.js';
 import { loadPersonProject } from '../services/project-agents.js';
 import { openTui } from '../tui/open-tui.js';
+import { loadKeybinds } from '../tui/input/keybind-config.js';
+import type { Keybinds } from '../tui/input/keybinds.js';
 
 export interface TuiOptions {
   continue?: boolean;
@@ -26,10 +28,20 @@ export async function tuiCommand(
   if (sessionId && options.continue) throw new InputError('Name a session or pass --continue, not both.');
   const directory = resolve(options.dir ?? process.cwd());
   const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);
+  const keybinds = checkedKeybinds(directory, context.env);
   const latest = options.continue ? await latestSession(context, directory) : undefined;
-  const state = await openTui(context, { directory, project, sessionId: sessionId ?? latest });
+  const state = await openTui(context, { directory, project, keybinds, sessionId: sessionId ?? latest });
   if (state?.sessionId) printLeaving(context, state.sessionId, state.busy);
   return 0;
+}
+
+/** The project's `keybinds` over the defaults; a bad one is an error naming its file and key. */
+function checkedKeybinds(directory: string, env: NodeJS.ProcessEnv): Keybinds {
+  try {
+    return loadKeybinds(directory, env);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
 }
 
 async function latestSession(context: ClientContext, directory: string): Promise<string> {

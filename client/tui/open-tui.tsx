@@ -2,6 +2,7 @@ import { render } from 'ink';
 import type { ClientContext } from '../context.js';
 import type { ProjectAgents } from '../services/project-agents.js';
 import { App } from './components/app.js';
+import type { Keybinds } from './input/keybinds.js';
 import { reportRouter } from './report-router.js';
 import { TuiServices, type QuitState } from './tui-services.js';
 
@@ -16,14 +17,14 @@ const LEAVE_SCREEN = '\x1b[?2004l\x1b[?1049l';
  */
 export async function openTui(
   context: ClientContext,
-  options: { directory: string; project: ProjectAgents; sessionId?: string },
+  options: { directory: string; project: ProjectAgents; keybinds: Keybinds; sessionId?: string },
 ): Promise<QuitState | undefined> {
   const target = await context.target();
   const services = new TuiServices(
     context,
     options.directory,
     options.project,
-    options.project.config.keybinds as Record<string, string> | undefined,
+    options.keybinds,
     target.namespace,
     TuiServices.uiOf(target, context.env),
   );

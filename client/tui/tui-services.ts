@@ -11,6 +11,7 @@ import type { ProjectAgents } from '../services/project-agents.js';
 import { chooseModel } from '../services/model-choice.js';
 import { waitsForWorker } from '../follow/unserved-run.js';
 import { listProjectFiles } from './input/project-files.js';
+import { keybindLabel, resolveKeybinds, type KeybindName, type Keybinds } from './input/keybinds.js';
 import { slashCommandChoices, TUI_COMMANDS, type SlashCommandChoice } from './input/slash-command-list.js';
 
 /** How the screen was left: the command prints what goes on after it (a run still going, how to reopen). */
@@ -35,7 +36,7 @@ export class TuiServices {
     readonly context: ClientContext,
     readonly directory: string,
     private project: ProjectAgents,
-    readonly keybinds: Record<string, string> | undefined,
+    readonly keybinds: Keybinds = resolveKeybinds(),
     namespace: string,
     uiBase: string | undefined,
   ) {
@@ -79,6 +80,11 @@ export class TuiServices {
         ...catalogueModels(),
       ]),
     ];
+  }
+
+  /** How a keybind reads (`ctrl+x n`), '' when unbound: for the help. */
+  keybindLabels(): (action: string) => string {
+    return (action) => keybindLabel(this.keybinds, action as KeybindName);
   }
 
   /** The `/` list: the TUI's own commands, then the project's. */

@@ -134,13 +134,14 @@ async function perform(action: string, controls: AppControls, argument?: string)
     case 'display_thinking':
       return controls.toggleThinking();
     case 'help':
+    case 'command_list':
       return controls.setDialog({
         kind: 'text',
         title: 'Commands and keys',
         items: [],
         filter: '',
         index: 0,
-        lines: TUI_COMMANDS.map((command) => `/${command.name.padEnd(10)} ${command.description}`),
+        lines: helpLines(services.keybindLabels()),
       });
     case 'dialog_pick':
       return pick(controls);
@@ -171,6 +172,42 @@ async function submit(text: string, controls: AppControls): Promise<void> {
   }
   if (controls.busy) controls.queue(trimmed);
   if (!controls.sessionId) controls.open(id);
+}
+
+const KEYS_EXPLAINED: [string, string][] = [
+  ['input_submit', 'send the prompt (a busy session queues it)'],
+  ['input_newline', 'new line in the prompt'],
+  ['agent_cycle', 'next primary agent'],
+  ['session_child_cycle', 'next subagent session (from a parent: its first)'],
+  ['session_child_cycle_reverse', 'previous subagent session'],
+  ['session_parent', 'the parent session'],
+  ['session_child_first', 'list the subagents'],
+  ['session_list', 'sessions of this project'],
+  ['session_new', 'new session'],
+  ['model_list', 'pick the model'],
+  ['session_interrupt', 'twice: cancel the turn and its subagents'],
+  ['messages_undo', 'undo the last turn'],
+  ['messages_redo', 'redo it'],
+  ['tool_details', 'tool output in full'],
+  ['display_thinking', "the model's thinking"],
+  ['messages_page_up', 'scroll up (page down scrolls back)'],
+  ['app_exit', 'quit (ctrl+c: clear, cancel, then quit); the run goes on'],
+];
+
+function helpLines(labels: (action: string) => string): string[] {
+  const keys = KEYS_EXPLAINED.filter(([action]) => labels(action)).map(
+    ([action, what]) => `${labels(action).padEnd(34)} ${what}`,
+  );
+  const commands = TUI_COMMANDS.map((command) => `/${command.name.padEnd(33)} ${command.description}`);
+  return [
+    'Keys',
+    ...keys,
+    '',
+    'Commands (any other /name goes to the session, as its command)',
+    ...commands,
+    '',
+    'Approvals: a allows once, A always, r rejects (with a message)',
+  ];
 }
 
 /** The TUI's own slash commands, by name, and the action each runs; any other `/…` goes to the session as a prompt. */

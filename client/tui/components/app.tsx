@@ -6,7 +6,6 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import { errorMessage } from '../../../core/text/error-message.js';
 import type { TuiServices } from '../tui-services.js';
 import { KeyResolver } from '../input/key-resolver.js';
-import { resolveKeybinds } from '../input/keybinds.js';
 import {
   EMPTY_BUFFER,
   bufferOf,
@@ -93,7 +92,7 @@ export function App({ services, sessionId: initial }: AppProps) {
   const pasting = useRef(false);
   const interruptAt = useRef(0);
   const history = useRef<PromptHistory>(promptHistory([]));
-  const resolver = useMemo(() => new KeyResolver(resolveKeybinds(services.keybinds)), [services]);
+  const resolver = useMemo(() => new KeyResolver(services.keybinds), [services]);
   const transcript = useRef(new TranscriptLines());
 
   const say = useCallback((text: string, error = false) => setNotice({ text, error, at: Date.now() }), []);

@@ -28,8 +28,9 @@ export const KEYBIND_DEFAULTS = {
   agent_cycle: 'tab',
   agent_cycle_reverse: 'shift+tab',
   command_list: 'ctrl+p',
-  tool_details: 'none',
-  display_thinking: 'none',
+  // Loom binds these two (OpenCode leaves them unbound): the details of tool calls, and the model's thinking.
+  tool_details: 'ctrl+o',
+  display_thinking: 'ctrl+t',
   input_submit: 'return',
   input_newline: 'shift+return,ctrl+return,alt+return,ctrl+j',
 } as const;

@@ -37,12 +37,13 @@ const resolverWith = (config: KeybindsConfig = {}) => new KeyResolver(resolveKey
 describe('the default keybinds', () => {
   const keybinds = resolveKeybinds();
 
-  it("are OpenCode's, with the leader ctrl+x", () => {
+  it("are OpenCode's, with the leader ctrl+x (and ctrl+o, ctrl+t for details and thinking)", () => {
     expect(keybindLabel(keybinds, 'app_exit')).toBe('ctrl+c, ctrl+d, ctrl+x q');
     expect(keybindLabel(keybinds, 'session_new')).toBe('ctrl+x n');
     expect(keybindLabel(keybinds, 'input_newline')).toBe('shift+return, ctrl+return, alt+return, ctrl+j');
     expect(keybindLabel(keybinds, 'agent_cycle_reverse')).toBe('shift+tab');
-    expect(keybindLabel(keybinds, 'tool_details')).toBe('');
+    expect(keybindLabel(keybinds, 'tool_details')).toBe('ctrl+o');
+    expect(keybindLabel(keybinds, 'display_thinking')).toBe('ctrl+t');
   });
 
   it('move between a session and its subagents with the leader and an arrow', () => {
