@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import type { ClientContext } from '../context.js';
 import { InputError } from '../input-error.js';
 import { loadPersonProject } from '../services/project-agents.js';
-import { loadKeybinds } from '../tui/input/keybind-config.js';
 import { openTui } from '../tui/open-tui.js';
 import { loadKeybinds } from '../tui/input/keybind-config.js';
 import type { Keybinds } from '../tui/input/keybinds.js';
@@ -30,9 +29,8 @@ export async function tuiCommand(
   const directory = resolve(options.dir ?? process.cwd());
   // A config file's `keybinds` with a name Loom does not know or a value that is not keys stops
   // here, each problem naming its file, before the screen opens.
-  loadKeybinds(directory, context.env);
-  const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);
   const keybinds = checkedKeybinds(directory, context.env);
+  const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);
   const latest = options.continue ? await latestSession(context, directory) : undefined;
   const state = await openTui(context, { directory, project, keybinds, sessionId: sessionId ?? latest });
   if (state?.sessionId) printLeaving(context, state.sessionId, state.busy);
