@@ -155,6 +155,24 @@ export class TuiServices {
     return (this.worker = this.context.hasInProcessWorker ? 'here' : 'remote');
   }
 
+  /** Where this screen's sessions run, as `loom status` says it in short. */
+  async statusLines(): Promise<string[]> {
+    const { context } = this;
+    const target = await context.target();
+    const worker = await this.workerState().catch(() => 'unknown' as const);
+    return [
+      `Temporal     ${target.address} (namespace ${target.namespace})${target.embedded ? ', the embedded dev server' : ''}`,
+      ...(this.uiBase ? [`Temporal UI  ${this.uiBase}`] : []),
+      `Task queue   ${context.settings.taskQueue}`,
+      `Worker       ${{ here: 'this process', remote: 'elsewhere (loom worker, loom serve)', none: 'none', unknown: 'unknown' }[worker]}`,
+      `Store        ${context.settings.storeUrl ? 'PostgreSQL' : `SQLite in ${context.settings.dataDir}`}`,
+      `Project      ${this.directory}`,
+      `Host         ${context.hostId}`,
+      '',
+      '`loom status` says more.',
+    ];
+  }
+
   quitWith(state: QuitState): void {
     this.quitState = state;
   }

@@ -129,6 +129,15 @@ async function perform(action: string, controls: AppControls, argument?: string)
           lines: text ? renderUnifiedDiff(text, { width: 200, maxLines: 5_000 }) : [],
         });
       });
+    case 'status_view':
+      return controls.setDialog({
+        kind: 'text',
+        title: 'Status',
+        items: [],
+        filter: '',
+        index: 0,
+        lines: await services.statusLines(),
+      });
     case 'tool_details':
       return controls.toggleDetails();
     case 'display_thinking':
@@ -216,6 +225,7 @@ const SLASH_ACTIONS: Record<string, string> = {
   clear: 'session_new',
   sessions: 'session_list',
   resume: 'session_list',
+  continue: 'session_list',
   undo: 'messages_undo',
   redo: 'messages_redo',
   fork: 'session_fork',
@@ -228,6 +238,7 @@ const SLASH_ACTIONS: Record<string, string> = {
   subagents: 'session_child_first',
   details: 'tool_details',
   thinking: 'display_thinking',
+  status: 'status_view',
   help: 'help',
 };
 

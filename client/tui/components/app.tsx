@@ -278,6 +278,8 @@ export function App({ services, sessionId: initial }: AppProps) {
       escapeAt.current = now;
       return say('esc again to interrupt');
     }
+    // While a request waits, the prompt is hidden: keys move, cancel or quit, they do not type into it.
+    if (request && !(pressed.action && pressed.action !== 'input_submit' && pressed.action !== 'input_newline')) return;
     if (pressed.action === 'app_exit' && key.ctrl && input === 'c') {
       // Ctrl+C clears a draft, else cancels a running turn, else quits when pressed twice.
       if (bufferRef.current.text) return setBuffer(EMPTY_BUFFER);

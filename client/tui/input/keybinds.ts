@@ -15,6 +15,8 @@ export const KEYBIND_DEFAULTS = {
   session_interrupt: 'escape',
   session_compact: '<leader>c',
   session_export: '<leader>x',
+  session_fork: 'none',
+  agent_list: '<leader>a',
   session_child_first: '<leader>down',
   session_child_cycle: '<leader>right',
   session_child_cycle_reverse: '<leader>left',
@@ -47,8 +49,8 @@ export const KEYBIND_NAMES = Object.keys(KEYBIND_DEFAULTS).filter((name) => name
  */
 export const OPENCODE_ONLY_KEYBINDS: readonly string[] = [
   ...['editor_open', 'theme_list', 'sidebar_toggle', 'scrollbar_toggle', 'username_toggle', 'tips_toggle'],
-  ...['session_timeline', 'session_fork', 'session_rename', 'session_delete', 'session_share', 'session_unshare'],
-  ...['stash_delete', 'model_provider_list', 'model_favorite_toggle', 'agent_list', 'variant_cycle'],
+  ...['session_timeline', 'session_rename', 'session_delete', 'session_share', 'session_unshare'],
+  ...['stash_delete', 'model_provider_list', 'model_favorite_toggle', 'variant_cycle'],
   ...['model_cycle_recent', 'model_cycle_recent_reverse', 'model_cycle_favorite', 'model_cycle_favorite_reverse'],
   ...['messages_half_page_up', 'messages_half_page_down', 'messages_line_up', 'messages_line_down'],
   ...['messages_first', 'messages_last', 'messages_next', 'messages_previous', 'messages_last_user'],

@@ -27,6 +27,10 @@ export const TUI_COMMANDS: readonly SlashCommandChoice[] = [
   { name: 'export', description: 'Write the session to a file', source: 'tui' },
   { name: 'models', description: 'Pick the model', source: 'tui' },
   { name: 'agents', description: 'Pick the agent', source: 'tui' },
+  { name: 'subagents', description: "List this session's subagents and open one", source: 'tui' },
+  { name: 'details', description: "Show tool calls' output in full, or short again", source: 'tui' },
+  { name: 'thinking', description: "Show the model's thinking, or fold it again", source: 'tui' },
+  { name: 'status', description: 'Show where Loom runs: Temporal, the worker, the store', source: 'tui' },
   { name: 'help', description: 'Show the commands and keys', source: 'tui' },
   {
     name: 'exit',

@@ -21,6 +21,9 @@ export function entryLines(entry: Entry, options: EntryOptions): string[] {
   if (message.role === 'user') return userLines(entry.parts, options.width);
   const lines: string[] = [];
   for (const part of entry.parts) lines.push(...partLines(part, options));
+  // As in OpenCode, once under a message that delegated: where the subagents' sessions are.
+  if (entry.parts.some((part) => part.type === 'tool' && part.tool === 'task'))
+    lines.push(pc.dim('  ctrl+x → opens the subagent · ctrl+x ↓ lists them · ctrl+x ↑ comes back'));
   if (message.error && message.error.name !== 'MessageAbortedError') {
     lines.push('', ...wrapPlain(`✗ ${message.error.name}: ${message.error.message}`, options.width - 2).map(red));
   }

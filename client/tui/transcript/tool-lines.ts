@@ -92,8 +92,15 @@ function taskLines(part: ToolPart, options: ToolLineOptions): string[] {
   const child = childId ? options.children.get(childId) : undefined;
   const lines: string[] = [];
   if (childId) {
-    const facts = child
-      ? [child.session.agent, child.session.title, child.session.status, `${formatTokens(child.tokens)} tokens`]
+    const { session } = child ?? {};
+    // A subagent's default title names its agent already: `Find the steps (@explore subagent)`.
+    const facts = session
+      ? [
+          ...(session.title.includes(`@${session.agent}`) ? [] : [`@${session.agent}`]),
+          session.title,
+          session.status,
+          `${formatTokens(child!.tokens)} tokens`,
+        ]
       : [];
     lines.push(pc.cyan(`  ↳ ${childId}`) + pc.dim(facts.length ? ` · ${facts.join(' · ')}` : ''));
   }
@@ -103,7 +110,6 @@ function taskLines(part: ToolPart, options: ToolLineOptions): string[] {
   } else if (steps.length) {
     lines.push(pc.dim(`  └ ${plural(steps.length, 'tool call')}`));
   }
-  if (childId) lines.push(pc.dim('    ctrl+x ↓ lists subagents · ctrl+x → opens the next'));
   return lines;
 }
 
