@@ -39,7 +39,7 @@ export async function openTui(
   void context
     .temporal()
     .then(() => services.workerState(options.sessionId))
-    .catch((error: Error) => services.report(error.message));
+    .catch((error: Error) => services.report(error.message, true));
   try {
     await app.waitUntilExit();
   } finally {

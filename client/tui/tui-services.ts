@@ -29,7 +29,7 @@ export class TuiServices {
   readonly actions: SessionActions;
   readonly commands: SessionCommands;
   quitState: QuitState | undefined;
-  private readonly reportListeners = new Set<(line: string) => void>();
+  private readonly reportListeners = new Set<(line: string, error: boolean) => void>();
   private readonly uiBase: string | undefined;
 
   constructor(
@@ -46,11 +46,11 @@ export class TuiServices {
   }
 
   /** A report line from Loom (a worker starting, a retry); the status row shows it. */
-  report(line: string): void {
-    for (const listener of this.reportListeners) listener(line);
+  report(line: string, error = false): void {
+    for (const listener of this.reportListeners) listener(line, error);
   }
 
-  onReport(listener: (line: string) => void): () => void {
+  onReport(listener: (line: string, error: boolean) => void): () => void {
     this.reportListeners.add(listener);
     return () => this.reportListeners.delete(listener);
   }

@@ -119,7 +119,7 @@ export function App({ services, sessionId: initial }: AppProps) {
     setPermissionStep({ kind: 'choose' });
   }, [sessionId]);
 
-  useEffect(() => services.onReport((line) => say(line)), [services, say]);
+  useEffect(() => services.onReport((line, error) => say(line, error)), [services, say]);
 
   useEffect(() => {
     const look = () =>
