@@ -3,6 +3,7 @@ import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env
 import { openLoomTui } from '../../testkit/loom/tui.js';
 import type { TerminalSession } from '../../testkit/terminal/terminal-session.js';
 import { waitUntil } from '../../testkit/wait.js';
+import { freePort } from '../../testkit/network/free-port.js';
 
 // The terminal UI as a person meets it: `loom` in a real terminal (tmux), keys typed, the screen read.
 
@@ -177,6 +178,15 @@ describe('the terminal UI', () => {
     expect(tuiHere.code).not.toBe(0);
     expect(tuiHere.stderr).toContain('loom tui needs a terminal');
   }, 60_000);
+
+  it('says a refused Temporal connection in one line on the screen, and stays usable', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const terminal = await tui(['tui'], { TEMPORAL_ADDRESS: address });
+    const screen = await terminal.waitFor(address, { timeoutMs: 60_000 });
+    expect(screen).toContain('Ask anything');
+    await terminal.type('hello?');
+    await terminal.waitFor('› hello?');
+  }, 90_000);
 
   it('says an unknown session in the screen, in the CLI’s words, and stays usable', async () => {
     const terminal = await tui(['tui', 'ses_nosuchsession']);
