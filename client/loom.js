@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `loom` command: runs the TypeScript CLI through tsx, so a checkout needs no build step.
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { register } from 'tsx/esm/api';
 
 // Loom's own tsconfig whatever the current directory: it says how the terminal UI's JSX compiles.
