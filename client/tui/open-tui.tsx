@@ -2,6 +2,8 @@ import { render } from 'ink';
 import type { ClientContext } from '../context.js';
 import type { ProjectAgents } from '../services/project-agents.js';
 import { App } from './components/app.js';
+import { SessionWatch } from './session/session-watch.js';
+import { errorMessage } from '../../core/text/error-message.js';
 import type { Keybinds } from './input/keybinds.js';
 import { reportRouter } from './report-router.js';
 import { TuiServices, type QuitState } from './tui-services.js';
@@ -29,11 +31,17 @@ export async function openTui(
     TuiServices.uiOf(target, context.env),
   );
   const unroute = reportRouter.routeTo((line) => services.report(line));
+  // The first frame shows the transcript: it is read before the screen is drawn.
+  const watch = options.sessionId
+    ? new SessionWatch(context.store, options.sessionId, (error) => services.report(errorMessage(error), true))
+    : undefined;
+  await watch?.start().catch(() => undefined);
   process.stdout.write(ENTER_SCREEN);
-  const app = render(<App services={services} sessionId={options.sessionId} />, {
+  const app = render(<App services={services} sessionId={options.sessionId} watch={watch} />, {
     exitOnCtrlC: false,
     patchConsole: true,
-    maxFps: 30,
+    // A key typed while an answer streams waits for the next frame: at 30 a second, up to 33 ms.
+    maxFps: 120,
     incrementalRendering: false,
   });
   void context

@@ -9,7 +9,6 @@ import { SessionCommands } from './session/session-commands.js';
 import type { FooterFacts, WorkerState } from './components/footer-lines.js';
 import type { ProjectAgents } from '../services/project-agents.js';
 import { chooseModel } from '../services/model-choice.js';
-import { waitsForWorker } from '../follow/unserved-run.js';
 import { listProjectFiles } from './input/project-files.js';
 import { keybindLabel, resolveKeybinds, type KeybindName, type Keybinds } from './input/keybinds.js';
 import { slashCommandChoices, TUI_COMMANDS, type SlashCommandChoice } from './input/slash-command-list.js';
@@ -145,6 +144,7 @@ export class TuiServices {
     if (!temporal) return (this.worker = 'none');
     const { hasLiveWorker } = await import('../temporal/connect.js');
     const live = await hasLiveWorker(temporal.client, temporal.target.namespace, this.context.settings.taskQueue);
+    const { waitsForWorker } = await import('../follow/unserved-run.js');
     const stranded =
       live && sessionId
         ? await waitsForWorker(temporal.client.workflow.getHandle(sessionId)).catch(() => false)

@@ -46,6 +46,8 @@ export interface AppProps {
   services: TuiServices;
   /** The session to open (`loom tui <id>`, `--continue`); the home screen when absent. */
   sessionId?: string;
+  /** Its watch, started before the first frame so that frame shows the transcript. */
+  watch?: SessionWatch;
 }
 
 /** What the screen says on its status row: an error in red, anything else dim; gone after a while. */
@@ -62,7 +64,7 @@ export interface Notice {
  * alternate screen, drawn one screenful at a time, rather than Ink's static region, whose lines
  * stay in the scrollback once written.
  */
-export function App({ services, sessionId: initial }: AppProps) {
+export function App({ services, sessionId: initial, watch: initialWatch }: AppProps) {
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
   const [sessionId, setSessionId] = useState<string | undefined>(initial);
@@ -98,10 +100,14 @@ export function App({ services, sessionId: initial }: AppProps) {
   const say = useCallback((text: string, error = false) => setNotice({ text, error, at: Date.now() }), []);
   const fail = useCallback((error: unknown) => say(errorMessage(error), true), [say]);
 
-  const watch = useMemo(
-    () => (sessionId ? new SessionWatch(services.context.store, sessionId, fail) : undefined),
-    [sessionId, services, fail],
-  );
+  // The watch started before the first frame serves the first session shown, once.
+  const firstWatch = useRef(initialWatch);
+  const watch = useMemo(() => {
+    const first = firstWatch.current;
+    firstWatch.current = undefined;
+    if (first && sessionId === initial) return first;
+    return sessionId ? new SessionWatch(services.context.store, sessionId, fail) : undefined;
+  }, [sessionId, services, fail, initial]);
   useEffect(() => {
     if (!watch) return;
     watch.start().catch(fail);

@@ -2,7 +2,6 @@ import type { ClientContext } from '../../context.js';
 import { InputError } from '../../input-error.js';
 import type { Session } from '../../../core/records/session.js';
 import type { PermissionReply } from '../../../core/rules/permission-request.js';
-import { cancellingRun } from '../../services/cancelled-prompts.js';
 import { budgetBeforeResume } from '../../services/budgets.js';
 import {
   checkModelFlag,
@@ -12,10 +11,9 @@ import {
   reportMissingKey,
 } from '../../services/model-choice.js';
 import { createEmptySession } from '../../services/new-session.js';
-import { replyToRequest } from '../../services/permissions.js';
 import { chooseAgent, loadPersonProject, type ProjectAgents } from '../../services/project-agents.js';
 import { checkPromptSize, promptLimit } from '../../services/sent-prompts.js';
-import { cancelSession, resumeSession, type CancelOutcome } from '../../services/sessions.js';
+import type { CancelOutcome } from '../../services/sessions.js';
 
 /** What a prompt goes with: the agent picked (Tab), a model picked (<leader>m), if any. */
 export interface PromptChoice {
@@ -24,7 +22,8 @@ export interface PromptChoice {
 }
 
 /**
- * What the terminal UI does to sessions, through the services `loom run`, `loom resume`, the
+ * What the terminal UI does to sessions (the services that talk to Temporal are loaded when first
+ * used: Temporal's client takes a quarter of a second of the first screen otherwise), through the services `loom run`, `loom resume`, the
  * server and ACP use: a prompt goes to a session as `loom resume` sends one (an idle session
  * starts a run, a busy one queues it); a new session is created empty, as ACP's `session/new`
  * does, and takes its first prompt the same way.
@@ -65,6 +64,8 @@ export class SessionActions {
       }));
     const spent = await budgetBeforeResume(context.store, target.id, undefined, { tokens: 'tokens', cost: 'cost' });
     if (spent) throw new InputError(spent);
+    const { cancellingRun } = await import('../../services/cancelled-prompts.js');
+    const { resumeSession } = await import('../../services/sessions.js');
     // A run being cancelled would drop a prompt queued into it: the prompt waits for that run to close.
     const closing = await cancellingRun(client, target.id);
     if (closing)
@@ -89,11 +90,13 @@ export class SessionActions {
   /** Cancels the session's run and, below it, its busy subagents. */
   async cancel(sessionId: string): Promise<CancelOutcome> {
     const { client } = await this.context.temporal();
+    const { cancelSession } = await import('../../services/sessions.js');
     return cancelSession(client, sessionId, this.context.store);
   }
 
   async reply(reply: PermissionReply): Promise<void> {
     const { client } = await this.context.temporal();
+    const { replyToRequest } = await import('../../services/permissions.js');
     await replyToRequest(client, this.context.store, reply);
   }
 }

@@ -5,10 +5,8 @@ import type { Fork } from '../../../activities/snapshot/fork.js';
 import type { ClientContext } from '../../context.js';
 import { InputError } from '../../input-error.js';
 import { changeFiles } from '../../commands/files-request.js';
-import { startCompaction } from '../../services/compaction.js';
 import { modelRetryFromEnv } from '../../services/model-choice.js';
 import { exportSession } from '../../services/session-export.js';
-import { readSessionDiff } from '../../services/session-files.js';
 import { plural } from '../../render/quantities.js';
 
 /**
@@ -44,6 +42,7 @@ export class SessionCommands {
     if (!session) throw new InputError(`Unknown session "${sessionId}".`);
     const { client } = await context.temporal();
     await context.ensureWorker();
+    const { startCompaction } = await import('../../services/compaction.js');
     await startCompaction(client, session, {
       taskQueue: context.settings.taskQueue,
       hostId: context.hostId,
@@ -55,6 +54,7 @@ export class SessionCommands {
   /** The files the session and its subagents changed, as unified diffs (`loom diff`). */
   async diff(sessionId: string): Promise<{ text: string; summary: string }> {
     const { context } = this;
+    const { readSessionDiff } = await import('../../services/session-files.js');
     const diffs = await readSessionDiff(context.store, context.settings.dataDir, context.hostId, sessionId);
     const added = diffs.reduce((sum, file) => sum + file.additions, 0);
     const removed = diffs.reduce((sum, file) => sum + file.deletions, 0);

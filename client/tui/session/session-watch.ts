@@ -3,7 +3,7 @@ import type { Session } from '../../../core/records/session.js';
 import type { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import { totalTokens } from '../../../core/records/tokens.js';
 import { followSession } from '../../follow/session-changes.js';
-import { rootOf } from '../../services/sessions.js';
+import { rootSessionOf } from '../../../activities/session/session-root.js';
 import { sessionTree, type SessionNode } from '../../services/session-tree.js';
 import { TranscriptModel, type Entry } from '../transcript/transcript-model.js';
 import type { ChildSummary } from '../transcript/tool-lines.js';
@@ -60,8 +60,15 @@ export class SessionWatch {
     };
   }
 
-  /** Starts following; resolves once the first look (transcript and row) is in. */
-  async start(): Promise<void> {
+  private starting: Promise<void> | undefined;
+
+  /** Starts following (once, however often called); resolves once the first look (transcript and row) is in. */
+  start(): Promise<void> {
+    this.starting ??= this.begin();
+    return this.starting;
+  }
+
+  private async begin(): Promise<void> {
     await this.readMeta();
     const first = await this.store.changes(this.sessionId, 0);
     this.transcript.apply(first);
@@ -110,7 +117,7 @@ export class SessionWatch {
         if (!this.snapshot.missing) this.publish({ session: undefined, missing: true });
         return;
       }
-      const rootId = await rootOf(this.store, session);
+      const rootId = session.parentID ? await rootSessionOf(this.store, session.id) : session.id;
       const tree = await sessionTree(this.store, session);
       const children = tree.children.map((node) => ({ session: node.session, tokens: totalTokens(node.tree.tokens) }));
       const pending = await this.store.permissionRequests({ status: 'pending', rootID: rootId });
