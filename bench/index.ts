@@ -17,6 +17,7 @@ import { resumeLatency } from './resume-latency.js';
 import { sandboxStart } from './sandbox-start.js';
 import { snapshotCost } from './snapshot.js';
 import { takeTurns, type Measurement, type Row } from './stats.js';
+import { tuiBench } from './tui.js';
 import { sideBySide, startPostgresBench, STORES, type PostgresBench } from './stores.js';
 import { workerMemory } from './worker-memory.js';
 
@@ -71,6 +72,7 @@ const benchmarks: Benchmark[] = [
   { name: 'cpu', run: (bench) => cpuPerStep(bench, runs) },
   { name: 'concurrency', run: (bench) => concurrency(bench, levels) },
   { name: 'contention', run: (bench) => contention(bench, runs) },
+  { name: 'tui', run: (bench) => tuiBench(bench, runs) },
 ];
 const unknown = only?.filter((name) => !benchmarks.some((known) => known.name === name));
 if (unknown?.length) {

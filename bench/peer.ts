@@ -1,12 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/process/package-root.js';
-import { findRipgrep } from '../activities/tools/search/ripgrep.js';
-import { installOpenCode, OPENCODE_VERSION } from '../testkit/install/opencode.js';
+import { OPENCODE_VERSION } from '../testkit/install/opencode.js';
 import type { ScriptRule } from '../testkit/model/scripted-model-script.js';
 import type { BenchEnv } from './harness.js';
+import { prepareOpenCode } from './opencode-setup.js';
 import { globSteps } from './per-step.js';
 import { repeat, type Row } from './stats.js';
 
@@ -80,45 +79,14 @@ function timedRun(command: string, args: string[], options: { cwd: string; env: 
  * as OpenCode is. OpenCode that cannot be installed is a note, not a failure.
  */
 export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
-  const installed = installOpenCode(bench.processEnv);
-  if ('reason' in installed) {
-    console.log(`\n${installed.reason}: the OpenCode rows are skipped.`);
+  const setup = await prepareOpenCode(bench);
+  if ('reason' in setup) {
+    console.log(`\n${setup.reason}: the OpenCode rows are skipped.`);
     return [];
   }
-  const root = mkdtempSync(join(tmpdir(), 'loom-bench-peer-'));
-  const project = join(root, 'project');
-  cpSync(bench.project, project, { recursive: true });
-  execFileSync('git', ['init', '-q'], { cwd: project });
-  const rg = await findRipgrep(bench.processEnv);
-  const openCodeConfig = join(root, 'opencode.json');
-  writeFileSync(
-    openCodeConfig,
-    JSON.stringify({
-      autoupdate: false,
-      share: 'disabled',
-      model: 'scripted/test-model',
-      provider: {
-        scripted: {
-          npm: '@ai-sdk/openai-compatible',
-          name: 'Scripted',
-          options: { baseURL: bench.model.url, apiKey: 'bench' },
-          models: { 'test-model': { name: 'test' } },
-        },
-      },
-    }),
-  );
-  const openCodeEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: join(root, 'home'),
-    // OpenCode takes its project from PWD over its working directory: without this it works in the caller's folder.
-    PWD: project,
-    OPENCODE_CONFIG: openCodeConfig,
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    PATH: `${rg ? `${dirname(rg)}:` : ''}${process.env.PATH}`,
-  };
+  const { project, env: openCodeEnv } = setup;
   const openCode = (prompt: string) =>
-    timedRun(installed.binary, ['run', '-m', 'scripted/test-model', prompt], { cwd: project, env: openCodeEnv });
+    timedRun(setup.binary, ['run', '-m', 'scripted/test-model', prompt], { cwd: project, env: openCodeEnv });
   const loom = (prompt: string, env: NodeJS.ProcessEnv = bench.processEnv) =>
     timedRun(process.execPath, [LOOM_BIN, 'run', '-m', 'scripted/test-model', prompt], { cwd: bench.project, env });
 
@@ -152,7 +120,7 @@ export async function peer(bench: BenchEnv, runs: number): Promise<Row[]> {
       cwd: bench.project,
       env: bench.processEnv,
     });
-    const openCodeHelp = await timedRun(installed.binary, ['--help'], { cwd: project, env: openCodeEnv });
+    const openCodeHelp = await timedRun(setup.binary, ['--help'], { cwd: project, env: openCodeEnv });
     // Its own task queue: no worker polls it, so `loom run` starts one inside itself.
     bench.model.setScript(globSteps());
     const alone = await loom(`Take ${SHORT_STEPS} steps.`, {

@@ -1,8 +1,8 @@
 // `npm run check:package`: what a user of the published package gets. Packs Loom (which builds it when stale),
 // installs the tarball globally into a temporary prefix (as the README says, with the install
 // scripts allowed), checks that the installed package finds the Temporal CLI this user already has
-// instead of downloading it again, and from a folder outside the checkout runs `loom --help` and a
-// session against a scripted model on a throwaway Temporal dev server.
+// instead of downloading it again, and from a folder outside the checkout runs `loom --help`, a
+// session against a scripted model on a throwaway Temporal dev server, and `loom tui` in tmux.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../activities/process/package-root.js';
 import { startScriptedModel } from '../testkit/model/scripted-model.js';
 import { startTemporalServer } from '../testkit/temporal/temporal-server.js';
+import { TerminalSession } from '../testkit/terminal/terminal-session.js';
 
 /** The dependencies with install scripts: package.json's allowScripts, which a global install does not read. */
 const ALLOWED_SCRIPTS = ['better-sqlite3', 'esbuild', '@swc/core', 'protobufjs'];
@@ -105,6 +106,22 @@ try {
     if (answer.text !== 'Hello from the installed package.') throw new Error(`unexpected answer: ${answer.text}`);
     await runLoom(['show', answer.sessionId]);
     await runLoom(['ls']);
+
+    step("the installed loom's terminal UI, in tmux");
+    const terminal = await TerminalSession.start({
+      command: [loom, 'tui'],
+      cwd: project,
+      env: { ...env, LOOM_MODEL: 'scripted/test-model' },
+    });
+    try {
+      await terminal.waitFor('Ask anything', { timeoutMs: 30_000 });
+      await terminal.type('Say hello');
+      await terminal.press('Enter');
+      await terminal.waitFor('Hello from the installed package.', { timeoutMs: 60_000 });
+      process.stderr.write(`${await terminal.screen()}\n`);
+    } finally {
+      await terminal.close();
+    }
   } finally {
     await model.close();
     await temporal.teardown();

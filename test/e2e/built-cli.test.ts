@@ -8,6 +8,7 @@ import { PACKAGE_ROOT } from '../../activities/process/package-root.js';
 import { createLoomTestEnv, type LoomTestEnv } from '../../testkit/loom/loom-env.js';
 import { parseJson, runLoom, spawnLoom, type LoomResult } from '../../testkit/loom/run-loom.js';
 import { freePort } from '../../testkit/network/free-port.js';
+import { TerminalSession } from '../../testkit/terminal/terminal-session.js';
 import { waitUntil } from '../../testkit/wait.js';
 import { LOOM_BIN } from '../../testkit/loom/worker-process.js';
 
@@ -98,6 +99,33 @@ describe('the built CLI (npm run build)', () => {
     }
     expect((await result).code, stderr).toBe(0);
   }, 90_000);
+
+  it('draws the terminal UI from the bundle (Ink, React and yoga-layout in it), which sends a prompt and shows the answer', async () => {
+    env.model.setScript([
+      {
+        name: 'greet',
+        when: { lastUser: 'Greet the build', lastRole: 'user' },
+        reply: { text: 'Greetings from the bundle.' },
+      },
+    ]);
+    const terminal = await TerminalSession.start({
+      command: [process.execPath, BUILT, 'tui'],
+      cwd: env.project,
+      // No NODE_ENV, as a person runs it (the bundle is React's production build whatever it says),
+      // and DEV=true, which in Ink turns on React DevTools, which the bundle leaves out.
+      env: { ...env.env, NODE_ENV: undefined, DEV: 'true', LOOM_MODEL: 'scripted/test-model' },
+      columns: 120,
+      rows: 40,
+    });
+    try {
+      await terminal.waitFor('Ask anything', { timeoutMs: 30_000 });
+      await terminal.type('Greet the build');
+      await terminal.press('Enter');
+      await terminal.waitFor('Greetings from the bundle.', { timeoutMs: 60_000 });
+    } finally {
+      await terminal.close();
+    }
+  }, 120_000);
 
   it('the bin prints the version and its help lists every command', async () => {
     const help = await run(BIN, ['--help']);

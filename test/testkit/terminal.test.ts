@@ -106,6 +106,17 @@ describe('a terminal session', () => {
     await expect(ended.waitFor('never', { timeoutMs: 5000 })).rejects.toThrow(/the program ended \(status 4\) first/);
     expect(Date.now() - started).toBeLessThan(2000);
   });
+
+  it("names the program's process and records the bytes it writes, escape codes and all", async () => {
+    const output = join(folder, "it's output");
+    const terminal = await start({ command: [process.execPath, '-e', KEY_ECHO], rows: 5 });
+    await terminal.waitFor('ready');
+    expect(readFileSync(`/proc/${await terminal.pid()}/cmdline`, 'utf8')).toContain(KEY_ECHO.trim().slice(0, 20));
+    await terminal.recordOutput(output);
+    await terminal.type('z');
+    await terminal.waitFor('key "z"');
+    await expect.poll(() => readFileSync(output, 'utf8')).toContain('key "z"\r\n');
+  });
 });
 
 const COLOURED = [

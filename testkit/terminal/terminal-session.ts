@@ -175,6 +175,20 @@ export class TerminalSession {
     return { columns, rows };
   }
 
+  /** The process id of the program the terminal runs (tmux's `#{pane_pid}`): for reading its memory or CPU in /proc. */
+  async pid(): Promise<number> {
+    const printed = await this.tmux(['display-message', '-p', '-t', this.pane, '#{pane_pid}']);
+    return Number(printed.trim());
+  }
+
+  /**
+   * From now on, appends every byte the program writes to the terminal to `file` (tmux's
+   * `pipe-pane`): what a terminal emulator would have to parse and draw, escape codes and all.
+   */
+  async recordOutput(file: string): Promise<void> {
+    await this.tmux(['pipe-pane', '-o', '-t', this.pane, `cat >> '${file.replaceAll("'", `'\\''`)}'`]);
+  }
+
   /**
    * How the command ended, or undefined while it runs (and, rarely, for a moment after: prefer
    * `waitForExit`). The final screen stays readable after.
