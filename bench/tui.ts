@@ -150,7 +150,7 @@ function rows(samples: Record<string, number[]>): Row[] {
     row('key echo while its answer streams, median', 'ms', 'streamMedian'),
     row('key echo while its answer streams, p95', 'ms', 'streamP95'),
     row('answer streamed, into the store', 'tokens/s', 'tokensPerSecond', '4 characters a token'),
-    row('frames drawn while it streams', '/s', 'framesPerSecond', 'Ink draws at most 30'),
+    row('frames drawn while it streams', '/s', 'framesPerSecond', "at most openTui's maxFps"),
     row('bytes written while it streams', 'KiB/s', 'kibPerSecond'),
     row('whole-screen clears while it streams', '/s', 'clearsPerSecond', 'what would flicker'),
     row('its CPU while it streams', '% core', 'streamCpu'),
