@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { ClientContext } from '../context.js';
 import { InputError } from '../input-error.js';
-import { loadPersonProject } from '../services/project-agents.js';
+import { loadProjectAgents } from '../services/project-agents.js';
+import { filesForPerson, reviewConfig } from '../services/config-review.js';
+import { recordedFiles, type ConfigFiles } from '../../activities/config/files.js';
 import { openTui } from '../tui/open-tui.js';
 import { loadKeybinds } from '../tui/input/keybind-config.js';
 import type { Keybinds } from '../tui/input/keybinds.js';
@@ -29,8 +31,12 @@ export async function tuiCommand(
   const directory = resolve(options.dir ?? process.cwd());
   // A config file's `keybinds` with a name Loom does not know or a value that is not keys stops
   // here, each problem naming its file, before the screen opens.
-  const keybinds = checkedKeybinds(directory, context.env);
-  const project = await loadPersonProject(context.store, directory, context.env, context.settings.dataDir);
+  // Both come from the project files the person trusts: a change an agent made to loom.json
+  // waits for their review before it rebinds a key.
+  const { standing } = await reviewConfig(context.store, directory, context.env);
+  const files = filesForPerson(standing);
+  const keybinds = checkedKeybinds(directory, context.env, recordedFiles(files));
+  const project = loadProjectAgents(directory, context.env, context.settings.dataDir, files);
   const latest = options.continue ? await latestSession(context, directory) : undefined;
   const state = await openTui(context, { directory, project, keybinds, sessionId: sessionId ?? latest });
   if (state?.sessionId) printLeaving(context, state.sessionId, state.busy);
@@ -38,9 +44,9 @@ export async function tuiCommand(
 }
 
 /** The project's `keybinds` over the defaults; a bad one is an error naming its file and key. */
-function checkedKeybinds(directory: string, env: NodeJS.ProcessEnv): Keybinds {
+function checkedKeybinds(directory: string, env: NodeJS.ProcessEnv, project: ConfigFiles): Keybinds {
   try {
-    return loadKeybinds(directory, env);
+    return loadKeybinds(directory, env, project);
   } catch (error) {
     throw new InputError((error as Error).message);
   }

@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { textWidth } from '../render/columns.js';
 import type { AssistantMessage } from '../../../core/records/message.js';
 import { totalTokens } from '../../../core/records/tokens.js';
 import type { SessionSnapshot } from '../session/session-watch.js';
@@ -41,7 +42,7 @@ export function footerLine(snapshot: SessionSnapshot | undefined, facts: FooterF
   parts.push(workerText(facts.worker));
   const line = parts.join(pc.dim(' · '));
   const link = facts.runLink ? pc.dim(` · ${facts.runLink}`) : '';
-  return visibleLength(line + link) <= width ? line + link : line;
+  return textWidth(line + link) <= width ? line + link : line;
 }
 
 function contextUsed(snapshot: SessionSnapshot, window: number | undefined): number | undefined {
@@ -75,9 +76,4 @@ function workerText(state: WorkerState): string {
     default:
       return pc.dim('worker: …');
   }
-}
-
-function visibleLength(text: string): number {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;]*m/g, '').length;
 }

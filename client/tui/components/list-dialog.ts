@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { stripStyles, textWidth, truncateToWidth } from '../render/columns.js';
 
 /** One row of a picker: what it opens, how it reads, and dim facts beside it. */
 export interface ListItem {
@@ -46,18 +47,10 @@ export function dialogLines(dialog: ListDialog, width: number, height: number): 
     const selected = start + offset === dialog.index;
     const mark = item.busy ? pc.yellow('● ') : '  ';
     const text = `${mark}${item.label}${item.detail ? pc.dim(`  ${item.detail}`) : ''}`;
-    const cut = truncate(text, width - 2);
-    return selected ? `${pc.cyan('›')} ${pc.inverse(stripAnsi(cut))}` : `  ${cut}`;
+    // A row too long is cut as plain text (its colours would not survive the cut).
+    const cut = textWidth(text) > width - 2 ? truncateToWidth(stripStyles(text), width - 2) : text;
+    return selected ? `${pc.cyan('›')} ${pc.inverse(stripStyles(cut))}` : `  ${cut}`;
   });
   if (!items.length) rows.push(pc.dim('  nothing matches'));
   return [...head, ...rows, pc.dim('↑↓ choose · enter opens · esc closes')];
-}
-
-function truncate(text: string, width: number): string {
-  return stripAnsi(text).length > width ? `${stripAnsi(text).slice(0, Math.max(width - 1, 1))}…` : text;
-}
-
-function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;]*m/g, '');
 }

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import type { PermissionRequestRecord } from '../../../core/rules/permission-request.js';
 import { renderUnifiedDiff } from '../render/diff.js';
+import { oneLine } from '../render/columns.js';
 
 const DIFF_LINES = 12;
 
@@ -24,11 +25,11 @@ export function permissionLines(
       : `asked by @${request.agent} in subagent session ${request.sessionID}`;
   const lines = [
     pc.yellow(pc.bold('△ Permission required')) + more,
-    `  ${fit(request.title, width - 4)}${kind}`,
+    `  ${oneLine(request.title, width - 4)}${kind}`,
     pc.dim(`  ${who}`),
-    ...(request.grants ?? request.patterns).slice(0, 4).map((pattern) => pc.dim(`  ${fit(pattern, width - 4)}`)),
+    ...(request.grants ?? request.patterns).slice(0, 4).map((pattern) => pc.dim(`  ${oneLine(pattern, width - 4)}`)),
   ];
-  if (request.reason) lines.push(pc.dim(`  why: ${fit(request.reason, width - 9)}`));
+  if (request.reason) lines.push(pc.dim(`  why: ${oneLine(request.reason, width - 9)}`));
   if (request.diff)
     lines.push(
       ...renderUnifiedDiff(request.diff, { width: width - 4, maxLines: DIFF_LINES }).map((line) => `  ${line}`),
@@ -40,13 +41,8 @@ export function permissionLines(
     );
   } else {
     lines.push(
-      `  ${pc.bold(pc.green('a'))} allow once   ${pc.bold(pc.green('A'))} always (${fit(request.always.join(', '), 40)})   ${pc.bold(pc.red('r'))} reject`,
+      `  ${pc.bold(pc.green('a'))} allow once   ${pc.bold(pc.green('A'))} always (${oneLine(request.always.join(', '), 40)})   ${pc.bold(pc.red('r'))} reject`,
     );
   }
   return lines;
-}
-
-function fit(text: string, width: number): string {
-  const line = text.replace(/\s*\n\s*/g, ' ');
-  return line.length > width ? `${line.slice(0, Math.max(width - 1, 1))}…` : line;
 }

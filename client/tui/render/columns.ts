@@ -45,6 +45,17 @@ export function truncateToWidth(text: string, width: number): string {
   return `${kept}…`;
 }
 
+/** `text` on one line (its line breaks shown as `⏎`), cut to `width` columns. */
+export function oneLine(text: string, width: number): string {
+  return truncateToWidth(text.replace(/\s*\n\s*/g, ' ⏎ '), width);
+}
+
+/** `text` without its colours and styles (SGR codes). */
+export function stripStyles(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;:]*m/g, '');
+}
+
 /** Tabs replaced by spaces up to the next tab stop, as a terminal would show them. */
 export function expandTabs(line: string, tabSize: number): string {
   if (!line.includes('\t')) return line;

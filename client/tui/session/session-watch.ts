@@ -10,6 +10,8 @@ import type { ChildSummary } from '../transcript/tool-lines.js';
 
 /** How often the session's row, its subagents and the tree's waiting requests are read again. */
 const META_EVERY_MS = 400;
+/** While nothing in the tree works, its usage is read again only every this many looks (a subagent started elsewhere shows within 2 s). */
+const IDLE_TREE_EVERY = 5;
 
 /** What the screen shows of one session, as of the last look. */
 export interface SessionSnapshot {
@@ -42,6 +44,8 @@ export class SessionWatch {
   private metaTimer: NodeJS.Timeout | undefined;
   private readingMeta = false;
   private childrenKey = '';
+  private rootId: string | undefined;
+  private idleLooks = 0;
   private pendingKey = '';
 
   constructor(
@@ -117,8 +121,15 @@ export class SessionWatch {
         if (!this.snapshot.missing) this.publish({ session: undefined, missing: true });
         return;
       }
-      const rootId = session.parentID ? await rootSessionOf(this.store, session.id) : session.id;
-      const tree = await sessionTree(this.store, session);
+      // A session's root never changes; its tree's usage changes only while something in it works.
+      this.rootId ??= session.parentID ? await rootSessionOf(this.store, session.id) : session.id;
+      const rootId = this.rootId;
+      const working =
+        session.status === 'busy' || this.snapshot.children.some((child) => child.session.status === 'busy');
+      const tree =
+        working || !this.snapshot.tree || this.idleLooks++ % IDLE_TREE_EVERY === 0
+          ? await sessionTree(this.store, session)
+          : this.snapshot.tree;
       const children = tree.children.map((node) => ({ session: node.session, tokens: totalTokens(node.tree.tokens) }));
       const pending = await this.store.permissionRequests({ status: 'pending', rootID: rootId });
       const childrenKey = children

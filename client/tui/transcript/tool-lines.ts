@@ -4,6 +4,7 @@ import { describeToolCall } from '../../../core/tool-call/description.js';
 import { sandboxRefusalOf, subagentSteps, taskSessionId, type ToolPart } from '../../render/tool-call.js';
 import { capOutput } from '../render/capped-output.js';
 import { renderUnifiedDiff } from '../render/diff.js';
+import { oneLine, truncateToWidth } from '../render/columns.js';
 import { plural } from '../../render/quantities.js';
 import { formatTokens } from './numbers.js';
 
@@ -11,6 +12,8 @@ import { formatTokens } from './numbers.js';
 const BASH_LINES = 10;
 const DIFF_LINES = 30;
 const EXPANDED_LINES = 400;
+/** How long a call's title may be before it is cut (the terminal cuts it to its width too). */
+const TITLE_WIDTH = 200;
 
 /** What a task line says of its subagent's session: its agent, title, state and tokens. */
 export interface ChildSummary {
@@ -54,14 +57,16 @@ function toolTitle(part: ToolPart): string {
   if (part.tool === 'bash') {
     const description = typeof input?.description === 'string' ? input.description : undefined;
     const command = typeof input?.command === 'string' ? input.command : '';
-    return description ? `${description} ${pc.dim(`$ ${oneLine(command)}`)}` : `$ ${oneLine(command)}`;
+    return description
+      ? `${description} ${pc.dim(`$ ${oneLine(command, TITLE_WIDTH)}`)}`
+      : `$ ${oneLine(command, TITLE_WIDTH)}`;
   }
   if (part.tool === 'task') {
     const description = typeof input?.description === 'string' ? input.description : 'subagent';
     const agent = typeof input?.subagent_type === 'string' ? `@${input.subagent_type} ` : '';
     return `Task ${agent}${description}`;
   }
-  return oneLine(describeToolCall(part.tool, part.state.input));
+  return oneLine(describeToolCall(part.tool, part.state.input), TITLE_WIDTH);
 }
 
 function stateMark(part: ToolPart, options: ToolLineOptions, failure: string | undefined): string {
@@ -148,7 +153,7 @@ function bashOutput(text: string, options: ToolLineOptions, keep: 'head' | 'tail
   const { lines, hidden } = capOutput(text, keep === 'tail' ? Number.MAX_SAFE_INTEGER : limit);
   const shown = keep === 'tail' ? lines.slice(-limit) : lines;
   const cut = keep === 'tail' ? lines.length - shown.length : hidden;
-  const fitted = shown.map((line: string) => pc.dim(fit(line, options.width - 4)));
+  const fitted = shown.map((line: string) => pc.dim(truncateToWidth(line, options.width - 4)));
   if (cut > 0)
     fitted.push(pc.dim(`… ${plural(cut, 'more line')}${options.expanded ? '' : ' (ctrl+o shows the details)'}`));
   return fitted;
@@ -170,13 +175,4 @@ function firstLines(text: string, count: number): string[] {
 
 function indent(lines: string[]): string[] {
   return lines.map((line) => `    ${line}`);
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s*\n\s*/g, ' ⏎ ');
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
-
-function fit(line: string, width: number): string {
-  return line.length > width ? `${line.slice(0, Math.max(width - 1, 1))}…` : line;
 }
