@@ -7,7 +7,7 @@ import type { MakeCurrent } from '../worker/versioning/settings.js';
 import { versionReport } from './temporal/version-report.js';
 import { InputError } from './input-error.js';
 import { clientSettings, type ClientSettings } from './settings.js';
-import { isListening } from './temporal/dev-server.js';
+import { isListening } from '../dev-server/port.js';
 import type { TemporalAccess } from './temporal/connect.js';
 import { TemporalConfigError } from '../worker/connection/errors.js';
 import type { TemporalTarget } from '../worker/connection/target.js';

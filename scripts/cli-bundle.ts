@@ -2,6 +2,7 @@
 // packages it imports. Loading ~350 modules one by one (resolving, reading and linking each) cost
 // a command ~200 ms of its start-up; see bench/README.md.
 import { build, type Plugin } from 'esbuild';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -38,6 +39,52 @@ const inkWithoutDevTools: Plugin = {
   },
 };
 
+/**
+ * zod re-exports its 60-odd locales as `z.locales`, which an ES module bundle keeps whole (~360 KB
+ * of error messages every command would parse at start-up). Loom speaks English and never names a
+ * locale: only `en`, zod's default, stays.
+ */
+const zodWithEnglishOnly: Plugin = {
+  name: 'zod-with-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: "export { default as en } from './en.js';\n",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * yoga-layout (Ink's layout engine) carries its WebAssembly as a data: URL and loads it with
+ * `fetch` when there is one: in Node that loads undici and fetches the URL, ~60 ms of the terminal
+ * UI's first screen. Without `fetch` it decodes the same bytes itself.
+ */
+const FETCH_CHECK = '"function"!=typeof fetch';
+const yogaWithoutFetch: Plugin = {
+  name: 'yoga-without-fetch',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes(FETCH_CHECK)) throw new Error(`${args.path}: no \`${FETCH_CHECK}\` to take out any more`);
+      return { contents: source.replaceAll(FETCH_CHECK, 'true'), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * Ink and its helpers measure text with `string-width`; in the bundle they get Loom's faster one
+ * with the same answers (client/tui/render/string-width.ts), which alone imports the original.
+ */
+function fastStringWidth(dist: string): Plugin {
+  const fast = join(dist, 'client', 'tui', 'render', 'string-width.js');
+  return {
+    name: 'fast-string-width',
+    setup(build) {
+      build.onResolve({ filter: /^string-width$/ }, (args) => (args.importer === fast ? undefined : { path: fast }));
+    },
+  };
+}
+
 /** Bundles `dist/client/main.js` (compiled by tsc) into `dist/cli/`, where bin/loom.js looks for it. */
 export async function bundleCli(dist: string): Promise<void> {
   await build({
@@ -55,11 +102,13 @@ export async function bundleCli(dist: string): Promise<void> {
     // React's production build (and its development build left out of the bundle): nobody sets
     // NODE_ENV to run a CLI, and the development build draws the terminal UI several times slower.
     define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [inkWithoutDevTools],
+    plugins: [inkWithoutDevTools, zodWithEnglishOnly, yogaWithoutFetch, fastStringWidth(dist)],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: {
       js: "import { createRequire as loomCreateRequire } from 'node:module';\nconst require = loomCreateRequire(import.meta.url);",
     },
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   });
 }

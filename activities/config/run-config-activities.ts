@@ -1,6 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { homedir } from 'node:os';
-import { defaultAgentName, findAgent, resolveAgents } from '../../core/agents/resolve.js';
+import { defaultAgentName, findAgent } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
 import { parseModelId } from '../../core/models/model-id.js';
 import { modelInfo } from '../../core/models/model-info.js';
@@ -15,12 +14,11 @@ import { recordWorkspaceConfig, workspaceConfigId, type WorkspaceConfigRecord } 
 import type { LoomConfig } from '../../core/config/config.js';
 import type { ActivityDeps } from '../deps.js';
 import { projectMcpTools } from '../mcp/project-tools.js';
-import { DEFAULT_MODEL_KEYS, defaultModelFromKeys } from '../model/known-providers.js';
-import { toolOutputDir } from '../process/paths.js';
 import { rootSessionOf } from '../session/session-root.js';
 import { newSession } from '../session/session-activities.js';
 import { warnInWorkerLog, warnOnceInWorkerLog } from '../process/worker-log.js';
 import type { ConfigFilesRecord } from './files.js';
+import { configuredModel, NO_MODEL, projectAgents } from './project-agents.js';
 import { projectConfigForRun } from './trust.js';
 import { errorMessage } from '../../core/text/error-message.js';
 
@@ -28,23 +26,6 @@ const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
 
 const DEFAULT_SUBAGENT_DEPTH = 1;
 const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 8;
-
-/** No model anywhere; `nameOne` is how the caller names one (a CLI flag, a request's field). */
-export function noModelMessage(nameOne = 'pass --model provider/model'): string {
-  return `No model: ${nameOne}, set "model" in loom.json or on the agent, set LOOM_MODEL, or set a provider's key (${DEFAULT_MODEL_KEYS.join(', ')}).`;
-}
-
-export const NO_MODEL = noModelMessage();
-
-/** The model when neither the run nor its agent names one: loom.json's, LOOM_MODEL, else the first provider key set. */
-export function configuredModel(config: LoomConfig, env: NodeJS.ProcessEnv): string | undefined {
-  return config.model ?? env.LOOM_MODEL ?? defaultModelFromKeys(env);
-}
-
-/** Loads the project's agents for a run: the same resolution for the worker and the CLI. */
-export function projectAgents(config: LoomConfig, dataDir: string): AgentInfo[] {
-  return resolveAgents(config, { home: homedir(), toolOutputDir: toolOutputDir(dataDir) });
-}
 
 interface RunInput {
   sessionId: string;

@@ -10,7 +10,7 @@ import { workspaceConfig } from '../config/workspace-config.js';
 import type { ActivityDeps } from '../deps.js';
 import { createdTime } from '../session/message-time.js';
 import { storePrompt } from '../session/stored-prompt.js';
-import { projectAgents } from '../config/run-config-activities.js';
+import { projectAgents } from '../config/project-agents.js';
 import { ModelFailure } from './failure-kinds.js';
 import { resolveModel } from './provider.js';
 import { streamIntoMessage } from './stream-answer.js';

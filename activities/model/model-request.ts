@@ -7,7 +7,7 @@ import type { ModelStepInput } from '../../core/models/model-step.js';
 import type { PromptVariant } from '../../core/models/prompt-variant.js';
 import { sinceLastCompaction } from '../../core/models/compaction.js';
 import type { LoomConfig } from '../../core/config/config.js';
-import { projectAgents } from '../config/run-config-activities.js';
+import { projectAgents } from '../config/project-agents.js';
 import { systemPrompt } from './system-prompt.js';
 import { toModelMessages, type TranscriptOptions } from './transcript.js';
 

@@ -5,7 +5,7 @@ import { findAgent } from '../../core/agents/resolve.js';
 import { workspaceConfig } from '../config/workspace-config.js';
 import type { ActivityDeps } from '../deps.js';
 import { readPrompt } from '../session/stored-prompt.js';
-import { projectAgents } from '../config/run-config-activities.js';
+import { projectAgents } from '../config/project-agents.js';
 import { classifyModelError } from './errors.js';
 import { resolveModel } from './provider.js';
 

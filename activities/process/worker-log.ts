@@ -1,4 +1,10 @@
-import { log } from '@temporalio/activity';
+import { createRequire } from 'node:module';
+
+// Temporal's activity package is loaded on the first warning, not with this module: the terminal UI
+// and light commands read config (whose problems are warned here) and would otherwise wait ~60 ms for
+// it. In a worker it is loaded already; `require` gets the same instance an `import` does.
+const requireHere = createRequire(import.meta.url);
+const activityLog = () => (requireHere('@temporalio/activity') as typeof import('@temporalio/activity')).log;
 
 let terminal: ((message: string) => void) | undefined;
 
@@ -14,7 +20,7 @@ export function showWorkerWarningsOn(report: (message: string) => void): void {
 export function warnInWorkerLog(message: string): void {
   terminal?.(message);
   try {
-    log.warn(message);
+    activityLog().warn(message);
   } catch {
     if (!terminal) console.warn(message);
   }

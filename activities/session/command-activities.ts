@@ -9,7 +9,7 @@ import { runConfiguration } from '../config/run-configuration.js';
 import type { ActivityDeps } from '../deps.js';
 import { openingAssistantMessage, saveUserMessageRow, type AssistantStep } from './message-time.js';
 import { readPrompt, storePrompt } from './stored-prompt.js';
-import { projectAgents } from '../config/run-config-activities.js';
+import { projectAgents } from '../config/project-agents.js';
 
 /** A slash command, ready to run: as a subtask in a child session, or as a prompt. */
 export interface PreparedCommand {

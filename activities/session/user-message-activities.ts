@@ -11,7 +11,7 @@ import { saveUserMessageRow } from './message-time.js';
 import { readPrompt } from './stored-prompt.js';
 import { namedFileReferences, resolveReferences, type Reference } from './prompt-references.js';
 import { promptVariant } from '../../core/models/prompt-variant.js';
-import { projectAgents } from '../config/run-config-activities.js';
+import { projectAgents } from '../config/project-agents.js';
 import { realPathOf } from '../permissions/real-path.js';
 import { isInside } from '../tools/files/project-path.js';
 import { read } from '../tools/read.js';

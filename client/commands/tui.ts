@@ -4,7 +4,8 @@ import { InputError } from '../input-error.js';
 import { loadProjectAgents } from '../services/project-agents.js';
 import { filesForPerson, reviewConfig } from '../services/config-review.js';
 import { recordedFiles, type ConfigFiles } from '../../activities/config/files.js';
-import { openTui } from '../tui/open-tui.js';
+import { paintFirstScreen } from '../tui/first-paint.js';
+import type { QuitState } from '../tui/tui-services.js';
 import { loadKeybinds } from '../tui/input/keybind-config.js';
 import type { Keybinds } from '../tui/input/keybinds.js';
 
@@ -38,7 +39,14 @@ export async function tuiCommand(
   const keybinds = checkedKeybinds(directory, context.env, recordedFiles(files));
   const project = loadProjectAgents(directory, context.env, context.settings.dataDir, files);
   const latest = options.continue ? await latestSession(context, directory) : undefined;
-  const state = await openTui(context, { directory, project, keybinds, sessionId: sessionId ?? latest });
+  const screen = await paintFirstScreen(context, { directory, project, keybinds, sessionId: sessionId ?? latest });
+  let state: QuitState | undefined;
+  try {
+    // Ink and React load while the first frame is on the screen.
+    state = await (await import('../tui/open-tui.js')).openTui(screen);
+  } finally {
+    screen.leave();
+  }
   if (state?.sessionId) printLeaving(context, state.sessionId, state.busy);
   return 0;
 }

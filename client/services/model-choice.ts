@@ -2,7 +2,7 @@ import { parseModelId } from '../../core/models/model-id.js';
 import { defaultModelRetry, type ModelRetry } from '../../core/runs/run.js';
 import type { LoomConfig } from '../../core/config/config.js';
 import { MissingKeyError, providerFor } from '../../activities/model/provider.js';
-import { configuredModel, noModelMessage } from '../../activities/config/run-config-activities.js';
+import { configuredModel, noModelMessage } from '../../activities/config/project-agents.js';
 import { InputError } from '../input-error.js';
 import type { ClientContext } from '../context.js';
 import type { ProjectAgents } from './project-agents.js';

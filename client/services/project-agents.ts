@@ -1,7 +1,7 @@
 import { loadConfig } from '../../activities/config/load.js';
 import { diskFiles, recordedFiles, type ConfigFilesRecord } from '../../activities/config/files.js';
 import type { LoomConfig } from '../../core/config/config.js';
-import { projectAgents } from '../../activities/config/run-config-activities.js';
+import { projectAgents } from '../../activities/config/project-agents.js';
 import { defaultAgentName, findAgent, listAgents } from '../../core/agents/resolve.js';
 import { type AgentInfo } from '../../core/agents/agent.js';
 import { wildcardMatch, type Ruleset } from '../../core/rules/permission.js';

@@ -1,7 +1,6 @@
 import { Box, Text, useApp, useInput, type Key } from 'ink';
 import { splitKeys } from './key-chunks.js';
-import { completionLines, completionMenu, pickCompletion } from './completion-menu.js';
-import pc from 'picocolors';
+import { completionMenu, pickCompletion } from './completion-menu.js';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { errorMessage } from '../../../core/text/error-message.js';
 import type { TuiServices } from '../tui-services.js';
@@ -25,22 +24,17 @@ import {
 } from '../input/prompt-history.js';
 import { SessionWatch, type SessionSnapshot } from '../session/session-watch.js';
 import { TranscriptLines } from '../transcript/transcript-lines.js';
-import { dialogLines, type ListDialog } from './list-dialog.js';
-import { footerLine, type WorkerState } from './footer-lines.js';
-import { permissionLines, type PermissionStep } from './permission-lines.js';
-import { promptLines } from './prompt-lines.js';
+import type { ListDialog } from './list-dialog.js';
+import type { WorkerState } from './footer-lines.js';
+import type { PermissionStep } from './permission-lines.js';
 import { useTerminalSize } from './use-terminal-size.js';
 import { editPrompt } from './prompt-keys.js';
 import { runAction, type AppControls } from './actions.js';
-import { headerLine, homeLines } from './header-lines.js';
+import { MIN_COLUMNS, MIN_ROWS, screenSections, type Notice } from './screen-lines.js';
 
-/** The smallest terminal the screen is drawn in; a smaller one is asked to grow. */
-export const MIN_COLUMNS = 50;
-export const MIN_ROWS = 12;
 /** How Ink hands on the bracketed-paste markers (`ESC [200~`, `ESC [201~`), without their escape. */
 const PASTE_START = '[200~';
 const PASTE_END = '[201~';
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface AppProps {
   services: TuiServices;
@@ -48,13 +42,8 @@ export interface AppProps {
   sessionId?: string;
   /** Its watch, started before the first frame so that frame shows the transcript. */
   watch?: SessionWatch;
-}
-
-/** What the screen says on its status row: an error in red, anything else dim; gone after a while. */
-export interface Notice {
-  text: string;
-  error: boolean;
-  at: number;
+  /** The transcript's lines as the first paint rendered them. */
+  transcript?: TranscriptLines;
 }
 
 /**
@@ -64,7 +53,7 @@ export interface Notice {
  * alternate screen, drawn one screenful at a time, rather than Ink's static region, whose lines
  * stay in the scrollback once written.
  */
-export function App({ services, sessionId: initial, watch: initialWatch }: AppProps) {
+export function App({ services, sessionId: initial, watch: initialWatch, transcript: painted }: AppProps) {
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
   const [sessionId, setSessionId] = useState<string | undefined>(initial);
@@ -95,7 +84,7 @@ export function App({ services, sessionId: initial, watch: initialWatch }: AppPr
   const interruptAt = useRef(0);
   const history = useRef<PromptHistory>(promptHistory([]));
   const resolver = useMemo(() => new KeyResolver(services.keybinds), [services]);
-  const transcript = useRef(new TranscriptLines());
+  const transcript = useRef(painted ?? new TranscriptLines());
 
   const say = useCallback((text: string, error = false) => setNotice({ text, error, at: Date.now() }), []);
   const fail = useCallback((error: unknown) => say(errorMessage(error), true), [say]);
@@ -330,114 +319,36 @@ export function App({ services, sessionId: initial, watch: initialWatch }: AppPr
     for (const [chunkInput, chunkKey] of splitKeys(input, key)) handleKey(chunkInput, chunkKey);
   });
 
-  if (small)
-    return (
-      <Text>
-        {`Terminal too small (${columns}×${rows}): Loom needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Resize it, or ctrl+c to quit.`}
-      </Text>
-    );
-
-  const width = columns;
-  const header = headerLine(snapshot, width, sessionId);
-  const bottom = request
-    ? permissionLines(request, {
-        width,
-        viewedSessionId: sessionId,
-        waiting: snapshot!.pending.length,
-        step: permissionStep,
-      })
-    : [
-        ...queued.map((item) => pc.dim(`⋯ queued: ${item.text.split('\n')[0].slice(0, width - 12)}`)),
-        pc.dim('─'.repeat(width)),
-        ...(menu ? completionLines(menu, menuIndex, width) : []),
-        ...promptLines(buffer, {
-          width,
-          placeholder: sessionId ? 'Ask anything…  (enter sends, ctrl+j new line)' : 'Ask anything to start a session…',
-          focused: !dialog,
-        }),
-      ];
-  const status = statusLine({ busy: Boolean(busy), tick, notice, leaderPending, width, hasPending: Boolean(request) });
-  const footer = footerLine(snapshot, services.footerFacts(controls.agent, model ?? session?.model, sessionId), width);
-  // One line short of the screen: a frame as tall as the terminal makes Ink clear it on every draw.
-  const height = Math.max(rows - 1 - 1 - bottom.length - 2, 3);
-  let body: string[];
-  if (dialog) body = padTo(dialogLines(dialog, width, height), height);
-  else if (!snapshot) body = padTo(homeLines(services.directory, width, height), height, 'center');
-  else {
-    const view = transcript.current.window(
-      shownEntries(snapshot),
-      {
-        width,
-        expanded,
-        thinking,
-        children: new Map(snapshot.children.map((child) => [child.session.id, child])),
-        asking: new Set(snapshot.pending.map((pending) => pending.partID)),
-        decorations: snapshot.revision,
-      },
-      height,
-      scroll,
-    );
-    body = padTo([...view.lines, ...revertLines(snapshot, width)].slice(-height), height);
-  }
+  const sections = screenSections({
+    columns,
+    rows,
+    sessionId,
+    snapshot,
+    directory: services.directory,
+    footer: services.footerFacts(controls.agent, model ?? session?.model, sessionId),
+    transcript: transcript.current,
+    buffer,
+    queued,
+    menu,
+    menuIndex,
+    dialog,
+    permissionStep,
+    expanded,
+    thinking,
+    scroll,
+    tick,
+    notice,
+    leaderPending,
+  });
   return (
-    <Box flexDirection="column" width={width}>
-      <Text wrap="truncate-end">{header}</Text>
-      <Text wrap="truncate-end">{body.join('\n')}</Text>
-      <Text wrap="truncate-end">{bottom.join('\n')}</Text>
-      <Text wrap="truncate-end">{status}</Text>
-      <Text wrap="truncate-end">{footer}</Text>
+    <Box flexDirection="column" width={columns}>
+      {sections.map((section, index) => (
+        <Text key={index} wrap="truncate-end">
+          {section}
+        </Text>
+      ))}
     </Box>
   );
-}
-
-/** The entries shown: after an undo, not those it hid from the model (a marker says so below them). */
-function shownEntries(snapshot: SessionSnapshot) {
-  const from = snapshot.session?.revert?.messageID;
-  return from ? snapshot.entries.filter((entry) => entry.message.id < from) : snapshot.entries;
-}
-
-function revertLines(snapshot: SessionSnapshot, width: number): string[] {
-  const revert = snapshot.session?.revert;
-  if (!revert) return [];
-  const hidden = snapshot.entries.filter(
-    (entry) => entry.message.id >= revert.messageID && entry.message.role === 'user',
-  ).length;
-  const files = revert.files.length ? ` · files put back: ${revert.files.join(', ')}` : '';
-  return [
-    '',
-    pc.yellow(`↶ ${hidden === 1 ? '1 turn' : `${hidden} turns`} undone${files}`.slice(0, width)),
-    pc.dim('  ctrl+x r or /redo brings it back; the next prompt drops it'),
-  ];
-}
-
-function statusLine(options: {
-  busy: boolean;
-  tick: number;
-  notice: Notice | undefined;
-  leaderPending: boolean;
-  width: number;
-  hasPending: boolean;
-}): string {
-  const left = options.leaderPending
-    ? pc.cyan('ctrl+x …  ← → subagents · ↑ parent · ↓ list · l sessions · n new · m models · u undo · q quit')
-    : options.busy
-      ? `${pc.yellow(SPINNER[options.tick % SPINNER.length])} working · ${pc.dim('esc esc interrupts · ctrl+d leaves it running')}`
-      : '';
-  const notice =
-    options.notice && Date.now() - options.notice.at < (options.notice.error ? 15_000 : 6_000)
-      ? options.notice.error
-        ? pc.red(options.notice.text)
-        : pc.dim(options.notice.text)
-      : '';
-  if (notice) return left ? `${left}  ${notice}` : notice;
-  return left || pc.dim('tab agents · ctrl+x l sessions · ctrl+x m models · ctrl+x ↓ subagents · /help');
-}
-
-function padTo(lines: string[], height: number, align: 'bottom' | 'center' = 'bottom'): string[] {
-  if (lines.length >= height) return lines.slice(lines.length - height);
-  const missing = height - lines.length;
-  const top = align === 'center' ? Math.floor(missing / 2) : missing;
-  return [...Array(top).fill(''), ...lines, ...Array(missing - top).fill('')];
 }
 
 function handleDialogKey(

@@ -1,11 +1,8 @@
-import stringWidth from 'string-width';
-
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+import stringWidth from './string-width.js';
 
 /** How many terminal columns `text` takes (ANSI codes take none, CJK and most emoji take two). */
 export function textWidth(text: string): number {
-  // Most text an agent writes is ASCII: skip string-width's regular expressions for it.
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  return stringWidth(text);
 }
 
 /**
