@@ -67,6 +67,18 @@ export async function echoTimes(
   return times;
 }
 
+/** Types `key` once and times it until `echoed(screen, key)` holds. */
+export async function timeToKeyShown(
+  terminal: TerminalSession,
+  key: string,
+  echoed: (screen: string, typed: string) => boolean,
+): Promise<number> {
+  const started = performance.now();
+  await terminal.type(key);
+  await screenShows(terminal, (screen) => echoed(screen, key), ECHO_POLL_MS, 10_000);
+  return performance.now() - started;
+}
+
 /** The `fraction` quantile of `values` (nearest rank): 0.5 the median, 0.95 the p95. */
 export function quantile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -10,6 +10,8 @@ import { echoTimes } from './terminal-timing.js';
 
 /** How many keys each echo measurement types. */
 export const KEYSTROKES = 30;
+/** How long echo measurements wait after the first screen shows before typing. */
+const SETTLE_MS = 1_000;
 /** How long the output of a streaming answer is recorded. */
 const STREAM_WINDOW_MS = 3_000;
 const SUBAGENT_PROMPT = 'Hand the long answer to a subagent.';
@@ -59,7 +61,7 @@ function streamingScript(): ScriptRule[] {
 }
 
 /** The prompt line shows exactly what was typed (the cursor after it is a blank the screen's text drops). */
-const promptShows = (screen: string, typed: string) => screen.split('\n').includes(`› ${typed}`);
+export const promptShows = (screen: string, typed: string) => screen.split('\n').includes(`› ${typed}`);
 
 /** Echo times of an idle `cat` in the same kind of terminal: the terminal driver echoes, tmux draws. */
 export async function catEcho(): Promise<number[]> {
@@ -84,6 +86,9 @@ export async function echoWhileSubagentStreams(
     await bench.model.waitForRequest((request) => request.lastUser.includes(CHILD_PROMPT), 30_000);
     const { terminal } = await openTui(['tui', sessionId], 'Write the long answer', env);
     try {
+      // The first screen is painted before Ink is up: keys typed in its first moments wait for Ink
+      // (the first-screen rows time that); these time the screen at work, as a person reading it first meets it.
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       return await echoTimes(terminal, KEYSTROKES, promptShows);
     } finally {
       await terminal.close();

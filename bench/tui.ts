@@ -12,8 +12,15 @@ import { importOpenCodeSession } from './opencode-sessions.js';
 import { prepareOpenCode, type OpenCodeSetup } from './opencode-setup.js';
 import { cpuMilliseconds, residentMemory } from './proc.js';
 import { repeat, type Row } from './stats.js';
-import { quantile, timeToScreen } from './terminal-timing.js';
-import { catEcho, echoWhileSubagentStreams, KEYSTROKES, whileAnswerStreams, type OpenTui } from './tui-streaming.js';
+import { quantile, timeToScreen, timeToKeyShown } from './terminal-timing.js';
+import {
+  catEcho,
+  echoWhileSubagentStreams,
+  KEYSTROKES,
+  promptShows,
+  whileAnswerStreams,
+  type OpenTui,
+} from './tui-streaming.js';
 import { lastAnswerOf, seedTranscript } from './tui-transcripts.js';
 
 const BUILT = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
@@ -70,10 +77,13 @@ export async function tuiBench(bench: BenchEnv, runs: number): Promise<Row[]> {
     const samples = await repeat(
       runs,
       async () => {
+        const node = await nodeAlone(bench);
         const home = await timeOnce(['tui'], 'Ask anything');
         const first500 = await openTui(['tui', short], lastAnswerOf(500));
         // Read as soon as the screen shows it: less at the mercy of a busy machine than the wall time.
         const cpu500 = cpuMilliseconds(await first500.terminal.pid());
+        // A key typed the moment the screen shows, on it once Ink has taken over from the first paint.
+        const key500 = first500.ms + (await timeToKeyShown(first500.terminal, 'x', promptShows));
         await first500.terminal.close();
         const show500 = await timeOnce(['show', short], lastAnswerOf(500));
         const opened = await openTui(['tui', long], lastAnswerOf(5_000));
@@ -84,9 +94,11 @@ export async function tuiBench(bench: BenchEnv, runs: number): Promise<Row[]> {
         const subagent = await echoWhileSubagentStreams(bench, runEnv, openTui);
         const stream = await whileAnswerStreams(bench, runEnv, openTui);
         return {
+          node,
           home,
           tui500: first500.ms,
           cpu500,
+          key500,
           show500,
           tui5000: opened.ms,
           rss5000: memory.rss,
@@ -119,6 +131,17 @@ export async function tuiBench(bench: BenchEnv, runs: number): Promise<Row[]> {
   }
 }
 
+/** An empty Node program's first line in the same kind of terminal: what no change to Loom can go below. */
+async function nodeAlone(bench: BenchEnv): Promise<number> {
+  const { ms, terminal } = await timeToScreen(
+    [process.execPath, '-e', "console.log('node is up'); setTimeout(() => {}, 60_000)"],
+    'node is up',
+    { env: personEnv(bench.processEnv), cwd: bench.project },
+  );
+  await terminal.close();
+  return ms;
+}
+
 function rows(samples: Record<string, number[]>): Row[] {
   const row = (name: string, unit: string, key: string, note?: string): Row => ({
     name: `TUI: ${name}`,
@@ -128,9 +151,16 @@ function rows(samples: Record<string, number[]>): Row[] {
   });
   const echo = `each run: the median (p95) of ${KEYSTROKES} keys typed one at a time, to the prompt line on screen`;
   return [
+    row(
+      'Node alone (`node -e`), to its first line',
+      'ms',
+      'node',
+      'the floor under every row: the machine’s speed now',
+    ),
     row('first screen, new session (home), built', 'ms', 'home', 'from spawning it in tmux; no NODE_ENV'),
     row('first screen, 500-message session', 'ms', 'tui500', 'goal < 500 ms'),
     row('CPU to that first screen', 'ms', 'cpu500', 'its process, all threads'),
+    row('a key typed at that first screen, on it', 'ms', 'key500', 'from spawning: once Ink has taken over'),
     row('`loom show` of the 500, to its last line', 'ms', 'show500'),
     row(
       'OpenCode TUI, first screen of the same 500',

@@ -24,6 +24,7 @@ import {
 } from '../input/prompt-history.js';
 import { SessionWatch, type SessionSnapshot } from '../session/session-watch.js';
 import { TranscriptLines } from '../transcript/transcript-lines.js';
+import { loadHighlighter } from '../render/highlight.js';
 import type { ListDialog } from './list-dialog.js';
 import type { WorkerState } from './footer-lines.js';
 import type { PermissionStep } from './permission-lines.js';
@@ -115,6 +116,12 @@ export function App({ services, sessionId: initial, watch: initialWatch, transcr
   }, [sessionId]);
 
   useEffect(() => services.onReport((line, error) => say(line, error)), [services, say]);
+
+  // Code is drawn again in colour once the grammars are in (they are not loaded for the first paint).
+  const [, setHighlighting] = useState(false);
+  useEffect(() => {
+    void loadHighlighter().then(() => setHighlighting(true));
+  }, []);
 
   useEffect(() => {
     const look = () =>

@@ -1,14 +1,25 @@
-import { common, createEmphasize } from 'emphasize';
+import type { createEmphasize } from 'emphasize';
 import { color, type Style } from './palette.js';
 
 type Emphasize = ReturnType<typeof createEmphasize>;
 
 let emphasize: Emphasize | undefined;
+let loading: Promise<void> | undefined;
 
-/** Built on first use: registering the common grammars takes a noticeable moment at start-up. */
-function highlighter(): Emphasize {
-  emphasize ??= createEmphasize(common);
-  return emphasize;
+/**
+ * Loads the grammars (highlight.js's common ones, ~300 KB of code) apart from the first screen,
+ * which does not wait for them: code shows uncoloured until they are in, then is drawn again.
+ */
+export function loadHighlighter(): Promise<void> {
+  loading ??= import('emphasize').then(({ common, createEmphasize }) => {
+    emphasize = createEmphasize(common);
+  });
+  return loading;
+}
+
+/** Whether code is highlighted yet (`loadHighlighter` has finished): lines drawn before are drawn again. */
+export function highlighterReady(): boolean {
+  return emphasize !== undefined;
 }
 
 /**
@@ -45,24 +56,25 @@ const recent = new Map<string, string[]>();
 const RECENT_LIMIT = 100;
 
 /** The grammar name or alias a fence's info string names (` ```ts title="x" ` is `ts`), if known. */
-function knownLanguage(info: string | undefined): string | undefined {
+function knownLanguage(highlighter: Emphasize, info: string | undefined): string | undefined {
   const language = info?.trim().split(/\s+/)[0].toLowerCase();
   if (!language) return undefined;
-  return highlighter().registered(language) ? language : undefined;
+  return highlighter.registered(language) ? language : undefined;
 }
 
 /**
  * `code` in terminal colours, one string per line, for a language emphasize knows (by name or
- * alias: `typescript`, `ts`). Unknown or missing languages come back uncoloured: guessing the
- * language costs too much to do while an answer streams.
+ * alias: `typescript`, `ts`), once `loadHighlighter` has loaded them. Unknown or missing languages
+ * come back uncoloured: guessing the language costs too much to do while an answer streams.
  */
 export function highlightCode(code: string, language: string | undefined): string[] {
-  const known = knownLanguage(language);
-  if (!known) return code.split('\n');
+  const highlighter = emphasize;
+  const known = highlighter && knownLanguage(highlighter, language);
+  if (!highlighter || !known) return code.split('\n');
   const key = `${known}\n${code}`;
   let lines = recent.get(key);
   if (!lines) {
-    lines = highlighter().highlight(known, code, lineSafeSheet).value.split('\n');
+    lines = highlighter.highlight(known, code, lineSafeSheet).value.split('\n');
     if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value as string);
     recent.set(key, lines);
   }

@@ -1,5 +1,6 @@
 import type { Entry } from './transcript-model.js';
 import { entryLines, type EntryOptions } from './entry-lines.js';
+import { highlighterReady } from '../render/highlight.js';
 
 /** What every entry's lines depend on besides the entry itself. */
 export type ViewOptions = Omit<EntryOptions, 'turnStartedAt' | 'endsTurn'> & {
@@ -70,6 +71,7 @@ export class TranscriptLines {
       options.thinking,
       decorated ? options.decorations : 0,
       endsTurn,
+      highlighterReady(),
     ].join(':');
     const cached = this.cache.get(message.id);
     if (cached?.key === key) return cached.lines;

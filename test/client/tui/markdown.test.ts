@@ -1,7 +1,11 @@
 import stringWidth from 'string-width';
 import { stripVTControlCharacters as plain } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadHighlighter } from '../../../client/tui/render/highlight.js';
 import { renderMarkdown } from '../../../client/tui/render/markdown.js';
+
+// The grammars load apart from the first screen; these tests draw code with them in.
+beforeAll(() => loadHighlighter());
 
 const ESC = '\x1b[';
 const BOLD = `${ESC}1m`;
