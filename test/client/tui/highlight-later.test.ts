@@ -11,6 +11,6 @@ describe('code highlighting loaded after the first screen', () => {
     expect(renderMarkdown(fence, 80)).not.toContain('\x1b[3');
     await loadHighlighter();
     expect(highlighterReady()).toBe(true);
-    expect(renderMarkdown(fence, 80)).toMatch(/\x1b\[3\dmconst/);
+    expect(renderMarkdown(fence, 80)).toMatch(/\x1b\[3\dmconst/); // eslint-disable-line no-control-regex
   });
 });
