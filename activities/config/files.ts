@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { McpToolInfo } from '../../core/config/mcp-config.js';
 import { SkillInfo } from '../../core/tools/skill.js';
+import { RulesFile } from './rules.js';
 
 /**
  * How config loading reads a project's folders. The disk on the workspace's host; elsewhere (a
@@ -40,6 +41,8 @@ export const WorkspaceConfigRecord = ConfigFilesRecord.extend({
   mcpTools: z.array(McpToolInfo).optional(),
   /** What the project folder held when the run started (folders end in `/`): a small model's prompt names them. */
   entries: z.array(z.string()).optional(),
+  /** The rules files (AGENTS.md, `instructions`) as the host read them when the run started. */
+  rules: z.array(RulesFile).optional(),
 });
 export type WorkspaceConfigRecord = z.infer<typeof WorkspaceConfigRecord>;
 
