@@ -2,7 +2,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { McpToolInfo } from '../../core/config/mcp-config.js';
 import { SkillInfo } from '../../core/tools/skill.js';
-import { RulesFile } from './rules.js';
 
 /**
  * How config loading reads a project's folders. The disk on the workspace's host; elsewhere (a
@@ -35,6 +34,10 @@ export type ConfigFilesRecord = z.infer<typeof ConfigFilesRecord>;
  * found (names and descriptions for the `skill` tool's description; absent when there are none).
  * `mcpTools`: the tools the project's MCP servers listed on the host (absent when there are none).
  */
+/** A rules file (AGENTS.md, `instructions`) as a run's agents read it: where it came from and what it says. */
+export const RulesFile = z.object({ source: z.string(), text: z.string() });
+export type RulesFile = z.infer<typeof RulesFile>;
+
 export const WorkspaceConfigRecord = ConfigFilesRecord.extend({
   git: z.boolean(),
   skills: z.array(SkillInfo).optional(),

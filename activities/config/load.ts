@@ -1,7 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { LoomConfig, mergeConfig } from '../../core/config/config.js';
-import { withBuiltInCommands } from '../../core/config/built-in-commands.js';
 import { CONFIG_FILE_NAMES, CONFIG_FOLDER_NAMES } from '../../core/config/config-files.js';
 import { unknownConfigKeys } from '../../core/config/config-keys.js';
 import { configDir } from '../process/paths.js';
@@ -29,11 +28,7 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   project: ConfigFiles = diskFiles,
 ): LoomConfig {
-  const merged = configLayers(directory, env, { project }).reduce<LoomConfig>(
-    (config, layer) => mergeConfig(config, layer.config),
-    {},
-  );
-  return withBuiltInCommands(merged);
+  return configLayers(directory, env, { project }).reduce((merged, layer) => mergeConfig(merged, layer.config), {});
 }
 
 /** One layer of configuration and where it came from (a file, a folder of markdown files, or `LOOM_CONFIG_CONTENT`). */

@@ -2,14 +2,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import type { RulesFile } from './files.js';
 import type { ConfigLayer } from './load.js';
+
+export type { RulesFile } from './files.js';
 import { configDir } from '../process/paths.js';
 import { errorMessage } from '../../core/text/error-message.js';
-
-/** A rules file as a run's agents read it: where it came from and what it says. */
-export const RulesFile = z.object({ source: z.string(), text: z.string() });
-export type RulesFile = z.infer<typeof RulesFile>;
 
 /** A rules file longer than this is cut, with a note saying so. */
 export const RULES_LIMIT_BYTES = 64 * 1024;

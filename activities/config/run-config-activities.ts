@@ -21,6 +21,7 @@ import type { ConfigFilesRecord } from './files.js';
 import { configuredModel, NO_MODEL, projectAgents } from './project-agents.js';
 import { projectConfigForRun } from './trust.js';
 import { fetchRulesUrls } from './rules.js';
+import { commandsOf } from '../../core/config/built-in-commands.js';
 import { errorMessage } from '../../core/text/error-message.js';
 
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
@@ -129,7 +130,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
           hasTaskRule: candidate.permission.some((rule) => rule.permission === 'task'),
           ...(candidate.timeout !== undefined ? { timeout: candidate.timeout } : {}),
         })),
-        commands: Object.keys(config.command ?? {}),
+        commands: Object.keys(commandsOf(config)),
         limit: modelInfo(config, model).limit,
         compaction: {
           auto: config.compaction?.auto ?? true,

@@ -22,8 +22,7 @@ Leave out general advice, file listings and anything you did not check. Aim for 
 $ARGUMENTS`,
 };
 
-/** The configuration with Loom's built-in commands added where the project has none of that name. */
-export function withBuiltInCommands(config: LoomConfig): LoomConfig {
-  if (config.command?.init) return config;
-  return { ...config, command: { init: INIT, ...config.command } };
+/** The commands a run offers: the project's (`command`, `.opencode/command/*.md`) and Loom's built-in ones it does not replace. */
+export function commandsOf(config: LoomConfig): Record<string, CommandConfig> {
+  return { init: INIT, ...config.command };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configLayers, loadConfig } from '../../activities/config/load.js';
+import { commandsOf } from '../../core/config/built-in-commands.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetchRulesUrls, findRules, RULES_LIMIT_BYTES } from '../../activities/config/rules.js';
@@ -123,11 +124,11 @@ describe('rules files', () => {
 
 describe('/init', () => {
   it('is a built-in command asking for AGENTS.md, which a project’s own `command.init` replaces', () => {
-    const init = loadConfig(repo, env).command?.init;
+    const init = commandsOf(loadConfig(repo, env)).init;
     expect(init?.description).toContain('AGENTS.md');
     expect(init?.template).toContain('Write an AGENTS.md at the root of this project');
     expect(init?.template).toContain('$ARGUMENTS');
     write(join(repo, 'loom.json'), JSON.stringify({ command: { init: { template: 'Our own init.' } } }));
-    expect(loadConfig(repo, env).command?.init).toEqual({ template: 'Our own init.' });
+    expect(commandsOf(loadConfig(repo, env)).init).toEqual({ template: 'Our own init.' });
   });
 });

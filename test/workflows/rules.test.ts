@@ -62,4 +62,13 @@ describe('rules files in the system prompt', () => {
     const child = env.model.requests.find((request) => request.rule === 'child')!;
     for (const block of blocks) expect(child.system).toContain(block);
   });
+
+  it('runs /init, the built-in command, as a prompt asking the agent for AGENTS.md', async () => {
+    env.model.setScript([{ name: 'init', when: { lastRole: 'user' }, reply: { text: 'Wrote AGENTS.md.' } }]);
+    const { result } = await env.start('/init keep it short');
+    expect(await result()).toMatchObject({ status: 'completed', text: 'Wrote AGENTS.md.' });
+    const request = env.model.requests.find((candidate) => candidate.rule === 'init')!;
+    expect(request.lastUser).toContain('Write an AGENTS.md at the root of this project');
+    expect(request.lastUser).toContain('keep it short');
+  });
 });
