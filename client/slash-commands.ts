@@ -1,10 +1,11 @@
 import type { LoomConfig } from '../core/config/config.js';
 import { parseSlashCommand } from '../core/config/command-template.js';
+import { commandsOf } from '../core/config/built-in-commands.js';
 import type { ClientContext } from './context.js';
 
-/** The project's commands (`command` in its config, with `.opencode/command/*.md` as `loadConfig` folds them in). */
+/** The project's commands (`command` in its config, with `.opencode/command/*.md` as `loadConfig` folds them in), and Loom's built-in `/init`. */
 export function projectCommands(config: LoomConfig): { name: string; description: string }[] {
-  return Object.entries(config.command ?? {}).map(([name, command]) => ({
+  return Object.entries(commandsOf(config)).map(([name, command]) => ({
     name,
     description: command.description ?? '',
   }));

@@ -34,12 +34,18 @@ export type ConfigFilesRecord = z.infer<typeof ConfigFilesRecord>;
  * found (names and descriptions for the `skill` tool's description; absent when there are none).
  * `mcpTools`: the tools the project's MCP servers listed on the host (absent when there are none).
  */
+/** A rules file (AGENTS.md, `instructions`) as a run's agents read it: where it came from and what it says. */
+export const RulesFile = z.object({ source: z.string(), text: z.string() });
+export type RulesFile = z.infer<typeof RulesFile>;
+
 export const WorkspaceConfigRecord = ConfigFilesRecord.extend({
   git: z.boolean(),
   skills: z.array(SkillInfo).optional(),
   mcpTools: z.array(McpToolInfo).optional(),
   /** What the project folder held when the run started (folders end in `/`): a small model's prompt names them. */
   entries: z.array(z.string()).optional(),
+  /** The rules files (AGENTS.md, `instructions`) as the host read them when the run started. */
+  rules: z.array(RulesFile).optional(),
 });
 export type WorkspaceConfigRecord = z.infer<typeof WorkspaceConfigRecord>;
 

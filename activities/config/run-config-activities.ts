@@ -20,6 +20,8 @@ import { warnInWorkerLog, warnOnceInWorkerLog } from '../process/worker-log.js';
 import type { ConfigFilesRecord } from './files.js';
 import { configuredModel, NO_MODEL, projectAgents } from './project-agents.js';
 import { projectConfigForRun } from './trust.js';
+import { fetchRulesUrls } from './rules.js';
+import { commandsOf } from '../../core/config/built-in-commands.js';
 import { errorMessage } from '../../core/text/error-message.js';
 
 const DEFAULT_DOOM_LOOP_THRESHOLD = 3;
@@ -79,9 +81,19 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
       const { config, skillProblems } = taken;
       // A broken skill file is skipped, not fatal: the run goes on, and the worker's log says why.
       for (const problem of skillProblems) warnInWorkerLog(`Skipped a skill: ${problem.message}`);
+      // The rules `instructions` names by URL are fetched once, here, for every step of the run.
+      const fetched = await fetchRulesUrls(taken.ruleUrls);
+      const rulesFiles = [...(taken.record.rules ?? []), ...fetched.rules];
+      // A rules file that is not there, or a URL that does not answer, is said once; the run goes on without it.
+      for (const problem of [...taken.ruleProblems, ...fetched.problems])
+        warnOnceInWorkerLog(`Skipped a rules file: ${problem}`);
       // This runs on the workspace's host, where local MCP servers run: their tools travel with the record.
       const mcpTools = await projectMcpTools(config, input.directory, env);
-      const record: WorkspaceConfigRecord = mcpTools.length ? { ...taken.record, mcpTools } : taken.record;
+      const record: WorkspaceConfigRecord = {
+        ...taken.record,
+        ...(rulesFiles.length ? { rules: rulesFiles } : {}),
+        ...(mcpTools.length ? { mcpTools } : {}),
+      };
       const toolNames = [...Object.keys(toolSpecs), ...mcpTools.map((tool) => tool.name)];
       const agents = projectAgents(config, dataDir);
       const session = await store.getSession(input.sessionId);
@@ -118,7 +130,7 @@ export function createRunConfigActivities({ store, env, dataDir }: ActivityDeps)
           hasTaskRule: candidate.permission.some((rule) => rule.permission === 'task'),
           ...(candidate.timeout !== undefined ? { timeout: candidate.timeout } : {}),
         })),
-        commands: Object.keys(config.command ?? {}),
+        commands: Object.keys(commandsOf(config)),
         limit: modelInfo(config, model).limit,
         compaction: {
           auto: config.compaction?.auto ?? true,

@@ -8,10 +8,11 @@ import type { SkillInfo } from '../../core/tools/skill.js';
 import type { WorkspaceConfigRecords } from '../store/workspace-configs.js';
 import { ConfigError } from './errors.js';
 import { recordedFiles, type ConfigFilesRecord, type WorkspaceConfigRecord } from './files.js';
-import { loadConfig } from './load.js';
+import { configLayers, loadConfig } from './load.js';
 import { projectEntries } from './project-entries.js';
 import { readProjectConfig } from './project-config.js';
 import { discoverSkills } from './skills.js';
+import { findRules, type RulesFile, type RulesUrl } from './rules.js';
 
 export { WorkspaceConfigRecord } from './files.js';
 
@@ -31,17 +32,27 @@ export function recordWorkspaceConfig(
   directory: string,
   env: NodeJS.ProcessEnv,
   project: ConfigFilesRecord = readProjectConfig(directory, env).record,
-): { config: LoomConfig; record: WorkspaceConfigRecord; skillProblems: ConfigError[] } {
+): {
+  config: LoomConfig;
+  record: WorkspaceConfigRecord;
+  skillProblems: ConfigError[];
+  ruleProblems: string[];
+  /** The `instructions` URLs, for the caller to fetch and add to `record.rules`. */
+  ruleUrls: RulesUrl[];
+} {
   const config = loadConfig(directory, env, recordedFiles(project));
   const { skills, problems } = discoverSkills(directory, env);
   const entries = projectEntries(directory);
+  const layers = configLayers(directory, env, { project: recordedFiles(project), markdown: false });
+  const { rules, urls: ruleUrls, problems: ruleProblems } = findRules(directory, env, layers);
   const record: WorkspaceConfigRecord = {
     ...project,
     git: existsSync(join(directory, '.git')),
     ...(skills.length ? { skills } : {}),
     ...(entries.length ? { entries } : {}),
+    ...(rules.length ? { rules } : {}),
   };
-  return { config, record, skillProblems: problems };
+  return { config, record, skillProblems: problems, ruleProblems, ruleUrls };
 }
 
 /** `wsc_` and the start of the SHA-256 of the record's canonical JSON: one project, one id. */
@@ -62,6 +73,8 @@ export interface WorkspaceConfig {
   mcpTools?: McpToolInfo[];
   /** The project folder's entries when the run started, as its host listed them (folders end in `/`). */
   entries?: string[];
+  /** The rules files every agent of the run reads in its system prompt. */
+  rules?: RulesFile[];
 }
 
 /**
@@ -82,6 +95,7 @@ export async function workspaceConfig(
     ...(record.skills ? { skills: record.skills } : {}),
     ...(record.mcpTools ? { mcpTools: record.mcpTools } : {}),
     ...(record.entries ? { entries: record.entries } : {}),
+    ...(record.rules ? { rules: record.rules } : {}),
   };
 }
 

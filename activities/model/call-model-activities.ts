@@ -44,7 +44,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
     let offered = input.tools;
     const answer = await streamIntoMessage(store, message, async () => {
       // The project's config as its host read it: this worker may have no copy of the workspace.
-      const { config, project, git, skills, mcpTools, entries } = await workspaceConfig(store, env, input);
+      const { config, project, git, skills, mcpTools, entries, rules } = await workspaceConfig(store, env, input);
       find = toolFinder(mcpTools);
       const model = await resolveModel(input.model, config, env, { store });
       const variant = promptVariant(config, input.model);
@@ -60,7 +60,7 @@ export function createModelActivities({ store, env, dataDir }: ActivityDeps) {
         config,
         dataDir,
         history,
-        { git, entries, variant },
+        { git, entries, variant, rules },
         { metadataOf },
       );
       agentRules = agent.permission;

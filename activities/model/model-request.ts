@@ -9,6 +9,7 @@ import { sinceLastCompaction } from '../../core/models/compaction.js';
 import type { LoomConfig } from '../../core/config/config.js';
 import { projectAgents } from '../config/project-agents.js';
 import { systemPrompt } from './system-prompt.js';
+import type { RulesFile } from '../config/rules.js';
 import { toModelMessages, type TranscriptOptions } from './transcript.js';
 
 export interface ModelRequest {
@@ -29,8 +30,8 @@ export function buildModelRequest(
   config: LoomConfig,
   dataDir: string,
   history: MessageWithParts[],
-  /** Whether the project is a git repository and what it holds, as its host saw them; how much to tell the model. */
-  context: { git?: boolean; entries?: string[]; variant?: PromptVariant } = {},
+  /** Whether the project is a git repository, what it holds and its rules files, as its host saw them; how much to tell the model. */
+  context: { git?: boolean; entries?: string[]; variant?: PromptVariant; rules?: RulesFile[] } = {},
   transcript: TranscriptOptions = {},
 ): ModelRequest {
   const agents = projectAgents(config, dataDir);
@@ -46,7 +47,15 @@ export function buildModelRequest(
   return {
     agent,
     agents,
-    system: systemPrompt(agent, input.directory, new Date(), context.git, context.variant, context.entries),
+    system: systemPrompt(
+      agent,
+      input.directory,
+      new Date(),
+      context.git,
+      context.variant,
+      context.entries,
+      context.rules,
+    ),
     messages,
   };
 }

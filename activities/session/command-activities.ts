@@ -1,5 +1,6 @@
 import { findAgent } from '../../core/agents/resolve.js';
 import { parseSlashCommand } from '../../core/config/command-template.js';
+import { commandsOf } from '../../core/config/built-in-commands.js';
 import { partId } from '../../core/records/ids.js';
 import { expandedPromptId, preview } from '../../core/records/prompt.js';
 import type { ToolPart } from '../../core/records/part.js';
@@ -43,11 +44,12 @@ export function createCommandActivities({ store, env, dataDir }: ActivityDeps) {
     const slash = parseSlashCommand(await readPrompt(store, input.promptId, input.sessionId));
     const name = slash?.name ?? '';
     const { config } = await runConfiguration(store, env, input);
-    const command = config.command?.[name];
+    const commands = commandsOf(config);
+    const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!command)
       throw new ConfigError(
         `Unknown command "/${name}". Commands: ${
-          Object.keys(config.command ?? {})
+          Object.keys(commands)
             .map((n) => `/${n}`)
             .join(', ') || 'none'
         }`,

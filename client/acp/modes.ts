@@ -1,4 +1,5 @@
 import type { AvailableCommand, SessionModeState } from '@agentclientprotocol/sdk';
+import { commandsOf } from '../../core/config/built-in-commands.js';
 import { RequestError } from '@agentclientprotocol/sdk';
 import { listAgents } from '../../core/agents/resolve.js';
 import type { ProjectAgents } from '../services/project-agents.js';
@@ -23,9 +24,9 @@ export function checkMode(project: ProjectAgents, modeId: string, sessionId: str
   );
 }
 
-/** The project's slash commands (loom.json's `command`, .loom/command/*.md), as the editor offers them. */
+/** The project's slash commands (loom.json's `command`, .loom/command/*.md) and `/init`, as the editor offers them. */
 export function availableCommands(project: ProjectAgents): AvailableCommand[] {
-  return Object.entries(project.config.command ?? {})
+  return Object.entries(commandsOf(project.config))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, command]) => ({
       name,

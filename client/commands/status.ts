@@ -7,6 +7,8 @@ import { sandboxAvailability } from '../../activities/sandbox/availability.js';
 import { temporalStatus, type DeploymentStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
 import { reviewConfig } from '../services/config-review.js';
+import { configLayers } from '../../activities/config/load.js';
+import { findRules } from '../../activities/config/rules.js';
 
 interface StoreStatus {
   kind: 'SQLite' | 'PostgreSQL';
@@ -30,10 +32,11 @@ export async function statusCommand(context: ClientContext, options: { json?: bo
   const store = storeStatus(context);
   const sandbox = await sandboxAvailability(context.env);
   const config = await configLine(context);
+  const rules = rulesLine(context.env);
   if (options.json) {
     const traces = tracesOf(context.env);
     process.stdout.write(
-      `${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, config: config.json, taskQueue: context.settings.taskQueue })}\n`,
+      `${JSON.stringify({ loom: { version: LOOM_VERSION }, temporal, traces, store, sandbox, config: config.json, rules: rules.json, taskQueue: context.settings.taskQueue })}\n`,
     );
   } else {
     const lines = [
@@ -42,6 +45,7 @@ export async function statusCommand(context: ClientContext, options: { json?: bo
       `${label('sandbox')}${sandbox.ok ? `bubblewrap (${sandbox.bwrap})` : `${pc.yellow('unavailable')}: ${sandbox.reason}; to fix it, ${sandbox.remedy}`}`,
       ...storeLines(store),
       `${label('config')}${config.line}`,
+      `${label('rules')}${rules.line}`,
       `${label('Loom')}${LOOM_VERSION} · task queue "${context.settings.taskQueue}"`,
     ];
     // The profile's line names its file once; the settings it holds say only which key.
@@ -161,6 +165,25 @@ async function configLine(context: ClientContext): Promise<{ line: string; json:
       line: pc.yellow(`not read: ${(error as Error).message}`),
       json: { directory, error: (error as Error).message },
     };
+  }
+}
+
+/** The rules files a run started in this folder would give its agents (AGENTS.md, `instructions`). */
+function rulesLine(env: NodeJS.ProcessEnv): { line: string; json: unknown } {
+  const directory = process.cwd();
+  try {
+    const { rules, urls, problems } = findRules(directory, env, configLayers(directory, env, { markdown: false }));
+    const named = [...rules.map((rule) => rule.source), ...urls.map((url) => `${url.url} (fetched when a run starts)`)];
+    const missing = problems.map((problem) => pc.yellow(`skipped: ${problem}`));
+    return {
+      line: [
+        named.length ? named.join(', ') : 'none (no AGENTS.md up to the repository root, no `instructions`)',
+        ...missing,
+      ].join('\n              '),
+      json: { files: rules.map((rule) => rule.source), urls: urls.map((url) => url.url), problems },
+    };
+  } catch (error) {
+    return { line: pc.yellow(`not read: ${(error as Error).message}`), json: { error: (error as Error).message } };
   }
 }
 

@@ -20,7 +20,6 @@ export const OPENCODE_ONLY_KEYS: readonly string[] = [
   'username',
   'formatter',
   'lsp',
-  'instructions',
   'layout',
   'enterprise',
   'skills',

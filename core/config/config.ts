@@ -164,7 +164,7 @@ export type CommandConfig = z.infer<typeof CommandConfig>;
 
 /**
  * Loom's configuration (`loom.json`, or `opencode.json` for compatibility). Top-level keys that
- * only OpenCode reads (`theme`, `instructions`, …) are accepted and ignored so a real opencode.json
+ * only OpenCode reads (`theme`, `lsp`, …) are accepted and ignored so a real opencode.json
  * loads unchanged; loading a file refuses keys neither knows (see config-keys.ts). The legacy
  * `mode.<name>` becomes `agent.<name>` with `mode: 'primary'`; an `agent.<name>` in the same file
  * wins over it.
@@ -182,6 +182,8 @@ const LoomConfigObject = z.looseObject({
   /** Legacy primary agents; folded into `agent`. */
   mode: z.record(z.string(), AgentConfig).optional(),
   command: z.record(z.string(), CommandConfig).optional(),
+  /** Rules files for every agent's system prompt, beside AGENTS.md: paths relative to this file's folder, globs in a path's last part. */
+  instructions: z.array(z.string()).optional(),
   /** Legacy `{tool: enabled}` for every agent; kept as written for the permission resolver. */
   tools: z.record(z.string(), z.boolean()).optional(),
   experimental: z.looseObject({ primary_tools: z.array(z.string()).optional() }).optional(),

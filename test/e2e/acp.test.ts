@@ -147,7 +147,10 @@ describe('loom acp, driven by the ACP SDK as an editor', () => {
       expect(created.modes?.availableModes.map((m) => m.id)).not.toContain('explore');
       await waitFor(() => acp.of(sessionId).some((u) => u.sessionUpdate === 'available_commands_update'), 5_000);
       expect(acp.of(sessionId).find((u) => u.sessionUpdate === 'available_commands_update')).toMatchObject({
-        availableCommands: [{ name: 'review', description: 'Review the changes' }],
+        availableCommands: [
+          { name: 'init', description: expect.stringContaining('AGENTS.md') },
+          { name: 'review', description: 'Review the changes' },
+        ],
       });
 
       const answer = await ctx.request(methods.agent.session.prompt, {

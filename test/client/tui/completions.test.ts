@@ -98,7 +98,12 @@ describe('rankCommands', () => {
   });
 
   it("offers the TUI's commands, then the project's, without a project command the TUI's would shadow", () => {
-    expect(commands.map((command) => command.name)).toEqual([...TUI_COMMANDS.map((c) => c.name), 'release', 'review']);
+    expect(commands.map((command) => command.name)).toEqual([
+      ...TUI_COMMANDS.map((c) => c.name),
+      'init',
+      'release',
+      'review',
+    ]);
     expect(commands.find((command) => command.name === 'review')).toEqual({
       name: 'review',
       description: 'Review changes',
