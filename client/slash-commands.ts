@@ -16,10 +16,11 @@ export function projectCommands(config: LoomConfig): { name: string; description
  */
 export function warnOfUnknownCommand(context: ClientContext, prompt: string, config: LoomConfig): void {
   const slash = parseSlashCommand(prompt);
-  const commands = projectCommands(config).map((command) => command.name);
-  if (!slash || commands.includes(slash.name)) return;
-  const known = commands.length
-    ? `; its commands are ${commands.map((name) => `/${name}`).join(', ')}`
+  if (!slash || projectCommands(config).some((command) => command.name === slash.name)) return;
+  // The project's own commands: Loom's built-in `/init` is not what the person is missing.
+  const own = Object.keys(config.command ?? {});
+  const known = own.length
+    ? `; its commands are ${own.map((name) => `/${name}`).join(', ')}`
     : ', which has none: add one as a file in .loom/command/ or under "command" in loom.json';
   context.report(
     `warning: /${slash.name} is not a command of this project${known}. Sending the prompt to the model as it is.`,
