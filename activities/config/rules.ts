@@ -1,11 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { RulesFile } from './files.js';
 import type { ConfigLayer } from './load.js';
-
-export type { RulesFile } from './files.js';
 import { configDir } from '../process/paths.js';
 import { errorMessage } from '../../core/text/error-message.js';
 
@@ -18,6 +16,19 @@ const URL_TIMEOUT_MS = 5_000;
 export interface RulesUrl {
   url: string;
   source: string;
+}
+
+/**
+ * How a rules URL is named to the model and in messages: without its user, password and query,
+ * where an `{env:…}` token would otherwise reach the model's prompt.
+ */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url.replace(/[?#].*$/, '');
+  }
 }
 
 const truthy = (value: string | undefined) => value === '1' || value?.toLowerCase() === 'true';
@@ -36,7 +47,8 @@ const truthy = (value: string | undefined) => value === '1' || value?.toLowerCas
  *
  * `OPENCODE_DISABLE_CLAUDE_CODE_PROMPT` (or `OPENCODE_DISABLE_CLAUDE_CODE`) leaves every
  * `CLAUDE.md` out; `OPENCODE_DISABLE_PROJECT_CONFIG` the project's files. A file is read once,
- * however many ways name it. `problems` are the files `instructions` names that are not there.
+ * however many ways name it. `problems` are the files `instructions` names that are not there,
+ * and the project's files that link out of the repository (see `projectRules`).
  */
 export function findRules(
   directory: string,
@@ -47,9 +59,10 @@ export function findRules(
   const problems: string[] = [];
   const paths: string[] = [];
   const urls: RulesUrl[] = [];
-  const global = globalRules(env, claude);
+  const home = env.HOME ?? homedir();
+  const global = globalRules(env, home, claude);
   if (global) paths.push(global);
-  if (!truthy(env.OPENCODE_DISABLE_PROJECT_CONFIG)) paths.push(...projectRules(resolve(directory), claude));
+  if (!truthy(env.OPENCODE_DISABLE_PROJECT_CONFIG)) paths.push(...projectRules(resolve(directory), claude, problems));
   for (const layer of layers) {
     for (const entry of layer.config.instructions ?? []) {
       if (/^https?:\/\//i.test(entry)) {
@@ -57,7 +70,7 @@ export function findRules(
         continue;
       }
       const base = layer.source === 'LOOM_CONFIG_CONTENT' ? directory : dirname(layer.source);
-      const found = instructionFiles(entry, base);
+      const found = instructionFiles(entry, base, home);
       if (found === undefined) problems.push(`${layer.source}: "instructions" names ${entry}, which is not a file`);
       else paths.push(...found);
     }
@@ -81,11 +94,11 @@ export async function fetchRulesUrls(urls: RulesUrl[]): Promise<{ rules: RulesFi
         const response = await fetch(url, { signal: AbortSignal.timeout(URL_TIMEOUT_MS), redirect: 'follow' });
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         const text = await response.text();
-        return { rule: text.trim() ? { source: url, text: capped(text) } : undefined };
+        return { rule: text.trim() ? { source: shownUrl(url), text: capped(text) } : undefined };
       } catch (error) {
         const reason =
           error instanceof Error && error.name === 'TimeoutError' ? 'no answer within 5 s' : errorMessage(error);
-        return { problem: `${source}: "instructions" names ${url}, which could not be fetched (${reason})` };
+        return { problem: `${source}: "instructions" names ${shownUrl(url)}, which could not be fetched (${reason})` };
       }
     }),
   );
@@ -100,8 +113,7 @@ export function rulesPrompt(rules: readonly RulesFile[]): string {
   return rules.map((rule) => `Instructions from: ${rule.source}\n${rule.text}`).join('\n\n');
 }
 
-function globalRules(env: NodeJS.ProcessEnv, claude: boolean): string | undefined {
-  const home = env.HOME ?? homedir();
+function globalRules(env: NodeJS.ProcessEnv, home: string, claude: boolean): string | undefined {
   const candidates = [
     join(configDir(env), 'AGENTS.md'),
     join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'opencode', 'AGENTS.md'),
@@ -110,13 +122,38 @@ function globalRules(env: NodeJS.ProcessEnv, claude: boolean): string | undefine
   return candidates.find(isFile);
 }
 
-function projectRules(directory: string, claude: boolean): string[] {
-  const folders = foldersUpToRoot(directory).reverse();
+/**
+ * The project's `AGENTS.md` (else `CLAUDE.md`) files, the root's first. One that links out of the
+ * repository (out of its own folder outside git) is skipped as a problem: an agent that may write
+ * in the project must not make the next run's prompt carry a file it could not read, such as a
+ * link to `~/.ssh` or an `.env` elsewhere. `CLAUDE.md -> AGENTS.md` in the repository is fine.
+ */
+function projectRules(directory: string, claude: boolean, problems: string[]): string[] {
+  const folders = foldersUpToRoot(directory);
+  const top = folders[folders.length - 1];
+  const repository = exists(join(top, '.git')) ? top : undefined;
   for (const name of claude ? ['AGENTS.md', 'CLAUDE.md'] : ['AGENTS.md']) {
-    const found = folders.map((folder) => join(folder, name)).filter(isFile);
-    if (found.length) return found;
+    const found = [...folders]
+      .reverse()
+      .map((folder) => join(folder, name))
+      .filter(isFile);
+    if (!found.length) continue;
+    return found.filter((file) => {
+      const inside = within(file, repository ?? dirname(file));
+      if (!inside) problems.push(`${file} links out of ${repository ?? dirname(file)}, so it is not read as rules`);
+      return inside;
+    });
   }
   return [];
+}
+
+/** Whether `file`, links followed, is inside `folder` (links followed too). */
+function within(file: string, folder: string): boolean {
+  try {
+    return realpathSync(file).startsWith(realpathSync(folder) + sep);
+  } catch {
+    return false;
+  }
 }
 
 /** `directory` and its parents up to the repository's root (the folder holding `.git`), or to `/` outside git. */
@@ -131,8 +168,8 @@ function foldersUpToRoot(directory: string): string[] {
 }
 
 /** The files `entry` names (a glob in its last part may name several, or none); undefined for a missing file. */
-function instructionFiles(entry: string, base: string): string[] | undefined {
-  const expanded = entry.startsWith('~/') ? join(homedir(), entry.slice(2)) : entry;
+function instructionFiles(entry: string, base: string, home: string): string[] | undefined {
+  const expanded = entry.startsWith('~/') ? join(home, entry.slice(2)) : entry;
   const path = isAbsolute(expanded) ? expanded : resolve(base, expanded);
   const name = basename(path);
   if (!picomatch.scan(name).isGlob) return isFile(path) ? [path] : undefined;

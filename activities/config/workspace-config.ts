@@ -7,12 +7,12 @@ import type { McpToolInfo } from '../../core/tool-call/mcp.js';
 import type { SkillInfo } from '../../core/tools/skill.js';
 import type { WorkspaceConfigRecords } from '../store/workspace-configs.js';
 import { ConfigError } from './errors.js';
-import { recordedFiles, type ConfigFilesRecord, type WorkspaceConfigRecord } from './files.js';
+import { recordedFiles, type ConfigFilesRecord, type RulesFile, type WorkspaceConfigRecord } from './files.js';
 import { configLayers, loadConfig } from './load.js';
 import { projectEntries } from './project-entries.js';
 import { readProjectConfig } from './project-config.js';
 import { discoverSkills } from './skills.js';
-import { findRules, type RulesFile, type RulesUrl } from './rules.js';
+import { findRules, type RulesUrl } from './rules.js';
 
 export { WorkspaceConfigRecord } from './files.js';
 

@@ -9,7 +9,7 @@ import { sinceLastCompaction } from '../../core/models/compaction.js';
 import type { LoomConfig } from '../../core/config/config.js';
 import { projectAgents } from '../config/project-agents.js';
 import { systemPrompt } from './system-prompt.js';
-import type { RulesFile } from '../config/rules.js';
+import type { RulesFile } from '../config/files.js';
 import { toModelMessages, type TranscriptOptions } from './transcript.js';
 
 export interface ModelRequest {

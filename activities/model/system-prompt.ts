@@ -4,7 +4,8 @@ import type { AgentInfo } from '../../core/agents/agent.js';
 import { smallModelPrompt } from '../../core/agents/prompts/small.js';
 import type { PromptVariant } from '../../core/models/prompt-variant.js';
 import { sampleFile } from '../../core/tools/small-model.js';
-import { rulesPrompt, type RulesFile } from '../config/rules.js';
+import { rulesPrompt } from '../config/rules.js';
+import type { RulesFile } from '../config/files.js';
 
 const DEFAULT_PROMPT = `You are Loom, an agent that helps with software engineering tasks in the user's project. Use the tools you are given; be concise.`;
 

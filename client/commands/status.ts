@@ -6,9 +6,10 @@ import { missingAttributesNotice } from '../temporal/search-attributes.js';
 import { sandboxAvailability } from '../../activities/sandbox/availability.js';
 import { temporalStatus, type DeploymentStatus, type QueueWorkers, type TemporalStatus } from '../temporal/status.js';
 import { tracingWanted } from '../../worker/tracing/wanted.js';
-import { reviewConfig } from '../services/config-review.js';
+import { filesForPerson, reviewConfig } from '../services/config-review.js';
+import { recordedFiles } from '../../activities/config/files.js';
 import { configLayers } from '../../activities/config/load.js';
-import { findRules } from '../../activities/config/rules.js';
+import { findRules, shownUrl } from '../../activities/config/rules.js';
 
 interface StoreStatus {
   kind: 'SQLite' | 'PostgreSQL';
@@ -31,8 +32,11 @@ export async function statusCommand(context: ClientContext, options: { json?: bo
   });
   const store = storeStatus(context);
   const sandbox = await sandboxAvailability(context.env);
-  const config = await configLine(context);
-  const rules = rulesLine(context.env);
+  const directory = process.cwd();
+  // One review for both lines: the rules are read from the config files a person's run would use.
+  const review = await reviewConfig(context.store, directory, context.env).catch((error: Error) => error);
+  const config = configLine(directory, review);
+  const rules = rulesLine(directory, context.env, review);
   if (options.json) {
     const traces = tracesOf(context.env);
     process.stdout.write(
@@ -149,38 +153,38 @@ function storeStatus(context: ClientContext): StoreStatus {
   return { kind: 'PostgreSQL', location: withoutPassword(storeUrl), source: storeUrlSource ?? 'LOOM_STORE_URL' };
 }
 
+type Review = Awaited<ReturnType<typeof reviewConfig>> | Error;
+
 /** Whether this folder's config files wait for a person (a change made during an agent's work). */
-async function configLine(context: ClientContext): Promise<{ line: string; json: unknown }> {
-  const directory = process.cwd();
-  try {
-    const { waiting } = await reviewConfig(context.store, directory, context.env);
-    if (!waiting) return { line: `${directory}: as the files say`, json: { directory, waiting: null } };
-    const who = waiting.sessionId ? ` during ${waiting.sessionId}` : '';
-    return {
-      line: `${pc.yellow(`${waiting.files.length} changed${who}, not used`)}: review with \`loom config\`, use with \`loom config trust\``,
-      json: { directory, waiting: { files: waiting.files, sessionId: waiting.sessionId ?? null } },
-    };
-  } catch (error) {
-    return {
-      line: pc.yellow(`not read: ${(error as Error).message}`),
-      json: { directory, error: (error as Error).message },
-    };
-  }
+function configLine(directory: string, review: Review): { line: string; json: unknown } {
+  if (review instanceof Error)
+    return { line: pc.yellow(`not read: ${review.message}`), json: { directory, error: review.message } };
+  const { waiting } = review;
+  if (!waiting) return { line: `${directory}: as the files say`, json: { directory, waiting: null } };
+  const who = waiting.sessionId ? ` during ${waiting.sessionId}` : '';
+  return {
+    line: `${pc.yellow(`${waiting.files.length} changed${who}, not used`)}: review with \`loom config\`, use with \`loom config trust\``,
+    json: { directory, waiting: { files: waiting.files, sessionId: waiting.sessionId ?? null } },
+  };
 }
 
 /** The rules files a run started in this folder would give its agents (AGENTS.md, `instructions`). */
-function rulesLine(env: NodeJS.ProcessEnv): { line: string; json: unknown } {
-  const directory = process.cwd();
+function rulesLine(directory: string, env: NodeJS.ProcessEnv, review: Review): { line: string; json: unknown } {
   try {
-    const { rules, urls, problems } = findRules(directory, env, configLayers(directory, env, { markdown: false }));
-    const named = [...rules.map((rule) => rule.source), ...urls.map((url) => `${url.url} (fetched when a run starts)`)];
+    const project = review instanceof Error ? undefined : recordedFiles(filesForPerson(review.standing));
+    const layers = configLayers(directory, env, { markdown: false, ...(project ? { project } : {}) });
+    const { rules, urls, problems } = findRules(directory, env, layers);
+    const named = [
+      ...rules.map((rule) => rule.source),
+      ...urls.map((url) => `${shownUrl(url.url)} (fetched when a run starts)`),
+    ];
     const missing = problems.map((problem) => pc.yellow(`skipped: ${problem}`));
     return {
       line: [
         named.length ? named.join(', ') : 'none (no AGENTS.md up to the repository root, no `instructions`)',
         ...missing,
       ].join('\n              '),
-      json: { files: rules.map((rule) => rule.source), urls: urls.map((url) => url.url), problems },
+      json: { files: rules.map((rule) => rule.source), urls: urls.map((url) => shownUrl(url.url)), problems },
     };
   } catch (error) {
     return { line: pc.yellow(`not read: ${(error as Error).message}`), json: { error: (error as Error).message } };

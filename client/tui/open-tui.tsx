@@ -4,9 +4,9 @@ import type { FirstScreen } from './first-paint.js';
 import type { QuitState } from './tui-services.js';
 
 /**
- * Runs the terminal UI in Ink on the screen `paintFirstScreen` opened, until the person quits,
- * then gives the terminal back. Temporal is reached (the embedded server started if need be) and
- * a worker found or started once the screen is up, so the first screen does not wait for them.
+ * Runs the terminal UI in Ink on the screen `paintFirstScreen` opened, until the person quits.
+ * Temporal is reached (the embedded server started if need be) and a worker found or started once
+ * the screen is up, so the first screen does not wait for them.
  */
 export async function openTui(screen: FirstScreen): Promise<QuitState | undefined> {
   const { services } = screen;
@@ -27,8 +27,8 @@ export async function openTui(screen: FirstScreen): Promise<QuitState | undefine
   try {
     await app.waitUntilExit();
   } finally {
+    // The caller gives the terminal back (`screen.leave`), after Ink's last frame.
     app.cleanup();
-    screen.leave();
   }
   return services.quitState;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -88,6 +88,16 @@ describe('rules files', () => {
     expect(problems).toEqual([`${join(repo, 'opencode.json')}: "instructions" names missing.md, which is not a file`]);
   });
 
+  it('does not read a project AGENTS.md that links out of the repository, and says so', () => {
+    write(join(root, 'home', '.env'), 'API_KEY=sk-secret');
+    symlinkSync(join(root, 'home', '.env'), join(pkg, 'AGENTS.md'));
+    write(join(repo, 'AGENTS.md'), 'root rules');
+    const { rules, problems } = rulesOf(pkg);
+    expect(rules.map((rule) => rule.source)).toEqual([join(repo, 'AGENTS.md')]);
+    expect(rules.map((rule) => rule.text).join('\n')).not.toContain('sk-secret');
+    expect(problems).toEqual([`${join(pkg, 'AGENTS.md')} links out of ${repo}, so it is not read as rules`]);
+  });
+
   it('cuts a rules file over 64 KiB, saying so', () => {
     write(join(repo, 'AGENTS.md'), 'x'.repeat(RULES_LIMIT_BYTES + 5_000));
     const [rule] = rulesOf(repo).rules;
@@ -102,16 +112,20 @@ describe('rules files', () => {
 
   it('fetches the URLs `instructions` names, and says which one failed and where it is named', async () => {
     const server = createServer((request, response) => {
-      if (request.url === '/rules.md') response.end('URL RULE: keep commits small.');
+      if (request.url?.startsWith('/rules.md')) response.end('URL RULE: keep commits small.');
       else response.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      write(join(repo, 'loom.json'), JSON.stringify({ instructions: [`${base}/rules.md`, `${base}/gone.md`] }));
+      write(
+        join(repo, 'loom.json'),
+        JSON.stringify({ instructions: [`${base}/rules.md?token=secret-token`, `${base}/gone.md`] }),
+      );
       const { rules, urls } = rulesOf(repo);
       expect(rules).toEqual([]);
       const fetched = await fetchRulesUrls(urls);
+      // Named without its query: a token in it does not reach the model's prompt.
       expect(fetched.rules).toEqual([{ source: `${base}/rules.md`, text: 'URL RULE: keep commits small.' }]);
       expect(fetched.problems).toEqual([
         `${join(repo, 'loom.json')}: "instructions" names ${base}/gone.md, which could not be fetched (HTTP 404)`,
